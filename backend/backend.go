@@ -1,0 +1,88 @@
+// Package backend holds the small interfaces every device implements and
+// the registry of backends by device name ("cpu", "cuda", "tpu", ...).
+package backend
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+
+	"github.com/torchtpu/torchtpu/literal"
+	"github.com/torchtpu/torchtpu/stablehlo"
+)
+
+// ErrNotImplemented is returned (wrapped) by a backend for an op or
+// element type it cannot handle.
+var ErrNotImplemented = errors.New("not implemented")
+
+// Options configure a compilation.
+type Options struct {
+	Replicas   int // 0 means 1
+	Partitions int // 0 means 1
+	// Entry is the function to compile; "" means "main".
+	Entry string
+}
+
+// Backend compiles StableHLO modules for one device kind.
+type Backend interface {
+	// Name is the device name, e.g. "cpu".
+	Name() string
+	// Version identifies the compiler, for cache keys.
+	Version() string
+	// Compile prepares m's entry function for execution.
+	Compile(ctx context.Context, m *stablehlo.Module, opts Options) (Executable, error)
+}
+
+// Executable is a compiled program.
+type Executable interface {
+	// Run executes the program on host inputs and returns host outputs.
+	Run(ctx context.Context, args []*literal.Literal) ([]*literal.Literal, error)
+}
+
+// Factory opens a backend; it may fail (no plugin, no device).
+type Factory func() (Backend, error)
+
+var (
+	mu        sync.Mutex
+	factories = map[string]Factory{}
+)
+
+// Register adds a backend factory under a device name. It panics on a
+// duplicate name (a programming error at start-up).
+func Register(name string, f Factory) {
+	mu.Lock()
+	defer mu.Unlock()
+	if _, dup := factories[name]; dup {
+		panic("backend: duplicate registration of " + name)
+	}
+	factories[name] = f
+}
+
+// Open returns the backend registered under name.
+func Open(name string) (Backend, error) {
+	mu.Lock()
+	f, ok := factories[name]
+	mu.Unlock()
+	if !ok {
+		return nil, fmt.Errorf("no backend for device %q (known: %v)", name, Names())
+	}
+	b, err := f()
+	if err != nil {
+		return nil, fmt.Errorf("open device %q: %w", name, err)
+	}
+	return b, nil
+}
+
+// Names lists the registered device names, sorted.
+func Names() []string {
+	mu.Lock()
+	defer mu.Unlock()
+	out := make([]string, 0, len(factories))
+	for n := range factories {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,3 @@
+module github.com/torchtpu/torchtpu
+
+go 1.26.8
