@@ -1,0 +1,191 @@
+package native
+
+// stablehlo.reduce. Each result element is folded in row-major order of the
+// reduced dims, starting from the init value: acc = body(acc, x). Bodies
+// that are one add/multiply/maximum/minimum/and/or of the two block
+// arguments run on decoded slices (reduce_fast.go), with the same rounding
+// after every step as the generic path; anything else calls the region per
+// element.
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/torchtpu/torchtpu/literal"
+	"github.com/torchtpu/torchtpu/stablehlo"
+)
+
+func init() {
+	register("stablehlo.reduce", evalReduce)
+}
+
+func evalReduce(env Env, op *stablehlo.Op, in []Value) ([]Value, error) {
+	if len(in) == 0 || len(in)%2 != 0 {
+		return nil, fmt.Errorf("%s: want N inputs and N init values, got %d operands", op.Name, len(in))
+	}
+	n := len(in) / 2
+	inputs := make([]*literal.Literal, n)
+	inits := make([]*literal.Literal, n)
+	for i := 0; i < n; i++ {
+		var err error
+		if inputs[i], err = tensorArg(op, in, i); err != nil {
+			return nil, err
+		}
+		if inits[i], err = tensorArg(op, in, n+i); err != nil {
+			return nil, err
+		}
+		if inits[i].Rank() != 0 {
+			return nil, fmt.Errorf("%s: init value #%d is %v, want a scalar", op.Name, i, inits[i])
+		}
+		if !reduceShapeEq(inputs[i].Shape, inputs[0].Shape) {
+			return nil, fmt.Errorf("%s: inputs %v and %v differ in shape", op.Name, inputs[0], inputs[i])
+		}
+	}
+	dims, ok := op.Ints("dimensions")
+	if !ok {
+		return nil, fmt.Errorf("%s: missing dimensions", op.Name)
+	}
+	if len(op.Regions) != 1 || op.Regions[0].Entry() == nil {
+		return nil, fmt.Errorf("%s: want one body region", op.Name)
+	}
+	shape := inputs[0].Shape
+	reduced := make([]bool, len(shape))
+	for _, d := range dims {
+		if d < 0 || int(d) >= len(shape) || reduced[d] {
+			return nil, fmt.Errorf("%s: bad dimensions %v for rank %d", op.Name, dims, len(shape))
+		}
+		reduced[d] = true
+	}
+	var perm []int
+	outShape := []int64{}
+	for i, r := range reduced {
+		if !r {
+			perm = append(perm, i)
+			outShape = append(outShape, shape[i])
+		}
+	}
+	rdims := append([]int64(nil), dims...)
+	sort.Slice(rdims, func(a, b int) bool { return rdims[a] < rdims[b] })
+	for _, d := range rdims {
+		perm = append(perm, int(d))
+	}
+	outs := make([]*literal.Literal, n)
+	for i := range outs {
+		if err := checkComputedShape(op, i, outShape); err != nil {
+			return nil, err
+		}
+		dt := computeResultDType(op, i, inits[i].DType)
+		if dt != inits[i].DType {
+			return nil, fmt.Errorf("%s: result #%d is %v but its init value is %v", op.Name, i, dt, inits[i].DType)
+		}
+		var err error
+		if outs[i], err = literal.New(dt, outShape); err != nil {
+			return nil, fmt.Errorf("%s: %w", op.Name, err)
+		}
+	}
+	groups := elemCount(outShape)
+	size := 1
+	for _, d := range dims {
+		size *= int(shape[d])
+	}
+	var idx []int
+	if !identityPerm(perm) {
+		idx = permutedIndex(shape, perm)
+	}
+	body := op.Regions[0]
+	if n == 1 {
+		if kind := binaryBody(body); kind != "" && inputs[0].DType == inits[0].DType {
+			if reduceFast(kind, inputs[0], inits[0], outs[0], groups, size, idx) {
+				return []Value{outs[0]}, nil
+			}
+		}
+	}
+	args := make([]Value, 2*n)
+	for g := 0; g < groups; g++ {
+		if g&1023 == 0 {
+			if err := env.Context().Err(); err != nil {
+				return nil, err
+			}
+		}
+		acc := make([]Value, n)
+		for i := range acc {
+			acc[i] = inits[i]
+		}
+		for r := 0; r < size; r++ {
+			at := g*size + r
+			if idx != nil {
+				at = idx[at]
+			}
+			copy(args, acc)
+			for i := 0; i < n; i++ {
+				args[n+i] = scalarAt(inputs[i], at)
+			}
+			res, err := env.CallRegion(body, args)
+			if err != nil {
+				return nil, fmt.Errorf("%s: body: %w", op.Name, err)
+			}
+			if len(res) != n {
+				return nil, fmt.Errorf("%s: body returned %d values, want %d", op.Name, len(res), n)
+			}
+			copy(acc, res)
+		}
+		for i := range acc {
+			s, ok := acc[i].(*literal.Literal)
+			if !ok {
+				return nil, fmt.Errorf("%s: body returned %T, want a tensor", op.Name, acc[i])
+			}
+			if err := storeScalarAt(outs[i], g, s); err != nil {
+				return nil, fmt.Errorf("%s: body result #%d: %w", op.Name, i, err)
+			}
+		}
+	}
+	vals := make([]Value, n)
+	for i := range outs {
+		vals[i] = outs[i]
+	}
+	return vals, nil
+}
+
+// binaryBody returns the name ("stablehlo.add", ...) of the single op of a
+// two-argument region that applies it to both arguments and returns its
+// result, or "" when the region is anything else.
+func binaryBody(r *stablehlo.Region) string {
+	b := r.Entry()
+	if b == nil || len(b.Args) != 2 || len(b.Ops) != 2 {
+		return ""
+	}
+	x, ret := b.Ops[0], b.Ops[1]
+	if ret.Name != "stablehlo.return" || len(ret.Operands) != 1 || len(x.Results) != 1 || ret.Operands[0] != x.Results[0] {
+		return ""
+	}
+	if len(x.Operands) != 2 || len(x.Regions) != 0 {
+		return ""
+	}
+	a0, a1 := x.Operands[0], x.Operands[1]
+	if !((a0 == b.Args[0] && a1 == b.Args[1]) || (a0 == b.Args[1] && a1 == b.Args[0])) {
+		return ""
+	}
+	for _, v := range []*stablehlo.Value{a0, a1, x.Results[0]} {
+		t := stablehlo.AsTensor(v.Type)
+		if t == nil || t.Rank() != 0 || t.Elem.IsQuantized() {
+			return ""
+		}
+	}
+	switch x.Name {
+	case "stablehlo.add", "stablehlo.multiply", "stablehlo.maximum", "stablehlo.minimum", "stablehlo.and", "stablehlo.or":
+		return x.Name
+	}
+	return ""
+}
+
+func reduceShapeEq(a, b []int64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
