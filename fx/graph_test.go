@@ -1,0 +1,64 @@
+package fx
+
+import (
+	"testing"
+
+	"github.com/torchtpu/torchtpu/dtype"
+	"github.com/torchtpu/torchtpu/sym"
+)
+
+func TestNormalizeTarget(t *testing.T) {
+	for in, want := range map[string]string{
+		"torch.ops.aten.add.Tensor":   "aten::add.Tensor",
+		"torch.ops.aten.view.default": "aten::view.default",
+		"torch.ops.higher_order.cond": "higher_order::cond",
+		"#my_ns:my_op":                "my_ns::my_op",
+		"_operator.mul":               "_operator.mul",
+		"torch.sym_max":               "torch.sym_max",
+		"torch.ops.":                  "torch.ops.",
+	} {
+		if got := NormalizeTarget(in); got != want {
+			t.Errorf("NormalizeTarget(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestLookups(t *testing.T) {
+	s77, _ := sym.Parse("Symbol('s77', positive=True, integer=True)")
+	g := &Graph{
+		Inputs: []Arg{TensorRef("x")},
+		Nodes: []*Node{{Name: "add", Target: "aten::add.Tensor",
+			Inputs:  []NamedArg{{Name: "self", Arg: TensorRef("x")}, {Name: "other", Arg: Arg{Kind: ArgInt, Int: 1}}},
+			Outputs: []Arg{TensorRef("add")}}},
+		Outputs: []Arg{TensorRef("add")},
+		Tensors: map[string]*TensorMeta{
+			"x":   {DType: dtype.F32, Shape: []Dim{{Expr: s77}, StaticDim(3)}},
+			"add": {DType: dtype.F32, Shape: []Dim{{Expr: s77}, StaticDim(3)}},
+		},
+	}
+	if v, ok := g.Value("add"); !ok || v.Kind != ValueTensor || v.Producer != g.Nodes[0] {
+		t.Errorf("Value(add) = %+v, %v", v, ok)
+	}
+	if v, ok := g.Value("x"); !ok || v.Producer != nil {
+		t.Errorf("Value(x) = %+v, %v", v, ok)
+	}
+	if _, ok := g.Value("nope"); ok {
+		t.Error("Value(nope) found")
+	}
+	if u := g.Users("x"); len(u) != 1 {
+		t.Errorf("Users(x) = %v", u)
+	}
+	if got := g.Tensor("x").String(); got != "f32[s77,3]" {
+		t.Errorf("meta string %q", got)
+	}
+	shape, err := g.Tensor("x").EvalShape(map[string]int64{"s77": 8})
+	if err != nil || shape[0] != 8 || shape[1] != 3 {
+		t.Errorf("EvalShape = %v, %v", shape, err)
+	}
+	if got := g.Symbols(); len(got) != 1 || got[0] != "s77" {
+		t.Errorf("Symbols = %v", got)
+	}
+	if got := g.Nodes[0].String(); got != "add = aten::add.Tensor(self=%x, other=1)" {
+		t.Errorf("node string %q", got)
+	}
+}
