@@ -1,0 +1,165 @@
+package native
+
+// The data-movement kernels (broadcast, transpose, slice, concatenate, pad,
+// reverse, gather, ...) all reduce to one primitive: copy an N-d box of
+// elements from a strided view of one buffer into a strided view of
+// another. copyPlan does that on raw bytes, one dtype.Size() per element,
+// so it serves every element type. It merges dims that are contiguous in
+// both views and moves the innermost contiguous runs with copy().
+
+// copyPlan copies a box of the given shape; strides are in elements and
+// may be zero (broadcast) or negative (reverse).
+type copyPlan struct {
+	esz    int64
+	shape  []int64 // merged outer dims (the innermost run excluded)
+	dst    []int64 // dst strides of shape, in bytes
+	src    []int64 // src strides of shape, in bytes
+	inner  int64   // elements of the innermost dim
+	dIn    int64   // dst stride of the innermost dim, bytes
+	sIn    int64   // src stride of the innermost dim, bytes
+	empty  bool
+	runLen int64 // when >0, the innermost dim is contiguous in both: bytes per run
+}
+
+// newCopyPlan prepares a copy of a box of shape from src strides to dst
+// strides (both in elements).
+func newCopyPlan(esz int, shape, dstStrides, srcStrides []int64) *copyPlan {
+	p := &copyPlan{esz: int64(esz)}
+	var sh, ds, ss []int64
+	for i, n := range shape {
+		if n == 0 {
+			p.empty = true
+			return p
+		}
+		if n == 1 {
+			continue
+		}
+		k := len(sh) - 1
+		if k >= 0 && ds[k] == dstStrides[i]*n && ss[k] == srcStrides[i]*n {
+			// The previous dim steps over exactly this whole dim in both views.
+			sh[k] *= n
+			ds[k] = dstStrides[i]
+			ss[k] = srcStrides[i]
+			continue
+		}
+		sh = append(sh, n)
+		ds = append(ds, dstStrides[i])
+		ss = append(ss, srcStrides[i])
+	}
+	if len(sh) == 0 {
+		sh, ds, ss = []int64{1}, []int64{1}, []int64{1}
+	}
+	last := len(sh) - 1
+	p.inner, p.dIn, p.sIn = sh[last], ds[last]*p.esz, ss[last]*p.esz
+	if ds[last] == 1 && ss[last] == 1 {
+		p.runLen = sh[last] * p.esz
+	}
+	p.shape = sh[:last]
+	p.dst = make([]int64, last)
+	p.src = make([]int64, last)
+	for i := 0; i < last; i++ {
+		p.dst[i] = ds[i] * p.esz
+		p.src[i] = ss[i] * p.esz
+	}
+	return p
+}
+
+// run copies the box whose first element is at element offset dOff in dst
+// and sOff in src.
+func (p *copyPlan) run(dst []byte, dOff int64, src []byte, sOff int64) {
+	if p.empty {
+		return
+	}
+	d, s := dOff*p.esz, sOff*p.esz
+	r := len(p.shape)
+	var idxBuf [8]int64
+	idx := idxBuf[:0]
+	if r <= len(idxBuf) {
+		idx = idxBuf[:r]
+	} else {
+		idx = make([]int64, r)
+	}
+	for {
+		p.inner1(dst, d, src, s)
+		k := r - 1
+		for ; k >= 0; k-- {
+			idx[k]++
+			d += p.dst[k]
+			s += p.src[k]
+			if idx[k] < p.shape[k] {
+				break
+			}
+			d -= p.dst[k] * p.shape[k]
+			s -= p.src[k] * p.shape[k]
+			idx[k] = 0
+		}
+		if k < 0 {
+			return
+		}
+	}
+}
+
+// inner1 copies one innermost row.
+func (p *copyPlan) inner1(dst []byte, d int64, src []byte, s int64) {
+	if p.runLen > 0 {
+		copy(dst[d:d+p.runLen], src[s:s+p.runLen])
+		return
+	}
+	esz := p.esz
+	if p.sIn == 0 && p.dIn == esz {
+		// Broadcast one element along a contiguous row: fill by doubling.
+		n := p.inner * esz
+		row := dst[d : d+n]
+		copy(row[:esz], src[s:s+esz])
+		for filled := esz; filled < n; filled *= 2 {
+			copy(row[filled:], row[:filled])
+		}
+		return
+	}
+	switch esz {
+	case 1:
+		for i := int64(0); i < p.inner; i++ {
+			dst[d] = src[s]
+			d += p.dIn
+			s += p.sIn
+		}
+	case 2:
+		for i := int64(0); i < p.inner; i++ {
+			dst[d], dst[d+1] = src[s], src[s+1]
+			d += p.dIn
+			s += p.sIn
+		}
+	case 4:
+		for i := int64(0); i < p.inner; i++ {
+			_ = src[s+3]
+			_ = dst[d+3]
+			dst[d], dst[d+1], dst[d+2], dst[d+3] = src[s], src[s+1], src[s+2], src[s+3]
+			d += p.dIn
+			s += p.sIn
+		}
+	default:
+		for i := int64(0); i < p.inner; i++ {
+			copy(dst[d:d+esz], src[s:s+esz])
+			d += p.dIn
+			s += p.sIn
+		}
+	}
+}
+
+// copyBox is a one-shot copyPlan.
+func copyBox(esz int, shape []int64, dst []byte, dOff int64, dStrides []int64, src []byte, sOff int64, sStrides []int64) {
+	newCopyPlan(esz, shape, dStrides, sStrides).run(dst, dOff, src, sOff)
+}
+
+// fillElem sets every element of dst (a dense buffer) to the esz bytes of
+// elem, by doubling.
+func fillElem(dst []byte, elem []byte) {
+	esz := len(elem)
+	if len(dst) == 0 || esz == 0 {
+		return
+	}
+	copy(dst, elem)
+	for filled := esz; filled < len(dst); filled *= 2 {
+		copy(dst[filled:], dst[:filled])
+	}
+}

@@ -1,0 +1,234 @@
+package native
+
+import (
+	"fmt"
+
+	"github.com/torchtpu/torchtpu/literal"
+	"github.com/torchtpu/torchtpu/stablehlo"
+)
+
+// Slicing data movement: slice, dynamic_slice, dynamic_update_slice,
+// real_dynamic_slice and concatenate.
+
+func init() {
+	register("stablehlo.slice", kSlice)
+	register("stablehlo.real_dynamic_slice", kRealDynamicSlice)
+	register("stablehlo.dynamic_slice", kDynamicSlice)
+	register("stablehlo.dynamic_update_slice", kDynamicUpdateSlice)
+	register("stablehlo.concatenate", kConcatenate)
+}
+
+func kSlice(_ Env, op *stablehlo.Op, in []Value) ([]Value, error) {
+	x, err := tensorArg(op, in, 0)
+	if err != nil {
+		return nil, err
+	}
+	start, err := mvInts(op, "start_indices")
+	if err != nil {
+		return nil, err
+	}
+	limit, err := mvInts(op, "limit_indices")
+	if err != nil {
+		return nil, err
+	}
+	strides, err := mvOptInts(op, "strides")
+	if err != nil {
+		return nil, err
+	}
+	out, err := mvSlice(op, x, start, limit, strides)
+	if err != nil {
+		return nil, err
+	}
+	if err := mvCheckShape(op, 0, out.Shape); err != nil {
+		return nil, err
+	}
+	return []Value{out}, nil
+}
+
+// kRealDynamicSlice is slice with start, limit and strides given as 1-d
+// tensors.
+func kRealDynamicSlice(_ Env, op *stablehlo.Op, in []Value) ([]Value, error) {
+	x, err := tensorArg(op, in, 0)
+	if err != nil {
+		return nil, err
+	}
+	var v [3][]int64
+	for i, what := range []string{"start_indices", "limit_indices", "strides"} {
+		l, err := tensorArg(op, in, i+1)
+		if err != nil {
+			return nil, err
+		}
+		if v[i], err = mvIndexList(op, l, what); err != nil {
+			return nil, err
+		}
+	}
+	out, err := mvSlice(op, x, v[0], v[1], v[2])
+	if err != nil {
+		return nil, err
+	}
+	if err := mvCheckShape(op, 0, out.Shape); err != nil {
+		return nil, err
+	}
+	return []Value{out}, nil
+}
+
+// mvSlice returns x[start:limit:strides] (strides nil means all 1).
+func mvSlice(op *stablehlo.Op, x *literal.Literal, start, limit, strides []int64) (*literal.Literal, error) {
+	r := x.Rank()
+	if strides == nil {
+		strides = make([]int64, r)
+		for i := range strides {
+			strides[i] = 1
+		}
+	}
+	if len(start) != r || len(limit) != r || len(strides) != r {
+		return nil, fmt.Errorf("%s: start %v, limit %v and strides %v must have one entry per dim of %v", op.Name, start, limit, strides, x)
+	}
+	shape := make([]int64, r)
+	src := literal.Strides(x.Shape)
+	off := int64(0)
+	for d := 0; d < r; d++ {
+		if start[d] < 0 || start[d] > limit[d] || limit[d] > x.Shape[d] || strides[d] <= 0 {
+			return nil, fmt.Errorf("%s: slice [%d:%d:%d] out of range for dim %d of %v", op.Name, start[d], limit[d], strides[d], d, x)
+		}
+		shape[d] = (limit[d] - start[d] + strides[d] - 1) / strides[d]
+		off += start[d] * src[d]
+		src[d] *= strides[d]
+	}
+	out, err := mvNew(op, x.DType, shape)
+	if err != nil {
+		return nil, err
+	}
+	copyBox(x.DType.Size(), shape, out.Data, 0, literal.Strides(shape), x.Data, off, src)
+	return out, nil
+}
+
+// mvStarts reads the scalar start-index operands in[from:], clamped so a
+// box of size sizes fits in shape.
+func mvStarts(op *stablehlo.Op, in []Value, from int, shape, sizes []int64) ([]int64, error) {
+	if len(in)-from != len(shape) {
+		return nil, fmt.Errorf("%s: %d start indices for rank %d", op.Name, len(in)-from, len(shape))
+	}
+	starts := make([]int64, len(shape))
+	for d := range shape {
+		l, err := tensorArg(op, in, from+d)
+		if err != nil {
+			return nil, err
+		}
+		v, err := mvScalarIndex(op, l, fmt.Sprintf("start index #%d", d))
+		if err != nil {
+			return nil, err
+		}
+		if sizes[d] < 0 || sizes[d] > shape[d] {
+			return nil, fmt.Errorf("%s: size %d of dim %d does not fit in %v", op.Name, sizes[d], d, shape)
+		}
+		starts[d] = mvClamp(v, 0, shape[d]-sizes[d])
+	}
+	return starts, nil
+}
+
+func kDynamicSlice(_ Env, op *stablehlo.Op, in []Value) ([]Value, error) {
+	x, err := tensorArg(op, in, 0)
+	if err != nil {
+		return nil, err
+	}
+	sizes, err := mvInts(op, "slice_sizes")
+	if err != nil {
+		return nil, err
+	}
+	if len(sizes) != x.Rank() {
+		return nil, fmt.Errorf("%s: slice_sizes %v for operand %v", op.Name, sizes, x)
+	}
+	starts, err := mvStarts(op, in, 1, x.Shape, sizes)
+	if err != nil {
+		return nil, err
+	}
+	if err := mvCheckShape(op, 0, sizes); err != nil {
+		return nil, err
+	}
+	out, err := mvNew(op, x.DType, sizes)
+	if err != nil {
+		return nil, err
+	}
+	xs := literal.Strides(x.Shape)
+	off := int64(0)
+	for d, s := range starts {
+		off += s * xs[d]
+	}
+	copyBox(x.DType.Size(), sizes, out.Data, 0, literal.Strides(sizes), x.Data, off, xs)
+	return []Value{out}, nil
+}
+
+func kDynamicUpdateSlice(_ Env, op *stablehlo.Op, in []Value) ([]Value, error) {
+	x, err := tensorArg(op, in, 0)
+	if err != nil {
+		return nil, err
+	}
+	u, err := tensorArg(op, in, 1)
+	if err != nil {
+		return nil, err
+	}
+	if u.DType != x.DType || u.Rank() != x.Rank() {
+		return nil, fmt.Errorf("%s: update %v does not match operand %v", op.Name, u, x)
+	}
+	starts, err := mvStarts(op, in, 2, x.Shape, u.Shape)
+	if err != nil {
+		return nil, err
+	}
+	if err := mvCheckShape(op, 0, x.Shape); err != nil {
+		return nil, err
+	}
+	out := x.Clone()
+	xs := literal.Strides(x.Shape)
+	off := int64(0)
+	for d, s := range starts {
+		off += s * xs[d]
+	}
+	copyBox(x.DType.Size(), u.Shape, out.Data, off, xs, u.Data, 0, literal.Strides(u.Shape))
+	return []Value{out}, nil
+}
+
+func kConcatenate(_ Env, op *stablehlo.Op, in []Value) ([]Value, error) {
+	if len(in) == 0 {
+		return nil, fmt.Errorf("%s: no operands", op.Name)
+	}
+	xs, err := mvTensors(op, in, 0, len(in))
+	if err != nil {
+		return nil, err
+	}
+	dim, err := mvInt(op, "dimension")
+	if err != nil {
+		return nil, err
+	}
+	first := xs[0]
+	if err := mvAxis(op, "dimension", dim, first.Rank()); err != nil {
+		return nil, err
+	}
+	shape := append([]int64{}, first.Shape...)
+	shape[dim] = 0
+	for i, x := range xs {
+		if x.DType != first.DType || x.Rank() != first.Rank() {
+			return nil, fmt.Errorf("%s: operand #%d %v does not match operand #0 %v", op.Name, i, x, first)
+		}
+		for d := range shape {
+			if d != int(dim) && x.Shape[d] != first.Shape[d] {
+				return nil, fmt.Errorf("%s: operand #%d %v does not match operand #0 %v outside dim %d", op.Name, i, x, first, dim)
+			}
+		}
+		shape[dim] += x.Shape[dim]
+	}
+	if err := mvCheckShape(op, 0, shape); err != nil {
+		return nil, err
+	}
+	out, err := mvNew(op, first.DType, shape)
+	if err != nil {
+		return nil, err
+	}
+	ostr := literal.Strides(shape)
+	pos := int64(0)
+	for _, x := range xs {
+		copyBox(x.DType.Size(), x.Shape, out.Data, pos*ostr[dim], ostr, x.Data, 0, literal.Strides(x.Shape))
+		pos += x.Shape[dim]
+	}
+	return []Value{out}, nil
+}
