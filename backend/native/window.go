@@ -1,0 +1,290 @@
+package native
+
+// reduce_window and select_and_scatter.
+
+import (
+	"fmt"
+
+	"github.com/torchtpu/torchtpu/literal"
+	"github.com/torchtpu/torchtpu/stablehlo"
+)
+
+func init() {
+	register("stablehlo.reduce_window", evalReduceWindow)
+	register("stablehlo.select_and_scatter", evalSelectAndScatter)
+}
+
+// windowSpec is the window of a reduce_window or select_and_scatter, one
+// entry per dim.
+type windowSpec struct {
+	size, stride, baseDil, winDil, padLo, padHi []int64
+}
+
+func readWindowSpec(op *stablehlo.Op, rank int) (*windowSpec, error) {
+	w := &windowSpec{}
+	get := func(name string, def int64, min int64) ([]int64, error) {
+		v, ok := op.Ints(name)
+		if !ok {
+			if op.Attr(name) != nil {
+				return nil, fmt.Errorf("%s: %s is not an integer list", op.Name, name)
+			}
+			v = make([]int64, rank)
+			for i := range v {
+				v[i] = def
+			}
+		}
+		if len(v) != rank {
+			return nil, fmt.Errorf("%s: %s has %d entries, want %d", op.Name, name, len(v), rank)
+		}
+		for _, x := range v {
+			if x < min {
+				return nil, fmt.Errorf("%s: %s %v must be at least %d", op.Name, name, v, min)
+			}
+		}
+		return v, nil
+	}
+	var err error
+	if op.Attr("window_dimensions") == nil {
+		return nil, fmt.Errorf("%s: missing window_dimensions", op.Name)
+	}
+	if w.size, err = get("window_dimensions", 1, 1); err != nil {
+		return nil, err
+	}
+	if w.stride, err = get("window_strides", 1, 1); err != nil {
+		return nil, err
+	}
+	if w.baseDil, err = get("base_dilations", 1, 1); err != nil {
+		return nil, err
+	}
+	if w.winDil, err = get("window_dilations", 1, 1); err != nil {
+		return nil, err
+	}
+	w.padLo, w.padHi = make([]int64, rank), make([]int64, rank)
+	if a := op.Attr("padding"); a != nil {
+		v, ok := stablehlo.AttrInts(a)
+		if !ok || len(v) != 2*rank {
+			return nil, fmt.Errorf("%s: padding must hold %dx2 integers", op.Name, rank)
+		}
+		for i := 0; i < rank; i++ {
+			w.padLo[i], w.padHi[i] = v[2*i], v[2*i+1]
+		}
+	}
+	return w, nil
+}
+
+// outShape is the number of windows per dim.
+func (w *windowSpec) outShape(in []int64) []int64 {
+	out := make([]int64, len(in))
+	for d, n := range in {
+		dil := int64(0)
+		if n > 0 {
+			dil = (n-1)*w.baseDil[d] + 1
+		}
+		padded := dil + w.padLo[d] + w.padHi[d]
+		win := (w.size[d]-1)*w.winDil[d] + 1
+		if padded < win {
+			out[d] = 0
+		} else {
+			out[d] = (padded-win)/w.stride[d] + 1
+		}
+	}
+	return out
+}
+
+// table returns, for each (window, position in window), the flat input
+// index it reads, or -1 for padding and dilation holes.
+func (w *windowSpec) table(in, out []int64) []int {
+	rank := len(in)
+	per := make([][]int, rank)
+	for d := 0; d < rank; d++ {
+		o, k := int(out[d]), int(w.size[d])
+		t := make([]int, o*k)
+		for oi := 0; oi < o; oi++ {
+			for ki := 0; ki < k; ki++ {
+				pos := int64(oi)*w.stride[d] + int64(ki)*w.winDil[d] - w.padLo[d]
+				idx := -1
+				if pos >= 0 && pos%w.baseDil[d] == 0 && pos/w.baseDil[d] < in[d] {
+					idx = int(pos / w.baseDil[d])
+				}
+				t[oi*k+ki] = idx
+			}
+		}
+		per[d] = t
+	}
+	no, nk := elemCount(out), elemCount(w.size)
+	tab := make([]int, no*nk)
+	str := literal.Strides(in)
+	oIdx := make([]int, rank)
+	kIdx := make([]int, rank)
+	for o := 0; o < no; o++ {
+		rem := o
+		for d := rank - 1; d >= 0; d-- {
+			oIdx[d] = rem % int(out[d])
+			rem /= int(out[d])
+		}
+		for k := 0; k < nk; k++ {
+			rem := k
+			for d := rank - 1; d >= 0; d-- {
+				kIdx[d] = rem % int(w.size[d])
+				rem /= int(w.size[d])
+			}
+			at := 0
+			for d := 0; d < rank; d++ {
+				v := per[d][oIdx[d]*int(w.size[d])+kIdx[d]]
+				if v < 0 {
+					at = -1
+					break
+				}
+				at += v * int(str[d])
+			}
+			tab[o*nk+k] = at
+		}
+	}
+	return tab
+}
+
+func evalReduceWindow(env Env, op *stablehlo.Op, in []Value) ([]Value, error) {
+	if len(in) == 0 || len(in)%2 != 0 {
+		return nil, fmt.Errorf("%s: want N inputs and N init values, got %d operands", op.Name, len(in))
+	}
+	n := len(in) / 2
+	inputs := make([]*literal.Literal, n)
+	inits := make([]*literal.Literal, n)
+	for i := 0; i < n; i++ {
+		var err error
+		if inputs[i], err = tensorArg(op, in, i); err != nil {
+			return nil, err
+		}
+		if inits[i], err = tensorArg(op, in, n+i); err != nil {
+			return nil, err
+		}
+		if inits[i].Rank() != 0 || !reduceShapeEq(inputs[i].Shape, inputs[0].Shape) {
+			return nil, fmt.Errorf("%s: operands #%d (%v, init %v) do not match input %v", op.Name, i, inputs[i], inits[i], inputs[0])
+		}
+	}
+	if len(op.Regions) != 1 || op.Regions[0].Entry() == nil {
+		return nil, fmt.Errorf("%s: want one body region", op.Name)
+	}
+	w, err := readWindowSpec(op, inputs[0].Rank())
+	if err != nil {
+		return nil, err
+	}
+	outShape := w.outShape(inputs[0].Shape)
+	outs := make([]*literal.Literal, n)
+	for i := range outs {
+		if err := checkComputedShape(op, i, outShape); err != nil {
+			return nil, err
+		}
+		if outs[i], err = literal.New(inits[i].DType, outShape); err != nil {
+			return nil, fmt.Errorf("%s: %w", op.Name, err)
+		}
+	}
+	tab := w.table(inputs[0].Shape, outShape)
+	groups, size := elemCount(outShape), elemCount(w.size)
+	body := op.Regions[0]
+	if n == 1 && inputs[0].DType == inits[0].DType {
+		if kind := binaryBody(body); kind != "" && windowFast(kind, inputs[0], inits[0], outs[0], groups, size, tab) {
+			return []Value{outs[0]}, nil
+		}
+	}
+	args := make([]Value, 2*n)
+	for g := 0; g < groups; g++ {
+		if g&1023 == 0 {
+			if err := env.Context().Err(); err != nil {
+				return nil, err
+			}
+		}
+		acc := make([]Value, n)
+		for i := range acc {
+			acc[i] = inits[i]
+		}
+		for r := 0; r < size; r++ {
+			at := tab[g*size+r]
+			copy(args, acc)
+			for i := 0; i < n; i++ {
+				if at < 0 {
+					args[n+i] = inits[i]
+				} else {
+					args[n+i] = scalarAt(inputs[i], at)
+				}
+			}
+			res, err := env.CallRegion(body, args)
+			if err != nil {
+				return nil, fmt.Errorf("%s: body: %w", op.Name, err)
+			}
+			if len(res) != n {
+				return nil, fmt.Errorf("%s: body returned %d values, want %d", op.Name, len(res), n)
+			}
+			copy(acc, res)
+		}
+		for i := range acc {
+			s, ok := acc[i].(*literal.Literal)
+			if !ok {
+				return nil, fmt.Errorf("%s: body returned %T, want a tensor", op.Name, acc[i])
+			}
+			if err := storeScalarAt(outs[i], g, s); err != nil {
+				return nil, fmt.Errorf("%s: body result #%d: %w", op.Name, i, err)
+			}
+		}
+	}
+	vals := make([]Value, n)
+	for i := range outs {
+		vals[i] = outs[i]
+	}
+	return vals, nil
+}
+
+// windowFast folds windows given by a table (entries -1 read the init
+// value) with a fast fold; false when none applies.
+func windowFast(name string, input, init, out *literal.Literal, groups, size int, tab []int) bool {
+	k, ok := foldOf(name)
+	if !ok {
+		return false
+	}
+	d := input.DType
+	switch numClassOf(d) {
+	case clsFloat:
+		f := floatFold(k, d)
+		if f == nil {
+			return false
+		}
+		src := decodeFloats(input)
+		start := init.Float64(0)
+		res := make([]float64, groups)
+		for g := range res {
+			acc := start
+			for _, at := range tab[g*size : (g+1)*size] {
+				if at < 0 {
+					acc = f(acc, start)
+				} else {
+					acc = f(acc, src[at])
+				}
+			}
+			res[g] = acc
+		}
+		encodeFloats(out, res)
+	case clsInt, clsBool:
+		f := intFold(k, d)
+		if f == nil {
+			return false
+		}
+		src := decodeInts(input)
+		start := init.Int64(0)
+		res := make([]int64, groups)
+		for g := range res {
+			acc := start
+			for _, at := range tab[g*size : (g+1)*size] {
+				if at < 0 {
+					acc = f(acc, start)
+				} else {
+					acc = f(acc, src[at])
+				}
+			}
+			res[g] = wrapToWidth(d, acc)
+		}
+		encodeInts(out, res)
+	default:
+		return false
+	}
+	return true
+}
