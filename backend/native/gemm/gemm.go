@@ -31,7 +31,9 @@ type Matrix struct {
 }
 
 // RowMajor views data as a rows×cols row-major matrix.
-func RowMajor(data []float32, cols int) Matrix { return Matrix{Data: data, RowStride: cols, ColStride: 1} }
+func RowMajor(data []float32, cols int) Matrix {
+	return Matrix{Data: data, RowStride: cols, ColStride: 1}
+}
 
 // Transposed returns the view of the transpose.
 func (m Matrix) Transposed() Matrix {
