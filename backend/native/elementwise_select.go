@@ -1,0 +1,112 @@
+package native
+
+import (
+	"fmt"
+
+	"github.com/torchtpu/torchtpu/literal"
+	"github.com/torchtpu/torchtpu/stablehlo"
+)
+
+// select and clamp: elementwise with a scalar operand broadcast (the
+// predicate of select, min and max of clamp).
+
+func init() {
+	register("stablehlo.select", evalSelect)
+	register("stablehlo.clamp", evalClamp)
+}
+
+func evalSelect(_ Env, op *stablehlo.Op, in []Value) ([]Value, error) {
+	if len(in) != 3 {
+		return nil, fmt.Errorf("want 3 operands, got %d", len(in))
+	}
+	p, err := tensorArg(op, in, 0)
+	if err != nil {
+		return nil, err
+	}
+	a, err := tensorArg(op, in, 1)
+	if err != nil {
+		return nil, err
+	}
+	b, err := tensorArg(op, in, 2)
+	if err != nil {
+		return nil, err
+	}
+	if a.DType != b.DType || !shapeEq(a.Shape, b.Shape) {
+		return nil, fmt.Errorf("on_true %v and on_false %v differ", a, b)
+	}
+	if len(p.Shape) != 0 && !shapeEq(p.Shape, a.Shape) {
+		return nil, fmt.Errorf("pred %v must be a scalar or have the shape of %v", p, a)
+	}
+	out, err := literal.New(a.DType, a.Shape)
+	if err != nil {
+		return nil, err
+	}
+	sz := a.DType.Size()
+	scalar := len(p.Shape) == 0
+	for i := 0; i < a.Len(); i++ {
+		j := i
+		if scalar {
+			j = 0
+		}
+		src := b
+		if p.Data[j] != 0 {
+			src = a
+		}
+		copy(out.Data[i*sz:(i+1)*sz], src.Data[i*sz:(i+1)*sz])
+	}
+	return []Value{out}, nil
+}
+
+// evalClamp computes min(max(x, lo), hi) with the maximum and minimum
+// kernels' semantics (NaN propagates).
+func evalClamp(_ Env, op *stablehlo.Op, in []Value) ([]Value, error) {
+	if len(in) != 3 {
+		return nil, fmt.Errorf("want 3 operands, got %d", len(in))
+	}
+	var ls [3]*literal.Literal
+	for i := range ls {
+		l, err := tensorArg(op, in, i)
+		if err != nil {
+			return nil, err
+		}
+		ls[i] = l
+	}
+	lo, x, hi := ls[0], ls[1], ls[2]
+	for _, b := range []*literal.Literal{lo, hi} {
+		if b.DType != x.DType || len(b.Shape) != 0 && !shapeEq(b.Shape, x.Shape) {
+			return nil, fmt.Errorf("bound %v must be a scalar or match operand %v", b, x)
+		}
+	}
+	lo, err := broadcastScalar(lo, x.Shape)
+	if err != nil {
+		return nil, err
+	}
+	hi, err = broadcastScalar(hi, x.Shape)
+	if err != nil {
+		return nil, err
+	}
+	mx := kernels["stablehlo.maximum"]
+	mn := kernels["stablehlo.minimum"]
+	plain := &stablehlo.Op{Name: op.Name, Loc: op.Loc}
+	t, err := mx(nil, plain, []Value{x, lo})
+	if err != nil {
+		return nil, err
+	}
+	return mn(nil, plain, []Value{t[0], hi})
+}
+
+// broadcastScalar repeats a rank-0 literal to shape (others pass through).
+func broadcastScalar(l *literal.Literal, shape []int64) (*literal.Literal, error) {
+	if len(l.Shape) == len(shape) {
+		return l, nil
+	}
+	out, err := literal.New(l.DType, shape)
+	if err != nil {
+		return nil, err
+	}
+	sz := l.DType.Size()
+	for i := 0; i < len(out.Data); i += sz {
+		copy(out.Data[i:i+sz], l.Data[:sz])
+	}
+	return out, nil
+}
