@@ -1,0 +1,177 @@
+package native
+
+import (
+	"bytes"
+	"math/rand"
+	"sort"
+	"testing"
+
+	"github.com/torchtpu/torchtpu/dtype"
+	"github.com/torchtpu/torchtpu/literal"
+	"github.com/torchtpu/torchtpu/stablehlo"
+)
+
+// mvBinaryRegion is ^bb0(%a, %b): return name(%a, %b), or return %b when
+// name is "".
+func mvBinaryRegion(dt dtype.DType, name string, attrs map[string]stablehlo.Attr) *stablehlo.Region {
+	t := stablehlo.Tensor(dt)
+	a, b := &stablehlo.Value{Type: t}, &stablehlo.Value{Type: t, Index: 1}
+	if name == "" {
+		ret := stablehlo.NewOp("stablehlo.return", []*stablehlo.Value{b}, nil, nil)
+		return &stablehlo.Region{Blocks: []*stablehlo.Block{{Args: []*stablehlo.Value{a, b}, Ops: []*stablehlo.Op{ret}}}}
+	}
+	rt := stablehlo.Type(t)
+	if name == "stablehlo.compare" {
+		rt = stablehlo.Tensor(dtype.Bool)
+	}
+	var na []stablehlo.NamedAttr
+	for k, v := range attrs {
+		na = append(na, stablehlo.NamedAttr{Name: k, Value: v})
+	}
+	f := stablehlo.NewOp(name, []*stablehlo.Value{a, b}, []stablehlo.Type{rt}, na)
+	ret := stablehlo.NewOp("stablehlo.return", []*stablehlo.Value{f.Result()}, nil, nil)
+	return &stablehlo.Region{Blocks: []*stablehlo.Block{{Args: []*stablehlo.Value{a, b}, Ops: []*stablehlo.Op{f, ret}}}}
+}
+
+// naiveScatter applies the spec's schedule (row-major update order).
+func naiveScatter(x, idx, u *literal.Literal, sd *stablehlo.ScatterDims, combine func(old, upd int64) int64) *literal.Literal {
+	out := x.Clone()
+	mvEach(u.Shape, func(ui []int64) {
+		var batch, win []int64
+		for d, v := range ui {
+			if mvContains(sd.UpdateWindowDims, int64(d)) {
+				win = append(win, v)
+			} else {
+				batch = append(batch, v)
+			}
+		}
+		start := mvStartIndex(idx, sd.IndexVectorDim, batch)
+		ri := make([]int64, x.Rank())
+		for d := range ri {
+			for ds, m := range sd.ScatterDimsToOperandDims {
+				if m == int64(d) {
+					ri[d] += start[ds]
+				}
+			}
+			for i, bd := range sd.InputBatchingDims {
+				if bd == int64(d) {
+					s := sd.ScatterIndicesBatchingDims[i]
+					if s >= sd.IndexVectorDim {
+						s--
+					}
+					ri[d] += batch[s]
+				}
+			}
+			if !mvContains(sd.InsertedWindowDims, int64(d)) && !mvContains(sd.InputBatchingDims, int64(d)) {
+				ri[d] += win[0]
+				win = win[1:]
+			}
+			if ri[d] < 0 || ri[d] >= x.Shape[d] {
+				return
+			}
+		}
+		o, k := int(mvFlat(x.Shape, ri)), int(mvFlat(u.Shape, ui))
+		out.SetInt64(o, combine(out.Int64(o), u.Int64(k)))
+	})
+	return out
+}
+
+func TestScatterMatchesSpecFormula(t *testing.T) {
+	rng := rand.New(rand.NewSource(6))
+	cases := []struct {
+		x, idx, u []int64
+		sd        *stablehlo.ScatterDims
+	}{
+		{ // the spec's example geometry, with batching dims
+			x: []int64{2, 3, 4, 2}, idx: []int64{2, 2, 3, 2}, u: []int64{2, 2, 3, 2, 2},
+			sd: &stablehlo.ScatterDims{UpdateWindowDims: []int64{3, 4}, InsertedWindowDims: []int64{1}, InputBatchingDims: []int64{0},
+				ScatterIndicesBatchingDims: []int64{1}, ScatterDimsToOperandDims: []int64{2, 1}, IndexVectorDim: 3},
+		},
+		{ // index_put of rows, implicit index vector, windows partly out of bounds
+			x: []int64{6, 5}, idx: []int64{7}, u: []int64{7, 3},
+			sd: &stablehlo.ScatterDims{UpdateWindowDims: []int64{1}, InsertedWindowDims: []int64{0}, ScatterDimsToOperandDims: []int64{0}, IndexVectorDim: 1},
+		},
+		{ // 2-d windows with both dims indexed
+			x: []int64{5, 6}, idx: []int64{4, 2}, u: []int64{4, 2, 3},
+			sd: &stablehlo.ScatterDims{UpdateWindowDims: []int64{1, 2}, ScatterDimsToOperandDims: []int64{1, 0}, IndexVectorDim: 1},
+		},
+	}
+	for ci, c := range cases {
+		x := mvRandIdx(rng, dtype.I32, -100, 100, c.x...)
+		idx := mvRandIdx(rng, dtype.I64, -2, 7, c.idx...)
+		u := mvRandIdx(rng, dtype.I32, -100, 100, c.u...)
+		for _, mode := range []string{"stablehlo.add", ""} {
+			op := mvOp("stablehlo.scatter", []stablehlo.Type{mvT(dtype.I32, c.x...)},
+				map[string]stablehlo.Attr{"scatter_dimension_numbers": c.sd}, mvBinaryRegion(dtype.I32, mode, nil))
+			got := mvRun(t, mvEnv{}, op, x, idx, u)[0].(*literal.Literal)
+			want := naiveScatter(x, idx, u, c.sd, func(old, upd int64) int64 {
+				if mode == "" {
+					return upd
+				}
+				return int64(int32(old + upd))
+			})
+			if !bytes.Equal(got.Data, want.Data) {
+				t.Errorf("scatter case %d (%q): got %v, want %v", ci, mode, got.Data, want.Data)
+			}
+		}
+	}
+}
+
+func TestSortStableMultiOperand(t *testing.T) {
+	rng := rand.New(rand.NewSource(7))
+	keys := mvRandIdx(rng, dtype.I16, 0, 5, 3, 40, 2) // many ties
+	vals := mvRandIdx(rng, dtype.I64, 0, 1000, 3, 40, 2)
+	lt := mvBinaryRegion(dtype.I16, "stablehlo.compare", map[string]stablehlo.Attr{
+		"comparison_direction": &stablehlo.EnumAttr{Dialect: "stablehlo", Kind: "comparison_direction", Value: "LT"}})
+	// The comparator sees (k_lhs, k_rhs, v_lhs, v_rhs): extend the block.
+	blk := lt.Entry()
+	t64 := stablehlo.Tensor(dtype.I64)
+	blk.Args = append(blk.Args, &stablehlo.Value{Type: t64, Index: 2}, &stablehlo.Value{Type: t64, Index: 3})
+	op := mvOp("stablehlo.sort", []stablehlo.Type{mvT(dtype.I16, 3, 40, 2), mvT(dtype.I64, 3, 40, 2)},
+		map[string]stablehlo.Attr{"dimension": &stablehlo.IntAttr{Value: -2}, "is_stable": stablehlo.BoolAttr(true)}, lt)
+	out := mvRun(t, mvEnv{}, op, keys, vals)
+	gk, gv := out[0].(*literal.Literal), out[1].(*literal.Literal)
+	for a := int64(0); a < 3; a++ {
+		for c := int64(0); c < 2; c++ {
+			type kv struct{ k, v int64 }
+			row := make([]kv, 40)
+			for i := range row {
+				f := int(mvFlat(keys.Shape, []int64{a, int64(i), c}))
+				row[i] = kv{keys.Int64(f), vals.Int64(f)}
+			}
+			sort.SliceStable(row, func(i, j int) bool { return row[i].k < row[j].k })
+			for i, e := range row {
+				f := int(mvFlat(keys.Shape, []int64{a, int64(i), c}))
+				if gk.Int64(f) != e.k || gv.Int64(f) != e.v {
+					t.Fatalf("sort row (%d,:,%d) pos %d: got (%d,%d), want (%d,%d)", a, c, i, gk.Int64(f), gv.Int64(f), e.k, e.v)
+				}
+			}
+		}
+	}
+}
+
+func TestTopKOrder(t *testing.T) {
+	rng := rand.New(rand.NewSource(8))
+	x, _ := literal.New(dtype.F32, []int64{4, 9})
+	for i := 0; i < x.Len(); i++ {
+		x.SetFloat64(i, float64(rng.Intn(5)-2)) // many ties
+	}
+	op := mvOp("chlo.top_k", []stablehlo.Type{mvT(dtype.F32, 4, 3), mvT(dtype.I32, 4, 3)}, map[string]stablehlo.Attr{"k": &stablehlo.IntAttr{Value: 3}})
+	out := mvRun(t, nil, op, x)
+	v, ix := out[0].(*literal.Literal), out[1].(*literal.Literal)
+	for r := 0; r < 4; r++ {
+		for j := 0; j < 3; j++ {
+			i := ix.Int64(r*3 + j)
+			if !bytes.Equal(mvElem(v, []int64{int64(r), int64(j)}), mvElem(x, []int64{int64(r), i})) {
+				t.Errorf("top_k row %d: value %d is not x[%d]", r, j, i)
+			}
+			if j > 0 {
+				p := ix.Int64(r*3 + j - 1)
+				a, b := x.Float64(r*9+int(p)), x.Float64(r*9+int(i))
+				if a < b || (a == b && p > i) {
+					t.Errorf("top_k row %d: (%v@%d) before (%v@%d)", r, a, p, b, i)
+				}
+			}
+		}
+	}
+}
