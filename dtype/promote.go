@@ -107,14 +107,18 @@ func torchName(d DType) string {
 }
 
 // toComplex is c10::toComplexType for the types promotion produces.
-func toComplex(d DType) DType {
+// float16 and bfloat16 map to complex32 / bcomplex32, which this project
+// does not model: an error.
+func toComplex(d DType) (DType, error) {
 	switch d {
+	case F32:
+		return C64, nil
 	case F64:
-		return C128
+		return C128, nil
 	case C64, C128:
-		return d
+		return d, nil
 	}
-	return C64 // f16 would be complex32, which this project does not model
+	return Invalid, fmt.Errorf("promotion of %s with a complex number gives a half-precision complex type, which is not supported", torchName(d))
 }
 
 // Operand is one input of an op as promotion sees it.
@@ -191,7 +195,7 @@ func combine(higher, lower DType) (DType, error) {
 		return higher, nil
 	case lower.IsComplex():
 		if higher.IsFloat() {
-			return toComplex(higher), nil
+			return toComplex(higher)
 		}
 		return lower, nil
 	case higher.IsFloat():
