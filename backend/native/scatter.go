@@ -100,6 +100,10 @@ func kScatter(env Env, op *stablehlo.Op, in []Value) ([]Value, error) {
 	for i := range outs {
 		replace = replace && resT[i] == updT[i]
 	}
+	var bin *scatterBinary
+	if !replace && n == 1 {
+		bin = mvScatterBinary(body)
+	}
 	rs := literal.Strides(geo.shape)
 	ust := literal.Strides(us[0].Shape)
 	nw := len(geo.winDims)
@@ -151,6 +155,9 @@ func kScatter(env Env, op *stablehlo.Op, in []Value) ([]Value, error) {
 				copyBox(outs[i].DType.Size(), box, outs[i].Data, rOff, dstStr, upds[i].Data, uOff, srcStr)
 			}
 			return nil
+		}
+		if bin != nil {
+			return bin.apply(env, op, outs[0], upds[0], box, rOff, dstStr, uOff, srcStr)
 		}
 		return mvScatterBox(env, op, body, outs, upds, box, rOff, dstStr, uOff, srcStr, callArgs)
 	})

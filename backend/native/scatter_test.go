@@ -175,3 +175,30 @@ func TestTopKOrder(t *testing.T) {
 		}
 	}
 }
+
+// Two inputs with a region the fast paths do not recognise: the first
+// accumulates, the second is overwritten.
+func TestScatterTwoInputsGenericRegion(t *testing.T) {
+	rng := rand.New(rand.NewSource(9))
+	sd := &stablehlo.ScatterDims{UpdateWindowDims: []int64{1}, InsertedWindowDims: []int64{0}, ScatterDimsToOperandDims: []int64{0}, IndexVectorDim: 1}
+	x1, x2 := mvRandIdx(rng, dtype.I32, -50, 50, 5, 4), mvRandIdx(rng, dtype.I64, -50, 50, 5, 4)
+	idx := mvRandIdx(rng, dtype.U8, 0, 7, 6)
+	u1, u2 := mvRandIdx(rng, dtype.I32, -50, 50, 6, 4), mvRandIdx(rng, dtype.I64, -50, 50, 6, 4)
+	t32, t64 := stablehlo.Tensor(dtype.I32), stablehlo.Tensor(dtype.I64)
+	a1, a2 := &stablehlo.Value{Type: t32}, &stablehlo.Value{Type: t64, Index: 1}
+	b1, b2 := &stablehlo.Value{Type: t32, Index: 2}, &stablehlo.Value{Type: t64, Index: 3}
+	add := stablehlo.NewOp("stablehlo.add", []*stablehlo.Value{a1, b1}, []stablehlo.Type{t32}, nil)
+	ret := stablehlo.NewOp("stablehlo.return", []*stablehlo.Value{add.Result(), b2}, nil, nil)
+	body := &stablehlo.Region{Blocks: []*stablehlo.Block{{Args: []*stablehlo.Value{a1, a2, b1, b2}, Ops: []*stablehlo.Op{add, ret}}}}
+	op := mvOp("stablehlo.scatter", []stablehlo.Type{mvT(dtype.I32, 5, 4), mvT(dtype.I64, 5, 4)},
+		map[string]stablehlo.Attr{"scatter_dimension_numbers": sd}, body)
+	out := mvRun(t, mvEnv{}, op, x1, x2, idx, u1, u2)
+	want1 := naiveScatter(x1, idx, u1, sd, func(old, upd int64) int64 { return int64(int32(old + upd)) })
+	want2 := naiveScatter(x2, idx, u2, sd, func(_, upd int64) int64 { return upd })
+	if got := out[0].(*literal.Literal); !bytes.Equal(got.Data, want1.Data) {
+		t.Errorf("scatter result #0: got %v, want %v", got.Data, want1.Data)
+	}
+	if got := out[1].(*literal.Literal); !bytes.Equal(got.Data, want2.Data) {
+		t.Errorf("scatter result #1: got %v, want %v", got.Data, want2.Data)
+	}
+}
