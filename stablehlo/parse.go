@@ -1,0 +1,267 @@
+package stablehlo
+
+import (
+	"bytes"
+	"fmt"
+)
+
+// Parse parses MLIR text: one Module per `// -----`-separated chunk (as
+// MLIR's -split-input-file sees them). Top-level func.func ops outside any
+// `module` are gathered into an implicit module. Each chunk may also hold
+// several modules; all are returned in order.
+func Parse(filename string, src []byte) (mods []*Module, err error) {
+	s := newScanner(filename, src)
+	for _, ch := range splitChunks(src) {
+		ms, err := parseChunk(s, ch[0], ch[1])
+		if err != nil {
+			return nil, err
+		}
+		mods = append(mods, ms...)
+	}
+	return mods, nil
+}
+
+// ParseModule parses text that must hold exactly one module.
+func ParseModule(filename string, src []byte) (*Module, error) {
+	mods, err := Parse(filename, src)
+	if err != nil {
+		return nil, err
+	}
+	if len(mods) != 1 {
+		return nil, &SyntaxError{Loc: Loc{File: filename}, Msg: fmt.Sprintf("expected exactly one module, found %d", len(mods))}
+	}
+	return mods[0], nil
+}
+
+// ParseType parses one type, e.g. "tensor<2x?xf32>".
+func ParseType(text string) (t Type, err error) {
+	p := newParser(newScanner("", []byte(text)))
+	defer p.recover(&err)
+	t = p.parseType()
+	if p.peek() != 0 {
+		p.fail(p.pos, "unexpected %s after type", p.describe())
+	}
+	return t, nil
+}
+
+// ParseAttr parses one attribute, e.g. "dense<[1, 2]> : tensor<2xi32>".
+func ParseAttr(text string) (a Attr, err error) {
+	p := newParser(newScanner("", []byte(text)))
+	defer p.recover(&err)
+	a = p.parseAttr()
+	if p.peek() != 0 {
+		p.fail(p.pos, "unexpected %s after attribute", p.describe())
+	}
+	return a, nil
+}
+
+// splitChunks returns the [start, end) byte ranges separated by lines that
+// start with `// -----`.
+func splitChunks(src []byte) [][2]int {
+	var out [][2]int
+	start := 0
+	for off := 0; off < len(src); {
+		nl := bytes.IndexByte(src[off:], '\n')
+		lineEnd := len(src)
+		if nl >= 0 {
+			lineEnd = off + nl
+		}
+		line := bytes.TrimLeft(src[off:lineEnd], " \t")
+		if bytes.HasPrefix(line, []byte("// -----")) {
+			out = append(out, [2]int{start, off})
+			start = lineEnd
+		}
+		if nl < 0 {
+			break
+		}
+		off = lineEnd + 1
+	}
+	return append(out, [2]int{start, len(src)})
+}
+
+// parser holds the state of one chunk.
+type parser struct {
+	*scanner
+	typeAliases map[string]Type
+	attrAliases map[string]Attr
+	scopes      []map[string]*Value
+	resources   []pendingResource
+	blobs       map[string]string
+}
+
+func newParser(s *scanner) *parser {
+	return &parser{scanner: s, typeAliases: map[string]Type{}, attrAliases: map[string]Attr{}}
+}
+
+// recover turns a *SyntaxError panic into an error; other panics go on.
+func (p *parser) recover(err *error) {
+	if r := recover(); r != nil {
+		se, ok := r.(*SyntaxError)
+		if !ok {
+			panic(r)
+		}
+		*err = se
+	}
+}
+
+func parseChunk(s *scanner, start, end int) (mods []*Module, err error) {
+	s.pos, s.end, s.depth = start, end, 0
+	p := newParser(s)
+	defer p.recover(&err)
+	var implicit *Module
+	for {
+		c := p.peek()
+		switch {
+		case c == 0:
+			p.resolveResources()
+			if implicit != nil {
+				mods = append(mods, implicit)
+			}
+			return mods, nil
+		case c == '#' || c == '!':
+			p.parseAliasDef()
+		case p.at("{-#"):
+			p.parseResourceSection()
+		case p.atKeyword("module") || p.atKeyword("builtin.module"):
+			mods = append(mods, p.parseModule())
+		case p.atKeyword("func.func") || p.atKeyword("func"):
+			if implicit == nil {
+				implicit = &Module{Loc: p.loc(p.pos)}
+			}
+			implicit.Funcs = append(implicit.Funcs, p.parseFunc())
+		default:
+			p.fail(p.pos, "expected 'module' or 'func.func' at top level, found %s", p.describe())
+		}
+	}
+}
+
+// parseAliasDef parses `#name = attr` or `!name = type`.
+func (p *parser) parseAliasDef() {
+	at := p.pos
+	sigil := p.src[p.pos]
+	p.pos++
+	name := p.suffixID()
+	p.expect("=")
+	if sigil == '!' {
+		p.typeAliases[name] = p.parseType()
+	} else {
+		a := p.parseAttr()
+		if a != nil {
+			p.attrAliases[name] = a
+		}
+	}
+	_ = at
+}
+
+// parseModule parses `module [@name] [attributes {...}] { funcs }`.
+func (p *parser) parseModule() *Module {
+	p.enter()
+	defer p.leave()
+	m := &Module{Loc: p.loc(p.pos)}
+	if !p.acceptKeyword("module") {
+		p.expectKeyword("builtin.module")
+	}
+	if name, ok := p.symbolName(); ok {
+		m.Name = name
+	}
+	if p.acceptKeyword("attributes") {
+		m.Attrs = p.parseDict()
+	}
+	p.expect("{")
+	for !p.accept("}") {
+		switch {
+		case p.peek() == 0:
+			p.fail(p.pos, "unterminated module: expected '}'")
+		case p.atKeyword("func.func") || p.atKeyword("func"):
+			m.Funcs = append(m.Funcs, p.parseFunc())
+		default:
+			p.fail(p.pos, "expected 'func.func' in module, found %s", p.describe())
+		}
+	}
+	p.skipLoc()
+	return m
+}
+
+// skipLoc skips an optional trailing `loc(...)`.
+func (p *parser) skipLoc() {
+	if p.atKeyword("loc") {
+		p.pos += 3
+		if p.peek() != '(' {
+			p.fail(p.pos, "expected '(' after loc")
+		}
+		p.balanced()
+	}
+}
+
+// Value scopes. Regions of StableHLO ops see the values of enclosing
+// regions; a function body starts a fresh stack.
+
+func (p *parser) pushScope() { p.scopes = append(p.scopes, map[string]*Value{}) }
+func (p *parser) popScope()  { p.scopes = p.scopes[:len(p.scopes)-1] }
+
+// define binds a value name in the innermost scope.
+func (p *parser) define(at int, name string, v *Value) {
+	sc := p.scopes[len(p.scopes)-1]
+	if _, dup := sc[name]; dup {
+		p.fail(at, "redefinition of value %%%s", name)
+	}
+	sc[name] = v
+}
+
+// lookup resolves a use `%name` or `%name#i`.
+func (p *parser) lookup(at int, name string) *Value {
+	for i := len(p.scopes) - 1; i >= 0; i-- {
+		if v, ok := p.scopes[i][name]; ok {
+			return v
+		}
+	}
+	// %x#0 may name the only result of %x.
+	if n := len(name); n > 2 && name[n-2:] == "#0" {
+		base := name[:n-2]
+		for i := len(p.scopes) - 1; i >= 0; i-- {
+			if v, ok := p.scopes[i][base]; ok {
+				return v
+			}
+		}
+	}
+	p.fail(at, "use of undefined value %%%s", name)
+	return nil
+}
+
+// parseUse reads `%name` or `%name#i` and resolves it.
+func (p *parser) parseUse() *Value {
+	at := p.pos
+	name, ok := p.valueName()
+	if !ok {
+		p.fail(p.pos, "expected a value (%%name), found %s", p.describe())
+	}
+	if p.pos < p.end && p.src[p.pos] == '#' {
+		st := p.pos
+		p.pos++
+		for p.pos < p.end && isDigit(p.src[p.pos]) {
+			p.pos++
+		}
+		if p.pos == st+1 {
+			p.fail(st, "expected a result number after '#'")
+		}
+		name += string(p.src[st:p.pos])
+	}
+	return p.lookup(at, name)
+}
+
+// parseUseList reads `%a, %b, ...` (possibly empty when allowEmpty).
+func (p *parser) parseUseList() []*Value {
+	var vs []*Value
+	if p.peek() != '%' {
+		return vs
+	}
+	for {
+		vs = append(vs, p.parseUse())
+		if !p.accept(",") {
+			return vs
+		}
+		if p.peek() != '%' {
+			p.fail(p.pos, "expected a value after ',', found %s", p.describe())
+		}
+	}
+}

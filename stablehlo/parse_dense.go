@@ -1,0 +1,356 @@
+package stablehlo
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"github.com/torchtpu/torchtpu/dtype"
+	"github.com/torchtpu/torchtpu/literal"
+)
+
+// A dense element as written: a span of the source. Complex elements take
+// two consecutive entries (real, imaginary) with kind 'c'.
+type denseElem struct {
+	start, end int
+	kind       byte // 'n' number, 't' true, 'f' false, 'c' complex part
+}
+
+// parseDense parses the rest of `dense<...> : tensor<...>`.
+func (p *parser) parseDense(at int) *DenseAttr {
+	p.expect("<")
+	var (
+		hex    string
+		isHex  bool
+		elems  []denseElem
+		shape  []int64
+		isList bool
+	)
+	switch p.peek() {
+	case '"':
+		hat := p.pos
+		hex = p.stringLit()
+		if len(hex) < 2 || hex[:2] != "0x" {
+			p.fail(hat, "string dense elements are not supported")
+		}
+		isHex = true
+	case '[':
+		shape = p.denseList(&elems)
+		isList = true
+	case '>':
+		// dense<> : an empty tensor
+		isList = true
+		shape = []int64{0}
+	default:
+		p.denseScalar(&elems)
+	}
+	p.expect(">")
+	p.expect(":")
+	tat := p.pos
+	tt, ok := p.parseType().(*TensorType)
+	if !ok {
+		p.fail(tat, "dense elements need a tensor type")
+	}
+	if !tt.IsStatic() {
+		p.fail(tat, "dense elements need a static shape, have %s", tt)
+	}
+	dt := tt.Elem.DType
+	if dt.Size() == 0 {
+		p.fail(tat, "bad element type %s", tt.Elem)
+	}
+	n := tt.NumElements()
+	a := &DenseAttr{Type: tt}
+	var err error
+	switch {
+	case isHex:
+		a.Value, a.Splat, err = denseFromHex(hex, dt, tt.Shape, n)
+	case isList:
+		if !sameShape(shape, tt.Shape) && !(n == 0 && len(elems) == 0) {
+			p.fail(at, "dense literal of shape %v does not match type %s", shape, tt)
+		}
+		a.Value, err = p.denseFromElems(elems, dt, tt.Shape)
+	default:
+		shp := tt.Shape
+		if n != 1 {
+			a.Splat = true
+			shp = []int64{}
+		}
+		a.Value, err = p.denseFromElems(elems, dt, shp)
+	}
+	if err != nil {
+		p.fail(at, "%v", err)
+	}
+	return a
+}
+
+func sameShape(a, b []int64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// denseList parses a nested list and returns its shape.
+func (p *parser) denseList(elems *[]denseElem) []int64 {
+	p.enter()
+	defer p.leave()
+	at := p.pos
+	p.expect("[")
+	if p.accept("]") {
+		return []int64{0}
+	}
+	var sub []int64
+	childList := p.peek() == '['
+	n := int64(0)
+	for {
+		if childList {
+			s := p.denseList(elems)
+			if n > 0 && !sameShape(s, sub) {
+				p.fail(at, "ragged dense literal")
+			}
+			sub = s
+		} else {
+			p.denseScalar(elems)
+		}
+		n++
+		if p.accept("]") {
+			return append([]int64{n}, sub...)
+		}
+		p.expect(",")
+		if (p.peek() == '[') != childList {
+			p.fail(p.pos, "ragged dense literal")
+		}
+	}
+}
+
+// denseScalar parses one element: a number, true/false or (re, im).
+func (p *parser) denseScalar(elems *[]denseElem) {
+	at := p.pos
+	switch {
+	case p.accept("("):
+		for i := 0; i < 2; i++ {
+			p.ws()
+			st := p.pos
+			if p.numberText() == "" {
+				p.fail(st, "expected a number in complex literal, found %s", p.describe())
+			}
+			*elems = append(*elems, denseElem{st, p.pos, 'c'})
+			if i == 0 {
+				p.expect(",")
+			}
+		}
+		p.expect(")")
+	case p.acceptKeyword("true"):
+		*elems = append(*elems, denseElem{at, p.pos, 't'})
+	case p.acceptKeyword("false"):
+		*elems = append(*elems, denseElem{at, p.pos, 'f'})
+	default:
+		p.ws()
+		st := p.pos
+		if p.numberText() == "" {
+			p.fail(st, "expected a dense element, found %s", p.describe())
+		}
+		*elems = append(*elems, denseElem{st, p.pos, 'n'})
+	}
+}
+
+// denseFromElems builds the literal of the given shape from parsed
+// elements (already checked to match the shape's element count).
+func (p *parser) denseFromElems(elems []denseElem, dt dtype.DType, shape []int64) (*literal.Literal, error) {
+	lit, err := literal.New(dt, shape)
+	if err != nil {
+		return nil, err
+	}
+	per := 1
+	if dt.IsComplex() {
+		per = 2
+	}
+	if len(elems) != lit.Len()*per {
+		if dt.IsComplex() && len(elems) == lit.Len() {
+			return nil, fmt.Errorf("complex element type %v needs (re, im) elements", dt)
+		}
+		return nil, fmt.Errorf("%d elements for a %v tensor of %d", len(elems)/per, dt, lit.Len())
+	}
+	size := dt.Size()
+	for i, e := range elems {
+		txt := string(p.src[e.start:e.end])
+		if dt.IsComplex() != (e.kind == 'c') {
+			if dt.IsComplex() {
+				return nil, fmt.Errorf("complex element type %v needs (re, im) elements", dt)
+			}
+			return nil, fmt.Errorf("complex element for %v tensor", dt)
+		}
+		var bits uint64
+		switch {
+		case dt.IsComplex():
+			part := dt.ComplexPart()
+			bits, err = parseFloatBits(txt, part)
+			if err != nil {
+				return nil, err
+			}
+			off := (i/2)*size + (i%2)*part.Size()
+			putBits(lit.Data[off:], part.Size(), bits)
+			continue
+		case e.kind == 't' || e.kind == 'f':
+			if dt != dtype.Bool {
+				return nil, fmt.Errorf("boolean element for %v tensor", dt)
+			}
+			if e.kind == 't' {
+				bits = 1
+			}
+		case dt.IsFloat():
+			bits, err = parseFloatBits(txt, dt)
+			if err != nil {
+				return nil, err
+			}
+		default:
+			v, err := intElem(txt, dt)
+			if err != nil {
+				return nil, err
+			}
+			bits = uint64(v)
+		}
+		putBits(lit.Data[i*size:], size, bits)
+	}
+	return lit, nil
+}
+
+// intElem parses an integer element and checks it fits dt (signless types
+// take the union of the signed and unsigned ranges, as MLIR does). The
+// result is sign-extended for signed sub-byte types.
+func intElem(txt string, dt dtype.DType) (int64, error) {
+	if isFloatTextStr(txt) {
+		return 0, fmt.Errorf("float literal %s for %v tensor", txt, dt)
+	}
+	v, err := parseIntText(txt)
+	if err != nil {
+		return 0, err
+	}
+	neg := len(txt) > 0 && txt[0] == '-'
+	b := uint(dt.Bits())
+	if b < 64 {
+		switch {
+		case neg && (dt.IsUnsigned() || dt == dtype.Bool):
+			return 0, fmt.Errorf("negative value %s for %v", txt, dt)
+		case neg && v < -(1<<(b-1)):
+			return 0, fmt.Errorf("value %s out of range for %v", txt, dt)
+		case !neg && uint64(v) >= 1<<b:
+			return 0, fmt.Errorf("value %s out of range for %v", txt, dt)
+		}
+	} else if neg && dt.IsUnsigned() {
+		return 0, fmt.Errorf("negative value %s for %v", txt, dt)
+	}
+	return truncInt(v, dt), nil
+}
+
+// putBits stores the low size bytes of v little-endian.
+func putBits(dst []byte, size int, v uint64) {
+	switch size {
+	case 1:
+		dst[0] = byte(v)
+	case 2:
+		binary.LittleEndian.PutUint16(dst, uint16(v))
+	case 4:
+		binary.LittleEndian.PutUint32(dst, uint32(v))
+	default:
+		binary.LittleEndian.PutUint64(dst, v)
+	}
+}
+
+// denseFromHex decodes MLIR's raw hex form: the little-endian storage of
+// all elements, or of one element for a splat (i1: see boolFromHex);
+// sub-byte types take one byte each, value in the low bits.
+func denseFromHex(hex string, dt dtype.DType, shape []int64, n int64) (*literal.Literal, bool, error) {
+	raw, err := decodeHex(hex[2:])
+	if err != nil {
+		return nil, false, err
+	}
+	size := int64(dt.Size())
+	if dt == dtype.Bool {
+		return boolFromHex(raw, shape, n)
+	}
+	fix := func(b []byte) {
+		if dt.Bits() >= 8 || dt.IsComplex() {
+			return
+		}
+		for i := range b {
+			b[i] = byte(truncInt(int64(b[i]), dt))
+			if dt.IsFloat() {
+				b[i] &= 1<<uint(dt.Bits()) - 1
+			}
+		}
+	}
+	switch int64(len(raw)) {
+	case size:
+		fix(raw)
+		return splatLit(dt, shape, n, raw)
+	case size * n:
+		fix(raw)
+		lit, err := literal.FromBytes(dt, shape, raw)
+		return lit, false, err
+	}
+	return nil, false, fmt.Errorf("hex dense data of %d bytes for %d elements of %d bytes", len(raw), n, size)
+}
+
+// boolFromHex decodes i1 hex data. MLIR's builtin layout is bit-packed
+// (LSB first) with a single 0x00/0xFF byte meaning a splat; producers also
+// emit one byte per element, which is accepted too (nonzero is true).
+func boolFromHex(raw []byte, shape []int64, n int64) (*literal.Literal, bool, error) {
+	if len(raw) == 1 && (n == 1 || raw[0] == 0 || raw[0] == 0xFF) {
+		return splatLit(dtype.Bool, shape, n, []byte{b2u(raw[0] != 0)})
+	}
+	var get func(i int) byte
+	switch int64(len(raw)) {
+	case n:
+		get = func(i int) byte { return b2u(raw[i] != 0) }
+	case (n + 7) / 8:
+		get = func(i int) byte { return raw[i/8] >> uint(i%8) & 1 }
+	default:
+		return nil, false, fmt.Errorf("hex dense data of %d bytes for %d i1 elements (want %d bit-packed or %d bytes)", len(raw), n, (n+7)/8, n)
+	}
+	lit, err := literal.New(dtype.Bool, shape)
+	if err != nil {
+		return nil, false, err
+	}
+	for i := range lit.Data {
+		lit.Data[i] = get(i)
+	}
+	return lit, false, nil
+}
+
+func b2u(b bool) byte {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// splatLit makes a one-element literal: shaped like the type when it has
+// one element, else a scalar marked as a splat.
+func splatLit(dt dtype.DType, shape []int64, n int64, elem []byte) (*literal.Literal, bool, error) {
+	if n == 1 {
+		lit, err := literal.FromBytes(dt, shape, elem)
+		return lit, false, err
+	}
+	lit, err := literal.FromBytes(dt, []int64{}, elem)
+	return lit, true, err
+}
+
+func decodeHex(h string) ([]byte, error) {
+	if len(h)%2 != 0 {
+		return nil, fmt.Errorf("odd number of hex digits in dense data")
+	}
+	out := make([]byte, len(h)/2)
+	for i := range out {
+		a, b := h[2*i], h[2*i+1]
+		if !isHex(a) || !isHex(b) {
+			return nil, fmt.Errorf("bad hex digit in dense data at offset %d", 2*i)
+		}
+		out[i] = hexVal(a)<<4 | hexVal(b)
+	}
+	return out, nil
+}

@@ -1,0 +1,354 @@
+package stablehlo
+
+import (
+	"math"
+	"strconv"
+
+	"github.com/torchtpu/torchtpu/dtype"
+	"github.com/torchtpu/torchtpu/literal"
+)
+
+// parseType parses any type.
+func (p *parser) parseType() Type {
+	p.enter()
+	defer p.leave()
+	at := p.pos
+	switch p.peek() {
+	case '(':
+		return p.parseFuncType()
+	case '!':
+		return p.parseBangType()
+	}
+	id := p.ident()
+	switch id {
+	case "":
+		p.fail(at, "expected a type, found %s", p.describe())
+	case "tensor":
+		return p.parseTensorBody(at)
+	case "tuple":
+		p.expect("<")
+		t := &TupleType{Elems: []Type{}}
+		if p.accept(">") {
+			return t
+		}
+		for {
+			t.Elems = append(t.Elems, p.parseType())
+			if p.accept(">") {
+				return t
+			}
+			p.expect(",")
+		}
+	case "complex":
+		return p.finishComplex(at)
+	}
+	d, err := dtype.ParseMLIR(scalarSpelling(id))
+	if err != nil {
+		p.fail(at, "unknown type %q", id)
+	}
+	return Elem(d)
+}
+
+// scalarSpelling maps spellings dtype does not know to ones it does:
+// signed integers siN are StableHLO's signless iN.
+func scalarSpelling(id string) string {
+	if len(id) > 2 && id[0] == 's' && id[1] == 'i' {
+		return id[1:]
+	}
+	return id
+}
+
+func (p *parser) finishComplex(at int) Type {
+	p.expect("<")
+	part := p.expectIdent("complex element type")
+	p.expect(">")
+	switch part {
+	case "f32":
+		return Elem(dtype.C64)
+	case "f64":
+		return Elem(dtype.C128)
+	}
+	p.fail(at, "unsupported type complex<%s>", part)
+	return nil
+}
+
+// parseElemType parses the element type of a tensor.
+func (p *parser) parseElemType() ElemType {
+	at := p.pos
+	t := p.parseType()
+	e, ok := t.(ElemType)
+	if !ok {
+		p.fail(at, "expected an element type, found %s", t)
+	}
+	return e
+}
+
+// parseBangType parses !stablehlo.token, !quant.uniform<...>, a type
+// alias, or keeps any other dialect type verbatim.
+func (p *parser) parseBangType() Type {
+	at := p.pos
+	p.pos++ // '!'
+	name := p.suffixID()
+	switch name {
+	case "stablehlo.token":
+		return TokenType{}
+	case "quant.uniform":
+		q := p.parseQuant()
+		return ElemType{DType: q.Storage, Quant: q}
+	}
+	if t, ok := p.typeAliases[name]; ok {
+		return t
+	}
+	if p.pos < p.end && p.src[p.pos] == '<' {
+		body := p.balanced()
+		return &OpaqueType{Text: "!" + name + body}
+	}
+	if !containsDot(name) {
+		p.fail(at, "undefined type alias !%s", name)
+	}
+	return &OpaqueType{Text: "!" + name}
+}
+
+func containsDot(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] == '.' {
+			return true
+		}
+	}
+	return false
+}
+
+// parseQuant parses the body of !quant.uniform<...>:
+// storage[<min:max>]:expressed[:axis], scale[:zp] | {scale:zp, ...}.
+func (p *parser) parseQuant() *Quant {
+	p.expect("<")
+	q := &Quant{Axis: -1}
+	st := p.pos
+	sid := p.expectIdent("quantized storage type")
+	d, err := dtype.ParseMLIR(scalarSpelling(sid))
+	if err != nil || !(d.IsInteger() || d.IsBool()) {
+		p.fail(st, "bad quantized storage type %q", sid)
+	}
+	q.Storage = d
+	q.StorageMin, q.StorageMax = intRange(d)
+	if p.accept("<") {
+		q.HasRange = true
+		q.StorageMin = p.parseInt64()
+		p.expect(":")
+		q.StorageMax = p.parseInt64()
+		p.expect(">")
+	}
+	p.expect(":")
+	et := p.parseElemType()
+	if !et.DType.IsFloat() || et.Quant != nil {
+		p.fail(st, "bad quantized expressed type %s", et)
+	}
+	q.Expressed = et.DType
+	if p.accept(":") {
+		q.Axis = int(p.parseInt64())
+		if q.Axis < 0 {
+			p.fail(st, "negative quantization axis")
+		}
+	}
+	p.expect(",")
+	if q.Axis >= 0 {
+		p.expect("{")
+		for {
+			s, z := p.parseScaleZP()
+			q.Scales = append(q.Scales, s)
+			q.ZeroPoints = append(q.ZeroPoints, z)
+			if p.accept("}") {
+				break
+			}
+			p.expect(",")
+		}
+	} else {
+		s, z := p.parseScaleZP()
+		q.Scales, q.ZeroPoints = []float64{s}, []int64{z}
+	}
+	p.expect(">")
+	return q
+}
+
+func (p *parser) parseScaleZP() (float64, int64) {
+	at := p.pos
+	txt := p.numberText()
+	if txt == "" {
+		p.fail(at, "expected a quantization scale, found %s", p.describe())
+	}
+	scale, err := strconv.ParseFloat(txt, 64)
+	if err != nil {
+		if u, err2 := strconv.ParseUint(txt, 0, 64); err2 == nil {
+			scale = math.Float64frombits(u)
+		} else {
+			p.fail(at, "bad quantization scale %q", txt)
+		}
+	}
+	var zp int64
+	if p.accept(":") {
+		zp = p.parseInt64()
+	}
+	return scale, zp
+}
+
+// parseInt64 reads a signed decimal or hex integer.
+func (p *parser) parseInt64() int64 {
+	at := p.pos
+	txt := p.numberText()
+	v, err := strconv.ParseInt(txt, 0, 64)
+	if err != nil {
+		p.fail(at, "expected an integer, found %s", p.describe())
+	}
+	return v
+}
+
+// intRange returns the value range of an integer dtype.
+func intRange(d dtype.DType) (int64, int64) {
+	b := d.Bits()
+	switch {
+	case d.IsBool():
+		return 0, 1
+	case d.IsUnsigned():
+		if b >= 64 {
+			return 0, math.MaxInt64
+		}
+		return 0, 1<<b - 1
+	default:
+		if b >= 64 {
+			return math.MinInt64, math.MaxInt64
+		}
+		return -(1 << (b - 1)), 1<<(b-1) - 1
+	}
+}
+
+// parseTensorBody parses `<dims x elem [, encoding]>` after "tensor".
+func (p *parser) parseTensorBody(at int) *TensorType {
+	p.expect("<")
+	t := &TensorType{Shape: []int64{}}
+	for {
+		p.ws()
+		if p.pos >= p.end {
+			p.fail(at, "unterminated tensor type")
+		}
+		c := p.src[p.pos]
+		if c == '*' {
+			p.fail(p.pos, "unranked tensors are not supported")
+		}
+		if c != '?' && !isDigit(c) {
+			break
+		}
+		st := p.pos
+		if c == '?' {
+			p.pos++
+			t.Shape = append(t.Shape, Dynamic)
+		} else {
+			for p.pos < p.end && isDigit(p.src[p.pos]) {
+				p.pos++
+			}
+			n, err := strconv.ParseInt(string(p.src[st:p.pos]), 10, 64)
+			if err != nil {
+				p.fail(st, "dimension %s out of range", p.src[st:p.pos])
+			}
+			t.Shape = append(t.Shape, n)
+		}
+		if p.pos >= p.end || p.src[p.pos] != 'x' {
+			p.fail(p.pos, "expected 'x' after dimension in tensor type")
+		}
+		p.pos++
+	}
+	var static []int64
+	for _, d := range t.Shape {
+		if d != Dynamic {
+			static = append(static, d)
+		}
+	}
+	if _, err := literal.NumElements(static); err != nil {
+		p.fail(at, "bad tensor type: %v", err)
+	}
+	t.Elem = p.parseElemType()
+	if p.accept(",") {
+		p.parseEncoding(t)
+	}
+	p.expect(">")
+	return t
+}
+
+// parseEncoding parses a tensor encoding: #stablehlo.bounds<16, ?> or
+// #stablehlo.type_extensions<bounds = [16, ?]> set Bounds; any other
+// encoding is parsed and dropped.
+func (p *parser) parseEncoding(t *TensorType) {
+	at := p.pos
+	var b []int64
+	switch {
+	case p.accept("#stablehlo.bounds<"):
+		b = p.parseBoundList(">")
+	case p.accept("#stablehlo.type_extensions<") || p.accept("#mhlo.type_extensions<"):
+		p.expectKeyword("bounds")
+		p.expect("=")
+		p.expect("[")
+		b = p.parseBoundList("]")
+		p.expect(">")
+	default:
+		p.parseAttr()
+		return
+	}
+	if len(b) != len(t.Shape) {
+		p.fail(at, "bounds have %d entries for a rank-%d tensor", len(b), len(t.Shape))
+	}
+	t.Bounds = b
+}
+
+// parseBoundList parses `16, ?, ...` up to and including close.
+func (p *parser) parseBoundList(close string) []int64 {
+	b := []int64{}
+	if p.accept(close) {
+		return b
+	}
+	for {
+		if p.accept("?") {
+			b = append(b, Dynamic)
+		} else {
+			v := p.parseInt64()
+			if v < 0 {
+				p.fail(p.pos, "negative bound %d", v)
+			}
+			b = append(b, v)
+		}
+		if p.accept(close) {
+			return b
+		}
+		p.expect(",")
+	}
+}
+
+// parseFuncType parses `(T, ...) -> T` or `(T, ...) -> (T, ...)`.
+func (p *parser) parseFuncType() *FuncType {
+	ft := &FuncType{Inputs: p.parseParenTypes(), Results: []Type{}}
+	p.expect("->")
+	ft.Results = p.parseResultTypes()
+	return ft
+}
+
+// parseParenTypes parses `(T, ...)`.
+func (p *parser) parseParenTypes() []Type {
+	p.expect("(")
+	ts := []Type{}
+	if p.accept(")") {
+		return ts
+	}
+	for {
+		ts = append(ts, p.parseType())
+		if p.accept(")") {
+			return ts
+		}
+		p.expect(",")
+	}
+}
+
+// parseResultTypes parses the part after '->': one type or a
+// parenthesized list. A parenthesized function type is not allowed there.
+func (p *parser) parseResultTypes() []Type {
+	if p.peek() == '(' {
+		return p.parseParenTypes()
+	}
+	return []Type{p.parseType()}
+}
