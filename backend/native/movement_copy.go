@@ -1,5 +1,7 @@
 package native
 
+import "encoding/binary"
+
 // The data-movement kernels (broadcast, transpose, slice, concatenate, pad,
 // reverse, gather, ...) all reduce to one primitive: copy an N-d box of
 // elements from a strided view of one buffer into a strided view of
@@ -19,7 +21,14 @@ type copyPlan struct {
 	sIn    int64   // src stride of the innermost dim, bytes
 	empty  bool
 	runLen int64 // when >0, the innermost dim is contiguous in both: bytes per run
+	// When tileN > 0, an outer dim (removed from shape) is contiguous in
+	// src while the innermost dim is contiguous in dst (a transpose): the
+	// two are copied together in square tiles, to stay in cache.
+	tileN, tileDst, tileSrc int64
 }
+
+// copyTile is the tile edge of transposing copies, in elements.
+const copyTile = 16
 
 // newCopyPlan prepares a copy of a box of shape from src strides to dst
 // strides (both in elements).
@@ -54,12 +63,14 @@ func newCopyPlan(esz int, shape, dstStrides, srcStrides []int64) *copyPlan {
 	if ds[last] == 1 && ss[last] == 1 {
 		p.runLen = sh[last] * p.esz
 	}
-	p.shape = sh[:last]
-	p.dst = make([]int64, last)
-	p.src = make([]int64, last)
 	for i := 0; i < last; i++ {
-		p.dst[i] = ds[i] * p.esz
-		p.src[i] = ss[i] * p.esz
+		if p.runLen == 0 && ds[last] == 1 && ss[last] != 0 && ss[i] == 1 && sh[i] >= copyTile/2 && sh[last] >= copyTile/2 && p.tileN == 0 {
+			p.tileN, p.tileDst, p.tileSrc = sh[i], ds[i]*p.esz, p.esz
+			continue
+		}
+		p.shape = append(p.shape, sh[i])
+		p.dst = append(p.dst, ds[i]*p.esz)
+		p.src = append(p.src, ss[i]*p.esz)
 	}
 	return p
 }
@@ -80,7 +91,11 @@ func (p *copyPlan) run(dst []byte, dOff int64, src []byte, sOff int64) {
 		idx = make([]int64, r)
 	}
 	for {
-		p.inner1(dst, d, src, s)
+		if p.tileN > 0 {
+			p.tiled(dst, d, src, s)
+		} else {
+			p.inner1(dst, d, src, s)
+		}
 		k := r - 1
 		for ; k >= 0; k-- {
 			idx[k]++
@@ -95,6 +110,41 @@ func (p *copyPlan) run(dst []byte, dOff int64, src []byte, sOff int64) {
 		}
 		if k < 0 {
 			return
+		}
+	}
+}
+
+// tiled copies the (tile dim x innermost dim) plane in square tiles.
+func (p *copyPlan) tiled(dst []byte, d int64, src []byte, s int64) {
+	esz := p.esz
+	for jb := int64(0); jb < p.tileN; jb += copyTile {
+		je := min(jb+copyTile, p.tileN)
+		for ib := int64(0); ib < p.inner; ib += copyTile {
+			ie := min(ib+copyTile, p.inner)
+			for j := jb; j < je; j++ {
+				dd := d + j*p.tileDst + ib*p.dIn
+				ss := s + j*p.tileSrc + ib*p.sIn
+				switch esz {
+				case 4:
+					for i := ib; i < ie; i++ {
+						binary.LittleEndian.PutUint32(dst[dd:], binary.LittleEndian.Uint32(src[ss:]))
+						dd += p.dIn
+						ss += p.sIn
+					}
+				case 8:
+					for i := ib; i < ie; i++ {
+						binary.LittleEndian.PutUint64(dst[dd:], binary.LittleEndian.Uint64(src[ss:]))
+						dd += p.dIn
+						ss += p.sIn
+					}
+				default:
+					for i := ib; i < ie; i++ {
+						copy(dst[dd:dd+esz], src[ss:ss+esz])
+						dd += p.dIn
+						ss += p.sIn
+					}
+				}
+			}
 		}
 	}
 }
@@ -131,9 +181,13 @@ func (p *copyPlan) inner1(dst []byte, d int64, src []byte, s int64) {
 		}
 	case 4:
 		for i := int64(0); i < p.inner; i++ {
-			_ = src[s+3]
-			_ = dst[d+3]
-			dst[d], dst[d+1], dst[d+2], dst[d+3] = src[s], src[s+1], src[s+2], src[s+3]
+			binary.LittleEndian.PutUint32(dst[d:], binary.LittleEndian.Uint32(src[s:]))
+			d += p.dIn
+			s += p.sIn
+		}
+	case 8:
+		for i := int64(0); i < p.inner; i++ {
+			binary.LittleEndian.PutUint64(dst[d:], binary.LittleEndian.Uint64(src[s:]))
 			d += p.dIn
 			s += p.sIn
 		}

@@ -302,3 +302,34 @@ func (mvEnv) NumPartitions() int                        { return 1 }
 func (mvEnv) Collective(*stablehlo.Op, string, []int, Value) ([]Value, error) {
 	return nil, fmt.Errorf("no collectives")
 }
+
+// Transposes large enough for the tiled copy, with ragged tile edges.
+func TestTransposeTiled(t *testing.T) {
+	rng := rand.New(rand.NewSource(10))
+	for _, dt := range mvSizes {
+		x := mvRand(rng, dt, 3, 37, 50)
+		for _, perm := range [][]int64{{0, 2, 1}, {2, 1, 0}, {1, 2, 0}} {
+			shape := []int64{x.Shape[perm[0]], x.Shape[perm[1]], x.Shape[perm[2]]}
+			op := mvOp("stablehlo.transpose", []stablehlo.Type{mvT(dt, shape...)}, map[string]stablehlo.Attr{"permutation": mvI64s(perm...)})
+			got := mvRun(t, nil, op, x)[0].(*literal.Literal)
+			mvCheckAll(t, fmt.Sprint("transpose ", perm, " ", dt), got, shape, func(i []int64) []byte {
+				src := make([]int64, 3)
+				for r, p := range perm {
+					src[p] = i[r]
+				}
+				return mvElem(x, src)
+			})
+		}
+	}
+}
+
+func BenchmarkTranspose1024(b *testing.B) {
+	x := mvRand(rand.New(rand.NewSource(1)), dtype.F32, 1024, 1024)
+	op := mvOp("stablehlo.transpose", []stablehlo.Type{mvT(dtype.F32, 1024, 1024)}, map[string]stablehlo.Attr{"permutation": mvI64s(1, 0)})
+	b.SetBytes(int64(len(x.Data)))
+	for i := 0; i < b.N; i++ {
+		if _, err := kTranspose(nil, op, []Value{x}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
