@@ -1,0 +1,114 @@
+package stablehlo
+
+import "github.com/torchtpu/torchtpu/dtype"
+
+// Precision values for dot_general and convolution.
+const (
+	PrecisionDefault = "DEFAULT"
+	PrecisionHigh    = "HIGH"
+	PrecisionHighest = "HIGHEST"
+)
+
+func precisionAttr(p []string) []NamedAttr {
+	if len(p) == 0 {
+		return nil
+	}
+	arr := make(ArrayAttr, len(p))
+	for i, s := range p {
+		arr[i] = Enum("precision", s)
+	}
+	return []NamedAttr{{"precision_config", arr}}
+}
+
+// DotGeneral contracts lhs and rhs: result dims are the batching dims, then
+// lhs free dims, then rhs free dims; the result has lhs's element type.
+// precision is empty or one value per operand (PrecisionHighest...).
+func (fb *FuncBuilder) DotGeneral(lhs, rhs *Value, dims DotDims, precision ...string) *Value {
+	return fb.DotGeneralAs(dtype.Invalid, lhs, rhs, dims, precision...)
+}
+
+// DotGeneralAs is DotGeneral with a result element type (e.g. f32 for bf16
+// operands, i32 for i8); dtype.Invalid keeps lhs's element type.
+func (fb *FuncBuilder) DotGeneralAs(result dtype.DType, lhs, rhs *Value, dims DotDims, precision ...string) *Value {
+	d := dims
+	attrs := append([]NamedAttr{{"dot_dimension_numbers", &d}}, precisionAttr(precision)...)
+	return fb.withResultElem("stablehlo.dot_general", []*Value{lhs, rhs}, result, attrs)
+}
+
+// withResultElem emits a single-result op whose result element type is
+// optionally overridden: the shape is inferred first.
+func (fb *FuncBuilder) withResultElem(name string, operands []*Value, result dtype.DType, attrs []NamedAttr) *Value {
+	if result == dtype.Invalid {
+		return fb.one(name, operands, attrs...)
+	}
+	if !fb.checkOperands(name, operands) {
+		return nil
+	}
+	probe := NewOp(name, operands, nil, attrs)
+	probe.Results = nil
+	ts, err := InferResultTypes(probe)
+	if err != nil {
+		fb.b.fail(err)
+		return nil
+	}
+	t := AsTensor(ts[0])
+	return fb.oneTyped(name, operands, withElem(t, Elem(result)), attrs...)
+}
+
+// ConvConfig holds the attributes of a convolution. Nil slices mean the
+// defaults (strides and dilations 1, padding 0); zero group counts mean 1.
+type ConvConfig struct {
+	Dims              ConvDims
+	Strides           []int64
+	Padding           [][2]int64 // [low, high] per spatial dim
+	LhsDilation       []int64    // input (base) dilation; transposed convs
+	RhsDilation       []int64    // kernel dilation (torch dilation)
+	FeatureGroupCount int64
+	BatchGroupCount   int64
+	Precision         []string
+	Result            dtype.DType // result element type; Invalid keeps the input's
+}
+
+// PaddingAttr makes the dense<[[lo, hi], ...]> : tensor<Nx2xi64> attribute.
+func PaddingAttr(p [][2]int64) *DenseAttr {
+	flat := make([]int64, 0, 2*len(p))
+	for _, q := range p {
+		flat = append(flat, q[0], q[1])
+	}
+	return denseI64(flat, int64(len(p)), 2)
+}
+
+// Convolution emits stablehlo.convolution of input lhs and kernel rhs.
+func (fb *FuncBuilder) Convolution(lhs, rhs *Value, c ConvConfig) *Value {
+	n := len(c.Dims.InputSpatialDims)
+	ones := filled(n, 1)
+	or := func(v []int64) []int64 {
+		if v == nil {
+			return ones
+		}
+		return v
+	}
+	pad := c.Padding
+	if pad == nil {
+		pad = make([][2]int64, n)
+	}
+	fgc, bgc := c.FeatureGroupCount, c.BatchGroupCount
+	if fgc == 0 {
+		fgc = 1
+	}
+	if bgc == 0 {
+		bgc = 1
+	}
+	dims := c.Dims
+	attrs := []NamedAttr{
+		{"batch_group_count", I64(bgc)},
+		{"dimension_numbers", &dims},
+		{"feature_group_count", I64(fgc)},
+		{"lhs_dilation", I64s(or(c.LhsDilation)...)},
+		{"padding", PaddingAttr(pad)},
+		{"rhs_dilation", I64s(or(c.RhsDilation)...)},
+		{"window_strides", I64s(or(c.Strides)...)},
+	}
+	attrs = append(attrs, precisionAttr(c.Precision)...)
+	return fb.withResultElem("stablehlo.convolution", []*Value{lhs, rhs}, c.Result, attrs)
+}
