@@ -1,0 +1,59 @@
+package pt2
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/torchtpu/torchtpu/literal"
+)
+
+// readLegacy reads the torch ≤ 2.7 layout: serialized_exported_program.json,
+// serialized_state_dict.pt, serialized_constants.pt,
+// serialized_example_inputs.pt (torch.save pickles) and version.
+func readLegacy(fs *zipFS) (*Program, error) {
+	if v, err := fs.read("version", 64); err == nil {
+		major, _, _ := strings.Cut(strings.TrimSpace(string(v)), ".")
+		if major != fmt.Sprint(SupportedSchemaMajor) {
+			return nil, fmt.Errorf("version %q: schema major %s is not supported", v, major)
+		}
+	}
+	const jsonName = "serialized_exported_program.json"
+	data, err := fs.read(jsonName, maxJSON)
+	if err != nil {
+		return nil, err
+	}
+	g, ep, err := decodeProgram(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", jsonName, err)
+	}
+	p := newProgram(g, ep)
+	p.Layout = "legacy"
+	pool := map[string]*literal.Literal{}
+	for _, name := range []string{"serialized_state_dict.pt", "serialized_constants.pt", "serialized_state_dict.json"} {
+		if !fs.has(name) {
+			continue
+		}
+		raw, err := fs.read(name, 0)
+		if err != nil {
+			return nil, err
+		}
+		if len(raw) == 0 {
+			continue
+		}
+		if err := poolTorchSave(raw, name, pool); err != nil {
+			return nil, err
+		}
+	}
+	if err := p.bind(pool); err != nil {
+		return nil, err
+	}
+	if fs.has("serialized_example_inputs.pt") {
+		raw, err := fs.read("serialized_example_inputs.pt", 0)
+		if err != nil {
+			p.sampleInputs(nil, err)
+		} else {
+			p.sampleInputs(loadTorchSave(raw, "serialized_example_inputs.pt"))
+		}
+	}
+	return p, nil
+}

@@ -1,0 +1,445 @@
+package pickle
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"strconv"
+	"unicode/utf8"
+)
+
+func (m *machine) run() (any, error) {
+	for ops := 0; ; ops++ {
+		if ops > maxOps {
+			return nil, errors.New("pickle: too many opcodes")
+		}
+		b, err := m.need(1)
+		if err != nil {
+			return nil, err
+		}
+		op := b[0]
+		if op == '.' { // STOP
+			if len(m.stack) != 1 || len(m.marks) != 0 {
+				return nil, fmt.Errorf("pickle: STOP with %d values and %d marks on the stack", len(m.stack), len(m.marks))
+			}
+			return m.stack[0], nil
+		}
+		if err := m.step(op); err != nil {
+			return nil, err
+		}
+	}
+}
+
+func (m *machine) step(op byte) error {
+	switch op {
+	case 0x80: // PROTO
+		b, err := m.need(1)
+		if err != nil {
+			return err
+		}
+		if b[0] > 5 {
+			return fmt.Errorf("pickle: unsupported protocol %d", b[0])
+		}
+	case 0x95: // FRAME
+		_, err := m.need(8)
+		return err
+	case '(': // MARK
+		m.marks = append(m.marks, len(m.stack))
+	case '0': // POP
+		_, err := m.pop()
+		return err
+	case '1': // POP_MARK
+		_, err := m.popMark()
+		return err
+	case '2': // DUP
+		v, err := m.top()
+		if err != nil {
+			return err
+		}
+		m.push(v)
+	case 'N':
+		m.push(nil)
+	case 0x88:
+		m.push(true)
+	case 0x89:
+		m.push(false)
+	case 'I': // INT (text)
+		s, err := m.line()
+		if err != nil {
+			return err
+		}
+		switch s {
+		case "00":
+			m.push(false)
+		case "01":
+			m.push(true)
+		default:
+			v, err := parseIntText(s)
+			if err != nil {
+				return err
+			}
+			m.push(v)
+		}
+	case 'L': // LONG (text)
+		s, err := m.line()
+		if err != nil {
+			return err
+		}
+		v, err := parseIntText(s)
+		if err != nil {
+			return err
+		}
+		m.push(v)
+	case 'J': // BININT
+		b, err := m.need(4)
+		if err != nil {
+			return err
+		}
+		m.push(int64(int32(binary.LittleEndian.Uint32(b))))
+	case 'K': // BININT1
+		b, err := m.need(1)
+		if err != nil {
+			return err
+		}
+		m.push(int64(b[0]))
+	case 'M': // BININT2
+		b, err := m.need(2)
+		if err != nil {
+			return err
+		}
+		m.push(int64(binary.LittleEndian.Uint16(b)))
+	case 0x8a, 0x8b: // LONG1, LONG4
+		var n uint64
+		if op == 0x8a {
+			b, err := m.need(1)
+			if err != nil {
+				return err
+			}
+			n = uint64(b[0])
+		} else {
+			b, err := m.need(4)
+			if err != nil {
+				return err
+			}
+			n = u32(b)
+		}
+		b, err := m.need(n)
+		if err != nil {
+			return err
+		}
+		m.push(decodeLong(b))
+	case 'F': // FLOAT (text)
+		s, err := m.line()
+		if err != nil {
+			return err
+		}
+		f, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			return fmt.Errorf("pickle: bad float %q", s)
+		}
+		m.push(f)
+	case 'G': // BINFLOAT
+		b, err := m.need(8)
+		if err != nil {
+			return err
+		}
+		m.push(f64(b))
+	case 'S': // STRING (text, quoted)
+		s, err := m.line()
+		if err != nil {
+			return err
+		}
+		q, err := unquote(s)
+		if err != nil {
+			return err
+		}
+		m.push(q)
+	case 'V': // UNICODE (raw-unicode-escape; we accept plain text)
+		s, err := m.line()
+		if err != nil {
+			return err
+		}
+		m.push(s)
+	case 'T', 'U', 'X', 0x8c, 0x8d, 'B', 'C', 0x8e, 0x96: // sized strings and bytes
+		return m.sized(op)
+	case ')':
+		m.push(Tuple{})
+	case 't':
+		items, err := m.popMark()
+		if err != nil {
+			return err
+		}
+		m.push(Tuple(items))
+	case 0x85, 0x86, 0x87: // TUPLE1..3
+		n := int(op - 0x84)
+		if len(m.stack) < n || len(m.marks) > 0 && len(m.stack)-n < m.marks[len(m.marks)-1] {
+			return errors.New("pickle: stack underflow")
+		}
+		t := append(Tuple(nil), m.stack[len(m.stack)-n:]...)
+		m.stack = m.stack[:len(m.stack)-n]
+		m.push(t)
+	case ']':
+		m.push(&List{})
+	case 'l':
+		items, err := m.popMark()
+		if err != nil {
+			return err
+		}
+		m.push(&List{Items: items})
+	case 'a', 'e': // APPEND, APPENDS
+		var items []any
+		if op == 'a' {
+			v, err := m.pop()
+			if err != nil {
+				return err
+			}
+			items = []any{v}
+		} else {
+			var err error
+			if items, err = m.popMark(); err != nil {
+				return err
+			}
+		}
+		t, err := m.top()
+		if err != nil {
+			return err
+		}
+		l, ok := t.(*List)
+		if !ok {
+			return fmt.Errorf("pickle: APPEND to %T", t)
+		}
+		l.Items = append(l.Items, items...)
+	case '}':
+		m.push(NewDict())
+	case 'd':
+		items, err := m.popMark()
+		if err != nil {
+			return err
+		}
+		d := NewDict()
+		if err := setItems(d, items); err != nil {
+			return err
+		}
+		m.push(d)
+	case 's', 'u': // SETITEM, SETITEMS
+		var items []any
+		if op == 's' {
+			v, err := m.pop()
+			if err != nil {
+				return err
+			}
+			k, err := m.pop()
+			if err != nil {
+				return err
+			}
+			items = []any{k, v}
+		} else {
+			var err error
+			if items, err = m.popMark(); err != nil {
+				return err
+			}
+		}
+		t, err := m.top()
+		if err != nil {
+			return err
+		}
+		d, ok := t.(*Dict)
+		if !ok {
+			return fmt.Errorf("pickle: SETITEM on %T", t)
+		}
+		return setItems(d, items)
+	case 0x8f: // EMPTY_SET
+		m.push(&Set{})
+	case 0x90: // ADDITEMS
+		items, err := m.popMark()
+		if err != nil {
+			return err
+		}
+		t, err := m.top()
+		if err != nil {
+			return err
+		}
+		s, ok := t.(*Set)
+		if !ok {
+			return fmt.Errorf("pickle: ADDITEMS on %T", t)
+		}
+		s.Items = append(s.Items, items...)
+	case 0x91: // FROZENSET
+		items, err := m.popMark()
+		if err != nil {
+			return err
+		}
+		m.push(&Set{Items: items})
+	case 'g', 'p': // GET, PUT (text index)
+		s, err := m.line()
+		if err != nil {
+			return err
+		}
+		i, err := strconv.ParseUint(s, 10, 64)
+		if err != nil {
+			return fmt.Errorf("pickle: bad memo index %q", s)
+		}
+		if op == 'g' {
+			return m.memoGet(i)
+		}
+		return m.memoPut(i)
+	case 'h', 'j', 'q', 'r': // BINGET, LONG_BINGET, BINPUT, LONG_BINPUT
+		var i uint64
+		if op == 'h' || op == 'q' {
+			b, err := m.need(1)
+			if err != nil {
+				return err
+			}
+			i = uint64(b[0])
+		} else {
+			b, err := m.need(4)
+			if err != nil {
+				return err
+			}
+			i = u32(b)
+		}
+		if op == 'h' || op == 'j' {
+			return m.memoGet(i)
+		}
+		return m.memoPut(i)
+	case 0x94: // MEMOIZE
+		return m.memoPut(uint64(len(m.memo)))
+	case 'c': // GLOBAL
+		mod, err := m.line()
+		if err != nil {
+			return err
+		}
+		name, err := m.line()
+		if err != nil {
+			return err
+		}
+		return m.global(mod, name)
+	case 0x93: // STACK_GLOBAL
+		name, err := m.pop()
+		if err != nil {
+			return err
+		}
+		mod, err := m.pop()
+		if err != nil {
+			return err
+		}
+		ms, ok1 := mod.(string)
+		ns, ok2 := name.(string)
+		if !ok1 || !ok2 {
+			return errors.New("pickle: STACK_GLOBAL needs two strings")
+		}
+		return m.global(ms, ns)
+	case 'R', 0x81: // REDUCE, NEWOBJ
+		args, err := m.pop()
+		if err != nil {
+			return err
+		}
+		fn, err := m.pop()
+		if err != nil {
+			return err
+		}
+		return m.call(fn, args)
+	case 0x92: // NEWOBJ_EX
+		kw, err := m.pop()
+		if err != nil {
+			return err
+		}
+		args, err := m.pop()
+		if err != nil {
+			return err
+		}
+		fn, err := m.pop()
+		if err != nil {
+			return err
+		}
+		if d, ok := kw.(*Dict); !ok || d.Len() != 0 {
+			return errors.New("pickle: NEWOBJ_EX with keyword arguments")
+		}
+		return m.call(fn, args)
+	case 'b': // BUILD
+		state, err := m.pop()
+		if err != nil {
+			return err
+		}
+		obj, err := m.top()
+		if err != nil {
+			return err
+		}
+		s, ok := obj.(Stater)
+		if !ok {
+			return fmt.Errorf("pickle: BUILD on %T", obj)
+		}
+		return s.SetState(state)
+	case 'P': // PERSID
+		s, err := m.line()
+		if err != nil {
+			return err
+		}
+		return m.persistent(s)
+	case 'Q': // BINPERSID
+		pid, err := m.pop()
+		if err != nil {
+			return err
+		}
+		return m.persistent(pid)
+	default:
+		// INST, OBJ, EXT1/2/4, NEXT_BUFFER, READONLY_BUFFER and unknown opcodes.
+		return fmt.Errorf("pickle: unsupported opcode 0x%02x", op)
+	}
+	return nil
+}
+
+func (m *machine) sized(op byte) error {
+	var n uint64
+	switch op {
+	case 'U', 0x8c, 'C': // 1-byte length
+		b, err := m.need(1)
+		if err != nil {
+			return err
+		}
+		n = uint64(b[0])
+	case 'T', 'X', 'B': // 4-byte length
+		b, err := m.need(4)
+		if err != nil {
+			return err
+		}
+		n = u32(b)
+		if op == 'T' && int32(n) < 0 {
+			return errors.New("pickle: negative BINSTRING length")
+		}
+	default: // 8-byte length
+		b, err := m.need(8)
+		if err != nil {
+			return err
+		}
+		n = binary.LittleEndian.Uint64(b)
+	}
+	b, err := m.need(n)
+	if err != nil {
+		return err
+	}
+	switch op {
+	case 'X', 0x8c, 0x8d:
+		if !utf8.Valid(b) {
+			return errors.New("pickle: invalid UTF-8 in a unicode string")
+		}
+		m.push(string(b))
+	case 'T', 'U': // Python 2 str: text for our purposes
+		m.push(string(b))
+	default:
+		m.push(append([]byte(nil), b...))
+	}
+	return nil
+}
+
+func setItems(d *Dict, items []any) error {
+	if len(items)%2 != 0 {
+		return errors.New("pickle: odd number of items for a dict")
+	}
+	for i := 0; i < len(items); i += 2 {
+		if err := d.Set(items[i], items[i+1]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
