@@ -121,7 +121,7 @@ func TestDenseRounding(t *testing.T) {
 	}{
 		{"dense<1.000488281250000001> : tensor<f16>", 0x3C01},
 		{"dense<1.000488281249999999> : tensor<f16>", 0x3C00},
-		{"dense<1.00048828125> : tensor<f16>", 0x3C00},       // exact tie: to even
+		{"dense<1.00048828125> : tensor<f16>", 0x3C00},         // exact tie: to even
 		{"dense<1.003906250000000001> : tensor<bf16>", 0x3F81}, // 1 + 2^-8 + tiny
 		{"dense<-1.000488281250000001> : tensor<f16>", 0xBC01},
 	}
