@@ -3,6 +3,7 @@ package stablehlo
 import (
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/torchtpu/torchtpu/literal"
 )
@@ -164,5 +165,9 @@ func FormatFloat(v float64) string {
 		return "0x" + strconv.FormatUint(math.Float64bits(v), 16)
 	}
 	s := strconv.FormatFloat(v, 'e', -1, 64)
+	if !strings.Contains(s, ".") { // MLIR float literals need a '.': 1e-01 -> 1.0e-01
+		k := strings.IndexByte(s, 'e')
+		s = s[:k] + ".0" + s[k:]
+	}
 	return s
 }

@@ -9,8 +9,8 @@ import (
 func init() {
 	registerInfer(inferWhile, "stablehlo.while")
 	registerInfer(inferIfCase, "stablehlo.if", "stablehlo.case")
-	registerInfer(inferPassThrough, "stablehlo.optimization_barrier", "stablehlo.collective_permute",
-		"stablehlo.collective_broadcast", "stablehlo.cross-replica-sum")
+	registerInfer(inferPassThrough, "stablehlo.optimization_barrier", "stablehlo.cross-replica-sum")
+	registerInfer(inferCollective, "stablehlo.collective_permute", "stablehlo.collective_broadcast")
 	registerInfer(inferTuple, "stablehlo.tuple")
 	registerInfer(inferGetTupleElement, "stablehlo.get_tuple_element")
 	registerInfer(inferToken, "stablehlo.after_all", "stablehlo.create_token")
@@ -112,6 +112,19 @@ func inferIfCase(op *Op) ([]Type, error) {
 }
 
 func inferPassThrough(op *Op) ([]Type, error) { return inferPassThroughTypes(op), nil }
+
+// inferCollective: results have the operands' types, except for a trailing
+// root operand when has_dynamic_root is set.
+func inferCollective(op *Op) ([]Type, error) {
+	n := len(op.Operands)
+	if op.Attr("has_dynamic_root") != nil {
+		n--
+	}
+	if n <= 0 {
+		return nil, fmt.Errorf("has no data operands")
+	}
+	return inferPassThroughTypes(op)[:n], nil
+}
 
 func inferTuple(op *Op) ([]Type, error) {
 	return []Type{&TupleType{Elems: inferPassThroughTypes(op)}}, nil
