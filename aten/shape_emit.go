@@ -1,0 +1,240 @@
+package aten
+
+import (
+	"math"
+
+	"github.com/torchtpu/torchtpu/dtype"
+	"github.com/torchtpu/torchtpu/literal"
+	"github.com/torchtpu/torchtpu/stablehlo"
+)
+
+// Emission helpers for data movement, shared by the view, indexing and nn
+// families. They are free functions (not LowerCtx methods) so that the
+// LowerCtx API stays the registry's.
+
+func emitTranspose(c *LowerCtx, v *stablehlo.Value, perm []int64) *stablehlo.Value {
+	identity := true
+	for i, p := range perm {
+		if p != int64(i) {
+			identity = false
+		}
+	}
+	if identity {
+		return v
+	}
+	return c.Op1("stablehlo.transpose", []*stablehlo.Value{v}, []stablehlo.NamedAttr{I64s("permutation", perm)})
+}
+
+// emitSlice emits stablehlo.slice; strides nil means 1.
+func emitSlice(c *LowerCtx, v *stablehlo.Value, start, limit, strides []int64) *stablehlo.Value {
+	if strides == nil {
+		strides = make([]int64, len(start))
+		for i := range strides {
+			strides[i] = 1
+		}
+	}
+	return c.Op1("stablehlo.slice", []*stablehlo.Value{v}, []stablehlo.NamedAttr{
+		I64s("start_indices", start), I64s("limit_indices", limit), I64s("strides", strides)})
+}
+
+// sliceDim takes [start, start+count*step) with step along one dim.
+func sliceDim(c *LowerCtx, v *stablehlo.Value, dim int, start, count, step int64) *stablehlo.Value {
+	shape := c.Shape(v)
+	if start == 0 && step == 1 && count == shape[dim] {
+		return v
+	}
+	st := make([]int64, len(shape))
+	lim := append([]int64(nil), shape...)
+	str := make([]int64, len(shape))
+	for i := range str {
+		str[i] = 1
+	}
+	st[dim] = start
+	lim[dim] = start + (count-1)*step + 1
+	if count == 0 {
+		lim[dim] = start
+	}
+	str[dim] = step
+	return emitSlice(c, v, st, lim, str)
+}
+
+func emitConcat(c *LowerCtx, vs []*stablehlo.Value, dim int) *stablehlo.Value {
+	if len(vs) == 1 {
+		return vs[0]
+	}
+	return c.Op1("stablehlo.concatenate", vs, []stablehlo.NamedAttr{Attr("dimension", &stablehlo.IntAttr{Value: int64(dim)})})
+}
+
+func emitReverse(c *LowerCtx, v *stablehlo.Value, dims []int64) *stablehlo.Value {
+	if len(dims) == 0 {
+		return v
+	}
+	return c.Op1("stablehlo.reverse", []*stablehlo.Value{v}, []stablehlo.NamedAttr{I64s("dimensions", dims)})
+}
+
+// emitPad pads with a 0-d value; negative amounts crop.
+func emitPad(c *LowerCtx, v, padValue *stablehlo.Value, lo, hi []int64) *stablehlo.Value {
+	return c.Op1("stablehlo.pad", []*stablehlo.Value{v, padValue}, []stablehlo.NamedAttr{
+		I64s("edge_padding_low", lo), I64s("edge_padding_high", hi), I64s("interior_padding", make([]int64, len(lo)))})
+}
+
+// emitDot emits dot_general with the given dimension numbers and result
+// element type (HIGHEST precision: what PyTorch's fp32 matmul computes).
+func emitDot(c *LowerCtx, a, b *stablehlo.Value, dd *stablehlo.DotDims, out dtype.DType) *stablehlo.Value {
+	hi := &stablehlo.EnumAttr{Dialect: "stablehlo", Kind: "precision", Value: "HIGHEST"}
+	attrs := []stablehlo.NamedAttr{
+		Attr("dot_dimension_numbers", dd),
+		Attr("precision_config", stablehlo.ArrayAttr{hi, hi}),
+	}
+	op := c.Op("stablehlo.dot_general", []*stablehlo.Value{a, b}, attrs)
+	if len(op.Results) == 0 {
+		return c.placeholder(stablehlo.Tensor(out))
+	}
+	r := op.Results[0]
+	if c.DType(r) != out {
+		return c.Convert(r, out)
+	}
+	return r
+}
+
+// emitGather emits stablehlo.gather.
+func emitGather(c *LowerCtx, operand, indices *stablehlo.Value, g *stablehlo.GatherDims, sizes []int64) *stablehlo.Value {
+	return c.Op1("stablehlo.gather", []*stablehlo.Value{operand, indices}, []stablehlo.NamedAttr{
+		Attr("dimension_numbers", g), I64s("slice_sizes", sizes),
+		Attr("indices_are_sorted", stablehlo.BoolAttr(false))})
+}
+
+// emitScatter emits stablehlo.scatter whose body combines (old, update)
+// with combine; nil combine replaces.
+func emitScatter(c *LowerCtx, operand, indices, updates *stablehlo.Value, s *stablehlo.ScatterDims,
+	combine func(sub *LowerCtx, old, upd *stablehlo.Value) *stablehlo.Value) *stablehlo.Value {
+	scalar := stablehlo.Tensor(c.DType(operand))
+	r := c.Region([]stablehlo.Type{scalar, scalar}, func(sub *LowerCtx, a []*stablehlo.Value) []*stablehlo.Value {
+		if combine == nil {
+			return []*stablehlo.Value{a[1]}
+		}
+		return []*stablehlo.Value{combine(sub, a[0], a[1])}
+	})
+	op := c.OpRegions("stablehlo.scatter", []*stablehlo.Value{operand, indices, updates}, []stablehlo.NamedAttr{
+		Attr("scatter_dimension_numbers", s),
+		Attr("indices_are_sorted", stablehlo.BoolAttr(false)),
+		Attr("unique_indices", stablehlo.BoolAttr(false))}, []*stablehlo.Region{r})
+	if len(op.Results) == 0 {
+		return c.placeholder(operand.Type)
+	}
+	return op.Results[0]
+}
+
+// constI64 emits an int64 constant of the given shape and data.
+func constI64(c *LowerCtx, shape []int64, data []int64) *stablehlo.Value {
+	lit, err := literal.New(dtype.I64, shape)
+	if err != nil {
+		c.Errorf("constant: %w", err)
+		return c.placeholder(stablehlo.Tensor(dtype.I64, shape...))
+	}
+	for i, x := range data {
+		lit.SetInt64(i, x)
+	}
+	return c.Const(lit)
+}
+
+// constF emits a float constant of dt with the given data.
+func constF(c *LowerCtx, dt dtype.DType, shape []int64, data []float64) *stablehlo.Value {
+	lit, err := literal.New(dt, shape)
+	if err != nil {
+		c.Errorf("constant: %w", err)
+		return c.placeholder(stablehlo.Tensor(dt, shape...))
+	}
+	for i, x := range data {
+		lit.SetFloat64(i, x)
+	}
+	return c.Const(lit)
+}
+
+// takeAlong gathers v along dim at constant indices idx (of shape
+// idxShape): the result has dim replaced by idxShape's dims.
+func takeAlong(c *LowerCtx, v *stablehlo.Value, dim int, idxShape []int64, idx []int64) *stablehlo.Value {
+	ind := constI64(c, idxShape, idx)
+	return takeAlongV(c, v, dim, ind)
+}
+
+// takeAlongV is takeAlong with an index tensor (int64, in range).
+func takeAlongV(c *LowerCtx, v *stablehlo.Value, dim int, ind *stablehlo.Value) *stablehlo.Value {
+	shape := c.Shape(v)
+	k := int64(c.Rank(ind))
+	sizes := append([]int64(nil), shape...)
+	sizes[dim] = 1
+	var offset []int64
+	for i := range shape {
+		if i == dim {
+			continue
+		}
+		o := int64(i)
+		if i > dim {
+			o += k - 1
+		}
+		offset = append(offset, o)
+	}
+	g := &stablehlo.GatherDims{OffsetDims: offset, CollapsedSliceDims: []int64{int64(dim)},
+		StartIndexMap: []int64{int64(dim)}, IndexVectorDim: k}
+	out := emitGather(c, v, ind, g, sizes)
+	return out
+}
+
+// reduceInit reduces v over dims with a binary body op and an init value
+// given as a 0-d tensor.
+func reduceInit(c *LowerCtx, v *stablehlo.Value, dims []int64, body string, init *stablehlo.Value) *stablehlo.Value {
+	scalar := stablehlo.Tensor(c.DType(v))
+	r := c.Region([]stablehlo.Type{scalar, scalar}, func(s *LowerCtx, a []*stablehlo.Value) []*stablehlo.Value {
+		return []*stablehlo.Value{s.Binary(body, a[0], a[1])}
+	})
+	op := c.OpRegions("stablehlo.reduce", []*stablehlo.Value{v, init}, []stablehlo.NamedAttr{I64s("dimensions", dims)}, []*stablehlo.Region{r})
+	if len(op.Results) == 0 {
+		return c.placeholder(scalar)
+	}
+	return op.Results[0]
+}
+
+// keepDims reshapes a reduction result back to v's rank with the reduced
+// dims of size 1.
+func keepDims(c *LowerCtx, r *stablehlo.Value, inShape []int64, dims []int64) *stablehlo.Value {
+	shape := append([]int64(nil), inShape...)
+	for _, d := range dims {
+		shape[d] = 1
+	}
+	return c.Reshape(r, shape)
+}
+
+// seqI64 is [0, 1, ..., n-1].
+func seqI64(n int) []int64 {
+	out := make([]int64, n)
+	for i := range out {
+		out[i] = int64(i)
+	}
+	return out
+}
+
+// lowestConst is the 0-d start of a max-reduction: -inf for floats, the
+// minimum for integers, false for bool.
+func lowestConst(c *LowerCtx, dt dtype.DType) *stablehlo.Value {
+	switch {
+	case dt.IsFloat():
+		return c.Splat(dt, nil, math.Inf(-1))
+	case dt == dtype.Bool || dt.IsUnsigned():
+		return c.SplatInt(dt, nil, 0)
+	}
+	return c.SplatInt(dt, nil, -1<<(dt.Bits()-1))
+}
+
+// highestConst is the 0-d start of a min-reduction.
+func highestConst(c *LowerCtx, dt dtype.DType) *stablehlo.Value {
+	switch {
+	case dt.IsFloat():
+		return c.Splat(dt, nil, math.Inf(1))
+	case dt == dtype.Bool:
+		return c.SplatInt(dt, nil, 1)
+	case dt.IsUnsigned():
+		return c.SplatInt(dt, nil, -1) // all ones, wrapped to the width
+	}
+	return c.SplatInt(dt, nil, 1<<(dt.Bits()-1)-1)
+}

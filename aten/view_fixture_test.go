@@ -1,0 +1,160 @@
+package aten_test
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	_ "github.com/torchtpu/torchtpu/backend/native"
+	"github.com/torchtpu/torchtpu/dtype"
+	"github.com/torchtpu/torchtpu/literal"
+	"github.com/torchtpu/torchtpu/pt2"
+	"github.com/torchtpu/torchtpu/runtime"
+	"github.com/torchtpu/torchtpu/safetensors"
+)
+
+// The fixture cases of the view, indexing, linalg and nn families: each
+// runs through pt2 → runtime → native backend and is compared with
+// PyTorch's outputs. FAMILY_CASES=name1,name2 narrows the list.
+
+var familyOpCases = strings.Fields(`
+norm_float32 norm_bfloat16 softmax_float32 softmax_bfloat16 log_softmax_float32 log_softmax_bfloat16
+sort_float32 sort_bfloat16 sort_int64 sort_desc_float32 sort_desc_bfloat16 sort_desc_int64
+topk_float32 topk_bfloat16 topk_int64 argsort_float32 argsort_bfloat16 argsort_int64
+reshape permute transpose expand slice_step slice_neg select unsqueeze squeeze flip roll repeat
+cat stack split chunk narrow tril triu_k flatten unbind pad_const pad_reflect pad_replicate
+contiguous_t diagonal tile movedim unfold index_select gather scatter scatter_add
+scatter_reduce_amax index_tensor index_2d index_neg index_put index_put_acc embedding one_hot
+nonzero masked_select unique eye mm bmm matmul_bcast matmul_vec addmm linear einsum mm_bf16
+mm_int outer conv2d conv2d_s2p1 conv2d_dil_groups conv2d_depthwise conv1d conv3d
+conv_transpose2d conv_transpose1d max_pool2d max_pool2d_ceil avg_pool2d avg_pool2d_nopad
+adaptive_avg_pool2d adaptive_avg_pool2d_1 max_pool1d batch_norm_eval layer_norm group_norm
+instance_norm rms_norm sdpa sdpa_causal sdpa_mask interp_nearest interp_bilinear
+interp_bilinear_ac pixel_shuffle cross_entropy mse_loss nll_loss dropout_eval cdist glu prelu`)
+
+var familyModelCases = strings.Fields(`mlp mlp_dynamic_batch cnn_small cnn_small_core_aten resnet18
+transformer_encoder_layer transformer_encoder_layer_core_aten transformer_encoder_dynamic_seq mlp_bf16 gpt2_tiny`)
+
+func fixtureDir(t *testing.T) string {
+	dir := filepath.Join("..", "..", "shared", "fixtures")
+	if _, err := os.Stat(dir); err != nil {
+		t.Skipf("fixtures missing: %v", err)
+	}
+	return dir
+}
+
+func TestFamilyFixtures(t *testing.T) {
+	root := fixtureDir(t)
+	cases := map[string][]string{"ops": familyOpCases, "models": familyModelCases}
+	filter := map[string]bool{}
+	for _, n := range strings.Split(os.Getenv("FAMILY_CASES"), ",") {
+		if n != "" {
+			filter[n] = true
+		}
+	}
+	for _, sub := range []string{"ops", "models"} {
+		pass, total := 0, 0
+		for _, name := range cases[sub] {
+			if len(filter) > 0 && !filter[name] {
+				continue
+			}
+			total++
+			if err := runFixture(filepath.Join(root, sub, name)); err != nil {
+				t.Errorf("%s/%s: %v", sub, name, err)
+				continue
+			}
+			pass++
+		}
+		t.Logf("%s: %d of %d pass", sub, pass, total)
+	}
+}
+
+func runFixture(base string) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("panic: %v", r)
+		}
+	}()
+	p, err := pt2.Load(base + ".pt2")
+	if err != nil {
+		return err
+	}
+	io, err := safetensors.Load(base + ".io.safetensors")
+	if err != nil {
+		return err
+	}
+	weights := map[string]*literal.Literal{}
+	for _, m := range []map[string]*literal.Literal{p.Params, p.Buffers, p.Constants} {
+		for k, v := range m {
+			weights[k] = v
+		}
+	}
+	prog, err := runtime.New(p.Graph, weights, "cpu")
+	if err != nil {
+		return err
+	}
+	outs, _, err := prog.Run(context.Background(), io.Inputs())
+	if err != nil {
+		return err
+	}
+	want := io.Outputs()
+	if len(outs) != len(want) {
+		return fmt.Errorf("%d outputs, want %d", len(outs), len(want))
+	}
+	for i := range want {
+		if err := compareLit(outs[i], want[i]); err != nil {
+			return fmt.Errorf("output %d: %w", i, err)
+		}
+	}
+	return nil
+}
+
+func compareLit(got, want *literal.Literal) error {
+	if got.DType != want.DType {
+		return fmt.Errorf("dtype %v, want %v", got.DType, want.DType)
+	}
+	if fmt.Sprint(got.Shape) != fmt.Sprint(want.Shape) {
+		return fmt.Errorf("shape %v, want %v", got.Shape, want.Shape)
+	}
+	rtol, atol := 1e-5, 1e-6
+	switch want.DType {
+	case dtype.BF16:
+		rtol, atol = 1.6e-2, 1e-2
+	case dtype.F16:
+		rtol, atol = 2e-3, 1e-3
+	case dtype.F32:
+		rtol, atol = 1.3e-5, 1e-5
+	}
+	bad := 0
+	first := ""
+	for i := 0; i < want.Len(); i++ {
+		if want.DType.IsFloat() {
+			g, w := got.Float64(i), want.Float64(i)
+			if math.IsNaN(w) && math.IsNaN(g) || g == w {
+				continue
+			}
+			if math.Abs(g-w) <= atol+rtol*math.Abs(w) {
+				continue
+			}
+			if bad == 0 {
+				first = fmt.Sprintf("element %d: got %v, want %v", i, g, w)
+			}
+			bad++
+			continue
+		}
+		if got.Int64(i) != want.Int64(i) {
+			if bad == 0 {
+				first = fmt.Sprintf("element %d: got %v, want %v", i, got.Int64(i), want.Int64(i))
+			}
+			bad++
+		}
+	}
+	if bad > 0 {
+		return fmt.Errorf("%d of %d elements differ; %s", bad, want.Len(), first)
+	}
+	return nil
+}
