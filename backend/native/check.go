@@ -13,8 +13,11 @@ import (
 // of stablehlo.custom_call used by the testdata files. Semantics follow
 // the StableHLO reference (stablehlo/tests/CheckOps.cpp and the fallback
 // in stablehlo-translate --interpret):
-//   - expect_eq: elements equal (floats by IEEE ==, so NaN != NaN and
-//     -0 == +0; complex part by part);
+//   - expect_eq: elements equal (floats by IEEE ==, so -0 == +0; complex
+//     part by part). One deviation: NaN equals NaN here, where the
+//     reference's APFloat == says no; the suite disables the files that
+//     expect a NaN (sort_float32_5, top_k_float32_5: StableHLO issue #2497)
+//     for that reason only;
 //   - expect_almost_eq: |a-b| <= tolerance (default 1e-4), NaN matches NaN,
 //     infinities must be equal;
 //   - expect_close: min_ulp <= ULP distance <= max_ulp (defaults 0 and 1);
@@ -171,9 +174,9 @@ func expectEq(a, b *literal.Literal) error {
 		switch {
 		case d.IsComplex():
 			x, y := a.Complex128(i), b.Complex128(i)
-			eq = real(x) == real(y) && imag(x) == imag(y)
+			eq = sameFloat(real(x), real(y)) && sameFloat(imag(x), imag(y))
 		case d.IsFloat():
-			eq = a.Float64(i) == b.Float64(i)
+			eq = sameFloat(a.Float64(i), b.Float64(i))
 		default:
 			eq = a.Int64(i) == b.Int64(i)
 		}
@@ -184,6 +187,9 @@ func expectEq(a, b *literal.Literal) error {
 	}
 	return nil
 }
+
+// sameFloat is IEEE equality, with NaN equal to NaN.
+func sameFloat(x, y float64) bool { return x == y || x != x && y != y }
 
 func almostEq(f, g, tol float64) bool {
 	if f == g {

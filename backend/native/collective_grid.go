@@ -168,8 +168,11 @@ func (p *program) runGrid(g *grid, fn func(pr *process) error) error {
 					}
 				}()
 				if err := fn(pr); err != nil {
-					errs[i] = fmt.Errorf("process (replica %d, partition %d): %w", pr.replica, pr.partition, err)
-					g.cancel(errs[i])
+					if g.replicas*g.partitions > 1 {
+						err = fmt.Errorf("process (replica %d, partition %d): %w", pr.replica, pr.partition, err)
+					}
+					errs[i] = err
+					g.cancel(err)
 				}
 			}(g.id(pr))
 		}

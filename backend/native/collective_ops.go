@@ -56,37 +56,65 @@ func reduceMembers(env Env, op *stablehlo.Op, members [][]*literal.Literal) ([]*
 	if len(members) == 1 {
 		return out, nil
 	}
-	args := make([]Value, 2*n)
-	for e := 0; e < out[0].Len(); e++ {
-		for j := 0; j < n; j++ {
-			args[j] = elemAsScalar(out[j], e)
-		}
-		for m := 1; m < len(members); m++ {
-			for j := 0; j < n; j++ {
-				args[n+j] = elemAsScalar(members[m][j], e)
-			}
-			r, err := env.CallRegion(comp, args)
-			if err != nil {
+	// The computation takes all operands at once (2n arguments) or, for
+	// a variadic op with a binary computation, is applied to each operand.
+	joint := true
+	if b := comp.Entry(); b != nil && n > 1 && len(b.Args) == 2 {
+		joint = false
+	}
+	if joint {
+		for e := 0; e < out[0].Len(); e++ {
+			if err := foldElement(env, comp, members, out, 0, n, e); err != nil {
 				return nil, err
 			}
-			if len(r) != n {
-				return nil, fmt.Errorf("computation returned %d values, want %d", len(r), n)
-			}
-			copy(args, r)
 		}
-		for j := 0; j < n; j++ {
-			s, err := valueTensor(args[j], "computation result")
-			if err != nil {
+		return out, nil
+	}
+	for j := 0; j < n; j++ {
+		for e := 0; e < out[j].Len(); e++ {
+			if err := foldElement(env, comp, members, out, j, j+1, e); err != nil {
 				return nil, err
 			}
-			if s.DType != out[j].DType || s.Len() != 1 {
-				return nil, fmt.Errorf("computation returned %v, want a %v scalar", s, out[j].DType)
-			}
-			sz := s.DType.Size()
-			copy(out[j].Data[e*sz:(e+1)*sz], s.Data)
 		}
 	}
 	return out, nil
+}
+
+// foldElement reduces element e of operands lo..hi over the members.
+func foldElement(env Env, comp *stablehlo.Region, members [][]*literal.Literal, out []*literal.Literal, lo, hi, e int) error {
+	n := hi - lo
+	args := make([]Value, 2*n)
+	for j := 0; j < n; j++ {
+		args[j] = elemAsScalar(out[lo+j], e)
+	}
+	for m := 1; m < len(members); m++ {
+		for j := 0; j < n; j++ {
+			if e >= members[m][lo+j].Len() {
+				return fmt.Errorf("operand #%d differs in size between processes", lo+j)
+			}
+			args[n+j] = elemAsScalar(members[m][lo+j], e)
+		}
+		r, err := env.CallRegion(comp, args)
+		if err != nil {
+			return err
+		}
+		if len(r) != n {
+			return fmt.Errorf("computation returned %d values, want %d", len(r), n)
+		}
+		copy(args, r)
+	}
+	for j := 0; j < n; j++ {
+		s, err := valueTensor(args[j], "computation result")
+		if err != nil {
+			return err
+		}
+		if s.DType != out[lo+j].DType || s.Len() != 1 {
+			return fmt.Errorf("computation returned %v, want a %v scalar", s, out[lo+j].DType)
+		}
+		sz := s.DType.Size()
+		copy(out[lo+j].Data[e*sz:(e+1)*sz], s.Data)
+	}
+	return nil
 }
 
 func evalAllReduce(env Env, op *stablehlo.Op, in []Value) ([]Value, error) {
@@ -313,6 +341,22 @@ func evalCollectiveBroadcast(env Env, op *stablehlo.Op, in []Value) ([]Value, er
 	if err != nil {
 		return nil, err
 	}
+	var roots []int64
+	if dyn, _ := op.Bool("has_dynamic_root"); dyn {
+		// The last operand holds, per result, the index of its source in
+		// the group.
+		if len(ls) < 2 {
+			return nil, fmt.Errorf("has_dynamic_root needs data operands and a root operand")
+		}
+		r := ls[len(ls)-1]
+		ls = ls[:len(ls)-1]
+		if r.Len() != len(ls) || r.DType.IsFloat() || r.DType.IsComplex() {
+			return nil, fmt.Errorf("root operand %v must hold one integer per result (%d)", r, len(ls))
+		}
+		for i := 0; i < r.Len(); i++ {
+			roots = append(roots, r.Int64(i))
+		}
+	}
 	rows, _, err := groupsAttr(op, "replica_groups")
 	if err != nil {
 		return nil, err
@@ -333,5 +377,16 @@ func evalCollectiveBroadcast(env Env, op *stablehlo.Op, in []Value) ([]Value, er
 	if err != nil {
 		return nil, err
 	}
-	return toValues(members[0]), nil
+	out := make([]Value, len(ls))
+	for j := range ls {
+		src := int64(0)
+		if roots != nil {
+			src = roots[j]
+		}
+		if src < 0 || src >= int64(len(g)) {
+			return nil, fmt.Errorf("root %d out of range for a group of %d", src, len(g))
+		}
+		out[j] = members[src][j]
+	}
+	return out, nil
 }

@@ -1,0 +1,91 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/torchtpu/torchtpu/backend/native"
+)
+
+func init() {
+	c := &command{
+		name:    "stablehlo run",
+		usage:   "[-timeout D] [-v] FILE.mlir...",
+		summary: "execute StableHLO test files on the native backend; their checks decide pass/fail",
+	}
+	c.run = func(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
+		return runStablehloRun(ctx, c, args, stdout, stderr)
+	}
+	register(c)
+}
+
+const stablehloRunHelp = `
+Runs StableHLO MLIR files on the embedded native CPU backend, as
+'stablehlo-translate --interpret' does. Every '// -----' chunk of a file is a
+module. In a module with @main, @main is the test (given the arguments of a
+'--args="[...]"' RUN line when it takes any); otherwise every function
+without parameters is a test. The check ops in the file (check.expect_eq,
+check.expect_close, custom_call @check.*, ...) decide whether a test passes;
+a test also fails when it cannot be executed. A @main that needs arguments
+the file does not give is compiled but not run.
+
+For each failing test one line is printed: FILE: FUNCTION: REASON. The last
+line is "N passed, M failed", counting files. The exit status is 0 only when
+no file failed.`
+
+func runStablehloRun(ctx context.Context, c *command, args []string, stdout, stderr io.Writer) (int, error) {
+	fs := newFlags(c, stderr, stablehloRunHelp)
+	timeout := fs.Duration("timeout", time.Minute, "time limit for each test function")
+	verbose := fs.Bool("v", false, "also print a line for each passing file, and interpreter.print output")
+	if err := fs.Parse(args); err != nil {
+		return 2, err
+	}
+	if fs.NArg() == 0 {
+		return 2, fmt.Errorf("%w: no FILE given", errUsage)
+	}
+	opts := native.RunOptions{Timeout: *timeout}
+	if *verbose {
+		opts.Output = stdout
+	}
+	passed, failed := 0, 0
+	for _, path := range fs.Args() {
+		if err := ctx.Err(); err != nil {
+			return 1, err
+		}
+		r := native.RunFile(ctx, path, opts)
+		if r.Passed() {
+			passed++
+			if *verbose {
+				fmt.Fprintf(stdout, "%s: ok (%d tests)\n", path, len(r.Funcs))
+			}
+			continue
+		}
+		failed++
+		if r.Err != nil {
+			fmt.Fprintf(stdout, "%s: %s\n", path, oneLine(r.Err))
+			continue
+		}
+		for _, f := range r.Funcs {
+			if f.Err != nil {
+				fmt.Fprintf(stdout, "%s: %s: %s\n", path, f.Name, oneLine(f.Err))
+			}
+		}
+	}
+	fmt.Fprintf(stdout, "%d passed, %d failed\n", passed, failed)
+	if failed > 0 {
+		return 1, nil
+	}
+	return 0, nil
+}
+
+// oneLine keeps the first line of an error message.
+func oneLine(err error) string {
+	s := err.Error()
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i] + " ..."
+	}
+	return s
+}
