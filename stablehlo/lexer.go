@@ -381,3 +381,9 @@ func closer(open byte) byte {
 	}
 	return '}'
 }
+
+// here skips white space and returns the position of what comes next.
+func (s *scanner) here() int {
+	s.ws()
+	return s.pos
+}

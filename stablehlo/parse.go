@@ -137,7 +137,7 @@ func parseChunk(s *scanner, start, end int) (mods []*Module, err error) {
 
 // parseAliasDef parses `#name = attr` or `!name = type`.
 func (p *parser) parseAliasDef() {
-	at := p.pos
+	at := p.here()
 	sigil := p.src[p.pos]
 	p.pos++
 	name := p.suffixID()
@@ -230,7 +230,7 @@ func (p *parser) lookup(at int, name string) *Value {
 
 // parseUse reads `%name` or `%name#i` and resolves it.
 func (p *parser) parseUse() *Value {
-	at := p.pos
+	at := p.here()
 	name, ok := p.valueName()
 	if !ok {
 		p.fail(p.pos, "expected a value (%%name), found %s", p.describe())

@@ -28,7 +28,7 @@ func (p *parser) parseAttr() Attr { return p.parseAttrMode(modeGeneric) }
 func (p *parser) parseAttrMode(mode int) Attr {
 	p.enter()
 	defer p.leave()
-	at := p.pos
+	at := p.here()
 	c := p.peek()
 	switch {
 	case c == 0:
@@ -121,7 +121,7 @@ func (p *parser) parseDict() DictAttr {
 		return d
 	}
 	for {
-		at := p.pos
+		at := p.here()
 		var name string
 		if p.peek() == '"' {
 			name = p.stringLit()
@@ -152,7 +152,7 @@ func (p *parser) parseDict() DictAttr {
 // parseNumberAttr parses an integer or float, with an optional `: type`.
 // `: i64` and `: f64` (MLIR's defaults) leave Type nil.
 func (p *parser) parseNumberAttr(mode int) Attr {
-	at := p.pos
+	at := p.here()
 	txt := p.numberText()
 	if txt == "" {
 		p.fail(at, "expected a number, found %s", p.describe())
@@ -251,7 +251,7 @@ func (p *parser) parseDenseArray(at int) Attr {
 	}
 	p.expect(":")
 	for {
-		vat := p.pos
+		vat := p.here()
 		switch {
 		case p.acceptKeyword("true"):
 			a.Ints = append(a.Ints, 1)

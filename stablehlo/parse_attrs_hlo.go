@@ -8,7 +8,7 @@ import "strconv"
 // other #dialect.name<...> (as a StructAttr when its body is `k = v, ...`,
 // else kept verbatim).
 func (p *parser) parseHashAttr(mode int) Attr {
-	at := p.pos
+	at := p.here()
 	p.pos++ // '#'
 	name := p.suffixID()
 	if p.pos >= p.end || p.src[p.pos] != '<' {
@@ -39,7 +39,7 @@ func (p *parser) parseHashAttr(mode int) Attr {
 		return c
 	}
 	dialect, kind, hasKind := cutDot(name)
-	bodyAt := p.pos
+	bodyAt := p.here()
 	if !hasKind {
 		// #dialect<kind VALUE>
 		var e *EnumAttr
@@ -125,7 +125,7 @@ func (p *parser) dimFields(at int, what string, lists map[string]*[]int64, ints 
 		return
 	}
 	for {
-		fat := p.pos
+		fat := p.here()
 		k := p.expectIdent("a field name")
 		p.expect("=")
 		if l, ok := lists[k]; ok {
@@ -200,7 +200,7 @@ func (p *parser) parseConvRaw(at int) *ConvDims {
 		"output_feature_dimension":        &c.OutputFeatureDim,
 	}
 	for {
-		fat := p.pos
+		fat := p.here()
 		k := p.expectIdent("a field name")
 		p.expect("=")
 		if l, ok := lists[k]; ok {
@@ -226,7 +226,7 @@ func (p *parser) parseConvRaw(at int) *ConvDims {
 // parseConvDims parses `[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]`.
 func (p *parser) parseConvDims() *ConvDims {
 	c := &ConvDims{}
-	at := p.pos
+	at := p.here()
 	in := p.convLayout("bf")
 	if p.peek() != 'x' {
 		p.fail(p.pos, "expected 'x' in convolution dimension numbers")
@@ -252,14 +252,14 @@ type convLayout struct {
 // convLayout parses one `[...]` of conv dimension numbers; letters are
 // the two non-spatial dims (b,f for activations, i,o for the kernel).
 func (p *parser) convLayout(letters string) convLayout {
-	at := p.pos
+	at := p.here()
 	p.expect("[")
 	l := convLayout{a: -1, b: -1}
 	var spatialAt []int64
 	var seen []bool
 	for pos := int64(0); ; pos++ {
 		p.ws()
-		tat := p.pos
+		tat := p.here()
 		switch {
 		case p.acceptKeyword(letters[:1]):
 			if l.a >= 0 {

@@ -27,7 +27,7 @@ func (p *parser) parseDense(at int) *DenseAttr {
 	)
 	switch p.peek() {
 	case '"':
-		hat := p.pos
+		hat := p.here()
 		hex = p.stringLit()
 		if len(hex) < 2 || hex[:2] != "0x" {
 			p.fail(hat, "string dense elements are not supported")
@@ -45,7 +45,7 @@ func (p *parser) parseDense(at int) *DenseAttr {
 	}
 	p.expect(">")
 	p.expect(":")
-	tat := p.pos
+	tat := p.here()
 	tt, ok := p.parseType().(*TensorType)
 	if !ok {
 		p.fail(tat, "dense elements need a tensor type")
@@ -98,7 +98,7 @@ func sameShape(a, b []int64) bool {
 func (p *parser) denseList(elems *[]denseElem) []int64 {
 	p.enter()
 	defer p.leave()
-	at := p.pos
+	at := p.here()
 	p.expect("[")
 	if p.accept("]") {
 		return []int64{0}
@@ -129,7 +129,7 @@ func (p *parser) denseList(elems *[]denseElem) []int64 {
 
 // denseScalar parses one element: a number, true/false or (re, im).
 func (p *parser) denseScalar(elems *[]denseElem) {
-	at := p.pos
+	at := p.here()
 	switch {
 	case p.accept("("):
 		for i := 0; i < 2; i++ {

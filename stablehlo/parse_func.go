@@ -9,7 +9,7 @@ package stablehlo
 func (p *parser) parseFunc() *Func {
 	p.enter()
 	defer p.leave()
-	at := p.pos
+	at := p.here()
 	if !p.acceptKeyword("func.func") {
 		p.expectKeyword("func")
 	}
@@ -32,7 +32,7 @@ func (p *parser) parseFunc() *Func {
 	var argAttrs []DictAttr
 	if !p.accept(")") {
 		for i := 0; ; i++ {
-			aat := p.pos
+			aat := p.here()
 			if n, ok := p.valueName(); ok {
 				p.expect(":")
 				v := &Value{Type: p.parseType(), Index: i, Name: n}
@@ -162,7 +162,7 @@ func (p *parser) parseBlockLabel() *Block {
 	b := &Block{Args: []*Value{}}
 	if p.accept("(") && !p.accept(")") {
 		for i := 0; ; i++ {
-			at := p.pos
+			at := p.here()
 			n, ok := p.valueName()
 			if !ok {
 				p.fail(at, "expected a block argument, found %s", p.describe())

@@ -16,19 +16,19 @@ type resultDef struct {
 func (p *parser) parseOp() *Op {
 	p.enter()
 	defer p.leave()
-	at := p.pos
+	at := p.here()
 	var defs []resultDef
 	nres := 0
 	if p.peek() == '%' {
 		for {
-			dat := p.pos
+			dat := p.here()
 			name, ok := p.valueName()
 			if !ok {
 				p.fail(p.pos, "expected a result name, found %s", p.describe())
 			}
 			d := resultDef{at: dat, name: name, count: 1}
 			if p.accept(":") {
-				cat := p.pos
+				cat := p.here()
 				n := p.parseInt64()
 				if n < 1 || n > maxResults {
 					p.fail(cat, "bad result count %d", n)
@@ -46,7 +46,7 @@ func (p *parser) parseOp() *Op {
 		}
 		p.expect("=")
 	}
-	opAt := p.pos
+	opAt := p.here()
 	op := &Op{Loc: p.loc(opAt)}
 	var resultTypes []Type
 	if p.peek() == '"' {
@@ -134,7 +134,7 @@ func (p *parser) parseGenericBody(op *Op) []Type {
 		p.addAttrs(op, p.parseDict())
 	}
 	p.expect(":")
-	tat := p.pos
+	tat := p.here()
 	ft, ok := p.parseType().(*FuncType)
 	if !ok {
 		p.fail(tat, "expected a function type (inputs) -> results for %s", op.Name)
@@ -174,7 +174,7 @@ func (p *parser) setAttr(op *Op, name string, v Attr) {
 // only when the op has no results.
 func (p *parser) parseSig(op *Op, nres int) []Type {
 	p.expect(":")
-	at := p.pos
+	at := p.here()
 	if p.peek() == '(' {
 		ft, ok := p.parseType().(*FuncType)
 		if !ok {

@@ -46,7 +46,7 @@ func (p *parser) parseItems(op *Op) *prettyArgs {
 	a := &prettyArgs{}
 	for first := true; ; first = false {
 		c := p.peek()
-		at := p.pos
+		at := p.here()
 		switch {
 		case c == '%':
 			op.Operands = append(op.Operands, p.parseUse())

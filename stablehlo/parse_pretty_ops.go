@@ -19,7 +19,7 @@ func parseConstantOp(p *parser, op *Op, nres int) []Type {
 	if p.peek() == '{' {
 		p.addAttrs(op, p.parseDict())
 	}
-	at := p.pos
+	at := p.here()
 	v := p.parseAttr()
 	var t Type
 	switch v := v.(type) {
@@ -66,7 +66,7 @@ func parseSliceOp(p *parser, op *Op, nres int) []Type {
 func parseGetTupleElementOp(p *parser, op *Op, nres int) []Type {
 	op.Operands = []*Value{p.parseUse()}
 	p.expect("[")
-	at := p.pos
+	at := p.here()
 	i := p.parseInt64()
 	if i < 0 || i > 1<<31-1 {
 		p.fail(at, "bad tuple index %d", i)

@@ -66,7 +66,7 @@ func parseReduceOp(p *parser, op *Op, nres int) []Type {
 	for i := 0; i < n; i++ {
 		p.expect("(")
 		for k := 0; k < 2; k++ {
-			at := p.pos
+			at := p.here()
 			name, ok := p.valueName()
 			if !ok {
 				p.fail(at, "expected a reducer argument, found %s", p.describe())
@@ -103,7 +103,7 @@ func parseWhileOp(p *parser, op *Op, nres int) []Type {
 	var ats []int
 	if !p.accept(")") {
 		for {
-			at := p.pos
+			at := p.here()
 			name, ok := p.valueName()
 			if !ok {
 				p.fail(at, "expected an iteration argument, found %s", p.describe())
@@ -119,7 +119,7 @@ func parseWhileOp(p *parser, op *Op, nres int) []Type {
 	}
 	types := []Type{}
 	if p.accept(":") {
-		tat := p.pos
+		tat := p.here()
 		for {
 			types = append(types, p.parseType())
 			if !p.accept(",") {

@@ -20,7 +20,7 @@ func (p *parser) parseDenseResource(at int) *DenseAttr {
 	name := p.suffixID()
 	p.expect(">")
 	p.expect(":")
-	tat := p.pos
+	tat := p.here()
 	tt, ok := p.parseType().(*TensorType)
 	if !ok || !tt.IsStatic() || tt.Elem.DType.Size() == 0 {
 		p.fail(tat, "dense_resource needs a static tensor type")
@@ -49,7 +49,7 @@ func (p *parser) parseResourceSection() {
 			p.expect(":")
 			p.expect("{")
 			for !p.accept("}") {
-				kat := p.pos
+				kat := p.here()
 				p.ws()
 				key := p.suffixID()
 				p.expect(":")

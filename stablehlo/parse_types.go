@@ -12,7 +12,7 @@ import (
 func (p *parser) parseType() Type {
 	p.enter()
 	defer p.leave()
-	at := p.pos
+	at := p.here()
 	switch p.peek() {
 	case '(':
 		return p.parseFuncType()
@@ -73,7 +73,7 @@ func (p *parser) finishComplex(at int) Type {
 
 // parseElemType parses the element type of a tensor.
 func (p *parser) parseElemType() ElemType {
-	at := p.pos
+	at := p.here()
 	t := p.parseType()
 	e, ok := t.(ElemType)
 	if !ok {
@@ -85,7 +85,7 @@ func (p *parser) parseElemType() ElemType {
 // parseBangType parses !stablehlo.token, !quant.uniform<...>, a type
 // alias, or keeps any other dialect type verbatim.
 func (p *parser) parseBangType() Type {
-	at := p.pos
+	at := p.here()
 	p.pos++ // '!'
 	name := p.suffixID()
 	switch name {
@@ -170,7 +170,7 @@ func (p *parser) parseQuant() *Quant {
 }
 
 func (p *parser) parseScaleZP() (float64, int64) {
-	at := p.pos
+	at := p.here()
 	txt := p.numberText()
 	if txt == "" {
 		p.fail(at, "expected a quantization scale, found %s", p.describe())
@@ -192,7 +192,7 @@ func (p *parser) parseScaleZP() (float64, int64) {
 
 // parseInt64 reads a signed decimal or hex integer.
 func (p *parser) parseInt64() int64 {
-	at := p.pos
+	at := p.here()
 	txt := p.numberText()
 	v, err := strconv.ParseInt(txt, 0, 64)
 	if err != nil {
@@ -276,7 +276,7 @@ func (p *parser) parseTensorBody(at int) *TensorType {
 // #stablehlo.type_extensions<bounds = [16, ?]> set Bounds; any other
 // encoding is parsed and dropped.
 func (p *parser) parseEncoding(t *TensorType) {
-	at := p.pos
+	at := p.here()
 	var b []int64
 	switch {
 	case p.accept("#stablehlo.bounds<"):
