@@ -208,13 +208,19 @@ func convolve(op *stablehlo.Op, lhs, rhs *literal.Literal, cp *convParams) (*lit
 		inv[p] = i
 	}
 	oidx := permutedIndex(canon, inv)
-	switch numClassOf(out.DType) {
-	case clsFloat:
+	switch accumulatorFor(out.DType) {
+	case accF64:
 		c := convRun(g, gatherByIndex(decodeFloats(lhs), lidx), gatherByIndex(decodeFloats(rhs), ridx), gemmF64)
 		encodeFloats(out, gatherByIndex(c, oidx))
-	case clsComplex:
+	case accF32:
+		c := convRun(g, toF32s(gatherByIndex(decodeFloats(lhs), lidx)), toF32s(gatherByIndex(decodeFloats(rhs), ridx)), gemmF32)
+		encodeFloats(out, fromF32s(gatherByIndex(c, oidx)))
+	case accC128:
 		c := convRun(g, gatherByIndex(decodeComplexes(lhs), lidx), gatherByIndex(decodeComplexes(rhs), ridx), gemmC128)
 		encodeComplexes(out, gatherByIndex(c, oidx))
+	case accC64:
+		c := convRun(g, toC64s(gatherByIndex(decodeComplexes(lhs), lidx)), toC64s(gatherByIndex(decodeComplexes(rhs), ridx)), gemmC64)
+		encodeComplexes(out, fromC64s(gatherByIndex(c, oidx)))
 	default:
 		c := convRun(g, gatherByIndex(decodeInts(lhs), lidx), gatherByIndex(decodeInts(rhs), ridx), gemmI64)
 		encodeInts(out, gatherByIndex(c, oidx))
@@ -294,7 +300,7 @@ func convRun[T gemmElem](g *convGeom, lhs, rhs []T, gemm func(b, m, k, n int, a,
 	groups := g.fg * g.bg
 	ocPer := g.outC / groups
 	rows := g.outBatch * g.outSp // im2col rows: (n, o)
-	cols := g.kerC * g.kSp       // im2col cols: (c, k)
+	cols := g.kSp * g.kerC       // im2col cols: (k, c), so each sum runs over kernel positions outside, features inside
 	col := make([]T, rows*cols)
 	wt := make([]T, cols*ocPer)
 	res := make([]T, rows*ocPer)
@@ -310,23 +316,25 @@ func convRun[T gemmElem](g *convGeom, lhs, rhs []T, gemm func(b, m, k, n int, a,
 			for c := 0; c < g.kerC; c++ {
 				src := lhs[((bBase+n)*g.inC+cBase+c)*g.inSp:]
 				for o := 0; o < g.outSp; o++ {
-					dst := col[(n*g.outSp+o)*cols+c*g.kSp:]
+					dst := col[(n*g.outSp+o)*cols+c:]
 					tab := g.table[o*g.kSp : (o+1)*g.kSp]
 					for k, at := range tab {
 						if at >= 0 {
-							dst[k] = src[at]
+							dst[k*g.kerC] = src[at]
 						} else {
 							var zero T
-							dst[k] = zero
+							dst[k*g.kerC] = zero
 						}
 					}
 				}
 			}
 		}
 		for oc := 0; oc < ocPer; oc++ {
-			w := rhs[(grp*ocPer+oc)*cols : (grp*ocPer+oc+1)*cols]
-			for j, v := range w {
-				wt[j*ocPer+oc] = v
+			w := rhs[(grp*ocPer+oc)*cols : (grp*ocPer+oc+1)*cols] // [kerC][kSp]
+			for c := 0; c < g.kerC; c++ {
+				for k := 0; k < g.kSp; k++ {
+					wt[(k*g.kerC+c)*ocPer+oc] = w[c*g.kSp+k]
+				}
 			}
 		}
 		gemm(1, rows, cols, ocPer, col, wt, res)

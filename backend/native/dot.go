@@ -136,8 +136,7 @@ func planDot(op *stablehlo.Op, lshape, rshape []int64, d *stablehlo.DotDims) (*d
 }
 
 // dotGeneral computes a dot_general into a new literal of the op's result
-// element type. Floats accumulate in float64 and round once; integers
-// accumulate with wrap-around; complex in complex128.
+// element type, accumulating in the type accumulatorFor picks.
 func dotGeneral(op *stablehlo.Op, lhs, rhs *literal.Literal, d *stablehlo.DotDims) (*literal.Literal, error) {
 	p, err := planDot(op, lhs.Shape, rhs.Shape, d)
 	if err != nil {
@@ -152,25 +151,28 @@ func dotGeneral(op *stablehlo.Op, lhs, rhs *literal.Literal, d *stablehlo.DotDim
 	}
 	lidx := permutedIndex(lhs.Shape, p.lhsPerm)
 	ridx := permutedIndex(rhs.Shape, p.rhsPerm)
-	switch numClassOf(out.DType) {
-	case clsFloat:
-		a := gatherByIndex(decodeFloats(lhs), lidx)
-		b := gatherByIndex(decodeFloats(rhs), ridx)
-		c := make([]float64, p.batch*p.m*p.n)
-		gemmF64(p.batch, p.m, p.k, p.n, a, b, c)
-		encodeFloats(out, c)
-	case clsComplex:
-		a := gatherByIndex(decodeComplexes(lhs), lidx)
-		b := gatherByIndex(decodeComplexes(rhs), ridx)
-		c := make([]complex128, p.batch*p.m*p.n)
-		gemmC128(p.batch, p.m, p.k, p.n, a, b, c)
-		encodeComplexes(out, c)
+	c := p.batch * p.m * p.n
+	switch accumulatorFor(out.DType) {
+	case accF64:
+		r := make([]float64, c)
+		gemmF64(p.batch, p.m, p.k, p.n, gatherByIndex(decodeFloats(lhs), lidx), gatherByIndex(decodeFloats(rhs), ridx), r)
+		encodeFloats(out, r)
+	case accF32:
+		r := make([]float32, c)
+		gemmF32(p.batch, p.m, p.k, p.n, toF32s(gatherByIndex(decodeFloats(lhs), lidx)), toF32s(gatherByIndex(decodeFloats(rhs), ridx)), r)
+		encodeFloats(out, fromF32s(r))
+	case accC128:
+		r := make([]complex128, c)
+		gemmC128(p.batch, p.m, p.k, p.n, gatherByIndex(decodeComplexes(lhs), lidx), gatherByIndex(decodeComplexes(rhs), ridx), r)
+		encodeComplexes(out, r)
+	case accC64:
+		r := make([]complex64, c)
+		gemmC64(p.batch, p.m, p.k, p.n, toC64s(gatherByIndex(decodeComplexes(lhs), lidx)), toC64s(gatherByIndex(decodeComplexes(rhs), ridx)), r)
+		encodeComplexes(out, fromC64s(r))
 	default:
-		a := gatherByIndex(decodeInts(lhs), lidx)
-		b := gatherByIndex(decodeInts(rhs), ridx)
-		c := make([]int64, p.batch*p.m*p.n)
-		gemmI64(p.batch, p.m, p.k, p.n, a, b, c)
-		encodeInts(out, c)
+		r := make([]int64, c)
+		gemmI64(p.batch, p.m, p.k, p.n, gatherByIndex(decodeInts(lhs), lidx), gatherByIndex(decodeInts(rhs), ridx), r)
+		encodeInts(out, r)
 	}
 	return out, nil
 }

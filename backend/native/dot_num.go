@@ -317,3 +317,63 @@ func storeScalarAt(l *literal.Literal, i int, s *literal.Literal) error {
 	copy(l.Data[i*sz:], s.Data)
 	return nil
 }
+
+// accKind is the type a dot or convolution accumulates in.
+type accKind int
+
+const (
+	accF64 accKind = iota
+	accF32
+	accC128
+	accC64
+	accInt
+)
+
+// accumulatorFor picks the accumulation type for a result element type:
+// f32 for f32 and narrower floats, f64 for f64, complex64/complex128 for
+// complex, int64 (wrapped on store) for integers and booleans.
+func accumulatorFor(d dtype.DType) accKind {
+	switch {
+	case d == dtype.F64:
+		return accF64
+	case d.IsFloat():
+		return accF32
+	case d == dtype.C64:
+		return accC64
+	case d == dtype.C128:
+		return accC128
+	}
+	return accInt
+}
+
+func toF32s(v []float64) []float32 {
+	out := make([]float32, len(v))
+	for i, x := range v {
+		out[i] = float32(x)
+	}
+	return out
+}
+
+func fromF32s(v []float32) []float64 {
+	out := make([]float64, len(v))
+	for i, x := range v {
+		out[i] = float64(x)
+	}
+	return out
+}
+
+func toC64s(v []complex128) []complex64 {
+	out := make([]complex64, len(v))
+	for i, x := range v {
+		out[i] = complex64(x)
+	}
+	return out
+}
+
+func fromC64s(v []complex64) []complex128 {
+	out := make([]complex128, len(v))
+	for i, x := range v {
+		out[i] = complex128(x)
+	}
+	return out
+}
