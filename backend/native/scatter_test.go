@@ -131,6 +131,25 @@ func TestSortStableMultiOperand(t *testing.T) {
 		map[string]stablehlo.Attr{"dimension": &stablehlo.IntAttr{Value: -2}, "is_stable": stablehlo.BoolAttr(true)}, lt)
 	out := mvRun(t, mvEnv{}, op, keys, vals)
 	gk, gv := out[0].(*literal.Literal), out[1].(*literal.Literal)
+
+	// The same order through the region call: negate twice the rhs key, an
+	// op the comparator compiler does not take.
+	t16 := stablehlo.Tensor(dtype.I16)
+	n1 := stablehlo.NewOp("stablehlo.negate", []*stablehlo.Value{blk.Args[1]}, []stablehlo.Type{t16}, nil)
+	n2 := stablehlo.NewOp("stablehlo.negate", []*stablehlo.Value{n1.Result()}, []stablehlo.Type{t16}, nil)
+	cmp := blk.Ops[0]
+	slow := stablehlo.NewOp(cmp.Name, []*stablehlo.Value{blk.Args[0], n2.Result()}, []stablehlo.Type{cmp.Results[0].Type}, cmp.Attrs)
+	ret := stablehlo.NewOp("stablehlo.return", []*stablehlo.Value{slow.Result()}, nil, nil)
+	slowRegion := &stablehlo.Region{Blocks: []*stablehlo.Block{{Args: blk.Args, Ops: []*stablehlo.Op{n1, n2, slow, ret}}}}
+	if compileCmp(slowRegion) != nil {
+		t.Fatal("comparator with negate was compiled")
+	}
+	op2 := mvOp("stablehlo.sort", []stablehlo.Type{mvT(dtype.I16, 3, 40, 2), mvT(dtype.I64, 3, 40, 2)},
+		map[string]stablehlo.Attr{"dimension": &stablehlo.IntAttr{Value: 1}}, slowRegion)
+	out2 := mvRun(t, mvEnv{}, op2, keys, vals)
+	if !bytes.Equal(out2[0].(*literal.Literal).Data, gk.Data) || !bytes.Equal(out2[1].(*literal.Literal).Data, gv.Data) {
+		t.Errorf("sort through the region call differs from the compiled comparator")
+	}
 	for a := int64(0); a < 3; a++ {
 		for c := int64(0); c < 2; c++ {
 			type kv struct{ k, v int64 }

@@ -71,12 +71,34 @@ func kSort(env Env, op *stablehlo.Op, in []Value) ([]Value, error) {
 	var cmpErr error
 	args := make([]Value, 2*len(xs))
 	var base int64 // flat index of element 0 of the current slice
-	scalar := func(x *literal.Literal, k int64) *literal.Literal {
+	view := func(x *literal.Literal, k int64) []byte {
 		esz := int64(x.DType.Size())
 		a := (base + k*inner) * esz
-		return &literal.Literal{DType: x.DType, Shape: []int64{}, Data: x.Data[a : a+esz : a+esz]}
+		return x.Data[a : a+esz : a+esz]
+	}
+	scalar := func(x *literal.Literal, k int64) *literal.Literal {
+		return &literal.Literal{DType: x.DType, Shape: []int64{}, Data: view(x, k)}
+	}
+	prog := compileCmp(cmp)
+	if prog != nil && len(cmp.Entry().Args) != 2*len(xs) {
+		prog = nil
+	}
+	if prog != nil {
+		for i, x := range xs {
+			if 2*i+1 >= len(prog.slots) || prog.slots[2*i].DType != x.DType || prog.slots[2*i+1].DType != x.DType {
+				prog = nil
+				break
+			}
+		}
 	}
 	less := func(a, b int64) bool {
+		if prog != nil {
+			for i, x := range xs {
+				prog.slots[2*i].Data = view(x, a)
+				prog.slots[2*i+1].Data = view(x, b)
+			}
+			return prog.run()
+		}
 		if cmpErr != nil {
 			return false
 		}
