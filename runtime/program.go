@@ -1,0 +1,107 @@
+// Package runtime runs an exported program: it binds the symbolic dims to
+// the concrete inputs, lowers the graph node by node through the aten
+// registry into StableHLO segments, compiles each on a backend and runs it.
+//
+// A program is one segment unless it holds a host fallback (an op whose
+// output shape depends on data, e.g. nonzero): then the graph is cut there,
+// the segment before it runs, the host op runs on literals, and lowering
+// continues with the now-known sizes in a new segment.
+package runtime
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/torchtpu/torchtpu/backend"
+	"github.com/torchtpu/torchtpu/fx"
+	"github.com/torchtpu/torchtpu/literal"
+)
+
+// Program is a graph with its weights, ready to run on one backend.
+type Program struct {
+	Graph *fx.Graph
+	// Weights holds parameters, buffers and tensor constants by FQN
+	// (InputSpec.Target). Buffer mutations update it after each run.
+	Weights map[string]*literal.Literal
+	// Constants holds non-tensor constant inputs by name (optional).
+	Backend backend.Backend
+
+	lastUse map[string]int // value name → index of the last node using it (len(Nodes) for graph outputs)
+}
+
+// Stats counts what a run did.
+type Stats struct {
+	Segments      int            // compiled segments run
+	HostFallbacks map[string]int // host-run ops by name
+	HostBytes     int64          // bytes moved to and from the host for fallbacks
+}
+
+// New prepares a program for the backend registered under device ("" means
+// "cpu").
+func New(g *fx.Graph, weights map[string]*literal.Literal, device string) (*Program, error) {
+	if g == nil || g.Signature == nil {
+		return nil, fmt.Errorf("runtime: graph without a signature")
+	}
+	if device == "" {
+		device = "cpu"
+	}
+	b, err := backend.Open(device)
+	if err != nil {
+		return nil, err
+	}
+	if weights == nil {
+		weights = map[string]*literal.Literal{}
+	}
+	p := &Program{Graph: g, Weights: weights, Backend: b}
+	p.lastUse = map[string]int{}
+	for i, n := range g.Nodes {
+		for _, in := range n.Inputs {
+			for _, name := range in.Arg.ValueNames() {
+				p.lastUse[name] = i
+			}
+		}
+	}
+	for _, o := range g.Outputs {
+		for _, name := range o.ValueNames() {
+			p.lastUse[name] = len(g.Nodes)
+		}
+	}
+	return p, nil
+}
+
+// UserInputs returns the input specs of the user inputs, in order.
+func (p *Program) UserInputs() []fx.InputSpec {
+	var out []fx.InputSpec
+	for _, s := range p.Graph.Signature.Inputs {
+		if s.Kind == fx.InputUser {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// Run executes the program on the user inputs (in the order of the user
+// input specs) and returns the user outputs.
+func (p *Program) Run(ctx context.Context, inputs []*literal.Literal) ([]*literal.Literal, *Stats, error) {
+	r, err := newRun(ctx, p, inputs)
+	if err != nil {
+		return nil, nil, err
+	}
+	for i, n := range p.Graph.Nodes {
+		if err := r.node(i, n); err != nil {
+			return nil, r.stats, nodeError(n, err)
+		}
+	}
+	outs, err := r.finish()
+	return outs, r.stats, err
+}
+
+// nodeError names the node, its op and the Python source line.
+func nodeError(n *fx.Node, err error) error {
+	where := ""
+	if line := n.SourceLine(); line != "" {
+		where = " at " + strings.TrimSpace(line)
+	}
+	return fmt.Errorf("node %s (%s)%s: %w", n.Name, n.Target, where, err)
+}

@@ -1,0 +1,317 @@
+package runtime
+
+import (
+	"fmt"
+
+	"github.com/torchtpu/torchtpu/aten"
+	"github.com/torchtpu/torchtpu/backend"
+	"github.com/torchtpu/torchtpu/fx"
+	"github.com/torchtpu/torchtpu/literal"
+	"github.com/torchtpu/torchtpu/stablehlo"
+)
+
+// segment is the StableHLO function being built: host literals the graph
+// reads become its arguments on first use.
+type segment struct {
+	block  *stablehlo.Block
+	ctx    *aten.LowerCtx
+	params []*literal.Literal
+	// defined lists the value names whose current value is a StableHLO
+	// value of this segment (in definition order).
+	defined []string
+	nops    int
+}
+
+func newSegment() *segment {
+	b := &stablehlo.Block{}
+	return &segment{block: b, ctx: aten.NewLowerCtx(b)}
+}
+
+// param returns the segment argument holding lit, adding it on first use.
+func (s *segment) param(lit *literal.Literal) *stablehlo.Value {
+	for i, p := range s.params {
+		if p == lit {
+			return s.block.Args[i]
+		}
+	}
+	v := &stablehlo.Value{Type: stablehlo.Tensor(lit.DType, lit.Shape...), Index: len(s.block.Args)}
+	s.block.Args = append(s.block.Args, v)
+	s.params = append(s.params, lit)
+	return v
+}
+
+// bind converts a node's fx arguments into aten values for the entry's
+// schema. On the host (host=true) tensors are literals; otherwise they are
+// values of the open segment.
+func (r *run) bind(e *aten.Entry, n *fx.Node, host bool) (*aten.Args, error) {
+	kw := map[string]aten.Value{}
+	var pos []aten.Value
+	for _, in := range n.Inputs {
+		v, err := r.arg(in.Arg, host)
+		if err != nil {
+			return nil, fmt.Errorf("argument %s: %w", in.Name, err)
+		}
+		if in.Name == "" {
+			pos = append(pos, v)
+		} else {
+			kw[in.Name] = v
+		}
+	}
+	return aten.Bind(e.ParsedSchema(), pos, kw)
+}
+
+// arg converts one fx argument.
+func (r *run) arg(a fx.Arg, host bool) (aten.Value, error) {
+	switch a.Kind {
+	case fx.ArgNone:
+		return aten.None(), nil
+	case fx.ArgTensor, fx.ArgOptionalTensor:
+		if a.Name == "" {
+			return aten.None(), nil
+		}
+		return r.tensor(a.Name, host)
+	case fx.ArgTensors, fx.ArgOptionalTensors:
+		items := make([]aten.Value, len(a.Names))
+		for i, name := range a.Names {
+			if name == "" {
+				continue
+			}
+			v, err := r.tensor(name, host)
+			if err != nil {
+				return aten.None(), err
+			}
+			items[i] = v
+		}
+		return aten.ListValue(items...), nil
+	case fx.ArgInt:
+		return aten.IntValue(a.Int), nil
+	case fx.ArgInts:
+		return aten.IntsValue(a.Ints), nil
+	case fx.ArgFloat:
+		return aten.FloatValue(a.Float), nil
+	case fx.ArgFloats:
+		items := make([]aten.Value, len(a.Floats))
+		for i, f := range a.Floats {
+			items[i] = aten.FloatValue(f)
+		}
+		return aten.ListValue(items...), nil
+	case fx.ArgBool:
+		return aten.BoolValue(a.Bool), nil
+	case fx.ArgBools:
+		items := make([]aten.Value, len(a.Bools))
+		for i, b := range a.Bools {
+			items[i] = aten.BoolValue(b)
+		}
+		return aten.ListValue(items...), nil
+	case fx.ArgString:
+		return aten.StrValue(a.Str), nil
+	case fx.ArgStrings:
+		items := make([]aten.Value, len(a.Strs))
+		for i, s := range a.Strs {
+			items[i] = aten.StrValue(s)
+		}
+		return aten.ListValue(items...), nil
+	case fx.ArgSymInt:
+		return r.symInt(a.SymInts[0])
+	case fx.ArgSymInts:
+		items := make([]aten.Value, len(a.SymInts))
+		for i, s := range a.SymInts {
+			v, err := r.symInt(s)
+			if err != nil {
+				return aten.None(), err
+			}
+			items[i] = v
+		}
+		return aten.ListValue(items...), nil
+	case fx.ArgSymBool:
+		s := a.SymBools[0]
+		if s.Name == "" {
+			return aten.BoolValue(s.Const), nil
+		}
+		return r.named(s.Name)
+	case fx.ArgSymFloat:
+		s := a.SymFloats[0]
+		if s.Name == "" {
+			return aten.FloatValue(s.Const), nil
+		}
+		return r.named(s.Name)
+	case fx.ArgScalarType:
+		return aten.DTypeValue(a.DType), nil
+	case fx.ArgMemoryFormat:
+		return aten.StrValue(memoryFormatName(a.MemoryFormat)), nil
+	case fx.ArgLayout:
+		return aten.StrValue("strided"), nil
+	case fx.ArgDevice:
+		return aten.StrValue(a.Device.String()), nil
+	}
+	return aten.None(), fmt.Errorf("arguments of kind %s are not supported", a.Kind)
+}
+
+func memoryFormatName(m fx.MemoryFormat) string {
+	switch m {
+	case fx.ChannelsLast:
+		return "channels_last"
+	case fx.ChannelsLast3d:
+		return "channels_last_3d"
+	case fx.PreserveFormat:
+		return "preserve_format"
+	}
+	return "contiguous_format"
+}
+
+func (r *run) symInt(s fx.SymInt) (aten.Value, error) {
+	if s.Name == "" {
+		return aten.IntValue(s.Const), nil
+	}
+	return r.named(s.Name)
+}
+
+func (r *run) named(name string) (aten.Value, error) {
+	v, ok := r.env[name]
+	if !ok {
+		return aten.None(), fmt.Errorf("value %s is not defined", name)
+	}
+	return v, nil
+}
+
+// tensor returns a tensor value: in the open segment (a literal becomes a
+// segment argument) or, on the host, as a literal.
+func (r *run) tensor(name string, host bool) (aten.Value, error) {
+	v, err := r.named(name)
+	if err != nil {
+		return v, err
+	}
+	if v.Kind != aten.KTensor {
+		return v, nil // a Python scalar in a tensor slot
+	}
+	if host {
+		if v.Lit == nil {
+			return v, fmt.Errorf("value %s is not on the host", name)
+		}
+		return v, nil
+	}
+	if v.T != nil {
+		return v, nil
+	}
+	return aten.TensorValue(r.seg.param(v.Lit)), nil
+}
+
+// flush compiles and runs the open segment, turning every segment value
+// still needed after node i into a host literal, then opens a new one.
+func (r *run) flush(next int) error {
+	seg := r.seg
+	var names []string
+	var outs []*stablehlo.Value
+	for name, v := range r.env {
+		if v.Kind == aten.KTensor && v.T != nil {
+			if r.p.lastUse[name] >= next {
+				names = append(names, name)
+				outs = append(outs, v.T)
+			} else {
+				delete(r.env, name)
+			}
+		}
+	}
+	r.seg = newSegment()
+	if len(outs) == 0 {
+		return nil
+	}
+	lits, err := r.execute(seg, outs)
+	if err != nil {
+		return err
+	}
+	for i, name := range names {
+		r.env[name] = aten.LiteralValue(lits[i])
+	}
+	return nil
+}
+
+// execute compiles seg returning outs and runs it.
+func (r *run) execute(seg *segment, outs []*stablehlo.Value) ([]*literal.Literal, error) {
+	if err := seg.ctx.Err(); err != nil {
+		return nil, err
+	}
+	// Outputs that are segment arguments or constants need no compile when
+	// the segment does nothing else; the general path handles them too.
+	ret := stablehlo.NewOp("func.return", outs, nil, nil)
+	seg.block.Ops = append(seg.block.Ops, ret)
+	argTypes := make([]stablehlo.Type, len(seg.block.Args))
+	for i, a := range seg.block.Args {
+		argTypes[i] = a.Type
+	}
+	resTypes := make([]stablehlo.Type, len(outs))
+	for i, o := range outs {
+		resTypes[i] = o.Type
+	}
+	f := &stablehlo.Func{
+		Name:       "main",
+		Visibility: "public",
+		Type:       &stablehlo.FuncType{Inputs: argTypes, Results: resTypes},
+		Body:       &stablehlo.Region{Blocks: []*stablehlo.Block{seg.block}},
+	}
+	m := &stablehlo.Module{Name: "torchtpu", Funcs: []*stablehlo.Func{f}}
+	exe, err := r.p.Backend.Compile(r.ctx, m, backend.Options{})
+	if err != nil {
+		return nil, fmt.Errorf("compile: %w", err)
+	}
+	lits, err := exe.Run(r.ctx, seg.params)
+	if err != nil {
+		return nil, fmt.Errorf("run: %w", err)
+	}
+	if len(lits) != len(outs) {
+		return nil, fmt.Errorf("run: %d results, want %d", len(lits), len(outs))
+	}
+	r.stats.Segments++
+	return lits, nil
+}
+
+// finish runs the last segment and collects the outputs: user outputs
+// are returned, buffer mutations update the program's weights.
+func (r *run) finish() ([]*literal.Literal, error) {
+	if err := r.flush(len(r.p.Graph.Nodes)); err != nil {
+		return nil, err
+	}
+	g := r.p.Graph
+	var outs []*literal.Literal
+	for i, spec := range g.Signature.Outputs {
+		var arg fx.Arg
+		if i < len(g.Outputs) {
+			arg = g.Outputs[i]
+		} else {
+			arg = spec.Arg
+		}
+		lit, err := r.outputLiteral(arg)
+		if err != nil {
+			return nil, fmt.Errorf("output %d: %w", i, err)
+		}
+		switch spec.Kind {
+		case fx.OutputUser, fx.OutputLoss:
+			outs = append(outs, lit)
+		case fx.OutputBufferMutation, fx.OutputParameterMutation:
+			if lit != nil {
+				r.p.Weights[spec.Target] = lit
+			}
+		}
+	}
+	return outs, nil
+}
+
+// outputLiteral returns an output as a literal (Python scalars become
+// 0-dim tensors: int64, float32 / float64 as PyTorch returns them? they
+// are returned as int64 / float64 here).
+func (r *run) outputLiteral(a fx.Arg) (*literal.Literal, error) {
+	switch a.Kind {
+	case fx.ArgNone:
+		return nil, nil
+	case fx.ArgTensor:
+		v, err := r.named(a.Name)
+		if err != nil {
+			return nil, err
+		}
+		if v.Lit == nil {
+			return nil, fmt.Errorf("%s is not a tensor (%v)", a.Name, v)
+		}
+		return v.Lit, nil
+	}
+	return nil, fmt.Errorf("outputs of kind %s are not supported", a.Kind)
+}
