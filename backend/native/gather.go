@@ -241,6 +241,12 @@ func kTorchIndexSelect(_ Env, op *stablehlo.Op, in []Value) ([]Value, error) {
 	if err != nil {
 		return nil, err
 	}
+	if dim < 0 { // negative values count from the end, as in MHLO
+		dim += int64(x.Rank())
+	}
+	if bd < 0 {
+		bd += int64(idx.Rank())
+	}
 	if !mvIsIndexType(idx.DType) || dim < 0 || dim >= int64(x.Rank()) || bd < 0 || bd > dim || bd > int64(idx.Rank()) {
 		return nil, fmt.Errorf("%s: bad dim %d / batch_dims %d for operand %v and index %v", op.Name, dim, bd, x, idx)
 	}

@@ -131,3 +131,20 @@ func TestGatherBadDimsDoNotPanic(t *testing.T) {
 		}
 	}
 }
+
+// torch_index_select with batch dims: out[b, i, j, r] = x[b, idx[b, i, j], r].
+func TestTorchIndexSelect(t *testing.T) {
+	rng := rand.New(rand.NewSource(12))
+	x := mvRand(rng, dtype.F16, 2, 5, 3)
+	idx := mvRandIdx(rng, dtype.I32, 0, 5, 2, 4, 2)
+	for _, attrs := range []map[string]stablehlo.Attr{
+		{"dim": &stablehlo.IntAttr{Value: 1}, "batch_dims": &stablehlo.IntAttr{Value: 1}},
+		{"dim": &stablehlo.IntAttr{Value: -2}, "batch_dims": &stablehlo.IntAttr{Value: -2}},
+	} {
+		op := mvOp("stablehlo.torch_index_select", []stablehlo.Type{mvT(dtype.F16, 2, 4, 2, 3)}, attrs)
+		got := mvRun(t, nil, op, x, idx)[0].(*literal.Literal)
+		mvCheckAll(t, "torch_index_select", got, []int64{2, 4, 2, 3}, func(i []int64) []byte {
+			return mvElem(x, []int64{i[0], idx.Int64(int(mvFlat(idx.Shape, i[:3]))), i[3]})
+		})
+	}
+}
