@@ -154,12 +154,16 @@ func (m *machine) step(op byte) error {
 			return err
 		}
 		m.push(q)
-	case 'V': // UNICODE (raw-unicode-escape; we accept plain text)
+	case 'V': // UNICODE (raw-unicode-escape)
 		s, err := m.line()
 		if err != nil {
 			return err
 		}
-		m.push(s)
+		u, err := rawUnicodeEscape(s)
+		if err != nil {
+			return err
+		}
+		m.push(u)
 	case 'T', 'U', 'X', 0x8c, 0x8d, 'B', 'C', 0x8e, 0x96: // sized strings and bytes
 		return m.sized(op)
 	case ')':
@@ -442,4 +446,31 @@ func setItems(d *Dict, items []any) error {
 		}
 	}
 	return nil
+}
+
+// rawUnicodeEscape decodes Python's raw-unicode-escape: bytes are Latin-1
+// code points, except \uXXXX and \UXXXXXXXX escapes.
+func rawUnicodeEscape(s string) (string, error) {
+	var out []rune
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == '\\' && i+1 < len(s) && (s[i+1] == 'u' || s[i+1] == 'U') {
+			n := 4
+			if s[i+1] == 'U' {
+				n = 8
+			}
+			if i+2+n > len(s) {
+				return "", errors.New("pickle: truncated \\u escape")
+			}
+			v, err := strconv.ParseUint(s[i+2:i+2+n], 16, 32)
+			if err != nil || v > utf8.MaxRune {
+				return "", fmt.Errorf("pickle: bad escape %q", s[i:i+2+n])
+			}
+			out = append(out, rune(v))
+			i += 1 + n
+			continue
+		}
+		out = append(out, rune(c))
+	}
+	return string(out), nil
 }
