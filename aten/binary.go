@@ -82,7 +82,11 @@ func init() {
 	}
 	lower("aten::div.Tensor_mode", divMode)
 	lower("aten::div.Scalar_mode", divMode)
-	binaryOp("floor_divide", false, true, divFloor)
+	floorDiv := func(c *LowerCtx, a *Args) ([]Value, error) {
+		return one(pointwise(c, false, divFloor, a.Operand("self"), a.Operand("other"))), nil
+	}
+	lower("aten::floor_divide.default", floorDiv)
+	lower("aten::floor_divide.Scalar", floorDiv)
 	binaryOp("remainder", false, true, remainder)
 	binaryOp("fmod", false, true, func(c *LowerCtx, xs []*stablehlo.Value) *stablehlo.Value { return c.Binary("remainder", xs[0], xs[1]) })
 	lower("aten::remainder.Scalar_Tensor", func(c *LowerCtx, a *Args) ([]Value, error) {
@@ -108,7 +112,6 @@ func init() {
 	lower("aten::pow.Scalar", func(c *LowerCtx, a *Args) ([]Value, error) {
 		return one(pointwise(c, false, powFn, scalarOperand(a, "self"), a.Operand("exponent"))), nil
 	})
-	binaryOp("atan2", true, false, func(c *LowerCtx, xs []*stablehlo.Value) *stablehlo.Value { return c.Binary("atan2", xs[0], xs[1]) })
 	lower("aten::atan2.default", func(c *LowerCtx, a *Args) ([]Value, error) {
 		return one(pointwise(c, true, func(c *LowerCtx, xs []*stablehlo.Value) *stablehlo.Value { return c.Binary("atan2", xs[0], xs[1]) }, a.Operand("self"), a.Operand("other"))), nil
 	})
@@ -121,15 +124,17 @@ func init() {
 			c.Compare("EQ", c.Binary("divide", c.Like(y, 1), y), c.Like(y, math.Inf(-1))))
 		return c.Select(neg, c.Unary("negate", x), x)
 	})
-	binaryOp("xlogy", true, true, func(c *LowerCtx, xs []*stablehlo.Value) *stablehlo.Value {
+	binaryOp("xlogy", true, false, func(c *LowerCtx, xs []*stablehlo.Value) *stablehlo.Value {
 		x, y := xs[0], xs[1]
 		r := c.Binary("multiply", x, c.Unary("log", y))
 		r = c.Select(c.Compare("EQ", x, c.Like(x, 0)), c.Like(x, 0), r)
 		return c.Select(c.IsNaN(y), y, r)
 	})
-	lower("aten::xlogy.Scalar_Self", func(c *LowerCtx, a *Args) ([]Value, error) {
+	xlogyScalar := func(c *LowerCtx, a *Args) ([]Value, error) {
 		return c.Call("aten::xlogy.Tensor", []Value{a.Value("self"), a.Value("other")}, nil)
-	})
+	}
+	lower("aten::xlogy.Scalar_Self", xlogyScalar)
+	lower("aten::xlogy.Scalar_Other", xlogyScalar)
 	lower("aten::logaddexp.default", func(c *LowerCtx, a *Args) ([]Value, error) {
 		return one(pointwise(c, true, func(c *LowerCtx, xs []*stablehlo.Value) *stablehlo.Value {
 			x, y := xs[0], xs[1]
