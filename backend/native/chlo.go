@@ -25,8 +25,6 @@ func init() {
 		"asinh":      {math.Asinh, cAsinh},
 		"atan":       {math.Atan, cAtan},
 		"atanh":      {math.Atanh, cAtanh},
-		"cosh":       {math.Cosh, cCosh},
-		"sinh":       {math.Sinh, cSinh},
 		"tan":        {math.Tan, cTan},
 		"erf":        {math.Erf, nil},
 		"erfc":       {math.Erfc, nil},
@@ -40,6 +38,8 @@ func init() {
 	for name, fs := range unary {
 		register("chlo."+name, chloUnary(fs.f, fs.cf))
 	}
+	register("chlo.cosh", chloUnaryPrec(coshDecomposed, cCosh))
+	register("chlo.sinh", chloUnaryPrec(sinhDecomposed, cSinh))
 	register("chlo.is_inf", chloPredicate(func(x float64) bool { return math.IsInf(x, 0) }))
 	register("chlo.is_pos_inf", chloPredicate(func(x float64) bool { return math.IsInf(x, 1) }))
 	register("chlo.is_neg_inf", chloPredicate(func(x float64) bool { return math.IsInf(x, -1) }))
@@ -77,6 +77,23 @@ func chloUnary(f func(float64) float64, cf func(complex128) complex128) Kernel {
 			return nil, fmt.Errorf("%s: unsupported element type %v", op.Name, x.DType)
 		}
 		return []Value{out}, nil
+	}
+}
+
+// chloUnaryPrec is chloUnary for functions that follow CHLO's
+// decomposition step by step in the working precision: f32 for f32 and
+// narrower types (which CHLO upcasts), f64 for f64; r rounds to it.
+func chloUnaryPrec(f func(x float64, r func(float64) float64) float64, cf func(complex128) complex128) Kernel {
+	return func(env Env, op *stablehlo.Op, in []Value) ([]Value, error) {
+		x, err := tensorArg(op, in, 0)
+		if err != nil {
+			return nil, err
+		}
+		r := f32r
+		if x.DType == dtype.F64 {
+			r = func(v float64) float64 { return v }
+		}
+		return chloUnary(func(v float64) float64 { return f(v, r) }, cf)(env, op, in)
 	}
 }
 

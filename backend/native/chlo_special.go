@@ -146,3 +146,22 @@ func polygamma(n, x float64) float64 {
 	}
 	return sign * math.Exp(f) * hurwitzZeta(n+1, x)
 }
+
+// coshDecomposed is CHLO's cosh: e^(x + log ½) + e^(log ½ - x), each step
+// rounded by r.
+func coshDecomposed(x float64, r func(float64) float64) float64 {
+	l := r(math.Log(0.5))
+	return r(r(math.Exp(r(x+l))) + r(math.Exp(r(l-x))))
+}
+
+// sinhDecomposed is CHLO's sinh: for |x| < 1, (expm1(x) + expm1(x) /
+// (expm1(x) + 1)) / 2, else e^(x + log ½) - e^(log ½ - x); each step
+// rounded by r.
+func sinhDecomposed(x float64, r func(float64) float64) float64 {
+	if math.Abs(x) < 1 {
+		e := r(math.Expm1(x))
+		return r(0.5 * r(e+r(e/r(e+1))))
+	}
+	l := r(math.Log(0.5))
+	return r(r(math.Exp(r(x+l))) - r(math.Exp(r(l-x))))
+}
