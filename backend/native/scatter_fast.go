@@ -11,13 +11,19 @@ import (
 // `return f(%old, %upd)` (add, multiply, maximum, ...): the elements of one
 // window go to distinct result elements, so a whole window is combined
 // with one call of f's kernel on 1-d vectors, in the same order as the
-// element-by-element schedule.
+// element-by-element schedule. When f is one of the folds of the reduce
+// kernels (reduce_fast.go) on a real or integer type, the window is
+// folded in place element by element instead, with no allocation.
 
 // scatterBinary is a recognised update computation.
 type scatterBinary struct {
 	f       *stablehlo.Op
 	k       Kernel
 	swapped bool // f(%upd, %old)
+	// For add, multiply, maximum, minimum, and, or on one real or integer
+	// type: the element fold the reduce kernels use, applied in place.
+	ff func(acc, x float64) float64
+	fi func(acc, x int64) int64
 }
 
 // mvScatterBinary recognises `^bb0(%a, %b): %r = f(%a, %b); return %r`.
@@ -42,11 +48,52 @@ func mvScatterBinary(body *stablehlo.Region) *scatterBinary {
 	if sb.k == nil || isQuantType(a.Type) || isQuantType(b.Type) || isQuantType(f.Results[0].Type) {
 		return nil
 	}
+	ta, tb, tr := stablehlo.AsTensor(a.Type), stablehlo.AsTensor(b.Type), stablehlo.AsTensor(f.Results[0].Type)
+	if kind, ok := foldOf(f.Name); ok && !sb.swapped && ta != nil && tb != nil && tr != nil && ta.DType() == tb.DType() && ta.DType() == tr.DType() {
+		switch d := ta.DType(); numClassOf(d) {
+		case clsFloat:
+			sb.ff = floatFold(kind, d)
+		case clsInt, clsBool:
+			sb.fi = intFold(kind, d)
+		}
+	}
 	return sb
+}
+
+// fold combines one clipped window element by element with the fold.
+func (sb *scatterBinary) fold(out, upd *literal.Literal, box []int64, rOff int64, dstStr []int64, uOff int64, srcStr []int64) {
+	w := make([]int64, len(box))
+	for {
+		r, u := int(rOff), int(uOff)
+		if sb.ff != nil {
+			out.SetFloat64(r, sb.ff(out.Float64(r), upd.Float64(u)))
+		} else {
+			out.SetInt64(r, sb.fi(out.Int64(r), upd.Int64(u)))
+		}
+		k := len(box) - 1
+		for ; k >= 0; k-- {
+			w[k]++
+			rOff += dstStr[k]
+			uOff += srcStr[k]
+			if w[k] < box[k] {
+				break
+			}
+			rOff -= dstStr[k] * box[k]
+			uOff -= srcStr[k] * box[k]
+			w[k] = 0
+		}
+		if k < 0 {
+			return
+		}
+	}
 }
 
 // apply combines one clipped window: out[box at rOff] = f(out[...], upd[...]).
 func (sb *scatterBinary) apply(env Env, op *stablehlo.Op, out, upd *literal.Literal, box []int64, rOff int64, dstStr []int64, uOff int64, srcStr []int64) error {
+	if (sb.ff != nil || sb.fi != nil) && out.DType == upd.DType {
+		sb.fold(out, upd, box, rOff, dstStr, uOff, srcStr)
+		return nil
+	}
 	n := mvProd(box)
 	esz := out.DType.Size()
 	old := &literal.Literal{DType: out.DType, Shape: []int64{n}, Data: make([]byte, n*int64(esz))}

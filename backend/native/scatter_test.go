@@ -100,13 +100,16 @@ func TestScatterMatchesSpecFormula(t *testing.T) {
 		x := mvRandIdx(rng, dtype.I32, -100, 100, c.x...)
 		idx := mvRandIdx(rng, dtype.I64, -2, 7, c.idx...)
 		u := mvRandIdx(rng, dtype.I32, -100, 100, c.u...)
-		for _, mode := range []string{"stablehlo.add", ""} {
+		for _, mode := range []string{"stablehlo.add", "stablehlo.subtract", ""} {
 			op := mvOp("stablehlo.scatter", []stablehlo.Type{mvT(dtype.I32, c.x...)},
 				map[string]stablehlo.Attr{"scatter_dimension_numbers": c.sd}, mvBinaryRegion(dtype.I32, mode, nil))
 			got := mvRun(t, mvEnv{}, op, x, idx, u)[0].(*literal.Literal)
 			want := naiveScatter(x, idx, u, c.sd, func(old, upd int64) int64 {
-				if mode == "" {
+				switch mode {
+				case "":
 					return upd
+				case "stablehlo.subtract": // no fold: one kernel call per window
+					return int64(int32(old - upd))
 				}
 				return int64(int32(old + upd))
 			})
