@@ -333,3 +333,40 @@ func BenchmarkTranspose1024(b *testing.B) {
 		}
 	}
 }
+
+// The dynamic and deprecated forms agree with the static ops they mirror.
+func TestDynamicFormsMatchStaticOps(t *testing.T) {
+	rng := rand.New(rand.NewSource(14))
+	x := mvRand(rng, dtype.F64, 5, 7, 3)
+	slice := mvOp("stablehlo.slice", []stablehlo.Type{mvT(dtype.F64, 2, 3, 1)}, map[string]stablehlo.Attr{
+		"start_indices": mvI64s(1, 0, 2), "limit_indices": mvI64s(4, 7, 3), "strides": mvI64s(2, 3, 1)})
+	want := mvRun(t, nil, slice, x)[0].(*literal.Literal)
+	rds := mvOp("stablehlo.real_dynamic_slice", []stablehlo.Type{mvT(dtype.F64, stablehlo.Dynamic, 3, stablehlo.Dynamic)}, nil)
+	got := mvRun(t, nil, rds, x, mvIdxList(1, 0, 2), mvIdxList(4, 7, 3), mvIdxList(2, 3, 1))[0].(*literal.Literal)
+	if !mvSameShape(got.Shape, want.Shape) || !bytes.Equal(got.Data, want.Data) {
+		t.Errorf("real_dynamic_slice gives %v, slice gives %v", got, want)
+	}
+
+	y := mvRand(rng, dtype.U8, 3, 2)
+	bid := mvOp("stablehlo.broadcast_in_dim", []stablehlo.Type{mvT(dtype.U8, 4, 3, 2)}, map[string]stablehlo.Attr{"broadcast_dimensions": mvI64s(1, 2)})
+	want = mvRun(t, nil, bid, y)[0].(*literal.Literal)
+	b := mvOp("stablehlo.broadcast", []stablehlo.Type{mvT(dtype.U8, 4, 3, 2)}, map[string]stablehlo.Attr{"broadcast_sizes": mvI64s(4)})
+	got = mvRun(t, nil, b, y)[0].(*literal.Literal)
+	if !bytes.Equal(got.Data, want.Data) {
+		t.Errorf("broadcast differs from broadcast_in_dim")
+	}
+
+	pv := mvRand(rng, dtype.F64)
+	pad := mvOp("stablehlo.pad", []stablehlo.Type{mvT(dtype.F64, 5, 8, 3)}, map[string]stablehlo.Attr{
+		"edge_padding_low": mvI64s(0, -1, 1), "edge_padding_high": mvI64s(0, 2, -3), "interior_padding": mvI64s(0, 0, 1)})
+	want = mvRun(t, nil, pad, x, pv)[0].(*literal.Literal)
+	dp := mvOp("stablehlo.dynamic_pad", []stablehlo.Type{mvT(dtype.F64, 5, stablehlo.Dynamic, 3)}, nil)
+	got = mvRun(t, nil, dp, x, pv, mvIdxList(0, -1, 1), mvIdxList(0, 2, -3), mvIdxList(0, 0, 1))[0].(*literal.Literal)
+	if !mvSameShape(got.Shape, want.Shape) || !bytes.Equal(got.Data, want.Data) {
+		t.Errorf("dynamic_pad gives %v, pad gives %v", got, want)
+	}
+
+	sds := mvOp("stablehlo.set_dimension_size", []stablehlo.Type{mvT(dtype.F64, 5, stablehlo.Dynamic, 3)}, map[string]stablehlo.Attr{"dimension": &stablehlo.IntAttr{Value: 1}})
+	got = mvRun(t, nil, sds, x, mvScalarOf(dtype.I32, 4))[0].(*literal.Literal)
+	mvCheckAll(t, "set_dimension_size", got, []int64{5, 4, 3}, func(i []int64) []byte { return mvElem(x, i) })
+}
