@@ -90,4 +90,3 @@ func lowerCdist(c *LowerCtx, a *Args) ([]Value, error) {
 	}
 	return one(c.Convert(out, dt)), nil
 }
-
