@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/torchtpu/torchtpu/literal"
@@ -44,10 +46,23 @@ type Executable interface {
 // Factory opens a backend; it may fail (no plugin, no device).
 type Factory func() (Backend, error)
 
+// IndexedFactory opens device number ordinal of a kind ("tpu:1").
+type IndexedFactory func(ordinal int) (Backend, error)
+
 var (
 	mu        sync.Mutex
 	factories = map[string]Factory{}
+	indexed   = map[string]IndexedFactory{}
 )
+
+// RegisterIndexed adds a device kind whose devices are addressed as
+// "kind" (device 0) and "kind:N". It panics on a duplicate name.
+func RegisterIndexed(kind string, f IndexedFactory) {
+	Register(kind, func() (Backend, error) { return f(0) })
+	mu.Lock()
+	defer mu.Unlock()
+	indexed[kind] = f
+}
 
 // Register adds a backend factory under a device name. It panics on a
 // duplicate name (a programming error at start-up).
@@ -64,6 +79,15 @@ func Register(name string, f Factory) {
 func Open(name string) (Backend, error) {
 	mu.Lock()
 	f, ok := factories[name]
+	if !ok {
+		if kind, n, found := strings.Cut(name, ":"); found {
+			if inf, ok2 := indexed[kind]; ok2 {
+				if ord, err := strconv.Atoi(n); err == nil && ord >= 0 {
+					f, ok = func() (Backend, error) { return inf(ord) }, true
+				}
+			}
+		}
+	}
 	mu.Unlock()
 	if !ok {
 		return nil, fmt.Errorf("no backend for device %q (known: %v)", name, Names())
