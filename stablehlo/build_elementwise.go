@@ -9,8 +9,9 @@ func I64s(xs ...int64) *DenseArrayAttr {
 	return &DenseArrayAttr{Elem: "i64", Ints: append([]int64{}, xs...)}
 }
 
-// I64 is an `N : i64` integer attribute.
-func I64(x int64) *IntAttr { return &IntAttr{Value: x, Type: Elem(dtype.I64)} }
+// I64 is an `N : i64` integer attribute (Type nil: i64 is MLIR's default,
+// as the parser represents it).
+func I64(x int64) *IntAttr { return &IntAttr{Value: x} }
 
 // I32 is an `N : i32` integer attribute.
 func I32(x int64) *IntAttr { return &IntAttr{Value: x, Type: Elem(dtype.I32)} }

@@ -30,7 +30,7 @@ func (fb *FuncBuilder) DotGeneral(lhs, rhs *Value, dims DotDims, precision ...st
 // DotGeneralAs is DotGeneral with a result element type (e.g. f32 for bf16
 // operands, i32 for i8); dtype.Invalid keeps lhs's element type.
 func (fb *FuncBuilder) DotGeneralAs(result dtype.DType, lhs, rhs *Value, dims DotDims, precision ...string) *Value {
-	d := dims
+	d := DotDims{ints(dims.LhsBatchingDims), ints(dims.RhsBatchingDims), ints(dims.LhsContractingDims), ints(dims.RhsContractingDims)}
 	attrs := append([]NamedAttr{{"dot_dimension_numbers", &d}}, precisionAttr(precision)...)
 	return fb.withResultElem("stablehlo.dot_general", []*Value{lhs, rhs}, result, attrs)
 }
@@ -100,6 +100,9 @@ func (fb *FuncBuilder) Convolution(lhs, rhs *Value, c ConvConfig) *Value {
 		bgc = 1
 	}
 	dims := c.Dims
+	dims.InputSpatialDims = ints(dims.InputSpatialDims)
+	dims.KernelSpatialDims = ints(dims.KernelSpatialDims)
+	dims.OutputSpatialDims = ints(dims.OutputSpatialDims)
 	attrs := []NamedAttr{
 		{"batch_group_count", I64(bgc)},
 		{"dimension_numbers", &dims},
@@ -111,4 +114,38 @@ func (fb *FuncBuilder) Convolution(lhs, rhs *Value, c ConvConfig) *Value {
 	}
 	attrs = append(attrs, precisionAttr(c.Precision)...)
 	return fb.withResultElem("stablehlo.convolution", []*Value{lhs, rhs}, c.Result, attrs)
+}
+
+// FFT types.
+const (
+	FFT   = "FFT"
+	IFFT  = "IFFT"
+	RFFT  = "RFFT"
+	IRFFT = "IRFFT"
+)
+
+// Fft transforms the trailing len(length) dims of x.
+func (fb *FuncBuilder) Fft(x *Value, kind string, length ...int64) *Value {
+	return fb.one("stablehlo.fft", []*Value{x}, NamedAttr{"fft_length", I64s(length...)},
+		NamedAttr{"fft_type", Enum("fft_type", kind)})
+}
+
+// Cholesky factors batched symmetric positive definite matrices.
+func (fb *FuncBuilder) Cholesky(a *Value, lower bool) *Value {
+	return fb.one("stablehlo.cholesky", []*Value{a}, NamedAttr{"lower", BoolAttr(lower)})
+}
+
+// TriangularSolve solves op(a) x = b (leftSide) or x op(a) = b; transposeA
+// is "NO_TRANSPOSE", "TRANSPOSE" or "ADJOINT".
+func (fb *FuncBuilder) TriangularSolve(a, b *Value, leftSide, lower, unitDiagonal bool, transposeA string) *Value {
+	return fb.one("stablehlo.triangular_solve", []*Value{a, b}, NamedAttr{"left_side", BoolAttr(leftSide)},
+		NamedAttr{"lower", BoolAttr(lower)}, NamedAttr{"transpose_a", Enum("transpose", transposeA)},
+		NamedAttr{"unit_diagonal", BoolAttr(unitDiagonal)})
+}
+
+// BatchNormInference normalizes x with given statistics over featureIndex.
+func (fb *FuncBuilder) BatchNormInference(x, scale, offset, mean, variance *Value, epsilon float32, featureIndex int64) *Value {
+	return fb.one("stablehlo.batch_norm_inference", []*Value{x, scale, offset, mean, variance},
+		NamedAttr{"epsilon", &FloatAttr{Value: float64(epsilon), Type: Elem(dtype.F32)}},
+		NamedAttr{"feature_index", I64(featureIndex)})
 }

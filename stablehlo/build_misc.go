@@ -14,6 +14,9 @@ func denseI64(vals []int64, shape ...int64) *DenseAttr {
 	return &DenseAttr{Type: Tensor(dtype.I64, shape...), Value: lit}
 }
 
+// ints copies a list, empty rather than nil (as the parser makes them).
+func ints(xs []int64) []int64 { return append([]int64{}, xs...) }
+
 // CustomCall calls an implementation-defined target. attrs may carry
 // backend_config, has_side_effect, api_version and others.
 func (fb *FuncBuilder) CustomCall(target string, args []*Value, results []Type, attrs ...NamedAttr) []*Value {

@@ -150,7 +150,8 @@ func (fb *FuncBuilder) Sort(inputs []*Value, dim int64, stable bool, cmp BodyFun
 
 // Gather gathers slices of sliceSizes at startIndices.
 func (fb *FuncBuilder) Gather(operand, startIndices *Value, dims GatherDims, sliceSizes []int64, sorted bool) *Value {
-	d := dims
+	d := GatherDims{ints(dims.OffsetDims), ints(dims.CollapsedSliceDims), ints(dims.OperandBatchingDims),
+		ints(dims.StartIndicesBatchingDims), ints(dims.StartIndexMap), dims.IndexVectorDim}
 	return fb.one("stablehlo.gather", []*Value{operand, startIndices},
 		NamedAttr{"dimension_numbers", &d}, NamedAttr{"indices_are_sorted", BoolAttr(sorted)},
 		NamedAttr{"slice_sizes", I64s(sliceSizes...)})
@@ -168,7 +169,8 @@ func (fb *FuncBuilder) Scatter(inputs []*Value, indices *Value, updates []*Value
 		update = func(_ *FuncBuilder, args []*Value) []*Value { return args[len(args)/2:] }
 	}
 	r := fb.Region(append(scalarTypes(inputs), scalarTypes(updates)...), update)
-	d := dims
+	d := ScatterDims{ints(dims.UpdateWindowDims), ints(dims.InsertedWindowDims), ints(dims.InputBatchingDims),
+		ints(dims.ScatterIndicesBatchingDims), ints(dims.ScatterDimsToOperandDims), dims.IndexVectorDim}
 	attrs := []NamedAttr{{"indices_are_sorted", BoolAttr(sorted)}, {"scatter_dimension_numbers", &d},
 		{"unique_indices", BoolAttr(unique)}}
 	copy(out, fb.Op("stablehlo.scatter", ops, attrs, r))

@@ -213,6 +213,9 @@ func inferBitcastConvert(op *Op) ([]Type, error) {
 		return nil, err
 	}
 	ib, ob := t.DType().Bits(), r.DType().Bits()
+	if ib == 0 || ob == 0 || (ib > ob && ib%ob != 0) || (ob > ib && ob%ib != 0) {
+		return nil, fmt.Errorf("cannot reinterpret %v as %v", t.Elem, r.Elem)
+	}
 	switch {
 	case ib == ob:
 		if !shapesCompatible(t.Shape, r.Shape) {

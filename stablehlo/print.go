@@ -168,6 +168,10 @@ func (p *printer) fn(f *Func) {
 	}
 	p.str(" {\n")
 	for bi, b := range f.Body.Blocks {
+		if b == nil {
+			p.fail("nil block")
+			return
+		}
 		if bi > 0 {
 			p.blockHeader(b, bi, 1)
 		}

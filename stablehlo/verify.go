@@ -54,6 +54,9 @@ func (v *verifier) verifyFunc(f *Func) error {
 		return fmt.Errorf("%v: body has %d blocks, want 1", f.Loc, len(f.Body.Blocks))
 	}
 	blk := f.Body.Blocks[0]
+	if blk == nil {
+		return fmt.Errorf("%v: nil body block", f.Loc)
+	}
 	if len(blk.Args) != len(f.Type.Inputs) {
 		return fmt.Errorf("%v: body has %d arguments, signature has %d", f.Loc, len(blk.Args), len(f.Type.Inputs))
 	}
@@ -72,6 +75,9 @@ func (v *verifier) verifyFunc(f *Func) error {
 // verifyBlock checks a block's ops in order; values it defines go out of
 // scope when it ends.
 func (v *verifier) verifyBlock(b *Block, funcBody bool) error {
+	if b == nil {
+		return fmt.Errorf("nil block")
+	}
 	var added []*Value
 	defer func() {
 		for _, x := range added {
