@@ -137,20 +137,19 @@ func parseChunk(s *scanner, start, end int) (mods []*Module, err error) {
 
 // parseAliasDef parses `#name = attr` or `!name = type`.
 func (p *parser) parseAliasDef() {
-	at := p.here()
+	p.ws()
 	sigil := p.src[p.pos]
 	p.pos++
 	name := p.suffixID()
 	p.expect("=")
-	if sigil == '!' {
+	switch {
+	case sigil == '!':
 		p.typeAliases[name] = p.parseType()
-	} else {
-		a := p.parseAttr()
-		if a != nil {
-			p.attrAliases[name] = a
-		}
+	case p.atKeyword("loc"):
+		p.skipLoc() // locations are dropped
+	default:
+		p.attrAliases[name] = p.parseAttr()
 	}
-	_ = at
 }
 
 // parseModule parses `module [@name] [attributes {...}] { funcs }`.
@@ -174,6 +173,16 @@ func (p *parser) parseModule() *Module {
 			p.fail(p.pos, "unterminated module: expected '}'")
 		case p.atKeyword("func.func") || p.atKeyword("func"):
 			m.Funcs = append(m.Funcs, p.parseFunc())
+		case p.acceptKeyword("sdy.mesh"):
+			// Shardy mesh declarations carry no semantics for execution.
+			if _, ok := p.symbolName(); !ok {
+				p.fail(p.pos, "expected @name after sdy.mesh")
+			}
+			p.expect("=")
+			if p.peek() != '<' {
+				p.fail(p.pos, "expected '<' in sdy.mesh")
+			}
+			p.balanced()
 		default:
 			p.fail(p.pos, "expected 'func.func' in module, found %s", p.describe())
 		}

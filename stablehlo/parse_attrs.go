@@ -91,8 +91,7 @@ func (p *parser) parseAttrMode(mode int) Attr {
 		if p.peek() != '(' {
 			p.fail(p.pos, "expected '(' after loc")
 		}
-		p.balanced()
-		return nil
+		return &OpaqueAttr{Text: "loc" + p.balanced()}
 	case "affine_map", "affine_set", "sparse", "strided", "distinct", "opaque", "dense_array":
 		body := p.balanced()
 		return &OpaqueAttr{Text: id + body}
@@ -131,9 +130,6 @@ func (p *parser) parseDict() DictAttr {
 		var v Attr = UnitAttr{}
 		if p.accept("=") {
 			v = p.parseAttr()
-			if v == nil {
-				v = UnitAttr{}
-			}
 		}
 		for _, e := range d {
 			if e.Name == name {

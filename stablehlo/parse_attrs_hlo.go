@@ -16,7 +16,7 @@ func (p *parser) parseHashAttr(mode int) Attr {
 			return a
 		}
 		if len(name) >= 3 && name[:3] == "loc" {
-			return nil // a location alias defined later in the file
+			return &OpaqueAttr{Text: "#" + name} // a location alias defined later
 		}
 		p.fail(at, "undefined attribute alias #%s", name)
 	}
@@ -31,7 +31,7 @@ func (p *parser) parseHashAttr(mode int) Attr {
 		p.expect("<")
 		var c *ConvDims
 		if p.acceptKeyword("raw") {
-			c = p.parseConvRaw(at)
+			c = p.parseConvRaw()
 		} else {
 			c = p.parseConvDims()
 		}
@@ -184,7 +184,7 @@ func newDotDims() *DotDims {
 }
 
 // parseConvRaw parses the named-field form after `raw`.
-func (p *parser) parseConvRaw(at int) *ConvDims {
+func (p *parser) parseConvRaw() *ConvDims {
 	c := &ConvDims{}
 	lists := map[string]*[]int64{
 		"input_spatial_dimensions":  &c.InputSpatialDims,
@@ -219,7 +219,6 @@ func (p *parser) parseConvRaw(at int) *ConvDims {
 			*l = []int64{}
 		}
 	}
-	_ = at
 	return c
 }
 

@@ -49,7 +49,6 @@ func (p *parser) parseResourceSection() {
 			p.expect(":")
 			p.expect("{")
 			for !p.accept("}") {
-				kat := p.here()
 				p.ws()
 				key := p.suffixID()
 				p.expect(":")
@@ -61,7 +60,6 @@ func (p *parser) parseResourceSection() {
 				} else {
 					p.parseAttr()
 				}
-				_ = kat
 				if !p.accept(",") && p.peek() != '}' {
 					p.fail(p.pos, "expected ',' or '}' in resource section, found %s", p.describe())
 				}
