@@ -5,6 +5,8 @@ package native
 import (
 	"fmt"
 
+	"github.com/torchtpu/torchtpu/dtype"
+
 	"github.com/torchtpu/torchtpu/literal"
 	"github.com/torchtpu/torchtpu/stablehlo"
 )
@@ -67,21 +69,25 @@ type dotLayout struct {
 }
 
 func planDot(op *stablehlo.Op, lshape, rshape []int64, d *stablehlo.DotDims) (*dotLayout, error) {
+	return planDotNamed(op.Name, lshape, rshape, d)
+}
+
+func planDotNamed(name string, lshape, rshape []int64, d *stablehlo.DotDims) (*dotLayout, error) {
 	if len(d.LhsBatchingDims) != len(d.RhsBatchingDims) {
-		return nil, fmt.Errorf("%s: %d lhs batching dims but %d rhs batching dims", op.Name, len(d.LhsBatchingDims), len(d.RhsBatchingDims))
+		return nil, fmt.Errorf("%s: %d lhs batching dims but %d rhs batching dims", name, len(d.LhsBatchingDims), len(d.RhsBatchingDims))
 	}
 	if len(d.LhsContractingDims) != len(d.RhsContractingDims) {
-		return nil, fmt.Errorf("%s: %d lhs contracting dims but %d rhs contracting dims", op.Name, len(d.LhsContractingDims), len(d.RhsContractingDims))
+		return nil, fmt.Errorf("%s: %d lhs contracting dims but %d rhs contracting dims", name, len(d.LhsContractingDims), len(d.RhsContractingDims))
 	}
 	lused := make([]bool, len(lshape))
 	rused := make([]bool, len(rshape))
 	mark := func(side string, used []bool, dims []int64) error {
 		for _, x := range dims {
 			if x < 0 || int(x) >= len(used) {
-				return fmt.Errorf("%s: %s dimension %d out of range for rank %d", op.Name, side, x, len(used))
+				return fmt.Errorf("%s: %s dimension %d out of range for rank %d", name, side, x, len(used))
 			}
 			if used[x] {
-				return fmt.Errorf("%s: %s dimension %d used twice", op.Name, side, x)
+				return fmt.Errorf("%s: %s dimension %d used twice", name, side, x)
 			}
 			used[x] = true
 		}
@@ -99,7 +105,7 @@ func planDot(op *stablehlo.Op, lshape, rshape []int64, d *stablehlo.DotDims) (*d
 	for i := range d.LhsBatchingDims {
 		l, r := d.LhsBatchingDims[i], d.RhsBatchingDims[i]
 		if lshape[l] != rshape[r] {
-			return nil, fmt.Errorf("%s: batching dims lhs %d (size %d) and rhs %d (size %d) differ", op.Name, l, lshape[l], r, rshape[r])
+			return nil, fmt.Errorf("%s: batching dims lhs %d (size %d) and rhs %d (size %d) differ", name, l, lshape[l], r, rshape[r])
 		}
 		p.lhsPerm = append(p.lhsPerm, int(l))
 		p.rhsPerm = append(p.rhsPerm, int(r))
@@ -116,7 +122,7 @@ func planDot(op *stablehlo.Op, lshape, rshape []int64, d *stablehlo.DotDims) (*d
 	for i := range d.LhsContractingDims {
 		l, r := d.LhsContractingDims[i], d.RhsContractingDims[i]
 		if lshape[l] != rshape[r] {
-			return nil, fmt.Errorf("%s: contracting dims lhs %d (size %d) and rhs %d (size %d) differ", op.Name, l, lshape[l], r, rshape[r])
+			return nil, fmt.Errorf("%s: contracting dims lhs %d (size %d) and rhs %d (size %d) differ", name, l, lshape[l], r, rshape[r])
 		}
 		p.lhsPerm = append(p.lhsPerm, int(l))
 		p.rhsPerm = append(p.rhsPerm, int(r))
@@ -145,9 +151,18 @@ func dotGeneral(op *stablehlo.Op, lhs, rhs *literal.Literal, d *stablehlo.DotDim
 	if err := checkComputedShape(op, 0, p.shape); err != nil {
 		return nil, err
 	}
-	out, err := literal.New(computeResultDType(op, 0, lhs.DType), p.shape)
+	out, err := dotCompute(p, lhs, rhs, computeResultDType(op, 0, lhs.DType))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", op.Name, err)
+	}
+	return out, nil
+}
+
+// dotCompute runs a planned dot into a new literal of element type dt.
+func dotCompute(p *dotLayout, lhs, rhs *literal.Literal, dt dtype.DType) (*literal.Literal, error) {
+	out, err := literal.New(dt, p.shape)
+	if err != nil {
+		return nil, err
 	}
 	lidx := permutedIndex(lhs.Shape, p.lhsPerm)
 	ridx := permutedIndex(rhs.Shape, p.rhsPerm)
