@@ -239,7 +239,7 @@ func lowerAvgPool(n int) LowerFunc {
 		}
 		dv := c.Convert(constI64(c, g.out, divs), cdt)
 		full := c.Shape(sum)
-		dv = c.BroadcastInDim(dv, full, seqI64(n+rank-n)[rank-n:])
+		dv = c.BroadcastInDim(dv, full, seqI64(n + rank - n)[rank-n:])
 		out := c.Binary("divide", sum, dv)
 		return one(c.Convert(out, dt)), nil
 	}
