@@ -32,7 +32,7 @@ func.func @uniform_in_range() {
 
 func.func @int_uniform_in_range() {
   %a = stablehlo.constant dense<-5> : tensor<i32>
-  %b = stablehlo.constant dense<6> : tensor<i32>
+  %b = stablehlo.constant dense<7> : tensor<i32>
   %shape = stablehlo.constant dense<[1000]> : tensor<1xi64>
   %r = stablehlo.rng %a, %b, %shape, distribution = UNIFORM : (tensor<i32>, tensor<i32>, tensor<1xi64>) -> tensor<1000xi32>
   %init = stablehlo.constant dense<100> : tensor<i32>
