@@ -91,6 +91,9 @@ func scalarBody(op *Op, region int, elems []ElemType) ([]ElemType, error) {
 		if t == nil || t.Rank() != 0 {
 			return nil, fmt.Errorf("region %d argument %d has type %v, want a 0-d tensor", region, j, typeOf(a))
 		}
+		if e := elems[j%n]; !elemsCompatible(e, t.Elem) && !promotable(e, t.Elem) {
+			return nil, fmt.Errorf("region %d argument %d has type %v for values of %v", region, j, t, e)
+		}
 	}
 	rets, err := regionReturns(op, region)
 	if err != nil {

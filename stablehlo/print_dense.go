@@ -3,7 +3,6 @@ package stablehlo
 import (
 	"bytes"
 	"encoding/binary"
-	"encoding/hex"
 	"math"
 	"strconv"
 	"strings"
@@ -47,13 +46,29 @@ func (p *printer) dense(a *DenseAttr) {
 	case a.Splat || allEqual(lit.Data, size):
 		p.elem(lit, 0)
 	case n > hexThreshold && hexable(dt):
-		p.str(`"0x` + strings.ToUpper(hex.EncodeToString(lit.Data)) + `"`)
+		p.str(`"0x`)
+		p.hexBytes(lit.Data)
+		p.str(`"`)
 	default:
 		idx := 0
 		p.nested(lit, t.Shape, &idx)
 	}
 	p.str("> : ")
 	p.typ(t)
+}
+
+// hexBytes writes data as upper-case hex without building a copy of it.
+func (p *printer) hexBytes(data []byte) {
+	const digits = "0123456789ABCDEF"
+	var buf [512]byte
+	for len(data) > 0 {
+		n := min(len(data), len(buf)/2)
+		for i, c := range data[:n] {
+			buf[2*i], buf[2*i+1] = digits[c>>4], digits[c&15]
+		}
+		p.w.Write(buf[:2*n])
+		data = data[n:]
+	}
 }
 
 func allEqual(data []byte, size int) bool {
