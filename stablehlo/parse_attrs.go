@@ -119,6 +119,7 @@ func (p *parser) parseDict() DictAttr {
 	if p.accept("}") {
 		return d
 	}
+	var seen map[string]bool // used once the dictionary is large
 	for {
 		at := p.here()
 		var name string
@@ -131,10 +132,22 @@ func (p *parser) parseDict() DictAttr {
 		if p.accept("=") {
 			v = p.parseAttr()
 		}
-		for _, e := range d {
-			if e.Name == name {
-				p.fail(at, "duplicate attribute %q", name)
+		if seen == nil && len(d) >= 16 {
+			seen = make(map[string]bool, 2*len(d))
+			for _, e := range d {
+				seen[e.Name] = true
 			}
+		}
+		dup := seen[name]
+		if seen == nil {
+			for _, e := range d {
+				dup = dup || e.Name == name
+			}
+		} else {
+			seen[name] = true
+		}
+		if dup {
+			p.fail(at, "duplicate attribute %q", name)
 		}
 		d = append(d, NamedAttr{Name: name, Value: v})
 		if p.accept("}") {

@@ -2,6 +2,7 @@ package stablehlo
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -104,5 +105,28 @@ func TestSplitChunks(t *testing.T) {
 	}
 	if _, err := ParseModule("s.mlir", []byte(src)); err == nil {
 		t.Errorf("ParseModule accepted 3 modules")
+	}
+}
+
+// TestDuplicateAttrs checks duplicates in small and large dictionaries and
+// between an op's properties and attributes.
+func TestDuplicateAttrs(t *testing.T) {
+	var big strings.Builder
+	big.WriteString("{")
+	for i := 0; i < 20000; i++ {
+		fmt.Fprintf(&big, "a%d = %d, ", i, i)
+	}
+	ok := big.String() + "z = 1}"
+	if a, err := ParseAttr(ok); err != nil || len(a.(DictAttr)) != 20001 {
+		t.Errorf("large dictionary: %v", err)
+	}
+	for _, s := range []string{"{a = 1, a = 2}", big.String() + "a19999 = 1}"} {
+		if _, err := ParseAttr(s); err == nil || !strings.Contains(err.Error(), "duplicate attribute") {
+			t.Errorf("%.40s...: got %v", s, err)
+		}
+	}
+	src := "func.func @f() {\n  %0 = \"x.y\"() <{a = 1}> {a = 2} : () -> tensor<f32>\n}"
+	if _, err := Parse("d.mlir", []byte(src)); err == nil || !strings.Contains(err.Error(), "given twice") {
+		t.Errorf("property and attribute: got %v", err)
 	}
 }

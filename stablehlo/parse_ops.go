@@ -149,10 +149,22 @@ func (p *parser) checkOperandCount(at int, op *Op, n int) {
 	}
 }
 
-// addAttrs merges a dictionary into the op's attributes.
+// addAttrs merges a dictionary (free of duplicates) into the op's
+// attributes.
 func (p *parser) addAttrs(op *Op, d DictAttr) {
+	if len(op.Attrs) == 0 {
+		op.Attrs = append(op.Attrs, d...)
+		return
+	}
+	have := make(map[string]bool, len(op.Attrs))
+	for _, a := range op.Attrs {
+		have[a.Name] = true
+	}
 	for _, a := range d {
-		p.setAttr(op, a.Name, a.Value)
+		if have[a.Name] {
+			p.fail(p.pos, "%s: attribute %q given twice", op.Name, a.Name)
+		}
+		op.Attrs = append(op.Attrs, a)
 	}
 }
 
