@@ -1,6 +1,10 @@
 package native
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"runtime"
+	"sync"
+)
 
 // The data-movement kernels (broadcast, transpose, slice, concatenate, pad,
 // reverse, gather, ...) all reduce to one primitive: copy an N-d box of
@@ -76,12 +80,79 @@ func newCopyPlan(esz int, shape, dstStrides, srcStrides []int64) *copyPlan {
 }
 
 // run copies the box whose first element is at element offset dOff in dst
-// and sOff in src.
+// and sOff in src. Large boxes are split along their outermost dim over
+// goroutines (the destination views are one-to-one, so the parts write
+// disjoint bytes).
 func (p *copyPlan) run(dst []byte, dOff int64, src []byte, sOff int64) {
 	if p.empty {
 		return
 	}
 	d, s := dOff*p.esz, sOff*p.esz
+	if w := copyWorkers(p.bytes()); w > 1 {
+		p.runPar(w, dst, d, src, s)
+		return
+	}
+	p.runBytes(dst, d, src, s)
+}
+
+// copyParMin is the size from which a copy is split over goroutines.
+const copyParMin = 1 << 20
+
+// copyWorkers is how many goroutines a copy of n bytes uses.
+func copyWorkers(n int64) int {
+	if n < copyParMin {
+		return 1
+	}
+	return int(min(int64(runtime.GOMAXPROCS(0)), n/(copyParMin/2)))
+}
+
+// bytes is the size of the box in bytes.
+func (p *copyPlan) bytes() int64 {
+	n := p.inner * p.esz
+	for _, d := range p.shape {
+		n *= d
+	}
+	if p.tileN > 0 {
+		n *= p.tileN
+	}
+	return n
+}
+
+// runPar splits the outermost dim (or the tile dim of a 2-d transpose)
+// into w parts run concurrently.
+func (p *copyPlan) runPar(w int, dst []byte, d int64, src []byte, s int64) {
+	n, dStep, sStep := int64(0), int64(0), int64(0)
+	switch {
+	case len(p.shape) > 0:
+		n, dStep, sStep = p.shape[0], p.dst[0], p.src[0]
+	case p.tileN > 0:
+		n, dStep, sStep = p.tileN, p.tileDst, p.tileSrc
+	}
+	if n < 2 {
+		p.runBytes(dst, d, src, s)
+		return
+	}
+	w = int(min(int64(w), n))
+	var wg sync.WaitGroup
+	for i := 0; i < w; i++ {
+		lo, hi := n*int64(i)/int64(w), n*int64(i+1)/int64(w)
+		sub := *p
+		if len(p.shape) > 0 {
+			sub.shape = append([]int64{hi - lo}, p.shape[1:]...)
+		} else {
+			sub.tileN = hi - lo
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sub.runBytes(dst, d+lo*dStep, src, s+lo*sStep)
+		}()
+	}
+	wg.Wait()
+}
+
+// runBytes copies the box at byte offsets d and s, on this goroutine.
+func (p *copyPlan) runBytes(dst []byte, d int64, src []byte, s int64) {
 	r := len(p.shape)
 	var idxBuf [8]int64
 	idx := idxBuf[:0]

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand"
+	"runtime"
 	"testing"
 
 	"github.com/torchtpu/torchtpu/dtype"
@@ -369,4 +370,22 @@ func TestDynamicFormsMatchStaticOps(t *testing.T) {
 	sds := mvOp("stablehlo.set_dimension_size", []stablehlo.Type{mvT(dtype.F64, 5, stablehlo.Dynamic, 3)}, map[string]stablehlo.Attr{"dimension": &stablehlo.IntAttr{Value: 1}})
 	got = mvRun(t, nil, sds, x, mvScalarOf(dtype.I32, 4))[0].(*literal.Literal)
 	mvCheckAll(t, "set_dimension_size", got, []int64{5, 4, 3}, func(i []int64) []byte { return mvElem(x, i) })
+}
+
+// Copies past copyParMin are split over goroutines: along the outer dim,
+// or along the tile dim of a 2-d transpose.
+func TestLargeCopiesSplit(t *testing.T) {
+	rng := rand.New(rand.NewSource(15))
+	x := mvRand(rng, dtype.F32, 700, 500)
+	op := mvOp("stablehlo.transpose", []stablehlo.Type{mvT(dtype.F32, 500, 700)}, map[string]stablehlo.Attr{"permutation": mvI64s(1, 0)})
+	got := mvRun(t, nil, op, x)[0].(*literal.Literal)
+	mvCheckAll(t, "large transpose", got, []int64{500, 700}, func(i []int64) []byte { return mvElem(x, []int64{i[1], i[0]}) })
+
+	row := mvRand(rng, dtype.F32, 1000)
+	op = mvOp("stablehlo.broadcast_in_dim", []stablehlo.Type{mvT(dtype.F32, 3, 400, 1000)}, map[string]stablehlo.Attr{"broadcast_dimensions": mvI64s(2)})
+	got = mvRun(t, nil, op, row)[0].(*literal.Literal)
+	mvCheckAll(t, "large broadcast", got, []int64{3, 400, 1000}, func(i []int64) []byte { return mvElem(row, i[2:]) })
+	if copyWorkers(int64(len(got.Data))) < 2 && runtime.GOMAXPROCS(0) > 1 {
+		t.Errorf("a %d-byte copy is not split", len(got.Data))
+	}
 }
