@@ -18,10 +18,10 @@ func (stubEnv) CallRegion(*stablehlo.Region, []Value) ([]Value, error) {
 	return nil, errors.New("no regions here")
 }
 func (stubEnv) CallFunc(string, []Value) ([]Value, error) { return nil, errors.New("no funcs") }
-func (stubEnv) Replica() int                             { return 0 }
-func (stubEnv) Partition() int                           { return 0 }
-func (stubEnv) NumReplicas() int                         { return 1 }
-func (stubEnv) NumPartitions() int                       { return 1 }
+func (stubEnv) Replica() int                              { return 0 }
+func (stubEnv) Partition() int                            { return 0 }
+func (stubEnv) NumReplicas() int                          { return 1 }
+func (stubEnv) NumPartitions() int                        { return 1 }
 func (stubEnv) Collective(*stablehlo.Op, string, []int, Value) ([]Value, error) {
 	return nil, errors.New("no collectives")
 }
