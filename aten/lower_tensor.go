@@ -90,7 +90,34 @@ func (c *LowerCtx) Convert(v *stablehlo.Value, dt dtype.DType) *stablehlo.Value 
 	if dt == dtype.Bool {
 		return c.Compare("NE", v, c.Splat(t.DType(), t.Shape, 0))
 	}
+	if t.DType().IsFloat() && dt.IsInteger() {
+		v = c.x86Trunc(v, dt)
+		if c.DType(v) == dt {
+			return v
+		}
+	}
 	return c.Op1("stablehlo.convert", []*stablehlo.Value{v}, nil, stablehlo.Tensor(dt, t.Shape...))
+}
+
+// x86Trunc converts a float tensor to an integer type the way PyTorch's CPU
+// does on x86: truncation through a 32-bit integer (64-bit for 64-bit and
+// unsigned 32-bit targets), where NaN and out-of-range values give the
+// wide type's minimum, then wrap-around to the target width.
+func (c *LowerCtx) x86Trunc(v *stablehlo.Value, dt dtype.DType) *stablehlo.Value {
+	t := c.Type(v)
+	wide, bits := dtype.I32, 32
+	if dt.Bits() == 64 || dt == dtype.U32 {
+		wide, bits = dtype.I64, 64
+	}
+	lim := math.Ldexp(1, bits-1)
+	r := c.Op1("stablehlo.convert", []*stablehlo.Value{v}, nil, stablehlo.Tensor(wide, t.Shape...))
+	bad := c.Binary("or", c.IsNaN(v), c.Binary("or",
+		c.Compare("GE", v, c.Splat(t.DType(), t.Shape, lim)), c.Compare("LT", v, c.Splat(t.DType(), t.Shape, -lim))))
+	r = c.Select(bad, c.SplatInt(wide, t.Shape, -1<<(bits-1)), r)
+	if wide == dt {
+		return r
+	}
+	return c.Op1("stablehlo.convert", []*stablehlo.Value{r}, nil, stablehlo.Tensor(dt, t.Shape...))
 }
 
 // BroadcastShapes returns the broadcast of shapes (NumPy rules).
@@ -255,9 +282,13 @@ func (c *LowerCtx) Iota(dt dtype.DType, shape []int64, dim int) *stablehlo.Value
 // Reduce emits stablehlo.reduce of v over dims with a binary body op
 // ("add", "multiply", "maximum", "minimum", "and", "or") and init value.
 func (c *LowerCtx) Reduce(v *stablehlo.Value, dims []int64, body string, init float64) *stablehlo.Value {
-	dt := c.DType(v)
-	scalar := stablehlo.Tensor(dt)
-	initV := c.Splat(dt, nil, init)
+	return c.ReduceWith(v, dims, body, c.Splat(c.DType(v), nil, init))
+}
+
+// ReduceWith is Reduce with the init value given as a 0-dim tensor (exact
+// integer limits, say).
+func (c *LowerCtx) ReduceWith(v *stablehlo.Value, dims []int64, body string, initV *stablehlo.Value) *stablehlo.Value {
+	scalar := stablehlo.Tensor(c.DType(v))
 	r := c.Region([]stablehlo.Type{scalar, scalar}, func(s *LowerCtx, a []*stablehlo.Value) []*stablehlo.Value {
 		return []*stablehlo.Value{s.Binary(body, a[0], a[1])}
 	})

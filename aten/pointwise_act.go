@@ -88,12 +88,21 @@ func init() {
 		soft := scale(c, c.Unary("log_plus_one", c.Unary("exponential", bx)), 1/beta)
 		return c.Select(c.Compare("GT", bx, c.Like(x, th)), x, soft)
 	})
-	act("aten::logit.default", true, func(c *LowerCtx, a *Args, x *stablehlo.Value) *stablehlo.Value {
-		z := x
+	lower("aten::logit.default", func(c *LowerCtx, a *Args) ([]Value, error) {
+		x := a.Tensor("self")
+		dt := floatResult(c.DType(x))
+		x = c.Convert(x, dt)
+		// PyTorch's kernel runs in the tensor's own dtype: for float16 and
+		// bfloat16 each step (1 - x, the division) rounds to that dtype.
+		step := func(v *stablehlo.Value) *stablehlo.Value { return c.Convert(c.Convert(v, dt), OpMath(dt)) }
+		z := c.Convert(x, OpMath(dt))
 		if eps, ok := a.OptFloat("eps"); ok {
-			z = nanMin(c, nanMax(c, x, c.Like(x, eps)), c.Like(x, 1-eps))
+			lo := c.Convert(c.Splat(dt, c.Shape(x), eps), OpMath(dt))
+			hi := c.Convert(c.Splat(dt, c.Shape(x), 1-eps), OpMath(dt))
+			z = nanMin(c, nanMax(c, z, lo), hi)
 		}
-		return c.Unary("log", c.Binary("divide", z, c.Binary("subtract", c.Like(z, 1), z)))
+		q := step(c.Binary("divide", z, step(c.Binary("subtract", c.Like(z, 1), z))))
+		return one(c.Convert(c.Unary("log", q), dt)), nil
 	})
 	act("aten::hardshrink.default", true, func(c *LowerCtx, a *Args, x *stablehlo.Value) *stablehlo.Value {
 		l := c.Like(x, a.Float("lambd"))

@@ -47,6 +47,9 @@ func init() {
 		if c.DType(x) == dtype.Bool {
 			return nil, c.Errorf("abs is not implemented for bool tensors")
 		}
+		if c.DType(x).IsUnsigned() {
+			return one(x), nil
+		}
 		return one(c.Unary("abs", x)), nil
 	})
 	lower("aten::neg.default", func(c *LowerCtx, a *Args) ([]Value, error) {
