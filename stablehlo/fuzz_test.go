@@ -1,6 +1,7 @@
 package stablehlo
 
 import (
+	"math/rand"
 	"os"
 	"path/filepath"
 	"testing"
@@ -91,5 +92,52 @@ func checkWellFormed(t *testing.T, r *Region) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestParseMutations parses damaged copies of corpus files (truncated,
+// bytes replaced, spans deleted): errors are fine, panics and malformed IR
+// are not. It is a quick, deterministic complement to FuzzParse.
+func TestParseMutations(t *testing.T) {
+	files := corpusFiles(t)
+	r := rand.New(rand.NewSource(1))
+	chars := []byte("<>[](){},:=%#!\"x0-.^@ \n9aZ?*/")
+	n := 0
+	for i := 0; i < len(files); i += 97 {
+		src, err := os.ReadFile(files[i])
+		if err != nil || len(src) == 0 || len(src) > 20000 {
+			continue
+		}
+		for k := 0; k < 60; k++ {
+			m := append([]byte(nil), src...)
+			switch k % 3 {
+			case 0:
+				m = m[:r.Intn(len(m)+1)]
+			case 1:
+				for j := 0; j < 1+r.Intn(3); j++ {
+					m[r.Intn(len(m))] = chars[r.Intn(len(chars))]
+				}
+			case 2:
+				a := r.Intn(len(m))
+				b := min(a+r.Intn(20), len(m))
+				m = append(m[:a:a], m[b:]...)
+			}
+			mods, err := Parse("mutated.mlir", m)
+			if err != nil {
+				if _, ok := err.(*SyntaxError); !ok {
+					t.Fatalf("error of type %T: %v", err, err)
+				}
+				continue
+			}
+			n++
+			for _, md := range mods {
+				for _, fn := range md.Funcs {
+					checkWellFormed(t, fn.Body)
+				}
+			}
+		}
+	}
+	if n == 0 {
+		t.Errorf("no mutated file parsed; the test checks nothing")
 	}
 }
