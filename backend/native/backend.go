@@ -25,10 +25,16 @@ func (*Backend) Name() string { return "cpu" }
 // Version implements backend.Backend.
 func (*Backend) Version() string { return Version }
 
-// Compile checks that the entry function and every function it refers to
-// can be executed (each op has a kernel, values are defined before use)
-// and returns an Executable.
+// Compile verifies the module, checks that the entry function and every
+// function it refers to can be executed (each op has a kernel, values are
+// defined before use) and returns an Executable.
 func (*Backend) Compile(ctx context.Context, m *stablehlo.Module, opts backend.Options) (backend.Executable, error) {
+	if m == nil {
+		return nil, fmt.Errorf("native: compile: nil module")
+	}
+	if err := stablehlo.Verify(m); err != nil {
+		return nil, fmt.Errorf("native: compile: %w", err)
+	}
 	p, err := newProgram(m)
 	if err != nil {
 		return nil, err

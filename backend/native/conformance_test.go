@@ -54,8 +54,10 @@ func shortCause(err error) string {
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		s = s[:i]
 	}
-	if len(s) > 300 {
-		s = s[:300] + "..."
+	// Keep where it failed (the start) and why (the innermost error, at
+	// the end).
+	if len(s) > 320 {
+		s = s[:100] + " ... " + s[len(s)-200:]
 	}
 	return s
 }

@@ -205,8 +205,8 @@ func (fr *frame) Collective(op *stablehlo.Op, key string, group []int, v Value) 
 // CallRegion evaluates a region of an op of this function.
 func (fr *frame) CallRegion(r *stablehlo.Region, args []Value) ([]Value, error) {
 	bp, ok := fr.fn.regions[r]
-	if !ok {
-		return nil, fmt.Errorf("CallRegion: region does not belong to function @%s", fr.fn.f.Name)
+	if !ok || r == nil {
+		return nil, fmt.Errorf("CallRegion: the region is not one of the running function's")
 	}
 	return fr.evalBlock(bp, args)
 }
