@@ -3,7 +3,9 @@ package stablehlo
 import (
 	"errors"
 	"os"
+	"regexp"
 	"sort"
+	"strings"
 	"testing"
 )
 
@@ -99,3 +101,32 @@ func sameTypes(got, want []Type) error {
 	}
 	return nil
 }
+
+// TestInferCoversSpecOps checks that every op listed in the StableHLO
+// reference (the spec's ops and the dialect-only ones) has a rule.
+func TestInferCoversSpecOps(t *testing.T) {
+	const ref = "../../shared/reference/stablehlo_ops.md"
+	src, err := os.ReadFile(ref)
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("reference missing: %v", err)
+		}
+		t.Skipf("reference missing: %v", err)
+	}
+	n := 0
+	for _, line := range strings.Split(string(src), "\n") {
+		m := specOpRow.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		n++
+		if !HasInferRule("stablehlo." + m[1]) {
+			t.Errorf("no inference rule for stablehlo.%s", m[1])
+		}
+	}
+	if n < 110 {
+		t.Errorf("found %d op rows in %s, want the 117 ops", n, ref)
+	}
+}
+
+var specOpRow = regexp.MustCompile("^\\| `([a-z_]+)`")
