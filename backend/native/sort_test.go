@@ -88,3 +88,25 @@ func TestTopKOrder(t *testing.T) {
 		}
 	}
 }
+
+// top_k with k much smaller than the row (the heap path) agrees with a
+// full stable sort of the row, ties included.
+func TestTopKHeapMatchesSort(t *testing.T) {
+	rng := rand.New(rand.NewSource(16))
+	x := mvRandIdx(rng, dtype.I64, -20, 20, 3, 200)
+	op := mvOp("chlo.top_k", []stablehlo.Type{mvT(dtype.I64, 3, 7), mvT(dtype.I32, 3, 7)}, map[string]stablehlo.Attr{"k": &stablehlo.IntAttr{Value: 7}})
+	out := mvRun(t, nil, op, x)
+	v, ix := out[0].(*literal.Literal), out[1].(*literal.Literal)
+	for r := 0; r < 3; r++ {
+		pos := make([]int, 200)
+		for i := range pos {
+			pos[i] = i
+		}
+		sort.SliceStable(pos, func(a, b int) bool { return x.Int64(r*200+pos[a]) > x.Int64(r*200+pos[b]) })
+		for j := 0; j < 7; j++ {
+			if ix.Int64(r*7+j) != int64(pos[j]) || v.Int64(r*7+j) != x.Int64(r*200+pos[j]) {
+				t.Fatalf("row %d: top_k #%d = (%d@%d), want (%d@%d)", r, j, v.Int64(r*7+j), ix.Int64(r*7+j), x.Int64(r*200+pos[j]), pos[j])
+			}
+		}
+	}
+}

@@ -72,7 +72,11 @@ func kTopK(env Env, op *stablehlo.Op, in []Value) ([]Value, error) {
 			keys[i] = mvOrderKey(x, r*n+i)
 			perm[i] = i
 		}
-		mvMergeSort(perm, tmp, greater)
+		if k*8 < n {
+			mvTopKHeap(perm, keys, k)
+		} else {
+			mvMergeSort(perm, tmp, greater)
+		}
 		for j := int64(0); j < k; j++ {
 			s := (r*n + perm[j]) * esz
 			d := (r*k + j) * esz
@@ -111,4 +115,44 @@ func mvOrderKey(l *literal.Literal, i int64) uint64 {
 		return u | sign
 	}
 	return u
+}
+
+// mvTopKHeap puts in perm[:k] the k best positions of keys, best first:
+// higher key first, lower position first among equal keys (what a stable
+// descending sort gives), in O(n log k). perm must hold 0..n-1.
+func mvTopKHeap(perm []int64, keys []uint64, k int64) {
+	if k == 0 {
+		return
+	}
+	// worse reports whether position a ranks after position b.
+	worse := func(a, b int64) bool { return keys[a] < keys[b] || keys[a] == keys[b] && a > b }
+	h := perm[:k] // a heap with the worst kept position at the root
+	down := func(i int) {
+		for {
+			c := 2*i + 1
+			if c >= len(h) {
+				return
+			}
+			if c+1 < len(h) && worse(h[c+1], h[c]) {
+				c++
+			}
+			if !worse(h[c], h[i]) {
+				return
+			}
+			h[i], h[c] = h[c], h[i]
+			i = c
+		}
+	}
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		down(i)
+	}
+	for i := k; i < int64(len(perm)); i++ {
+		if worse(h[0], i) {
+			h[0] = i
+			down(0)
+		}
+	}
+	// Sort the kept positions best first.
+	tmp := make([]int64, k)
+	mvMergeSort(h, tmp, func(a, b int64) bool { return worse(b, a) })
 }
