@@ -177,8 +177,13 @@ func cmpStepOf(op *stablehlo.Op, slots []*literal.Literal, operands func(*stable
 		if !ok || !intLike(in[0]) || slots[in[0]].DType != slots[in[1]].DType {
 			return st, false
 		}
-		st.kind = map[string]cmpStepKind{"stablehlo.and": csAnd, "stablehlo.or": csOr, "stablehlo.xor": csXor}[op.Name]
-		st.a, st.b = in[0], in[1]
+		st.kind, st.a, st.b = csXor, in[0], in[1]
+		switch op.Name {
+		case "stablehlo.and":
+			st.kind = csAnd
+		case "stablehlo.or":
+			st.kind = csOr
+		}
 	case "stablehlo.not":
 		in, ok := operands(op, 1)
 		if !ok || !intLike(in[0]) {
