@@ -3,6 +3,7 @@ package stablehlo
 import (
 	"encoding/binary"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/torchtpu/torchtpu/dtype"
@@ -161,5 +162,34 @@ func TestDenseErrors(t *testing.T) {
 		if _, err := ParseAttr(s); err == nil {
 			t.Errorf("%s: no error", s)
 		}
+	}
+}
+
+// TestDenseResource checks dense_resource blobs from the trailing
+// dialect_resources section (4 bytes of alignment, then the data).
+func TestDenseResource(t *testing.T) {
+	src := `func.func @f() -> tensor<2xi32> {
+  %c = stablehlo.constant dense_resource<blob1> : tensor<2xi32>
+  return %c : tensor<2xi32>
+}
+{-#
+  dialect_resources: {
+    builtin: {
+      blob1: "0x040000000100000002000000"
+    }
+  }
+#-}
+`
+	m, err := ParseModule("r.mlir", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := m.Funcs[0].Body.Entry().Ops[0].Attr("value").(*DenseAttr)
+	if d.Value == nil || d.Value.Int64(0) != 1 || d.Value.Int64(1) != 2 {
+		t.Errorf("resource value %v", d.Value)
+	}
+	missing := strings.Replace(src, "blob1:", "other:", 1)
+	if _, err := ParseModule("r.mlir", []byte(missing)); err == nil || !strings.Contains(err.Error(), "unknown dense resource") {
+		t.Errorf("missing blob: %v", err)
 	}
 }
