@@ -232,45 +232,49 @@ func nearestSource(o, in, out int64, scale float64) int64 {
 }
 
 // linearSource gives the two source indices and weights of output index o
-// for linear interpolation (PyTorch's compute_source_index_and_lambda, in
-// float32 opmath). scale is the user scale factor (0 when not given).
-func linearSource(o, in, out int64, alignCorners bool, scale float64) (i0, i1 int64, l0, l1 float32) {
+// for linear interpolation (PyTorch's compute_source_index_and_lambda).
+// The arithmetic is done in float32 when f32 is set (the opmath type of
+// float, half and bfloat16 inputs) and in float64 otherwise. scale is the
+// user scale factor (0 when not given).
+func linearSource(o, in, out int64, alignCorners bool, scale float64, f32 bool) (i0, i1 int64, l0, l1 float64) {
+	r := func(x float64) float64 {
+		if f32 {
+			return float64(float32(x))
+		}
+		return x
+	}
 	if out == in {
 		return o, o, 1, 0
 	}
-	var ratio float32
-	if alignCorners {
+	var ratio float64
+	switch {
+	case alignCorners:
 		if out > 1 {
-			ratio = float32(in-1) / float32(out-1)
+			ratio = r(r(float64(in-1)) / r(float64(out-1)))
 		}
-	} else if scale > 0 {
-		ratio = float32(1.0 / scale)
-	} else {
-		ratio = float32(in) / float32(out)
+	case scale > 0:
+		ratio = r(1.0 / scale)
+	default:
+		ratio = r(r(float64(in)) / r(float64(out)))
 	}
-	var real float32
+	var real float64
 	if alignCorners {
-		real = ratio * float32(o)
+		real = r(ratio * float64(o))
 	} else {
-		real = ratio*(float32(o)+0.5) - 0.5
+		real = r(r(ratio*r(float64(o)+0.5)) - 0.5)
 		if real < 0 {
 			real = 0
 		}
 	}
-	i0 = int64(math.Floor(float64(real)))
+	i0 = int64(math.Floor(real))
 	if i0 > in-1 {
 		i0 = in - 1
 	}
-	lam := real - float32(i0)
-	if lam < 0 {
-		lam = 0
-	}
-	if lam > 1 {
-		lam = 1
-	}
+	lam := r(real - float64(i0))
+	lam = math.Min(math.Max(lam, 0), 1)
 	i1 = i0
 	if i0 < in-1 {
 		i1 = i0 + 1
 	}
-	return i0, i1, 1 - lam, lam
+	return i0, i1, r(1 - lam), lam
 }

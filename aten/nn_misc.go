@@ -1,0 +1,209 @@
+package aten
+
+import (
+	"math"
+
+	"github.com/torchtpu/torchtpu/dtype"
+	"github.com/torchtpu/torchtpu/stablehlo"
+)
+
+// glu, prelu and resampling: upsample_nearest1d/2d/3d and
+// upsample_linear1d / upsample_bilinear2d (both overload styles). With
+// static shapes the source indices and interpolation weights are computed
+// here, as PyTorch's CPU kernel computes them, and enter as constants.
+
+func init() {
+	lower("aten::glu", lowerGLU)
+	lower("aten::prelu", lowerPReLU)
+	lower("aten::_prelu_kernel", lowerPReLU)
+	lower("aten::upsample_nearest1d.vec", lowerUpsample(1, "nearest", true))
+	lower("aten::upsample_nearest2d.vec", lowerUpsample(2, "nearest", true))
+	lower("aten::upsample_nearest3d.vec", lowerUpsample(3, "nearest", true))
+	lower("aten::upsample_nearest1d", lowerUpsample(1, "nearest", false))
+	lower("aten::upsample_nearest2d", lowerUpsample(2, "nearest", false))
+	lower("aten::upsample_nearest3d", lowerUpsample(3, "nearest", false))
+	lower("aten::upsample_linear1d.vec", lowerUpsample(1, "linear", true))
+	lower("aten::upsample_bilinear2d.vec", lowerUpsample(2, "linear", true))
+	lower("aten::upsample_linear1d", lowerUpsample(1, "linear", false))
+	lower("aten::upsample_bilinear2d", lowerUpsample(2, "linear", false))
+}
+
+func lowerGLU(c *LowerCtx, a *Args) ([]Value, error) {
+	x := a.Tensor("self")
+	dim := a.Int("dim")
+	if a.Err() != nil {
+		return nil, a.Err()
+	}
+	shape := c.Shape(x)
+	if len(shape) == 0 {
+		return nil, c.Errorf("glu does not support scalars because halving size must be even")
+	}
+	d, err := canonDim(dim, len(shape))
+	if err != nil {
+		return nil, err
+	}
+	if shape[d]%2 != 0 {
+		return nil, c.Errorf("Halving dimension must be even, but dimension %d is size %d", d, shape[d])
+	}
+	dt := c.DType(x)
+	if !dt.IsFloat() {
+		return nil, c.Errorf("glu: %v is not supported", dt.Torch())
+	}
+	h := shape[d] / 2
+	xc := c.Convert(x, OpMath(dt))
+	first, second := sliceDim(c, xc, d, 0, h, 1), sliceDim(c, xc, d, h, h, 1)
+	return one(c.Convert(c.Binary("multiply", first, c.Unary("logistic", second)), dt)), nil
+}
+
+func lowerPReLU(c *LowerCtx, a *Args) ([]Value, error) {
+	x, w := a.Tensor("self"), a.Tensor("weight")
+	if a.Err() != nil {
+		return nil, a.Err()
+	}
+	shape := c.Shape(x)
+	dt := c.DType(x)
+	if c.DType(w) != dt {
+		return nil, c.Errorf("prelu: weight dtype %v differs from input dtype %v", c.DType(w).Torch(), dt.Torch())
+	}
+	n := numelOf(c.Shape(w))
+	cdt := OpMath(dt)
+	xc := c.Convert(x, cdt)
+	wc := c.Reshape(c.Convert(w, cdt), []int64{n})
+	var wb *stablehlo.Value
+	switch {
+	case n == 1:
+		wb = c.BroadcastInDim(c.Reshape(wc, nil), shape, nil)
+	case len(shape) >= 2 && shape[1] == n:
+		wb = c.BroadcastInDim(wc, shape, []int64{1})
+	case len(shape) == 1 && shape[0] == n:
+		wb = wc
+	default:
+		return nil, c.Errorf("prelu: mismatch of parameter numbers (%d) and input channel size %v", n, shape)
+	}
+	pos := c.Compare("GT", xc, c.Like(xc, 0))
+	return one(c.Convert(c.Select(pos, xc, c.Binary("multiply", wb, xc)), dt)), nil
+}
+
+// upsampleSizes resolves output sizes and per-dim user scales (0 = none).
+func upsampleSizes(c *LowerCtx, a *Args, n int, vec bool, in []int64) (out []int64, scales []float64, err error) {
+	scales = make([]float64, n)
+	if vec {
+		os, hasOS := a.OptInts("output_size")
+		sf, hasSF := a.Value("scale_factors"), a.Has("scale_factors")
+		if a.Err() != nil {
+			return nil, nil, a.Err()
+		}
+		switch {
+		case hasOS && hasSF:
+			return nil, nil, c.Errorf("upsample: must specify exactly one of output_size and scale_factors")
+		case hasOS:
+			out = os
+		case hasSF:
+			if len(sf.List) != n {
+				return nil, nil, c.Errorf("upsample: expected %d scale factors, got %v", n, sf)
+			}
+			out = make([]int64, n)
+			for i, e := range sf.List {
+				s, ok := scalarOf(e)
+				if !ok {
+					return nil, nil, c.Errorf("upsample: scale factor %v is not a number", e)
+				}
+				scales[i] = s.Float()
+				out[i] = int64(math.Floor(float64(in[i]) * scales[i]))
+			}
+		default:
+			return nil, nil, c.Errorf("upsample: must specify exactly one of output_size and scale_factors")
+		}
+	} else {
+		out = a.Ints(a.Schema.Params[1].Name)
+		for i, name := range upsampleScaleNames(n) {
+			if s, ok := a.OptFloat(name); ok {
+				scales[i] = s
+			}
+		}
+		if a.Err() != nil {
+			return nil, nil, a.Err()
+		}
+	}
+	if len(out) != n {
+		return nil, nil, c.Errorf("upsample: expected %d output sizes, got %v", n, out)
+	}
+	for _, o := range out {
+		if o <= 0 {
+			return nil, nil, c.Errorf("upsample: output sizes must be positive, got %v", out)
+		}
+	}
+	return out, scales, nil
+}
+
+func upsampleScaleNames(n int) []string {
+	switch n {
+	case 1:
+		return []string{"scales"}
+	case 2:
+		return []string{"scales_h", "scales_w"}
+	}
+	return []string{"scales_d", "scales_h", "scales_w"}
+}
+
+func lowerUpsample(n int, mode string, vec bool) LowerFunc {
+	return func(c *LowerCtx, a *Args) ([]Value, error) {
+		var x *stablehlo.Value
+		if vec {
+			x = a.Tensor("input")
+		} else {
+			x = a.Tensor("self")
+		}
+		align := false
+		if mode == "linear" {
+			align = a.Bool("align_corners")
+		}
+		if a.Err() != nil {
+			return nil, a.Err()
+		}
+		shape := c.Shape(x)
+		if len(shape) != n+2 {
+			return nil, c.Errorf("upsample: expected %dD input, got %v", n+2, shape)
+		}
+		out, scales, err := upsampleSizes(c, a, n, vec, shape[2:])
+		if err != nil {
+			return nil, err
+		}
+		dt := c.DType(x)
+		if mode == "nearest" {
+			for i := 0; i < n; i++ {
+				in, o := shape[2+i], out[i]
+				idx := make([]int64, o)
+				for j := range idx {
+					idx[j] = nearestSource(int64(j), in, o, scales[i])
+				}
+				x = takeAlong(c, x, 2+i, []int64{o}, idx)
+			}
+			return one(x), nil
+		}
+		if !dt.IsFloat() {
+			return nil, c.Errorf("upsample_linear: %v is not supported", dt.Torch())
+		}
+		cdt := OpMath(dt)
+		f32 := cdt != dtype.F64
+		v := c.Convert(x, cdt)
+		// Innermost dim first, so the outer dim's weights apply last as in
+		// PyTorch's h0λ·(w0λ·x00 + w1λ·x01) + h1λ·(...).
+		for i := n - 1; i >= 0; i-- {
+			d := 2 + i
+			in, o := shape[d], out[i]
+			i0s, i1s := make([]int64, o), make([]int64, o)
+			l0s, l1s := make([]float64, o), make([]float64, o)
+			for j := int64(0); j < o; j++ {
+				i0s[j], i1s[j], l0s[j], l1s[j] = linearSource(j, in, o, align, scales[i], f32)
+			}
+			x0 := takeAlong(c, v, d, []int64{o}, i0s)
+			x1 := takeAlong(c, v, d, []int64{o}, i1s)
+			full := c.Shape(x0)
+			l0 := c.BroadcastInDim(constF(c, cdt, []int64{o}, l0s), full, []int64{int64(d)})
+			l1 := c.BroadcastInDim(constF(c, cdt, []int64{o}, l1s), full, []int64{int64(d)})
+			v = c.Binary("add", c.Binary("multiply", l0, x0), c.Binary("multiply", l1, x1))
+		}
+		return one(c.Convert(v, dt)), nil
+	}
+}
