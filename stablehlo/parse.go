@@ -219,21 +219,27 @@ func (p *parser) define(at int, name string, v *Value) {
 
 // lookup resolves a use `%name` or `%name#i`.
 func (p *parser) lookup(at int, name string) *Value {
+	if v := p.find(name); v != nil {
+		return v
+	}
+	// %x#0 may name the only result of %x, and %x the first of a group.
+	alt := name + "#0"
+	if n := len(name); n > 2 && name[n-2:] == "#0" {
+		alt = name[:n-2]
+	}
+	if v := p.find(alt); v != nil {
+		return v
+	}
+	p.fail(at, "use of undefined value %%%s", name)
+	return nil
+}
+
+func (p *parser) find(name string) *Value {
 	for i := len(p.scopes) - 1; i >= 0; i-- {
 		if v, ok := p.scopes[i][name]; ok {
 			return v
 		}
 	}
-	// %x#0 may name the only result of %x.
-	if n := len(name); n > 2 && name[n-2:] == "#0" {
-		base := name[:n-2]
-		for i := len(p.scopes) - 1; i >= 0; i-- {
-			if v, ok := p.scopes[i][base]; ok {
-				return v
-			}
-		}
-	}
-	p.fail(at, "use of undefined value %%%s", name)
 	return nil
 }
 

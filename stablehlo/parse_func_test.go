@@ -1,0 +1,57 @@
+package stablehlo
+
+import "testing"
+
+// TestFuncsAndValues checks function signatures, attributes and the
+// naming and resolution of values.
+func TestFuncsAndValues(t *testing.T) {
+	src := `module @jit_f attributes {mhlo.num_partitions = 1 : i32} {
+  func.func public @main(%arg0: tensor<2xf32> {mhlo.sharding = "{replicated}"} loc("x"), %arg1: tensor<i32>) -> (tensor<2xf32> {jax.result_info = "r"}, tensor<2xf32>) attributes {foo = unit} {
+    %r:2 = "x.pair"(%arg0) : (tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>)
+    %s = stablehlo.add %r#1, %r : tensor<2xf32>
+    %t = stablehlo.add %s#0, %s : tensor<2xf32>
+    return %t, %r#0 : tensor<2xf32>, tensor<2xf32>
+  }
+  func.func private @decl(tensor<f32>, tensor<i1>) -> tensor<f32>
+}`
+	m, err := ParseModule("f.mlir", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Name != "jit_f" || len(m.Attrs) != 1 || len(m.Funcs) != 2 {
+		t.Fatalf("module %q attrs %d funcs %d", m.Name, len(m.Attrs), len(m.Funcs))
+	}
+	f := m.Func("main")
+	if f.Visibility != "public" || len(f.Type.Inputs) != 2 || len(f.Type.Results) != 2 {
+		t.Errorf("signature %s %v", f.Visibility, f.Type)
+	}
+	if f.ArgAttrs[0].Get("mhlo.sharding") != StringAttr("{replicated}") || f.ArgAttrs[1] != nil {
+		t.Errorf("arg attrs %v", f.ArgAttrs)
+	}
+	if f.ResultAttrs[0].Get("jax.result_info") != StringAttr("r") || len(f.Attrs) != 1 {
+		t.Errorf("result attrs %v, attrs %v", f.ResultAttrs, f.Attrs)
+	}
+	entry := f.Body.Entry()
+	if len(entry.Args) != 2 || entry.Args[0].Name != "arg0" || entry.Args[1].Index != 1 {
+		t.Errorf("entry args %v", entry.Args)
+	}
+	ops := entry.Ops
+	pair, add := ops[0], ops[1]
+	if pair.Results[0].Name != "r#0" || pair.Results[1].Name != "r#1" {
+		t.Errorf("group names %q %q", pair.Results[0].Name, pair.Results[1].Name)
+	}
+	if add.Operands[0] != pair.Results[1] || add.Operands[1] != pair.Results[0] {
+		t.Errorf("%%r#1 and %%r resolve wrongly")
+	}
+	if ops[2].Operands[0] != add.Results[0] || ops[2].Operands[1] != add.Results[0] {
+		t.Errorf("%%s#0 and %%s resolve wrongly")
+	}
+	ret := ops[3]
+	if ret.Name != "func.return" || ret.Operands[1] != pair.Results[0] || ret.Loc.Line != 6 {
+		t.Errorf("return %s %v", ret.Name, ret.Loc)
+	}
+	d := m.Func("decl")
+	if d.Body != nil || d.Visibility != "private" || len(d.Type.Inputs) != 2 {
+		t.Errorf("declaration %v", d)
+	}
+}
