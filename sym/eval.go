@@ -221,8 +221,8 @@ func pow(base, exp *big.Rat) (*big.Rat, error) {
 	if neg {
 		n = -n
 	}
-	bits := int64(base.Num().BitLen() + base.Denom().BitLen())
-	if n > 0 && bits > 1 && n*(bits) > 2*maxBits {
+	bits := int64(max(base.Num().BitLen(), base.Denom().BitLen()))
+	if bits > 1 && n > maxBits/bits { // |base| ∉ {0, 1}: the result would be too large
 		return nil, fmt.Errorf("power too large")
 	}
 	num := new(big.Int).Exp(base.Num(), big.NewInt(n), nil)

@@ -232,11 +232,7 @@ func (p *parser) primary(depth int) (*Expr, error) {
 		if n, err := strconv.ParseInt(text, 10, 64); err == nil {
 			return Int(n), nil
 		}
-		r, ok := new(big.Rat).SetString(text)
-		if !ok {
-			return nil, fmt.Errorf("bad number %q", text)
-		}
-		return &Expr{Op: OpFloat, Rat: r}, nil
+		return parseFloat(text)
 	case tOp:
 		if p.text == "(" {
 			p.next()
@@ -378,11 +374,7 @@ func build(name string, args []*Expr, strs, kw []string) (*Expr, error) {
 		default:
 			return nil, fmt.Errorf("bad Float")
 		}
-		r, ok := new(big.Rat).SetString(text)
-		if !ok {
-			return nil, fmt.Errorf("bad Float %q", text)
-		}
-		return &Expr{Op: OpFloat, Rat: r}, nil
+		return parseFloat(text)
 	case "Identity":
 		if err := n(1); err != nil {
 			return nil, err
@@ -407,4 +399,15 @@ func build(name string, args []*Expr, strs, kw []string) (*Expr, error) {
 		return nil, fmt.Errorf("%s takes no string arguments", name)
 	}
 	return New(op, args...), nil
+}
+
+// parseFloat reads a float constant at float64 precision (sympy writes
+// Float('1.5', precision=53)); big.Rat.SetString would expand "1e999999999"
+// exactly.
+func parseFloat(text string) (*Expr, error) {
+	f, err := strconv.ParseFloat(text, 64)
+	if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
+		return nil, fmt.Errorf("bad number %q", text)
+	}
+	return &Expr{Op: OpFloat, Rat: new(big.Rat).SetFloat64(f)}, nil
 }

@@ -55,9 +55,18 @@ func TestErrors(t *testing.T) {
 	if _, err := e.Eval(map[string]int64{"s0": 1}); err == nil {
 		t.Error("unbound symbol not reported")
 	}
-	e, _ = Parse("Pow(Integer(2), Integer(100000))")
-	if _, err := e.Eval(nil); err == nil {
-		t.Error("huge power not reported")
+	for _, in := range []string{"Pow(Integer(2), Integer(100000))", "Pow(Integer(3), Integer(9223372036854775807))"} {
+		e, _ = Parse(in)
+		if _, err := e.Eval(nil); err == nil {
+			t.Errorf("%s: huge power not reported", in)
+		}
+	}
+	e, _ = Parse("Pow(Integer(1), Integer(9223372036854775807))")
+	if v, err := e.Eval(nil); err != nil || v != 1 {
+		t.Errorf("1**big = %d, %v", v, err)
+	}
+	if _, err := Parse("Float('1e999999999', precision=53)"); err == nil {
+		t.Error("huge Float accepted")
 	}
 }
 
