@@ -72,7 +72,9 @@ func disabledTag(path string) string {
 	for _, line := range strings.SplitN(string(src), "\n", 8) {
 		if i := strings.Index(line, "RUN-DISABLED"); i >= 0 {
 			tag := line[i:]
-			if j := strings.IndexAny(tag, " :"); j > 0 {
+			if j := strings.IndexByte(tag, ')'); j > 0 {
+				tag = tag[:j+1]
+			} else if j := strings.IndexAny(tag, " :"); j > 0 {
 				tag = tag[:j]
 			}
 			return "[suite: " + tag + "] "

@@ -39,7 +39,7 @@ no file failed.`
 func runStablehloRun(ctx context.Context, c *command, args []string, stdout, stderr io.Writer) (int, error) {
 	fs := newFlags(c, stderr, stablehloRunHelp)
 	timeout := fs.Duration("timeout", time.Minute, "time limit for each test function")
-	verbose := fs.Bool("v", false, "also print a line for each passing file, and interpreter.print output")
+	verbose := fs.Bool("v", false, "print each passing file, interpreter.print output and whole failure messages")
 	if err := fs.Parse(args); err != nil {
 		return 2, err
 	}
@@ -69,9 +69,14 @@ func runStablehloRun(ctx context.Context, c *command, args []string, stdout, std
 			continue
 		}
 		for _, f := range r.Funcs {
-			if f.Err != nil {
-				fmt.Fprintf(stdout, "%s: %s: %s\n", path, f.Name, oneLine(f.Err))
+			if f.Err == nil {
+				continue
 			}
+			msg := oneLine(f.Err)
+			if *verbose {
+				msg = strings.ReplaceAll(f.Err.Error(), "\n", "\n    ")
+			}
+			fmt.Fprintf(stdout, "%s: %s: %s\n", path, f.Name, msg)
 		}
 	}
 	fmt.Fprintf(stdout, "%d passed, %d failed\n", passed, failed)
