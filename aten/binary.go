@@ -52,10 +52,10 @@ func init() {
 		lower("aten::add."+ov, addSub("add"))
 		lower("aten::sub."+ov, addSub("subtract"))
 	}
-	lower("aten::rsub.Scalar", func(c *LowerCtx, a *Args) ([]Value, error) {
+	decomp("aten::rsub.Scalar", func(c *LowerCtx, a *Args) ([]Value, error) {
 		return c.Call("aten::sub.Tensor", []Value{a.Value("other"), a.Value("self")}, map[string]Value{"alpha": a.Value("alpha")})
 	})
-	lower("aten::rsub.Tensor", func(c *LowerCtx, a *Args) ([]Value, error) {
+	decomp("aten::rsub.Tensor", func(c *LowerCtx, a *Args) ([]Value, error) {
 		return c.Call("aten::sub.Tensor", []Value{a.Value("other"), a.Value("self")}, map[string]Value{"alpha": a.Value("alpha")})
 	})
 	binaryOp("mul", false, true, func(c *LowerCtx, xs []*stablehlo.Value) *stablehlo.Value {
@@ -133,8 +133,8 @@ func init() {
 	xlogyScalar := func(c *LowerCtx, a *Args) ([]Value, error) {
 		return c.Call("aten::xlogy.Tensor", []Value{a.Value("self"), a.Value("other")}, nil)
 	}
-	lower("aten::xlogy.Scalar_Self", xlogyScalar)
-	lower("aten::xlogy.Scalar_Other", xlogyScalar)
+	decomp("aten::xlogy.Scalar_Self", xlogyScalar)
+	decomp("aten::xlogy.Scalar_Other", xlogyScalar)
 	lower("aten::logaddexp.default", func(c *LowerCtx, a *Args) ([]Value, error) {
 		return one(pointwise(c, true, func(c *LowerCtx, xs []*stablehlo.Value) *stablehlo.Value {
 			x, y := xs[0], xs[1]

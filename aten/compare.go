@@ -70,10 +70,10 @@ func init() {
 			return c.Call("aten::clamp.Tensor", []Value{a.Value("self")}, map[string]Value{param: a.Value(param)})
 		}
 	}
-	lower("aten::clamp_min.default", clampSide("min"))
-	lower("aten::clamp_min.Tensor", clampSide("min"))
-	lower("aten::clamp_max.default", clampSide("max"))
-	lower("aten::clamp_max.Tensor", clampSide("max"))
+	decomp("aten::clamp_min.default", clampSide("min"))
+	decomp("aten::clamp_min.Tensor", clampSide("min"))
+	decomp("aten::clamp_max.default", clampSide("max"))
+	decomp("aten::clamp_max.Tensor", clampSide("max"))
 	maskedFill := func(c *LowerCtx, a *Args) ([]Value, error) {
 		x := a.Tensor("self")
 		mask := boolOf(c, a.Tensor("mask"))

@@ -88,7 +88,7 @@ func init() {
 		}
 		return one(trunc(c, x)), nil
 	})
-	lower("aten::fix.default", func(c *LowerCtx, a *Args) ([]Value, error) {
+	decomp("aten::fix.default", func(c *LowerCtx, a *Args) ([]Value, error) {
 		return c.Call("aten::trunc.default", []Value{a.Value("self")}, nil)
 	})
 	lower("aten::frac.default", func(c *LowerCtx, a *Args) ([]Value, error) {
