@@ -200,30 +200,26 @@ func convolve(op *stablehlo.Op, lhs, rhs *literal.Literal, cp *convParams) (*lit
 		inSp: elemCount(inSp), kSp: elemCount(kSp), outSp: elemCount(outSp),
 	}
 	g.table = convTable(inSp, kSp, outSp, cp)
-	lidx := permutedIndex(lhs.Shape, lperm)
-	ridx := permutedIndex(rhs.Shape, rperm)
+	lidx := permIndexOrNil(lhs.Shape, lperm)
+	ridx := permIndexOrNil(rhs.Shape, rperm)
 	// canonical result [outBatch, outC, outSp] back to the output layout
 	inv := make([]int, ns+2)
 	for i, p := range operm {
 		inv[p] = i
 	}
-	oidx := permutedIndex(canon, inv)
+	oidx := permIndexOrNil(canon, inv)
 	switch accumulatorFor(out.DType) {
 	case accF64:
-		c := convRun(g, gatherByIndex(decodeFloats(lhs), lidx), gatherByIndex(decodeFloats(rhs), ridx), gemmF64)
-		encodeFloats(out, gatherByIndex(c, oidx))
+		encodeFloats(out, reorder(convRun(g, loadF64(lhs, lidx), loadF64(rhs, ridx), gemmF64), oidx))
 	case accF32:
-		c := convRun(g, toF32s(gatherByIndex(decodeFloats(lhs), lidx)), toF32s(gatherByIndex(decodeFloats(rhs), ridx)), gemmF32)
-		encodeFloats(out, fromF32s(gatherByIndex(c, oidx)))
+		encodeFloats(out, fromF32s(reorder(convRun(g, loadF32(lhs, lidx), loadF32(rhs, ridx), gemmF32), oidx)))
 	case accC128:
-		c := convRun(g, gatherByIndex(decodeComplexes(lhs), lidx), gatherByIndex(decodeComplexes(rhs), ridx), gemmC128)
-		encodeComplexes(out, gatherByIndex(c, oidx))
+		encodeComplexes(out, reorder(convRun(g, loadC128(lhs, lidx), loadC128(rhs, ridx), gemmC128), oidx))
 	case accC64:
-		c := convRun(g, toC64s(gatherByIndex(decodeComplexes(lhs), lidx)), toC64s(gatherByIndex(decodeComplexes(rhs), ridx)), gemmC64)
-		encodeComplexes(out, fromC64s(gatherByIndex(c, oidx)))
+		c := convRun(g, toC64s(loadC128(lhs, lidx)), toC64s(loadC128(rhs, ridx)), gemmC64)
+		encodeComplexes(out, fromC64s(reorder(c, oidx)))
 	default:
-		c := convRun(g, gatherByIndex(decodeInts(lhs), lidx), gatherByIndex(decodeInts(rhs), ridx), gemmI64)
-		encodeInts(out, gatherByIndex(c, oidx))
+		encodeInts(out, reorder(convRun(g, loadI64(lhs, lidx), loadI64(rhs, ridx), gemmI64), oidx))
 	}
 	return out, nil
 }
@@ -367,4 +363,12 @@ func convIsPerm(p []int) bool {
 		seen[x] = true
 	}
 	return true
+}
+
+// reorder permutes v by idx (nil: unchanged).
+func reorder[T any](v []T, idx []int) []T {
+	if idx == nil {
+		return v
+	}
+	return gatherByIndex(v, idx)
 }

@@ -164,29 +164,29 @@ func dotCompute(p *dotLayout, lhs, rhs *literal.Literal, dt dtype.DType) (*liter
 	if err != nil {
 		return nil, err
 	}
-	lidx := permutedIndex(lhs.Shape, p.lhsPerm)
-	ridx := permutedIndex(rhs.Shape, p.rhsPerm)
+	lidx := permIndexOrNil(lhs.Shape, p.lhsPerm)
+	ridx := permIndexOrNil(rhs.Shape, p.rhsPerm)
 	c := p.batch * p.m * p.n
 	switch accumulatorFor(out.DType) {
 	case accF64:
 		r := make([]float64, c)
-		gemmF64(p.batch, p.m, p.k, p.n, gatherByIndex(decodeFloats(lhs), lidx), gatherByIndex(decodeFloats(rhs), ridx), r)
+		gemmF64(p.batch, p.m, p.k, p.n, loadF64(lhs, lidx), loadF64(rhs, ridx), r)
 		encodeFloats(out, r)
 	case accF32:
 		r := make([]float32, c)
-		gemmF32(p.batch, p.m, p.k, p.n, toF32s(gatherByIndex(decodeFloats(lhs), lidx)), toF32s(gatherByIndex(decodeFloats(rhs), ridx)), r)
+		gemmF32(p.batch, p.m, p.k, p.n, loadF32(lhs, lidx), loadF32(rhs, ridx), r)
 		encodeFloats(out, fromF32s(r))
 	case accC128:
 		r := make([]complex128, c)
-		gemmC128(p.batch, p.m, p.k, p.n, gatherByIndex(decodeComplexes(lhs), lidx), gatherByIndex(decodeComplexes(rhs), ridx), r)
+		gemmC128(p.batch, p.m, p.k, p.n, loadC128(lhs, lidx), loadC128(rhs, ridx), r)
 		encodeComplexes(out, r)
 	case accC64:
 		r := make([]complex64, c)
-		gemmC64(p.batch, p.m, p.k, p.n, toC64s(gatherByIndex(decodeComplexes(lhs), lidx)), toC64s(gatherByIndex(decodeComplexes(rhs), ridx)), r)
+		gemmC64(p.batch, p.m, p.k, p.n, toC64s(loadC128(lhs, lidx)), toC64s(loadC128(rhs, ridx)), r)
 		encodeComplexes(out, fromC64s(r))
 	default:
 		r := make([]int64, c)
-		gemmI64(p.batch, p.m, p.k, p.n, gatherByIndex(decodeInts(lhs), lidx), gatherByIndex(decodeInts(rhs), ridx), r)
+		gemmI64(p.batch, p.m, p.k, p.n, loadI64(lhs, lidx), loadI64(rhs, ridx), r)
 		encodeInts(out, r)
 	}
 	return out, nil

@@ -377,3 +377,55 @@ func fromC64s(v []complex64) []complex128 {
 	}
 	return out
 }
+
+// The load functions decode a literal into the accumulation type,
+// permuted by idx (from permutedIndex; nil keeps the order).
+
+func loadF64(l *literal.Literal, idx []int) []float64 {
+	v := decodeFloats(l)
+	if idx == nil {
+		return v
+	}
+	return gatherByIndex(v, idx)
+}
+
+func loadF32(l *literal.Literal, idx []int) []float32 {
+	if l.DType != dtype.F32 {
+		return toF32s(loadF64(l, idx))
+	}
+	out := make([]float32, l.Len())
+	if idx == nil {
+		for i := range out {
+			out[i] = math.Float32frombits(binary.LittleEndian.Uint32(l.Data[4*i:]))
+		}
+		return out
+	}
+	for i, j := range idx {
+		out[i] = math.Float32frombits(binary.LittleEndian.Uint32(l.Data[4*j:]))
+	}
+	return out
+}
+
+func loadC128(l *literal.Literal, idx []int) []complex128 {
+	v := decodeComplexes(l)
+	if idx == nil {
+		return v
+	}
+	return gatherByIndex(v, idx)
+}
+
+func loadI64(l *literal.Literal, idx []int) []int64 {
+	v := decodeInts(l)
+	if idx == nil {
+		return v
+	}
+	return gatherByIndex(v, idx)
+}
+
+// permIndexOrNil is permutedIndex, or nil for the identity permutation.
+func permIndexOrNil(shape []int64, perm []int) []int {
+	if identityPerm(perm) {
+		return nil
+	}
+	return permutedIndex(shape, perm)
+}
