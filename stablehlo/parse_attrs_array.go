@@ -45,15 +45,12 @@ func (p *parser) parseDenseArray(at int) Attr {
 				}
 				a.Floats = append(a.Floats, bitsToFloat64(d, bits))
 			} else {
-				v, err := parseIntText(txt)
-				if err != nil || isFloatTextStr(txt) {
-					p.fail(vat, "bad %s array element %q", elem, txt)
+				v, err := intElem(txt, d)
+				if err != nil {
+					p.fail(vat, "bad %s array element: %v", elem, err)
 				}
-				a.Ints = append(a.Ints, truncInt(v, d))
+				a.Ints = append(a.Ints, v)
 			}
-		}
-		if a.Ints != nil && d == dtype.Bool && a.Ints[len(a.Ints)-1] > 1 {
-			p.fail(vat, "bad i1 array element")
 		}
 		if p.accept(">") {
 			return a

@@ -1,6 +1,9 @@
 package stablehlo
 
-import "strings"
+import (
+	"bytes"
+	"strings"
+)
 
 // stringLit reads a quoted string with MLIR escapes (\n \t \" \\ \XX).
 func (s *scanner) stringLit() string {
@@ -9,6 +12,12 @@ func (s *scanner) stringLit() string {
 	}
 	st := s.pos
 	s.pos++
+	// Fast path: no escapes before the closing quote.
+	if i := bytes.IndexAny(s.src[s.pos:s.end], "\"\\\n"); i >= 0 && s.src[s.pos+i] == '"' {
+		out := string(s.src[s.pos : s.pos+i])
+		s.pos += i + 1
+		return out
+	}
 	var b strings.Builder
 	for {
 		if s.pos >= s.end || s.src[s.pos] == '\n' {
