@@ -68,6 +68,12 @@ func unaryKernel(fns unaryFns) Kernel {
 }
 
 func applyUnary(fns unaryFns, x, out *literal.Literal) error {
+	if len(x.Data) != len(out.Data) {
+		return fmt.Errorf("operand %v holds %d bytes, result %v %d", x, len(x.Data), out, len(out.Data))
+	}
+	if fastUnary(fns, x, out) {
+		return nil
+	}
 	d := x.DType
 	n := x.Len()
 	switch {
@@ -128,6 +134,12 @@ func binaryKernel(fns binaryFns) Kernel {
 }
 
 func applyBinary(fns binaryFns, x, y, out *literal.Literal) error {
+	if len(x.Data) != len(out.Data) || len(y.Data) != len(out.Data) {
+		return fmt.Errorf("operands %v and %v do not match the size of result %v", x, y, out)
+	}
+	if fastBinary(fns, x, y, out) {
+		return nil
+	}
 	d := x.DType
 	n := x.Len()
 	switch {
@@ -218,4 +230,21 @@ func evalConstant(_ Env, op *stablehlo.Op, _ []Value) ([]Value, error) {
 
 func init() {
 	register("stablehlo.constant", evalConstant)
+}
+
+// unaryTable and binaryTable hold the per-type functions of the
+// elementwise ops by name (for fused or specialised executors).
+var (
+	unaryTable  = map[string]unaryFns{}
+	binaryTable = map[string]binaryFns{}
+)
+
+func registerUnary(name string, fns unaryFns) {
+	unaryTable[name] = fns
+	register(name, unaryKernel(fns))
+}
+
+func registerBinary(name string, fns binaryFns) {
+	binaryTable[name] = fns
+	register(name, binaryKernel(fns))
 }

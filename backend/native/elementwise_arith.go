@@ -12,27 +12,27 @@ import (
 // as XLA does; the most negative value divided by -1 is itself.
 
 func init() {
-	register("stablehlo.add", binaryKernel(binaryFns{
+	registerBinary("stablehlo.add", binaryFns{
 		b: func(x, y bool) bool { return x || y },
 		s: func(x, y int64, _ dtype.DType) int64 { return x + y },
 		u: func(x, y uint64, _ dtype.DType) uint64 { return x + y },
 		f: func(x, y float64) float64 { return x + y },
 		c: func(x, y complex128) complex128 { return x + y },
-	}))
-	register("stablehlo.subtract", binaryKernel(binaryFns{
+	})
+	registerBinary("stablehlo.subtract", binaryFns{
 		s: func(x, y int64, _ dtype.DType) int64 { return x - y },
 		u: func(x, y uint64, _ dtype.DType) uint64 { return x - y },
 		f: func(x, y float64) float64 { return x - y },
 		c: func(x, y complex128) complex128 { return x - y },
-	}))
-	register("stablehlo.multiply", binaryKernel(binaryFns{
+	})
+	registerBinary("stablehlo.multiply", binaryFns{
 		b: func(x, y bool) bool { return x && y },
 		s: func(x, y int64, _ dtype.DType) int64 { return x * y },
 		u: func(x, y uint64, _ dtype.DType) uint64 { return x * y },
 		f: func(x, y float64) float64 { return x * y },
 		c: cmul,
-	}))
-	register("stablehlo.divide", binaryKernel(binaryFns{
+	})
+	registerBinary("stablehlo.divide", binaryFns{
 		s: func(x, y int64, d dtype.DType) int64 {
 			if y == 0 {
 				return -1
@@ -50,8 +50,8 @@ func init() {
 		},
 		f: func(x, y float64) float64 { return x / y },
 		c: cdiv,
-	}))
-	register("stablehlo.remainder", binaryKernel(binaryFns{
+	})
+	registerBinary("stablehlo.remainder", binaryFns{
 		s: func(x, y int64, _ dtype.DType) int64 {
 			if y == 0 {
 				return x
@@ -68,14 +68,14 @@ func init() {
 			return x % y
 		},
 		f: math.Mod,
-	}))
-	register("stablehlo.power", binaryKernel(binaryFns{
+	})
+	registerBinary("stablehlo.power", binaryFns{
 		s: ipowSigned,
 		u: func(x, y uint64, _ dtype.DType) uint64 { return ipow(x, y) },
 		f: math.Pow,
 		c: cpow,
-	}))
-	register("stablehlo.maximum", binaryKernel(binaryFns{
+	})
+	registerBinary("stablehlo.maximum", binaryFns{
 		b: func(x, y bool) bool { return x || y },
 		s: func(x, y int64, _ dtype.DType) int64 { return max(x, y) },
 		u: func(x, y uint64, _ dtype.DType) uint64 { return max(x, y) },
@@ -86,8 +86,8 @@ func init() {
 			}
 			return y
 		},
-	}))
-	register("stablehlo.minimum", binaryKernel(binaryFns{
+	})
+	registerBinary("stablehlo.minimum", binaryFns{
 		b: func(x, y bool) bool { return x && y },
 		s: func(x, y int64, _ dtype.DType) int64 { return min(x, y) },
 		u: func(x, y uint64, _ dtype.DType) uint64 { return min(x, y) },
@@ -98,14 +98,14 @@ func init() {
 			}
 			return y
 		},
-	}))
-	register("stablehlo.negate", unaryKernel(unaryFns{
+	})
+	registerUnary("stablehlo.negate", unaryFns{
 		s: func(x int64, _ dtype.DType) int64 { return -x },
 		u: func(x uint64, _ dtype.DType) uint64 { return -x },
 		f: func(x float64) float64 { return -x },
 		c: func(x complex128) complex128 { return -x },
-	}))
-	register("stablehlo.sign", unaryKernel(unaryFns{
+	})
+	registerUnary("stablehlo.sign", unaryFns{
 		s: func(x int64, _ dtype.DType) int64 {
 			switch {
 			case x < 0:
@@ -139,7 +139,7 @@ func init() {
 			}
 			return cdiv(x, complex(cabs(x), 0))
 		},
-	}))
+	})
 }
 
 // fmaximum and fminimum propagate NaN and order -0 below +0.

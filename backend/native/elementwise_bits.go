@@ -12,35 +12,35 @@ import (
 // right shift.
 
 func init() {
-	register("stablehlo.and", binaryKernel(binaryFns{
+	registerBinary("stablehlo.and", binaryFns{
 		b: func(x, y bool) bool { return x && y },
 		s: func(x, y int64, _ dtype.DType) int64 { return x & y },
 		u: func(x, y uint64, _ dtype.DType) uint64 { return x & y },
-	}))
-	register("stablehlo.or", binaryKernel(binaryFns{
+	})
+	registerBinary("stablehlo.or", binaryFns{
 		b: func(x, y bool) bool { return x || y },
 		s: func(x, y int64, _ dtype.DType) int64 { return x | y },
 		u: func(x, y uint64, _ dtype.DType) uint64 { return x | y },
-	}))
-	register("stablehlo.xor", binaryKernel(binaryFns{
+	})
+	registerBinary("stablehlo.xor", binaryFns{
 		b: func(x, y bool) bool { return x != y },
 		s: func(x, y int64, _ dtype.DType) int64 { return x ^ y },
 		u: func(x, y uint64, _ dtype.DType) uint64 { return x ^ y },
-	}))
-	register("stablehlo.not", unaryKernel(unaryFns{
+	})
+	registerUnary("stablehlo.not", unaryFns{
 		b: func(x bool) bool { return !x },
 		s: func(x int64, _ dtype.DType) int64 { return ^x },
 		u: func(x uint64, _ dtype.DType) uint64 { return ^x },
-	}))
-	register("stablehlo.shift_left", binaryKernel(binaryFns{
+	})
+	registerBinary("stablehlo.shift_left", binaryFns{
 		s: func(x, y int64, d dtype.DType) int64 { return int64(shl(uint64(x), shiftAmount(uint64(y), d), d)) },
 		u: func(x, y uint64, d dtype.DType) uint64 { return shl(x, shiftAmount(y, d), d) },
-	}))
-	register("stablehlo.shift_right_logical", binaryKernel(binaryFns{
+	})
+	registerBinary("stablehlo.shift_right_logical", binaryFns{
 		s: func(x, y int64, d dtype.DType) int64 { return int64(shrl(uint64(x), shiftAmount(uint64(y), d), d)) },
 		u: func(x, y uint64, d dtype.DType) uint64 { return shrl(x, shiftAmount(y, d), d) },
-	}))
-	register("stablehlo.shift_right_arithmetic", binaryKernel(binaryFns{
+	})
+	registerBinary("stablehlo.shift_right_arithmetic", binaryFns{
 		s: func(x, y int64, d dtype.DType) int64 {
 			n := shiftAmount(uint64(y), d)
 			if n >= uint64(d.Bits()) {
@@ -58,15 +58,15 @@ func init() {
 			}
 			return uint64(sx >> n)
 		},
-	}))
-	register("stablehlo.popcnt", unaryKernel(unaryFns{
+	})
+	registerUnary("stablehlo.popcnt", unaryFns{
 		s: func(x int64, d dtype.DType) int64 { return int64(bits.OnesCount64(uint64(x) & widthMask(d))) },
 		u: func(x uint64, d dtype.DType) uint64 { return uint64(bits.OnesCount64(x & widthMask(d))) },
-	}))
-	register("stablehlo.count_leading_zeros", unaryKernel(unaryFns{
+	})
+	registerUnary("stablehlo.count_leading_zeros", unaryFns{
 		s: func(x int64, d dtype.DType) int64 { return int64(clz(uint64(x), d)) },
 		u: func(x uint64, d dtype.DType) uint64 { return uint64(clz(x, d)) },
-	}))
+	})
 }
 
 // shiftAmount reads a shift amount of type d as an unsigned number.

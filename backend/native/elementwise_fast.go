@@ -1,0 +1,78 @@
+package native
+
+import (
+	"encoding/binary"
+	"math"
+
+	"github.com/torchtpu/torchtpu/dtype"
+	"github.com/torchtpu/torchtpu/literal"
+)
+
+// Fast paths of the elementwise loops for the common f32, f64, i32 and i64
+// types: they read and write the little-endian bytes directly instead of
+// going through the generic per-element accessors. The results are the
+// same (f32 is still computed in float64 and rounded once).
+
+func fastUnary(fns unaryFns, x, out *literal.Literal) bool {
+	n := x.Len()
+	xd, od := x.Data, out.Data
+	switch {
+	case x.DType == dtype.F32 && fns.f != nil:
+		for i := 0; i < n; i++ {
+			v := float64(math.Float32frombits(binary.LittleEndian.Uint32(xd[4*i:])))
+			binary.LittleEndian.PutUint32(od[4*i:], math.Float32bits(float32(fns.f(v))))
+		}
+	case x.DType == dtype.F64 && fns.f != nil:
+		for i := 0; i < n; i++ {
+			v := math.Float64frombits(binary.LittleEndian.Uint64(xd[8*i:]))
+			binary.LittleEndian.PutUint64(od[8*i:], math.Float64bits(fns.f(v)))
+		}
+	case x.DType == dtype.I32 && fns.s != nil:
+		for i := 0; i < n; i++ {
+			v := int64(int32(binary.LittleEndian.Uint32(xd[4*i:])))
+			binary.LittleEndian.PutUint32(od[4*i:], uint32(fns.s(v, dtype.I32)))
+		}
+	case x.DType == dtype.I64 && fns.s != nil:
+		for i := 0; i < n; i++ {
+			v := int64(binary.LittleEndian.Uint64(xd[8*i:]))
+			binary.LittleEndian.PutUint64(od[8*i:], uint64(fns.s(v, dtype.I64)))
+		}
+	default:
+		return false
+	}
+	return true
+}
+
+func fastBinary(fns binaryFns, x, y, out *literal.Literal) bool {
+	n := x.Len()
+	xd, yd, od := x.Data, y.Data, out.Data
+	switch {
+	case x.DType == dtype.F32 && fns.f != nil:
+		for i := 0; i < n; i++ {
+			a := float64(math.Float32frombits(binary.LittleEndian.Uint32(xd[4*i:])))
+			b := float64(math.Float32frombits(binary.LittleEndian.Uint32(yd[4*i:])))
+			binary.LittleEndian.PutUint32(od[4*i:], math.Float32bits(float32(fns.f(a, b))))
+		}
+	case x.DType == dtype.F64 && fns.f != nil:
+		for i := 0; i < n; i++ {
+			a := math.Float64frombits(binary.LittleEndian.Uint64(xd[8*i:]))
+			b := math.Float64frombits(binary.LittleEndian.Uint64(yd[8*i:]))
+			binary.LittleEndian.PutUint64(od[8*i:], math.Float64bits(fns.f(a, b)))
+		}
+	case x.DType == dtype.I32 && fns.s != nil:
+		for i := 0; i < n; i++ {
+			a := int64(int32(binary.LittleEndian.Uint32(xd[4*i:])))
+			b := int64(int32(binary.LittleEndian.Uint32(yd[4*i:])))
+			binary.LittleEndian.PutUint32(od[4*i:], uint32(fns.s(a, b, dtype.I32)))
+		}
+	case x.DType == dtype.I64 && fns.s != nil:
+		for i := 0; i < n; i++ {
+			a := int64(binary.LittleEndian.Uint64(xd[8*i:]))
+			b := int64(binary.LittleEndian.Uint64(yd[8*i:]))
+			binary.LittleEndian.PutUint64(od[8*i:], uint64(fns.s(a, b, dtype.I64)))
+		}
+	default:
+		return false
+	}
+	return true
+}
