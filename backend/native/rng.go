@@ -24,8 +24,9 @@ func evalRngBitGenerator(env Env, op *stablehlo.Op, in []Value) ([]Value, error)
 	if err != nil {
 		return nil, err
 	}
-	if st.Rank() != 1 || st.DType.Size() != 8 || !st.DType.IsInteger() {
-		return nil, fmt.Errorf("%s: state %v must be a 1-d 64-bit integer tensor", op.Name, st)
+	sz := st.DType.Size()
+	if st.Rank() != 1 || !st.DType.IsInteger() || !(sz == 8 || sz == 4 && st.Len()%2 == 0) {
+		return nil, fmt.Errorf("%s: state %v must be a 1-d tensor of 64-bit integers (or an even number of 32-bit ones)", op.Name, st)
 	}
 	alg, ok := op.Enum("rng_algorithm")
 	if !ok {
@@ -46,7 +47,8 @@ func evalRngBitGenerator(env Env, op *stablehlo.Op, in []Value) ([]Value, error)
 	if out.DType.IsBool() || out.DType.IsComplex() || width > 64 {
 		return nil, fmt.Errorf("%s: unsupported output element type %v", op.Name, out.DType)
 	}
-	state := make([]uint64, st.Len())
+	// 32-bit states are read as little-endian pairs, as a bitcast to ui64
+	state := make([]uint64, len(st.Data)/8)
 	for i := range state {
 		state[i] = binary.LittleEndian.Uint64(st.Data[8*i:])
 	}
@@ -80,9 +82,9 @@ func evalRngBitGenerator(env Env, op *stablehlo.Op, in []Value) ([]Value, error)
 	default:
 		return nil, fmt.Errorf("%s: unknown rng_algorithm %q", op.Name, alg)
 	}
-	sz := out.DType.Size()
+	osz := out.DType.Size()
 	for i, w := range words[:n] {
-		switch sz {
+		switch osz {
 		case 1:
 			out.Data[i] = byte(w)
 			if width < 8 { // sub-byte types hold the value in the low bits
