@@ -162,3 +162,25 @@ func compareLit(got, want *literal.Literal) error {
 	}
 	return nil
 }
+
+// TestFamilyExtra runs the cases of testdata/family (made by gen.py there
+// with real PyTorch): edge cases the shared fixtures do not cover.
+func TestFamilyExtra(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join("testdata", "family", "*.pt2"))
+	if len(files) == 0 {
+		t.Skip("no extra cases")
+	}
+	pass := 0
+	for _, f := range files {
+		name := strings.TrimSuffix(filepath.Base(f), ".pt2")
+		if c := os.Getenv("FAMILY_CASES"); c != "" && !strings.Contains(","+c+",", ","+name+",") {
+			continue
+		}
+		if err := runFixture(strings.TrimSuffix(f, ".pt2")); err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		pass++
+	}
+	t.Logf("extra cases: %d of %d pass", pass, len(files))
+}

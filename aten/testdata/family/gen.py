@@ -1,0 +1,167 @@
+# Generates extra cases for the view, indexing, linalg and nn lowerings:
+# each NAME.pt2 (torch.export.save) with NAME.io.safetensors holding the
+# inputs and PyTorch's eager outputs. Run with real PyTorch:
+#   cd aten/testdata/family && /work/shared/tools/torch-oracle run sid -- python3 gen.py .
+import os, sys
+import torch
+import torch.nn.functional as F
+from safetensors.torch import save_file
+
+out = sys.argv[1] if len(sys.argv) > 1 else "."
+torch.manual_seed(0)
+
+
+class Fn(torch.nn.Module):
+    def __init__(self, fn):
+        super().__init__()
+        self.fn = fn
+
+    def forward(self, *xs):
+        return self.fn(*xs)
+
+
+def r(*shape, dtype=torch.float32):
+    return torch.randn(*shape).to(dtype)
+
+
+def case(name, fn, *xs):
+    try:
+        export_case(name, fn, *xs)
+    except Exception as e:  # report and go on: one bad case must not stop the rest
+        print(f"{name}: {type(e).__name__}: {str(e).splitlines()[0]}")
+
+
+def export_case(name, fn, *xs):
+    m = Fn(fn).eval()
+    ep = torch.export.export(m, tuple(xs))
+    torch.export.save(ep, os.path.join(out, name + ".pt2"))
+    with torch.no_grad():
+        o = m(*xs)
+    if not isinstance(o, (tuple, list)):
+        o = (o,)
+    t = {f"input.{i}": x.contiguous() for i, x in enumerate(xs)}
+    t.update({f"output.{i}": y.contiguous() for i, y in enumerate(o)})
+    save_file(t, os.path.join(out, name + ".io.safetensors"))
+
+
+nanx = r(3, 7)
+nanx[0, 2] = float("nan")
+nanx[1, 5] = float("nan")
+nanx[2, 1] = float("inf")
+ties = torch.tensor([[1.0, 3.0, 3.0, 2.0, 3.0, 1.0]])
+long_idx = torch.tensor([[0, 2], [1, 0]])
+
+case("einsum_implicit", lambda a, b: torch.einsum("ij,jk", a, b), r(3, 4), r(4, 5))
+case("einsum_ellipsis", lambda a, b: torch.einsum("...ij,...jk->...ik", a, b), r(2, 1, 3, 4), r(3, 4, 2))
+case("einsum_three", lambda a, b, c: torch.einsum("ab,bc,cd->ad", a, b, c), r(2, 3), r(3, 4), r(4, 5))
+case("einsum_reduce", lambda a: torch.einsum("abc->b", a), r(2, 3, 4))
+case("einsum_outer_bf16", lambda a, b: torch.einsum("i,j->ij", a, b), r(4, dtype=torch.bfloat16), r(3, dtype=torch.bfloat16))
+case("conv2d_same_even", lambda x, w: F.conv2d(x, w, padding="same"), r(1, 2, 7, 6), r(3, 2, 4, 4))
+case("conv1d_same_dil", lambda x, w, b: F.conv1d(x, w, b, padding="same", dilation=2), r(2, 3, 9), r(4, 3, 3), r(4))
+case("conv_transpose2d_groups", lambda x, w, b: F.conv_transpose2d(x, w, b, stride=2, padding=1, output_padding=1, groups=2, dilation=2), r(1, 4, 5, 5), r(4, 3, 3, 3), r(6))
+case("conv_transpose3d", lambda x, w: F.conv_transpose3d(x, w, stride=(1, 2, 1)), r(1, 2, 3, 3, 3), r(2, 2, 2, 2, 2))
+case("conv2d_bf16", lambda x, w: F.conv2d(x, w, stride=2), r(1, 3, 8, 8, dtype=torch.bfloat16), r(4, 3, 3, 3, dtype=torch.bfloat16))
+case("conv2d_unbatched", lambda x, w: F.conv2d(x, w, padding=1), r(3, 5, 5), r(2, 3, 3, 3))
+case("conv2d_int64", lambda x, w: F.conv2d(x, w), torch.randint(-5, 5, (1, 2, 5, 5)), torch.randint(-3, 3, (2, 2, 3, 3)))
+case("max_pool2d_dil_pad_nan", lambda x: F.max_pool2d(x, 3, stride=2, padding=1, dilation=2, ceil_mode=True), torch.where(torch.rand(1, 2, 9, 9) < 0.05, torch.tensor(float("nan")), r(1, 2, 9, 9)))
+case("max_pool2d_indices", lambda x: F.max_pool2d(x, 3, stride=2, padding=1, return_indices=True), r(2, 3, 8, 7))
+case("max_pool1d_indices_ceil", lambda x: F.max_pool1d(x, 2, stride=2, ceil_mode=True, return_indices=True), r(2, 3, 9))
+case("max_pool3d", lambda x: F.max_pool3d(x, 2, stride=1, padding=1), r(1, 2, 4, 4, 4))
+case("avg_pool2d_ceil_excl", lambda x: F.avg_pool2d(x, 3, stride=2, padding=1, ceil_mode=True, count_include_pad=False), r(1, 2, 8, 8))
+case("avg_pool2d_ceil_incl", lambda x: F.avg_pool2d(x, 3, stride=2, padding=1, ceil_mode=True), r(1, 2, 8, 8))
+case("avg_pool2d_divisor", lambda x: F.avg_pool2d(x, 2, divisor_override=3), r(2, 2, 6, 6))
+case("avg_pool1d", lambda x: F.avg_pool1d(x, 2, ceil_mode=True), r(1, 2, 5))
+case("avg_pool2d_int", lambda x: F.avg_pool2d(x, 2), torch.randint(-9, 9, (1, 1, 4, 4)))
+case("avg_pool3d", lambda x: F.avg_pool3d(x, 2, stride=1, padding=1, count_include_pad=False), r(1, 1, 3, 4, 4))
+case("adaptive_avg_pool2d_uneven", lambda x: F.adaptive_avg_pool2d(x, (4, 3)), r(2, 3, 7, 5))
+case("adaptive_avg_pool1d", lambda x: F.adaptive_avg_pool1d(x, 4), r(2, 3, 10))
+case("adaptive_avg_pool2d_bf16", lambda x: F.adaptive_avg_pool2d(x, 1), r(2, 3, 6, 6, dtype=torch.bfloat16))
+case("index_nonadjacent", lambda x, i, j: x[i, :, j], r(4, 5, 6), torch.tensor([0, 3, -1]), torch.tensor([[1], [2]]))
+case("index_middle", lambda x, i: x[:, i], r(3, 5, 2), torch.tensor([[4, 0], [1, -2]]))
+case("index_put_two", lambda x, i, j, v: torch.index_put(x, (i, j), v, accumulate=True), r(4, 5, 3), torch.tensor([0, 2, 0]), torch.tensor([1, 1, 1]), r(3))
+def put_middle(x, i, v):
+    y = x.clone()
+    y[:, i] = v
+    return y
+
+
+case("index_put_middle", put_middle, r(3, 5, 2), torch.tensor([4, 1]), r(2, 2))
+case("scatter_value", lambda x, i: torch.scatter(x, 0, i, 2.5), r(3, 4), torch.tensor([[2, 0, 1, 1]]))
+case("scatter_multiply", lambda x, i, s: torch.scatter(x, 1, i, s, reduce="multiply"), r(2, 4), long_idx, r(2, 3))
+case("scatter_reduce_sum_excl", lambda x, i, s: torch.scatter_reduce(x, 1, i, s, "sum", include_self=False), r(2, 4), long_idx, r(2, 2))
+case("scatter_reduce_prod", lambda x, i, s: torch.scatter_reduce(x, 1, i, s, "prod"), r(2, 4), long_idx, r(2, 2))
+case("scatter_reduce_mean", lambda x, i, s: torch.scatter_reduce(x, 1, i, s, "mean", include_self=False), r(2, 4), torch.tensor([[0, 0], [1, 1]]), r(2, 2))
+case("scatter_reduce_mean_int", lambda x, i, s: torch.scatter_reduce(x, 1, i, s, "mean"), torch.randint(-9, 9, (2, 4)), torch.tensor([[0, 0], [1, 1]]), torch.randint(-9, 9, (2, 2)))
+case("scatter_reduce_amin_excl", lambda x, i, s: torch.scatter_reduce(x, 0, i, s, "amin", include_self=False), r(3, 2), torch.tensor([[0, 2], [0, 2]]), r(2, 2))
+case("sort_nan", lambda x: tuple(torch.sort(x, dim=1)), nanx)
+case("sort_nan_desc", lambda x: tuple(torch.sort(x, dim=1, descending=True)), nanx)
+case("sort_stable_ties", lambda x: tuple(torch.sort(x, stable=True, descending=True)), ties)
+case("argsort_stable", lambda x: torch.argsort(x, stable=True), ties)
+case("topk_smallest", lambda x: tuple(torch.topk(x, 3, dim=0, largest=False)), r(6, 4))
+case("pad_circular", lambda x: F.pad(x, (2, 1, 1, 1), mode="circular"), r(1, 2, 3, 4))
+case("pad_reflect2d", lambda x: F.pad(x, (2, 1, 1, 2), mode="reflect"), r(1, 2, 4, 5))
+case("pad_replicate3d", lambda x: F.pad(x, (1, 1, 0, 2, 1, 0), mode="replicate"), r(1, 1, 2, 3, 3))
+case("pad_negative", lambda x: F.pad(x, (-1, 2, 1, -2), value=1.5), r(2, 4, 5))
+case("sdpa_float_mask", lambda q, k, v, m: F.scaled_dot_product_attention(q, k, v, attn_mask=m), r(2, 2, 4, 8), r(2, 2, 6, 8), r(2, 2, 6, 5), r(4, 6))
+case("sdpa_gqa", lambda q, k, v: F.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=True, scale=0.3), r(1, 4, 5, 8), r(1, 2, 5, 8), r(1, 2, 5, 8))
+case("sdpa_bf16", lambda q, k, v: F.scaled_dot_product_attention(q, k, v), r(2, 3, 8, dtype=torch.bfloat16), r(2, 4, 8, dtype=torch.bfloat16), r(2, 4, 8, dtype=torch.bfloat16))
+case("cross_entropy_weight_ignore", lambda x, t, w: F.cross_entropy(x, t, weight=w, ignore_index=2), r(6, 4), torch.tensor([0, 2, 3, 1, 2, 3]), torch.rand(4))
+case("cross_entropy_smooth", lambda x, t: F.cross_entropy(x, t, label_smoothing=0.2), r(5, 4, 3), torch.randint(0, 4, (5, 3)))
+case("cross_entropy_smooth_weight_sum", lambda x, t, w: F.cross_entropy(x, t, weight=w, label_smoothing=0.1, reduction="sum"), r(5, 4), torch.randint(0, 4, (5,)), torch.rand(4))
+case("cross_entropy_probs", lambda x, t: F.cross_entropy(x, t), r(5, 4), torch.softmax(r(5, 4), 1))
+case("nll_loss_none", lambda x, t: F.nll_loss(x, t, reduction="none"), torch.log_softmax(r(3, 5, 4), 1), torch.randint(0, 5, (3, 4)))
+case("mse_loss_sum_bf16", lambda a, b: F.mse_loss(a, b, reduction="sum"), r(4, 5, dtype=torch.bfloat16), r(4, 5, dtype=torch.bfloat16))
+case("interp_nearest_frac", lambda x: F.interpolate(x, scale_factor=1.7, mode="nearest"), r(1, 2, 5, 4))
+case("interp_nearest_size", lambda x: F.interpolate(x, size=(3, 7), mode="nearest"), r(1, 2, 5, 4))
+case("interp_bilinear_bf16", lambda x: F.interpolate(x, size=(7, 9), mode="bilinear"), r(1, 2, 4, 5, dtype=torch.bfloat16))
+case("interp_bilinear_down", lambda x: F.interpolate(x, scale_factor=0.6, mode="bilinear", align_corners=False), r(1, 2, 9, 8))
+case("interp_linear1d", lambda x: F.interpolate(x, size=11, mode="linear", align_corners=True), r(1, 2, 5))
+case("layer_norm_bf16", lambda x, w, b: F.layer_norm(x, (4, 6), w, b), r(3, 4, 6, dtype=torch.bfloat16), r(4, 6, dtype=torch.bfloat16), r(4, 6, dtype=torch.bfloat16))
+case("group_norm_f16", lambda x, w, b: F.group_norm(x, 3, w, b), r(2, 6, 5, dtype=torch.float16), r(6, dtype=torch.float16), r(6, dtype=torch.float16))
+case("rms_norm_bf16", lambda x, w: F.rms_norm(x, (8,), w), r(3, 8, dtype=torch.bfloat16), r(8, dtype=torch.bfloat16))
+case("rms_norm_noweight_eps", lambda x: F.rms_norm(x, (2, 5), eps=1e-3), r(3, 2, 5))
+case("batch_norm_f16", lambda x, m, v, w, b: F.batch_norm(x, m, v, w, b), r(2, 3, 4, dtype=torch.float16), r(3), torch.rand(3) + 0.5, r(3), r(3))
+case("softmax_f16_dtype", lambda x: torch.softmax(x, 0, dtype=torch.float32), r(4, 3, dtype=torch.float16))
+case("log_softmax_neginf", lambda x: torch.log_softmax(x, -1), torch.tensor([[1.0, float("-inf"), 2.0], [float("-inf")] * 3]))
+case("matmul_1d_3d", lambda a, b: a @ b, r(4), r(2, 4, 3))
+case("matmul_3d_1d", lambda a, b: a @ b, r(2, 3, 4), r(4))
+case("matmul_int", lambda a, b: a @ b, torch.randint(-50, 50, (2, 3, 4)), torch.randint(-50, 50, (4, 5)))
+case("addmm_beta0_nan", lambda c, a, b: torch.addmm(c, a, b, beta=0, alpha=1.5), torch.full((3, 5), float("nan")), r(3, 4), r(4, 5))
+case("baddbmm", lambda c, a, b: torch.baddbmm(c, a, b, beta=0.5, alpha=2.0), r(2, 1, 5), r(2, 3, 4), r(2, 4, 5))
+case("bmm_f16", lambda a, b: torch.bmm(a, b), r(2, 3, 16, dtype=torch.float16), r(2, 16, 4, dtype=torch.float16))
+case("linear_bf16_1d", lambda x, w, b: F.linear(x, w, b), r(6, dtype=torch.bfloat16), r(3, 6, dtype=torch.bfloat16), r(3, dtype=torch.bfloat16))
+case("cdist_mm", lambda a, b: torch.cdist(a, b), r(30, 4), r(27, 4))
+case("cdist_p1_batch", lambda a, b: torch.cdist(a, b, p=1.0), r(2, 3, 4), r(2, 5, 4))
+case("cdist_pinf", lambda a, b: torch.cdist(a, b, p=float("inf")), r(3, 4), r(5, 4))
+case("unfold_step", lambda x: x.unfold(1, 2, 3), r(2, 8, 3))
+case("as_strided", lambda x: torch.as_strided(x, (3, 3), (1, 2), 1), r(4, 3))
+case("diagonal_offset", lambda x: torch.diagonal(x, offset=-1, dim1=2, dim2=0), r(4, 2, 5))
+case("roll_flat", lambda x: torch.roll(x, -3), r(3, 4))
+case("repeat_more_dims", lambda x: x.repeat(2, 1, 3, 2), r(3, 2))
+case("tril_neg", lambda x: torch.tril(x, -1), r(2, 4, 5))
+case("pixel_unshuffle", lambda x: F.pixel_unshuffle(x, 2), r(1, 2, 4, 6))
+case("embedding_padding_idx", lambda w, i: F.embedding(i, w, padding_idx=1), r(6, 3), torch.tensor([[1, 5, 3], [0, 1, 2]]))
+case("chunk_uneven", lambda x: torch.chunk(x, 4, dim=1), r(2, 6))
+case("split_sizes", lambda x: torch.split(x, [1, 3, 2], dim=-1), r(2, 6))
+case("stack_neg_dim", lambda a, b: torch.stack([a, b], dim=-1), r(2, 3), r(2, 3))
+case("cat_promote", lambda a, b: torch.cat([a, b], 0), torch.randint(0, 9, (2, 3), dtype=torch.int32), r(1, 3))
+case("gather_dim_neg", lambda x, i: torch.gather(x, -1, i), r(3, 5), torch.tensor([[0, 4], [2, 3], [0, 4]]))
+case("index_select_int", lambda x, i: torch.index_select(x, 0, i), torch.randint(0, 9, (5, 2)), torch.tensor([4, 0, 4]))
+case("masked_select_bcast", lambda x, m: torch.masked_select(x, m), r(3, 4), torch.tensor([True, False, True, True]))
+case("nonzero_int", lambda x: torch.nonzero(x), torch.tensor([[0, 3, 0], [-1, 0, 2]]))
+case("unique_counts", lambda x: torch.unique(x, return_inverse=True, return_counts=True), torch.tensor([3.0, 1.0, 3.0, 2.0, 1.0, 5.0]))
+case("unique_consecutive", lambda x: torch.unique_consecutive(x, return_counts=True), torch.tensor([1, 1, 2, 2, 3, 1, 1, 2]))
+case("glu_dim0", lambda x: F.glu(x, 0), r(4, 3))
+case("prelu_scalar_w", lambda x, w: F.prelu(x, w), r(2, 3, 4), torch.tensor([0.25]))
+case("movedim_list", lambda x: torch.movedim(x, (0, 1), (2, 0)), r(2, 3, 4))
+case("squeeze_all", lambda x: x.squeeze().clone(), r(1, 3, 1, 2))
+case("flatten_mid", lambda x: x.flatten(1, 2).clone(), r(2, 3, 4, 5))
+case("select_neg", lambda x: x.select(1, -1), r(2, 3, 4))
+case("slice_oversized", lambda x: x[:, 2:100:3], r(2, 9))
+case("expand_new_dims", lambda x: x.expand(2, 3, -1, 4), r(3, 1, 4))
+case("one_hot_2d", lambda x: F.one_hot(x, 5), torch.tensor([[0, 4], [2, 2]]))
+case("broadcast_tensors3", lambda a, b, c: torch.broadcast_tensors(a, b, c), r(3, 1), r(1, 4), r(4))
+case("dropout_native_eval", lambda x: F.dropout(x, 0.3, training=False).clone(), r(3, 3))
+case("instance_norm_affine", lambda x, w, b: F.instance_norm(x, weight=w, bias=b), r(2, 3, 5, 4), r(3), r(3))
+case("diff_prepend", lambda x, p: torch.diff(x, n=2, dim=0, prepend=p), r(4, 3), r(2, 3))
+print("done")
