@@ -132,3 +132,48 @@ func TestQuoteNonFinite(t *testing.T) {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
 }
+
+// torchSaveZip builds a torch.save-style zip holding pkl as data.pkl.
+func torchSaveZip(t *testing.T, pkl []byte) []byte {
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for name, data := range map[string][]byte{"archive/data.pkl": pkl, "archive/byteorder": []byte("little")} {
+		w, err := zw.CreateHeader(&zip.FileHeader{Name: name, Method: zip.Store})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Write(data)
+	}
+	zw.Close()
+	return buf.Bytes()
+}
+
+func TestLegacyRejects(t *testing.T) {
+	const good = "testdata/views_legacy.pt2"
+	if _, err := os.Stat(good); err != nil {
+		t.Skip("not generated")
+	}
+	if err := readBytes(rewrite(t, good, keep, nil)); err != nil {
+		t.Fatalf("rewritten good archive: %v", err)
+	}
+	withStateDict := func(pkl string) []byte {
+		return rewrite(t, good, func(n string, d []byte) []byte {
+			if n == "serialized_state_dict.pt" {
+				return torchSaveZip(t, []byte(pkl))
+			}
+			return d
+		}, nil)
+	}
+	expectErr(t, "os.system", readBytes(withStateDict("cos\nsystem\n(S'echo hi'\ntR.")), "os.system is not allowed")
+	expectErr(t, "builtins.getattr", readBytes(withStateDict("\x80\x02cbuiltins\ngetattr\n.")), "builtins.getattr")
+	// a storage persistent id whose data is shorter than its numel
+	expectErr(t, "short storage", readBytes(withStateDict("\x80\x02}X\x01\x00\x00\x00actorch._utils\n_rebuild_tensor_v2\n(X\x07\x00\x00\x00storagectorch\nFloatStorage\nX\x01\x00\x00\x000X\x03\x00\x00\x00cpuK\x04tQK\x00K\x04\x85K\x01\x85\x89NtRs.")), "data/0")
+	expectErr(t, "no state dict entry", readBytes(withStateDict("\x80\x02}.")), "has no stored tensor")
+	expectErr(t, "bad version", readBytes(rewrite(t, good, func(n string, d []byte) []byte {
+		if n == "version" {
+			return []byte("7.1")
+		}
+		return d
+	}, nil)), "schema major 7")
+	expectErr(t, "bare NaN still parses, bad JSON does not", readBytes(rewrite(t, good, jsonEdit(`"graph_module"`, `"graph_module" NaN`), nil)), "bad JSON")
+}
