@@ -96,6 +96,32 @@ func checkFixture(path string) error {
 			return fmt.Errorf("input %d: evaluates to %v, io has %v", i, shape, ins[i].Shape)
 		}
 	}
+tensors:
+	for name, m := range g.Tensors {
+		for _, s := range m.Symbols() {
+			if _, ok := bind[s]; !ok && strings.HasPrefix(s, "u") {
+				continue tensors // unbacked: data-dependent size
+			}
+		}
+		if _, err := m.EvalShape(bind); err != nil {
+			return fmt.Errorf("value %s %v: %w", name, m, err)
+		}
+	}
+	if len(p.Warnings) > 0 {
+		return fmt.Errorf("warnings: %v", p.Warnings)
+	}
+	if p.SampleInputs != nil {
+		if len(p.SampleInputs) != len(tensorIns) {
+			return fmt.Errorf("%d sample inputs for %d tensor user inputs", len(p.SampleInputs), len(tensorIns))
+		}
+		for i, l := range p.SampleInputs {
+			if l == nil || l.DType != ins[i].DType || l.Rank() != ins[i].Rank() {
+				return fmt.Errorf("sample input %d is %v, io input is %v", i, l, ins[i])
+			}
+		}
+	} else {
+		return fmt.Errorf("no sample inputs")
+	}
 	for s, v := range bind {
 		if r, ok := g.Ranges[s]; ok && !r.Contains(v) {
 			return fmt.Errorf("symbol %s = %d outside its range %v", s, v, r)
