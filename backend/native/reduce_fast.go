@@ -51,10 +51,26 @@ func floatFold(k foldKind, d dtype.DType) func(acc, x float64) float64 {
 		f = func(a, x float64) float64 { return a + x }
 	case foldMul:
 		f = func(a, x float64) float64 { return a * x }
-	case foldMax:
-		return math.Max
+	case foldMax: // NaN-propagating, keeping the first NaN's bits
+		return func(a, x float64) float64 {
+			if a != a || x != x {
+				if a != a {
+					return a
+				}
+				return x
+			}
+			return math.Max(a, x)
+		}
 	case foldMin:
-		return math.Min
+		return func(a, x float64) float64 {
+			if a != a || x != x {
+				if a != a {
+					return a
+				}
+				return x
+			}
+			return math.Min(a, x)
+		}
 	default:
 		return nil
 	}
