@@ -72,7 +72,7 @@ func init() {
 	registerBinary("stablehlo.power", binaryFns{
 		s: ipowSigned,
 		u: func(x, y uint64, _ dtype.DType) uint64 { return ipow(x, y) },
-		f: math.Pow,
+		f: powAccurate,
 		c: cpow,
 	})
 	registerBinary("stablehlo.maximum", binaryFns{
