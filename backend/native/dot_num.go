@@ -429,3 +429,26 @@ func permIndexOrNil(shape []int64, perm []int) []int {
 	}
 	return permutedIndex(shape, perm)
 }
+
+// promoteTo converts l to element type d when they differ (the widening
+// the spec allows from a reduction's inputs to its accumulator type).
+func promoteTo(l *literal.Literal, d dtype.DType) (*literal.Literal, error) {
+	if l.DType == d {
+		return l, nil
+	}
+	out, err := literal.New(d, l.Shape)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case d.IsComplex():
+		encodeComplexes(out, decodeComplexes(l))
+	case d.IsFloat():
+		encodeFloats(out, decodeFloats(l))
+	case l.DType.IsFloat() || l.DType.IsComplex():
+		return nil, fmt.Errorf("cannot promote %v to %v", l.DType, d)
+	default:
+		encodeInts(out, decodeInts(l))
+	}
+	return out, nil
+}

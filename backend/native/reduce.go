@@ -34,6 +34,9 @@ func evalReduce(env Env, op *stablehlo.Op, in []Value) ([]Value, error) {
 		if inits[i], err = tensorArg(op, in, n+i); err != nil {
 			return nil, err
 		}
+		if inputs[i], err = promoteTo(inputs[i], inits[i].DType); err != nil {
+			return nil, fmt.Errorf("%s: input #%d: %w", op.Name, i, err)
+		}
 		if inits[i].Rank() != 0 {
 			return nil, fmt.Errorf("%s: init value #%d is %v, want a scalar", op.Name, i, inits[i])
 		}

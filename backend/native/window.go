@@ -158,6 +158,9 @@ func evalReduceWindow(env Env, op *stablehlo.Op, in []Value) ([]Value, error) {
 		if inits[i], err = tensorArg(op, in, n+i); err != nil {
 			return nil, err
 		}
+		if inputs[i], err = promoteTo(inputs[i], inits[i].DType); err != nil {
+			return nil, fmt.Errorf("%s: input #%d: %w", op.Name, i, err)
+		}
 		if inits[i].Rank() != 0 || !reduceShapeEq(inputs[i].Shape, inputs[0].Shape) {
 			return nil, fmt.Errorf("%s: operands #%d (%v, init %v) do not match input %v", op.Name, i, inputs[i], inits[i], inputs[0])
 		}
