@@ -112,31 +112,34 @@ func TestDenseHex(t *testing.T) {
 	}
 }
 
-// TestDenseRounding checks that decimals are rounded once, directly to the
-// element type: 1 + 2^-11 is the midpoint between two f16 values, and the
-// decimals below sit just off it (closer than float64 can tell).
-func TestDenseRounding(t *testing.T) {
-	cases := []struct {
-		text string
-		want uint16
-	}{
-		{"dense<1.000488281250000001> : tensor<f16>", 0x3C01},
-		{"dense<1.000488281249999999> : tensor<f16>", 0x3C00},
-		{"dense<1.00048828125> : tensor<f16>", 0x3C00},         // exact tie: to even
-		{"dense<1.003906250000000001> : tensor<bf16>", 0x3F81}, // 1 + 2^-8 + tiny
-		{"dense<-1.000488281250000001> : tensor<f16>", 0xBC01},
+// TestDenseNarrowFloats checks decimals that each narrow type represents
+// exactly. How inexact decimals round (through float64, as MLIR does) is
+// checked against mlir-opt in TestLiteralsAgreeWithMLIR.
+func TestDenseNarrowFloats(t *testing.T) {
+	cases := map[string][]float64{
+		"dense<[65504.0, -0.0, 6.103515625e-05, 1.5]> : tensor<4xf16>": {65504, 0, 6.103515625e-05, 1.5},
+		"dense<[3.0, -1.0e+00, 2.5e-1]> : tensor<3xbf16>":              {3, -1, 0.25},
+		"dense<[448.0, -0.015625, 0.0]> : tensor<3xf8E4M3FN>":          {448, -0.015625, 0},
+		"dense<[57344.0, 1.0]> : tensor<2xf8E5M2>":                     {57344, 1},
+		"dense<[0.0, -0.0, 1.0, 0.5, -6.0]> : tensor<5xf4E2M1FN>":      {0, 0, 1, 0.5, -6},
+		"dense<[7.5, 0.125]> : tensor<2xf6E2M3FN>":                     {7.5, 0.125},
+		"dense<[28.0, 0.0625]> : tensor<2xf6E3M2FN>":                   {28, 0.0625},
+		"dense<[1.0, 0.25, 4.0]> : tensor<3xf8E8M0FNU>":                {1, 0.25, 4},
+		"dense<[240.0, -0.5]> : tensor<2xf8E4M3FNUZ>":                  {240, -0.5},
+		"dense<[1.0000000000000002, 5.0e-324]> : tensor<2xf64>":        {1.0000000000000002, 5e-324},
+		"dense<[3.4028234663852886e+38, 1.0e-45]> : tensor<2xf32>":     {3.4028234663852886e+38, 1.401298464324817e-45},
 	}
-	for _, c := range cases {
-		d := mustDense(t, c.text)
-		if got := binary.LittleEndian.Uint16(d.Value.Data); got != c.want {
-			t.Errorf("%s: bits %#04x, want %#04x", c.text, got, c.want)
+	for text, want := range cases {
+		d := mustDense(t, text)
+		for i, w := range want {
+			if got := d.Value.Float64(i); got != w {
+				t.Errorf("%s [%d] = %v, want %v", text, i, got, w)
+			}
 		}
 	}
-	f8 := mustDense(t, "dense<[0.0, -0.0, 1.0, 0.5, -6.0]> : tensor<5xf4E2M1FN>")
-	for i, w := range []float64{0, 0, 1, 0.5, -6} {
-		if f8.Value.Float64(i) != w {
-			t.Errorf("f4[%d] = %v", i, f8.Value.Float64(i))
-		}
+	neg := mustDense(t, "dense<-0.0> : tensor<f16>")
+	if got := binary.LittleEndian.Uint16(neg.Value.Data); got != 0x8000 {
+		t.Errorf("-0.0 as f16: bits %#04x", got)
 	}
 }
 
