@@ -180,6 +180,7 @@ type process struct {
 	replica   int
 	partition int
 	seq       map[string]int // collective call counts, by rendezvous key
+	depth     int            // nesting of function calls
 }
 
 // frame is the activation of one function: its slots. It implements Env
@@ -217,7 +218,7 @@ func (fr *frame) CallFunc(name string, args []Value) ([]Value, error) {
 }
 
 // maxCallDepth bounds recursion through func.call.
-const maxCallDepth = 10000
+const maxCallDepth = 1000
 
 func (pr *process) callFunc(name string, args []Value) ([]Value, error) {
 	f, ok := pr.prog.funcs[name]
@@ -231,6 +232,11 @@ func (pr *process) callFunc(name string, args []Value) ([]Value, error) {
 	if len(args) != len(fp.body.args) {
 		return nil, fmt.Errorf("call of @%s with %d arguments, want %d", name, len(args), len(fp.body.args))
 	}
+	if pr.depth >= maxCallDepth {
+		return nil, fmt.Errorf("call of @%s: more than %d nested calls", name, maxCallDepth)
+	}
+	pr.depth++
+	defer func() { pr.depth-- }()
 	fr := &frame{proc: pr, fn: fp, slots: make([]Value, fp.nslots)}
 	res, err := fr.evalBlock(fp.body, args)
 	if err != nil {

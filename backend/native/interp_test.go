@@ -122,3 +122,21 @@ func TestInterpreterCancel(t *testing.T) {
 		t.Fatalf("err = %v, want deadline exceeded", err)
 	}
 }
+
+// A function calling itself without end is stopped with an error.
+func TestInterpreterRecursionLimit(t *testing.T) {
+	tt := stablehlo.Tensor(dtype.I64)
+	x := arg(tt, 0)
+	call := stablehlo.NewOp("func.call", []*stablehlo.Value{x}, []stablehlo.Type{tt},
+		[]stablehlo.NamedAttr{{Name: "callee", Value: stablehlo.SymbolRefAttr("main")}})
+	f := &stablehlo.Func{Name: "main", Type: &stablehlo.FuncType{Inputs: []stablehlo.Type{tt}, Results: []stablehlo.Type{tt}},
+		Body: block([]*stablehlo.Value{x}, call, stablehlo.NewOp("func.return", []*stablehlo.Value{call.Result()}, nil, nil))}
+	exe, err := (&Backend{}).Compile(context.Background(), &stablehlo.Module{Funcs: []*stablehlo.Func{f}}, backend.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = exe.Run(context.Background(), []*literal.Literal{scalarI64(1)})
+	if err == nil || !strings.Contains(err.Error(), "nested calls") {
+		t.Fatalf("err = %.200v, want the call depth limit", err)
+	}
+}
