@@ -108,7 +108,14 @@ func init() {
 			}
 			return []Value{l.List[i]}, nil
 		}})
-	Register(Entry{Name: "aten::_local_scalar_dense.default", Kind: HostFallback, Host: func(h *HostCtx, a *Args) ([]Value, error) {
+	Register(Entry{Name: "aten::_local_scalar_dense.default", Kind: HostFallback, Host: hostItem})
+	Register(Entry{Name: "aten::item.default", Kind: HostFallback, Host: hostItem})
+}
+
+// hostItem reads the only element of a tensor as a Python scalar
+// (Tensor.item(); the value decides what follows, so it runs on the host).
+func hostItem(h *HostCtx, a *Args) ([]Value, error) {
+	{
 		l := a.Literal("self")
 		if l == nil || l.Len() != 1 {
 			return nil, fmt.Errorf("a Tensor with %v elements cannot be converted to Scalar", l)
@@ -120,7 +127,7 @@ func init() {
 			return []Value{BoolValue(l.Int64(0) != 0)}, nil
 		}
 		return []Value{IntValue(l.Int64(0))}, nil
-	}})
+	}
 }
 
 // pyBinary are Python's binary operators on ints, floats and bools.

@@ -26,7 +26,7 @@ import (
 
 var fixtureFolders = []string{"ops", "ops-torch2.6", "models", "models-torch2.6"}
 
-const failuresFile = "testdata/fixture_failures.txt"
+const failuresFile = "testdata/fixture_failures.txt" // of TestFixtures
 
 func fixtureRoot(t *testing.T) string {
 	dir := filepath.Join("..", "..", "shared", "fixtures")
@@ -57,8 +57,8 @@ func fixtureCases(t *testing.T, root, folder string) []string {
 	return out
 }
 
-func readFailures(t *testing.T) map[string]string {
-	b, err := os.ReadFile(failuresFile)
+func readFailures(t *testing.T, file string) map[string]string {
+	b, err := os.ReadFile(file)
 	if err != nil && !os.IsNotExist(err) {
 		t.Fatal(err)
 	}
@@ -75,8 +75,19 @@ func readFailures(t *testing.T) map[string]string {
 }
 
 func TestFixtures(t *testing.T) {
-	root := fixtureRoot(t)
-	known := readFailures(t)
+	runSuite(t, fixtureRoot(t), fixtureFolders, failuresFile)
+}
+
+// TestOracleCases runs the edge cases of tools/oracle/gen_cases.py
+// (PyTorch's own results, checked in under testdata/oracle).
+func TestOracleCases(t *testing.T) {
+	runSuite(t, "testdata", []string{"oracle"}, "testdata/oracle_failures.txt")
+}
+
+// runSuite verifies every case of the folders under root against a
+// shrink-only failure list.
+func runSuite(t *testing.T, root string, folders []string, failuresFile string) {
+	known := readFailures(t, failuresFile)
 	filter := map[string]bool{}
 	for _, n := range strings.Split(os.Getenv("FIXTURES"), ",") {
 		if n != "" {
@@ -84,7 +95,7 @@ func TestFixtures(t *testing.T) {
 		}
 	}
 	failed := map[string]string{}
-	for _, folder := range fixtureFolders {
+	for _, folder := range folders {
 		pass, total := 0, 0
 		for _, name := range fixtureCases(t, root, folder) {
 			id := folder + "/" + name
@@ -107,7 +118,7 @@ func TestFixtures(t *testing.T) {
 		t.Logf("%s: %d of %d pass", folder, pass, total)
 	}
 	if os.Getenv("FIXTURE_UPDATE") == "1" && len(filter) == 0 {
-		writeFailures(t, failed)
+		writeFailures(t, failuresFile, failed)
 	}
 }
 
@@ -119,14 +130,14 @@ func oneLine(s string) string {
 	return s
 }
 
-func writeFailures(t *testing.T, failed map[string]string) {
+func writeFailures(t *testing.T, failuresFile string, failed map[string]string) {
 	var ids []string
 	for id := range failed {
 		ids = append(ids, id)
 	}
 	sort.Strings(ids)
 	var b strings.Builder
-	b.WriteString("# Fixture cases known to fail (runtime/fixtures_test.go); this list may only shrink.\n")
+	b.WriteString("# Cases known to fail (runtime/fixtures_test.go); this list may only shrink.\n")
 	b.WriteString("# Format: folder/case reason (the error when the list was written).\n")
 	for _, id := range ids {
 		fmt.Fprintf(&b, "%s %s\n", id, failed[id])
