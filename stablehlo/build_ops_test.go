@@ -13,6 +13,35 @@ import (
 // and round-trips it through the printer and the parser: the reparsed
 // module must equal the built one and print identically.
 func TestBuildEveryOp(t *testing.T) {
+	m := everyOpModule(t)
+	if err := roundTrip(m); err != nil {
+		t.Fatal(err)
+	}
+	text := m.String()
+	for _, want := range []string{
+		`dense<[0x7FC0, 0x7F80, 0xFF80, -0.0e+00]> : tensor<4xbf16>`,
+		`dense<18446744073709551615> : tensor<3xui64>`,
+		`dense<"0x00000000ABAAAA3E`,
+		`#stablehlo.conv<[b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1]>`,
+		`#stablehlo.dot<lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [0]>`,
+		`#stablehlo.gather<offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1>`,
+		`precision_config = [#stablehlo<precision HIGHEST>, #stablehlo<precision HIGHEST>]`,
+		`epsilon = 9.999999747378752e-06 : f32`,
+		`-> (tensor<4x4xf32> {jax.result_info = ""})`,
+		`%arg0: tensor<4x4xf32> {mhlo.sharding = "{replicated}"}`,
+		`module @every_op attributes {mhlo.num_replicas = 1 : i32}`,
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("printed module lacks %q", want)
+		}
+	}
+	if t.Failed() {
+		t.Log(text)
+	}
+}
+
+// everyOpModule builds a module using every builder method.
+func everyOpModule(t testing.TB) *Module {
 	b := NewBuilder("every_op")
 	b.SetAttr("mhlo.num_replicas", I32(1))
 	i32 := func(s ...int64) *TensorType { return Tensor(dtype.I32, s...) }
@@ -116,30 +145,7 @@ func TestBuildEveryOp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := roundTrip(m); err != nil {
-		t.Fatal(err)
-	}
-	text := m.String()
-	for _, want := range []string{
-		`dense<[0x7FC0, 0x7F80, 0xFF80, -0.0e+00]> : tensor<4xbf16>`,
-		`dense<18446744073709551615> : tensor<3xui64>`,
-		`dense<"0x00000000ABAAAA3E`,
-		`#stablehlo.conv<[b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1]>`,
-		`#stablehlo.dot<lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [0]>`,
-		`#stablehlo.gather<offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1>`,
-		`precision_config = [#stablehlo<precision HIGHEST>, #stablehlo<precision HIGHEST>]`,
-		`epsilon = 9.999999747378752e-06 : f32`,
-		`-> (tensor<4x4xf32> {jax.result_info = ""})`,
-		`%arg0: tensor<4x4xf32> {mhlo.sharding = "{replicated}"}`,
-		`module @every_op attributes {mhlo.num_replicas = 1 : i32}`,
-	} {
-		if !strings.Contains(text, want) {
-			t.Errorf("printed module lacks %q", want)
-		}
-	}
-	if t.Failed() {
-		t.Log(text)
-	}
+	return m
 }
 
 func i64Lit(vals ...int64) *literal.Literal {
