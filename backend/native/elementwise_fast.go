@@ -3,6 +3,8 @@ package native
 import (
 	"encoding/binary"
 	"math"
+	"runtime"
+	"sync"
 
 	"github.com/torchtpu/torchtpu/dtype"
 	"github.com/torchtpu/torchtpu/literal"
@@ -13,30 +15,62 @@ import (
 // going through the generic per-element accessors. The results are the
 // same (f32 is still computed in float64 and rounded once).
 
+// ewGrain is the element count above which a loop is split across
+// goroutines.
+const ewGrain = 1 << 15
+
+// ewChunks runs body over [0, n) in chunks, concurrently for large n.
+func ewChunks(n int, body func(lo, hi int)) {
+	workers := runtime.GOMAXPROCS(0)
+	if n < 2*ewGrain || workers < 2 {
+		body(0, n)
+		return
+	}
+	chunks := min(workers, n/ewGrain)
+	var wg sync.WaitGroup
+	for c := 0; c < chunks; c++ {
+		lo, hi := c*n/chunks, (c+1)*n/chunks
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			body(lo, hi)
+		}()
+	}
+	wg.Wait()
+}
+
 func fastUnary(fns unaryFns, x, out *literal.Literal) bool {
 	n := x.Len()
 	xd, od := x.Data, out.Data
 	switch {
 	case x.DType == dtype.F32 && fns.f != nil:
-		for i := 0; i < n; i++ {
-			v := float64(math.Float32frombits(binary.LittleEndian.Uint32(xd[4*i:])))
-			binary.LittleEndian.PutUint32(od[4*i:], math.Float32bits(float32(fns.f(v))))
-		}
+		ewChunks(n, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				v := float64(math.Float32frombits(binary.LittleEndian.Uint32(xd[4*i:])))
+				binary.LittleEndian.PutUint32(od[4*i:], math.Float32bits(float32(fns.f(v))))
+			}
+		})
 	case x.DType == dtype.F64 && fns.f != nil:
-		for i := 0; i < n; i++ {
-			v := math.Float64frombits(binary.LittleEndian.Uint64(xd[8*i:]))
-			binary.LittleEndian.PutUint64(od[8*i:], math.Float64bits(fns.f(v)))
-		}
+		ewChunks(n, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				v := math.Float64frombits(binary.LittleEndian.Uint64(xd[8*i:]))
+				binary.LittleEndian.PutUint64(od[8*i:], math.Float64bits(fns.f(v)))
+			}
+		})
 	case x.DType == dtype.I32 && fns.s != nil:
-		for i := 0; i < n; i++ {
-			v := int64(int32(binary.LittleEndian.Uint32(xd[4*i:])))
-			binary.LittleEndian.PutUint32(od[4*i:], uint32(fns.s(v, dtype.I32)))
-		}
+		ewChunks(n, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				v := int64(int32(binary.LittleEndian.Uint32(xd[4*i:])))
+				binary.LittleEndian.PutUint32(od[4*i:], uint32(fns.s(v, dtype.I32)))
+			}
+		})
 	case x.DType == dtype.I64 && fns.s != nil:
-		for i := 0; i < n; i++ {
-			v := int64(binary.LittleEndian.Uint64(xd[8*i:]))
-			binary.LittleEndian.PutUint64(od[8*i:], uint64(fns.s(v, dtype.I64)))
-		}
+		ewChunks(n, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				v := int64(binary.LittleEndian.Uint64(xd[8*i:]))
+				binary.LittleEndian.PutUint64(od[8*i:], uint64(fns.s(v, dtype.I64)))
+			}
+		})
 	default:
 		return false
 	}
@@ -48,29 +82,37 @@ func fastBinary(fns binaryFns, x, y, out *literal.Literal) bool {
 	xd, yd, od := x.Data, y.Data, out.Data
 	switch {
 	case x.DType == dtype.F32 && fns.f != nil:
-		for i := 0; i < n; i++ {
-			a := float64(math.Float32frombits(binary.LittleEndian.Uint32(xd[4*i:])))
-			b := float64(math.Float32frombits(binary.LittleEndian.Uint32(yd[4*i:])))
-			binary.LittleEndian.PutUint32(od[4*i:], math.Float32bits(float32(fns.f(a, b))))
-		}
+		ewChunks(n, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				a := float64(math.Float32frombits(binary.LittleEndian.Uint32(xd[4*i:])))
+				b := float64(math.Float32frombits(binary.LittleEndian.Uint32(yd[4*i:])))
+				binary.LittleEndian.PutUint32(od[4*i:], math.Float32bits(float32(fns.f(a, b))))
+			}
+		})
 	case x.DType == dtype.F64 && fns.f != nil:
-		for i := 0; i < n; i++ {
-			a := math.Float64frombits(binary.LittleEndian.Uint64(xd[8*i:]))
-			b := math.Float64frombits(binary.LittleEndian.Uint64(yd[8*i:]))
-			binary.LittleEndian.PutUint64(od[8*i:], math.Float64bits(fns.f(a, b)))
-		}
+		ewChunks(n, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				a := math.Float64frombits(binary.LittleEndian.Uint64(xd[8*i:]))
+				b := math.Float64frombits(binary.LittleEndian.Uint64(yd[8*i:]))
+				binary.LittleEndian.PutUint64(od[8*i:], math.Float64bits(fns.f(a, b)))
+			}
+		})
 	case x.DType == dtype.I32 && fns.s != nil:
-		for i := 0; i < n; i++ {
-			a := int64(int32(binary.LittleEndian.Uint32(xd[4*i:])))
-			b := int64(int32(binary.LittleEndian.Uint32(yd[4*i:])))
-			binary.LittleEndian.PutUint32(od[4*i:], uint32(fns.s(a, b, dtype.I32)))
-		}
+		ewChunks(n, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				a := int64(int32(binary.LittleEndian.Uint32(xd[4*i:])))
+				b := int64(int32(binary.LittleEndian.Uint32(yd[4*i:])))
+				binary.LittleEndian.PutUint32(od[4*i:], uint32(fns.s(a, b, dtype.I32)))
+			}
+		})
 	case x.DType == dtype.I64 && fns.s != nil:
-		for i := 0; i < n; i++ {
-			a := int64(binary.LittleEndian.Uint64(xd[8*i:]))
-			b := int64(binary.LittleEndian.Uint64(yd[8*i:]))
-			binary.LittleEndian.PutUint64(od[8*i:], uint64(fns.s(a, b, dtype.I64)))
-		}
+		ewChunks(n, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				a := int64(binary.LittleEndian.Uint64(xd[8*i:]))
+				b := int64(binary.LittleEndian.Uint64(yd[8*i:]))
+				binary.LittleEndian.PutUint64(od[8*i:], uint64(fns.s(a, b, dtype.I64)))
+			}
+		})
 	default:
 		return false
 	}
