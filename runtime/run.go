@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/torchtpu/torchtpu/aten"
@@ -195,6 +196,11 @@ func (r *run) node(i int, n *fx.Node) error {
 		lc := r.seg.ctx
 		lc.Loc = stablehlo.Loc{File: n.Name}
 		res, err = e.Call(lc, args)
+		if err != nil && e.Host != nil && errors.Is(err, aten.ErrHostOnly) {
+			// A lowered entry with a host kernel hands the calls it cannot
+			// lower statically (boolean mask indexing) to the host.
+			res, err = r.hostRetry(i, e, n)
+		}
 		if err != nil {
 			return err
 		}
@@ -215,6 +221,30 @@ func (r *run) node(i int, n *fx.Node) error {
 		ri++
 	}
 	return nil
+}
+
+// hostRetry runs node i on the host through the entry's host kernel,
+// counted like any host fallback.
+func (r *run) hostRetry(i int, e *aten.Entry, n *fx.Node) ([]aten.Value, error) {
+	if err := r.flush(i); err != nil {
+		return nil, err
+	}
+	args, err := r.bind(e, n, true)
+	if err != nil {
+		return nil, err
+	}
+	res, err := e.Host(&aten.HostCtx{Context: r.ctx}, args)
+	if err != nil {
+		return nil, err
+	}
+	r.stats.HostFallbacks[e.Name]++
+	for _, v := range args.Values {
+		r.stats.HostBytes += valueBytes(v)
+	}
+	for _, v := range res {
+		r.stats.HostBytes += valueBytes(v)
+	}
+	return res, nil
 }
 
 func valueBytes(v aten.Value) int64 {
