@@ -1,6 +1,8 @@
 package aten
 
 import (
+	"fmt"
+
 	"github.com/torchtpu/torchtpu/dtype"
 	"github.com/torchtpu/torchtpu/stablehlo"
 )
@@ -11,8 +13,10 @@ import (
 // PyTorch does.
 
 func init() {
-	lower("aten::index.Tensor", lowerIndexTensor)
-	lower("aten::_unsafe_index.Tensor", lowerIndexTensor)
+	// Boolean mask indices make the shape data-dependent: the lowering
+	// then reports ErrHostOnly and the host kernel runs instead.
+	Register(Entry{Name: "aten::index.Tensor", Kind: Lowered, Lower: lowerIndexTensor, Host: hostIndexTensor})
+	Register(Entry{Name: "aten::_unsafe_index.Tensor", Kind: Lowered, Lower: lowerIndexTensor, Host: hostIndexTensor})
 	lower("aten::index_select", lowerIndexSelect)
 	lower("aten::gather", lowerGather)
 	lower("aten::take_along_dim", lowerTakeAlongDim)
@@ -130,6 +134,10 @@ func (ai *advIndex) toTorchOrder() []int64 {
 }
 
 func lowerIndexTensor(c *LowerCtx, a *Args) ([]Value, error) {
+	if hasMaskIndex(c, a.Value("indices").List) {
+		// Not recorded in c: nothing was emitted, the host kernel takes over.
+		return nil, fmt.Errorf("%s with a boolean mask index: %w", a.Schema.QualifiedName(), ErrHostOnly)
+	}
 	x := a.Tensor("self")
 	idx := a.Tensors("indices")
 	if a.Err() != nil {

@@ -205,6 +205,13 @@ func lowerIndexPut(c *LowerCtx, a *Args) ([]Value, error) {
 	if a.Err() != nil {
 		return nil, a.Err()
 	}
+	if hasMaskIndex(c, a.Value("indices").List) {
+		out, err := maskedIndexPut(c, x, idx, vals, acc)
+		if err != nil {
+			return nil, err
+		}
+		return one(out), nil
+	}
 	ai, err := buildAdvIndex(c, x, idx)
 	if err != nil {
 		return nil, err
@@ -244,4 +251,42 @@ func lowerIndexPut(c *LowerCtx, a *Args) ([]Value, error) {
 		f = combineOp("add")
 	}
 	return one(emitScatter(c, x, ai.ind, upd, s, f)), nil
+}
+
+// maskedIndexPut lowers x[mask] = v (a single boolean mask, possibly after
+// leading None entries, and a one-element value) as a select: the shape
+// stays static. Other mask forms need the values laid out in mask order,
+// which depends on the data.
+func maskedIndexPut(c *LowerCtx, x *stablehlo.Value, idx []*stablehlo.Value, vals *stablehlo.Value, acc bool) (*stablehlo.Value, error) {
+	p := -1
+	for i, t := range idx {
+		if t == nil {
+			continue
+		}
+		if p >= 0 {
+			return nil, c.Errorf("index_put with a boolean mask and other indices: %w", ErrUnsupported)
+		}
+		p = i
+	}
+	mask := idx[p]
+	if d := c.DType(mask); d != dtype.Bool && d != dtype.U8 {
+		return nil, c.Errorf("index_put with a boolean mask and other indices: %w", ErrUnsupported)
+	}
+	shape, ms := c.Shape(x), c.Shape(mask)
+	if p+len(ms) > len(shape) || !sameShape(ms, shape[p:p+len(ms)]) {
+		return nil, c.Errorf("index_put: the shape of the mask %v does not match the shape of the indexed tensor %v at index %d", ms, shape, p)
+	}
+	if numelOf(c.Shape(vals)) != 1 {
+		return nil, c.Errorf("index_put with a boolean mask and %v values (one per true element) has a data-dependent layout: %w", c.Shape(vals), ErrUnsupported)
+	}
+	dims := make([]int64, len(ms))
+	for i := range dims {
+		dims[i] = int64(p + i)
+	}
+	m := c.BroadcastInDim(c.Convert(mask, dtype.Bool), shape, dims)
+	v := c.BroadcastInDim(c.Reshape(c.Convert(vals, c.DType(x)), nil), shape, nil)
+	if acc {
+		v = combineOp("add")(c, x, v)
+	}
+	return c.Select(m, v, x), nil
 }

@@ -164,4 +164,22 @@ case("broadcast_tensors3", lambda a, b, c: torch.broadcast_tensors(a, b, c), r(3
 case("dropout_native_eval", lambda x: F.dropout(x, 0.3, training=False).clone(), r(3, 3))
 case("instance_norm_affine", lambda x, w, b: F.instance_norm(x, weight=w, bias=b), r(2, 3, 5, 4), r(3), r(3))
 case("diff_prepend", lambda x, p: torch.diff(x, n=2, dim=0, prepend=p), r(4, 3), r(2, 3))
+case("index_bool_mask", lambda x, m: x[m], r(3, 4), r(3, 4) > 0)
+case("index_bool_mask_mid", lambda x, m: x[:, m], r(2, 5, 3), torch.tensor([True, False, True, True, False]))
+
+
+def put_mask(x, m):
+    y = x.clone()
+    y[m] = 0.5
+    return y
+
+
+def put_mask_mid(x, m):
+    y = x.clone()
+    y[:, m] = 1.5
+    return y
+
+
+case("index_put_bool_mask", put_mask, r(3, 4), r(3, 4) > 0)
+case("index_put_bool_mask_mid", put_mask_mid, r(2, 3, 4), torch.tensor([True, False, True]))
 print("done")
