@@ -58,7 +58,20 @@ func cexp(z complex128) complex128 {
 	return cmplx.Exp(z)
 }
 
-func clog(z complex128) complex128 { return cmplx.Log(z) }
+// clog is the principal logarithm; near |z| = 1 the real part is
+// log1p(x²+y²-1)/2 with x²-1 formed as (x-1)(x+1), avoiding the
+// cancellation of log(hypot(x, y)).
+func clog(z complex128) complex128 {
+	x, y := real(z), imag(z)
+	ax, ay := math.Abs(x), math.Abs(y)
+	if ax >= 0.5 && ax <= 1.5 && ay < 1 && !math.IsNaN(y) {
+		if h := math.Hypot(ax, ay); h > 0.7 && h < 1.4 {
+			d := math.FMA(ax-1, ax+1, ay*ay)
+			return complex(0.5*math.Log1p(d), math.Atan2(y, x))
+		}
+	}
+	return cmplx.Log(z)
+}
 
 func ctanh(z complex128) complex128 {
 	if imag(z) == 0 {

@@ -129,3 +129,15 @@ func BenchmarkAddF32(b *testing.B) {
 		}
 	}
 }
+
+// log(z) for |z| = 1 + tiny keeps the tiny real part: for z = e^(iθ)(1+ε)
+// the real part is log(1+ε) ≈ ε.
+func TestComplexLogNearUnitCircle(t *testing.T) {
+	eps := 1e-12
+	theta := 0.3
+	z := complex((1+eps)*math.Cos(theta), (1+eps)*math.Sin(theta))
+	got := real(clog(z))
+	if math.Abs(got-eps)/eps > 1e-3 {
+		t.Errorf("real(log(z)) = %g, want about %g", got, eps)
+	}
+}
