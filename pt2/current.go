@@ -11,14 +11,8 @@ import (
 )
 
 // readCurrent reads the PT2 archive layout (root folder, models/*.json).
-func readCurrent(fs *zipFS) (*Program, error) {
-	root := ""
-	if first := fs.order[0]; strings.Contains(first, "/") {
-		root = first[:strings.Index(first, "/")+1]
-	}
-	if !fs.has(root+"archive_format") && fs.has("archive_format") {
-		root = ""
-	}
+func readCurrent(fs *zipFS, model string) (*Program, error) {
+	root := archiveRoot(fs)
 	af, err := fs.read(root+"archive_format", 64)
 	if err != nil {
 		return nil, fmt.Errorf("not a PT2 archive (no %sarchive_format and no serialized_exported_program.json)", root)
@@ -32,8 +26,14 @@ func readCurrent(fs *zipFS) (*Program, error) {
 	if bo, err := fs.read(root+"byteorder", 64); err == nil && strings.TrimSpace(string(bo)) != "little" {
 		return nil, fmt.Errorf("%sbyteorder %q is not supported", root, bo)
 	}
-	model := "model"
-	if !fs.has(root + "models/model.json") {
+	switch {
+	case model != "":
+		if strings.ContainsAny(model, "/\\") || !fs.has(root+"models/"+model+".json") {
+			return nil, fmt.Errorf("no program %q (%smodels/%s.json)", model, root, model)
+		}
+	case fs.has(root + "models/model.json"):
+		model = "model"
+	default:
 		models := fs.withPrefix(root + "models/")
 		if len(models) == 0 {
 			return nil, fmt.Errorf("no %smodels/*.json", root)
@@ -85,6 +85,19 @@ func readCurrent(fs *zipFS) (*Program, error) {
 		}
 	}
 	return p, nil
+}
+
+// archiveRoot finds the archive's root folder ("m/") from its first entry,
+// as torch does; "" for archives written before the root folder existed.
+func archiveRoot(fs *zipFS) string {
+	root := ""
+	if first := fs.order[0]; strings.Contains(first, "/") {
+		root = first[:strings.Index(first, "/")+1]
+	}
+	if !fs.has(root+"archive_format") && fs.has("archive_format") {
+		root = ""
+	}
+	return root
 }
 
 func newProgram(g *fx.Graph, ep *jExportedProgram) *Program {

@@ -17,7 +17,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"sort"
+	"strings"
 
 	"github.com/torchtpu/torchtpu/fx"
 	"github.com/torchtpu/torchtpu/literal"
@@ -70,16 +72,43 @@ func Load(path string) (*Program, error) {
 	return p, nil
 }
 
-// Read reads an archive of the given size.
-func Read(r io.ReaderAt, size int64) (*Program, error) {
+// Read reads an archive of the given size. For an archive holding several
+// programs it reads "model" (what torch.export.load returns), or else the
+// first; see ReadModel.
+func Read(r io.ReaderAt, size int64) (*Program, error) { return ReadModel(r, size, "") }
+
+// ReadModel reads the named program of a current-layout archive
+// (models/<name>.json); "" picks "model" or else the first. Legacy archives
+// hold one program and accept only "".
+func ReadModel(r io.ReaderAt, size int64, model string) (*Program, error) {
 	fs, err := openZip(r, size)
 	if err != nil {
 		return nil, err
 	}
 	if fs.has("serialized_exported_program.json") {
+		if model != "" {
+			return nil, fmt.Errorf("legacy archive holds one unnamed program, not %q", model)
+		}
 		return readLegacy(fs)
 	}
-	return readCurrent(fs)
+	return readCurrent(fs, model)
+}
+
+// Models lists the program names of a current-layout archive, in archive
+// order (nil for a legacy archive).
+func Models(r io.ReaderAt, size int64) ([]string, error) {
+	fs, err := openZip(r, size)
+	if err != nil {
+		return nil, err
+	}
+	root := archiveRoot(fs)
+	var out []string
+	for _, n := range fs.withPrefix(root + "models/") {
+		if strings.HasSuffix(n, ".json") && !strings.Contains(n[len(root+"models/"):], "/") {
+			out = append(out, strings.TrimSuffix(path.Base(n), ".json"))
+		}
+	}
+	return out, nil
 }
 
 // ParamBytes returns the number of parameter tensors and their total bytes.
