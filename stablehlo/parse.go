@@ -173,6 +173,12 @@ func (p *parser) parseModule() *Module {
 			p.fail(p.pos, "unterminated module: expected '}'")
 		case p.atKeyword("func.func") || p.atKeyword("func"):
 			m.Funcs = append(m.Funcs, p.parseFunc())
+		case p.peek() == '"':
+			// A generic op at module level (e.g. "sdy.mesh"): parsed to
+			// check it, then dropped; modules hold functions only.
+			p.pushScope()
+			p.parseOp()
+			p.popScope()
 		case p.acceptKeyword("sdy.mesh"):
 			// Shardy mesh declarations carry no semantics for execution.
 			if _, ok := p.symbolName(); !ok {

@@ -95,7 +95,7 @@ func (p *parser) parseAttrMode(mode int) Attr {
 	case "affine_map", "affine_set", "sparse", "strided", "distinct", "opaque", "dense_array":
 		body := p.balanced()
 		return &OpaqueAttr{Text: id + body}
-	case "tensor", "tuple", "complex", "none", "vector", "memref":
+	case "tensor", "tuple", "complex", "none", "vector", "memref", "tf32":
 		p.pos = at
 		return &TypeAttr{Type: p.parseType()}
 	}

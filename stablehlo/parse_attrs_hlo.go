@@ -99,6 +99,9 @@ func (p *parser) parseStructFields() []NamedAttr {
 			return fs
 		}
 		p.expect(",")
+		if p.accept(">") { // a trailing comma is allowed
+			return fs
+		}
 	}
 }
 
@@ -139,6 +142,9 @@ func (p *parser) dimFields(at int, what string, lists map[string]*[]int64, ints 
 			return
 		}
 		p.expect(",")
+		if p.accept(">") { // a trailing comma is allowed
+			return
+		}
 	}
 }
 

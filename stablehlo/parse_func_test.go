@@ -55,3 +55,40 @@ func TestFuncsAndValues(t *testing.T) {
 		t.Errorf("declaration %v", d)
 	}
 }
+
+// TestLenientForms checks forms met in real files that are not StableHLO
+// proper: unnamed results, generic ops at module level, other builtin
+// types, arith.constant, trailing commas in dimension attributes.
+func TestLenientForms(t *testing.T) {
+	src := `module {
+  "sdy.mesh"() {sym_name = "mesh", axes = [{name = "x", size = 2 : i64}]} : () -> ()
+  func.func @main(%m: memref<2xf32>) {
+    "interpreter.run_parallel"() {programs = [[@f]]} : () -> (tensor<i64>, tensor<i64>)
+    %c = arith.constant 0 : index
+    %d = arith.constant dense<1> : tensor<i32>
+    %g = "stablehlo.gather"(%d, %d) {dimension_numbers = #stablehlo.gather<
+      offset_dims = [0],
+      index_vector_dim = 1,
+    >, slice_sizes = array<i64: 1>} : (tensor<i32>, tensor<i32>) -> tensor<i32>
+    func.return
+  }
+}`
+	m, err := ParseModule("l.mlir", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := m.Funcs[0]
+	if _, ok := f.Type.Inputs[0].(*OpaqueType); !ok || len(m.Funcs) != 1 {
+		t.Errorf("memref argument %v, %d funcs", f.Type.Inputs[0], len(m.Funcs))
+	}
+	ops := f.Body.Entry().Ops
+	if len(ops[0].Results) != 2 || ops[0].Results[1].Def != ops[0] {
+		t.Errorf("unnamed results: %d", len(ops[0].Results))
+	}
+	if c, ok := ops[1].Attr("value").(*IntAttr); !ok || c.Type.String() != "index" || ops[1].Results[0].Type.String() != "index" {
+		t.Errorf("scalar arith.constant %#v", ops[1].Attr("value"))
+	}
+	if g, ok := ops[3].Attr("dimension_numbers").(*GatherDims); !ok || g.IndexVectorDim != 1 {
+		t.Errorf("gather dims with trailing comma %#v", ops[3].Attr("dimension_numbers"))
+	}
+}

@@ -71,10 +71,11 @@ func (p *parser) parseOp() *Op {
 		resultTypes = h(p, op, nres)
 	}
 	p.skipLoc()
-	if len(resultTypes) != nres {
+	if len(resultTypes) != nres && (nres > 0 || len(resultTypes) == 0) {
 		p.fail(at, "%s has %d result types but %d result names", op.Name, len(resultTypes), nres)
 	}
-	op.Results = make([]*Value, nres)
+	// Results may go unnamed (and unused): `"x.op"() : () -> tensor<f32>`.
+	op.Results = make([]*Value, len(resultTypes))
 	for i, t := range resultTypes {
 		op.Results[i] = &Value{Type: t, Def: op, Index: i}
 	}

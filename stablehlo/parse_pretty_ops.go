@@ -25,7 +25,18 @@ func parseConstantOp(p *parser, op *Op, nres int) []Type {
 	switch v := v.(type) {
 	case *DenseAttr:
 		t = v.Type
-	default:
+	case *IntAttr: // arith.constant 0 : index
+		t = v.Type
+		if t == nil {
+			t = Elem(dtype.I64)
+		}
+	case *FloatAttr:
+		t = v.Type
+		if t == nil {
+			t = Elem(dtype.F64)
+		}
+	}
+	if t == nil {
 		p.fail(at, "%s: expected dense<...> : tensor<...>", op.Name)
 	}
 	p.setAttr(op, "value", v)

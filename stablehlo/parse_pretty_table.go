@@ -93,6 +93,7 @@ func init() {
 	prettyParsers["stablehlo.constant"] = parseConstantOp
 	prettyParsers["func.constant"] = parseConstantOp
 	prettyParsers["chlo.constant"] = parseConstantOp
+	prettyParsers["arith.constant"] = parseConstantOp
 	prettyParsers["stablehlo.slice"] = parseSliceOp
 	prettyParsers["stablehlo.get_tuple_element"] = parseGetTupleElementOp
 	prettyParsers["stablehlo.custom_call"] = parseCustomCallOp

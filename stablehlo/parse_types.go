@@ -39,6 +39,14 @@ func (p *parser) parseType() Type {
 		}
 	case "complex":
 		return p.finishComplex(at)
+	case "memref", "vector":
+		// Builtin types StableHLO does not use, kept verbatim.
+		if p.peek() != '<' {
+			p.fail(p.pos, "expected '<' after %s", id)
+		}
+		return &OpaqueType{Text: id + p.balanced()}
+	case "none", "tf32":
+		return &OpaqueType{Text: id}
 	}
 	d, err := dtype.ParseMLIR(scalarSpelling(id))
 	if err != nil {
