@@ -1,0 +1,130 @@
+package aten
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/torchtpu/torchtpu/dtype"
+	"github.com/torchtpu/torchtpu/stablehlo"
+)
+
+func mustSchema(t *testing.T, name string) *Schema {
+	t.Helper()
+	s, ok := SchemaFor(name)
+	if !ok {
+		t.Fatalf("no schema for %s", name)
+	}
+	return s
+}
+
+func TestBindFillsDefaultsAndRejectsBadCalls(t *testing.T) {
+	s := mustSchema(t, "aten::add.Tensor")
+	x := TensorValue(&stablehlo.Value{Type: stablehlo.Tensor(dtype.F32, 2)})
+	a, err := Bind(s, []Value{x, FloatValue(2.5)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if al := a.Scalar("alpha"); al.Kind != KInt || al.I != 1 {
+		t.Errorf("alpha default = %+v, want int 1", al)
+	}
+	if o := a.Operand("other"); o.Scalar == nil || o.Scalar.F != 2.5 || !o.Promotion().Wrapped {
+		t.Errorf("other = %+v, want the wrapped number 2.5", o)
+	}
+	if a.Err() != nil {
+		t.Errorf("unexpected accessor error %v", a.Err())
+	}
+	for _, bad := range []struct {
+		pos []Value
+		kw  map[string]Value
+		msg string
+	}{
+		{[]Value{x}, nil, "missing argument \"other\""},
+		{[]Value{x, x}, map[string]Value{"beta": IntValue(1)}, "unknown argument \"beta\""},
+		{[]Value{x, x}, map[string]Value{"other": x}, "given twice"},
+		{[]Value{x, x, IntValue(1), IntValue(2)}, nil, "positional arguments"},
+	} {
+		if _, err := Bind(s, bad.pos, bad.kw); err == nil || !strings.Contains(err.Error(), bad.msg) {
+			t.Errorf("Bind(%v, %v) = %v, want an error with %q", bad.pos, bad.kw, err, bad.msg)
+		}
+	}
+}
+
+func TestAccessorsRecordTheFirstError(t *testing.T) {
+	s := mustSchema(t, "aten::sum.dim_IntList")
+	a, err := Bind(s, []Value{FloatValue(1), StrValue("x")}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Tensor("self") != nil {
+		t.Error("a float read as a tensor without a lowering context")
+	}
+	_ = a.Ints("dim")
+	if err := a.Err(); err == nil || !strings.Contains(err.Error(), "self") {
+		t.Errorf("Err() = %v, want the error about self", err)
+	}
+	if _, ok := a.OptDType("dtype"); ok {
+		t.Error("dtype default None read as present")
+	}
+	// A single int for an int[1] parameter repeats to its size.
+	a, _ = Bind(s, []Value{FloatValue(1), IntValue(-1)}, nil)
+	if d := a.Ints("dim"); len(d) != 1 || d[0] != -1 {
+		t.Errorf("dim = %v, want [-1]", d)
+	}
+}
+
+func TestLookupDerivesInPlaceAndOutVariants(t *testing.T) {
+	e, ok := Lookup("torch.ops.aten.add_.Tensor")
+	if !ok {
+		t.Fatal("add_.Tensor not derived")
+	}
+	if e.Base == nil || e.Base.Name != "aten::add.Tensor" || !e.ParsedSchema().Params[0].Mutable {
+		t.Errorf("add_: base %v, schema %s", e.Base, e.ParsedSchema().Text)
+	}
+	e, ok = Lookup("aten::atan2.out")
+	if !ok || e.Base == nil || e.Base.Name != "aten::atan2.default" {
+		t.Fatalf("atan2.out: %v %+v", ok, e)
+	}
+	if _, ok := Lookup("aten::no_such_op_.default"); ok {
+		t.Error("an unknown in-place op was derived")
+	}
+}
+
+// Every registered entry has a parsed schema, a kind and a function of
+// that kind.
+func TestRegistryEntriesAreComplete(t *testing.T) {
+	for _, e := range Entries() {
+		if e.ParsedSchema() == nil || e.Kind == 0 {
+			t.Errorf("%s: schema %v kind %v", e.Name, e.ParsedSchema(), e.Kind)
+		}
+		if e.Kind == HostFallback && e.Host == nil || e.Kind != HostFallback && e.Lower == nil {
+			t.Errorf("%s: kind %v without its function", e.Name, e.Kind)
+		}
+	}
+}
+
+// Lowering through an entry: the emitted ops follow PyTorch's promotion
+// (int32 tensor + Python float → float32) and errors name the problem.
+func TestLowerPromotesAndReportsErrors(t *testing.T) {
+	b := &stablehlo.Block{}
+	x := &stablehlo.Value{Type: stablehlo.Tensor(dtype.I32, 3)}
+	b.Args = append(b.Args, x)
+	c := NewLowerCtx(b)
+	out, err := c.Call("aten::add.Tensor", []Value{TensorValue(x), FloatValue(2.5)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := c.DType(out[0].T); got != dtype.F32 {
+		t.Errorf("int32 + 2.5 lowered to %v, want f32", got)
+	}
+	y := &stablehlo.Value{Type: stablehlo.Tensor(dtype.F32, 4)}
+	if _, err := c.Call("aten::mul.Tensor", []Value{TensorValue(x), TensorValue(y)}, nil); err == nil || !strings.Contains(err.Error(), "must match") {
+		t.Errorf("[3] * [4] gave %v, want a broadcast error", err)
+	}
+	f := &stablehlo.Value{Type: stablehlo.Tensor(dtype.F32, 3)}
+	if _, err := c.Call("aten::bitwise_and.Tensor", []Value{TensorValue(f), TensorValue(f)}, nil); err == nil {
+		t.Error("bitwise_and on floats lowered")
+	}
+	if _, err := c.Call("aten::mean.default", []Value{TensorValue(x)}, nil); err == nil || !strings.Contains(err.Error(), "mean") {
+		t.Errorf("mean(int32) gave %v, want PyTorch's dtype error", err)
+	}
+}
