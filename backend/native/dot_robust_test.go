@@ -32,7 +32,7 @@ var computeKernelNames = []string{
 	"stablehlo.dot_general", "stablehlo.dot", "stablehlo.convolution", "stablehlo.dynamic_conv",
 	"stablehlo.reduce", "stablehlo.reduce_window", "stablehlo.select_and_scatter", "stablehlo.fft",
 	"stablehlo.triangular_solve", "stablehlo.cholesky", "stablehlo.rng_bit_generator", "stablehlo.rng",
-	"stablehlo.uniform_quantize", "stablehlo.uniform_dequantize", "stablehlo.batch_norm_training", "stablehlo.batch_norm_grad",
+	"stablehlo.uniform_quantize", "stablehlo.uniform_dequantize", "stablehlo.batch_norm_training", "stablehlo.batch_norm_grad", "stablehlo.einsum",
 	"chlo.lgamma", "chlo.next_after", "chlo.mulhi", "chlo.ragged_dot", "chlo.scan", "chlo.zeta",
 }
 
