@@ -75,7 +75,13 @@ type FuncBuilder struct {
 	b     *Builder
 	fn    *Func // nil for a nested region
 	block *Block
+	loc   Loc
 }
+
+// SetLoc sets the location given to the ops emitted from now on (e.g. the
+// Python source line of the node being lowered); regions built from this
+// builder inherit it.
+func (fb *FuncBuilder) SetLoc(l Loc) { fb.loc = l }
 
 // NewFunc adds a public function with the given argument types and returns
 // the builder of its body. Call Return to finish it.
@@ -172,7 +178,9 @@ func (fb *FuncBuilder) Return(vals ...*Value) {
 	for i, v := range vals {
 		fb.fn.Type.Results[i] = v.Type
 	}
-	fb.block.Ops = append(fb.block.Ops, NewOp("func.return", vals, nil, nil))
+	ret := NewOp("func.return", vals, nil, nil)
+	ret.Loc = fb.loc
+	fb.block.Ops = append(fb.block.Ops, ret)
 }
 
 // checkOperands reports whether every operand is usable; it records an
@@ -197,9 +205,10 @@ func (fb *FuncBuilder) Op(name string, operands []*Value, attrs []NamedAttr, reg
 	}
 	op := NewOp(name, operands, nil, attrs, regions...)
 	op.Results = nil
+	op.Loc = fb.loc
 	ts, err := InferResultTypes(op)
 	if err != nil {
-		fb.b.fail(fmt.Errorf("stablehlo: build %w", err))
+		fb.b.fail(fmt.Errorf("stablehlo: build %s%w", locPrefix(fb.loc), err))
 		return nil
 	}
 	return fb.emit(op, ts)
@@ -220,14 +229,15 @@ func (fb *FuncBuilder) OpTyped(name string, operands []*Value, results []Type, a
 		}
 	}
 	op := NewOp(name, operands, results, attrs, regions...)
+	op.Loc = fb.loc
 	if HasInferRule(name) {
 		ts, err := InferResultTypes(op)
 		if err != nil {
-			fb.b.fail(fmt.Errorf("stablehlo: build %w", err))
+			fb.b.fail(fmt.Errorf("stablehlo: build %s%w", locPrefix(fb.loc), err))
 			return out
 		}
 		if err := matchTypes("inferred", ts, results); err != nil {
-			fb.b.fail(fmt.Errorf("stablehlo: build %s%s: result types %s: %w", name, signature(op), typeList(results), err))
+			fb.b.fail(fmt.Errorf("stablehlo: build %s%s%s: result types %s: %w", locPrefix(fb.loc), name, signature(op), typeList(results), err))
 			return out
 		}
 	}
@@ -262,6 +272,13 @@ func (fb *FuncBuilder) oneTyped(name string, operands []*Value, result Type, att
 	return fb.OpTyped(name, operands, []Type{result}, attrs)[0]
 }
 
+func locPrefix(l Loc) string {
+	if l.Line == 0 {
+		return ""
+	}
+	return l.String() + ": "
+}
+
 func typeList(ts []Type) string {
 	parts := make([]string, len(ts))
 	for i, t := range ts {
@@ -285,7 +302,7 @@ func (fb *FuncBuilder) Region(argTypes []Type, body BodyFunc) *Region {
 	for i, t := range argTypes {
 		blk.Args = append(blk.Args, &Value{Type: t, Index: i})
 	}
-	sub := &FuncBuilder{b: fb.b, block: blk}
+	sub := &FuncBuilder{b: fb.b, block: blk, loc: fb.loc}
 	var rets []*Value
 	if body != nil {
 		rets = body(sub, sub.Args())

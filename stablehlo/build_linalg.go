@@ -1,6 +1,10 @@
 package stablehlo
 
-import "github.com/torchtpu/torchtpu/dtype"
+import (
+	"fmt"
+
+	"github.com/torchtpu/torchtpu/dtype"
+)
 
 // Precision values for dot_general and convolution.
 const (
@@ -48,7 +52,7 @@ func (fb *FuncBuilder) withResultElem(name string, operands []*Value, result dty
 	probe.Results = nil
 	ts, err := InferResultTypes(probe)
 	if err != nil {
-		fb.b.fail(err)
+		fb.b.fail(fmt.Errorf("stablehlo: build %s%w", locPrefix(fb.loc), err))
 		return nil
 	}
 	t := AsTensor(ts[0])

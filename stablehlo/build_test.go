@@ -65,6 +65,21 @@ func TestBuildErrorIsRecordedOnce(t *testing.T) {
 	}
 }
 
+func TestBuildLocInErrors(t *testing.T) {
+	b := NewBuilder("")
+	fb := b.NewFunc("main", f32(2, 3))
+	fb.SetLoc(Loc{File: "model.py", Line: 7, Col: 5})
+	y := fb.Exp(fb.Arg(0))
+	if y.Def.Loc.Line != 7 {
+		t.Errorf("op location %v, want model.py:7:5", y.Def.Loc)
+	}
+	fb.DotGeneral(y, y, DotDims{LhsContractingDims: []int64{1}, RhsContractingDims: []int64{0}})
+	err := b.Err()
+	if err == nil || !strings.Contains(err.Error(), "model.py:7:5: stablehlo.dot_general") || !strings.Contains(err.Error(), "size 3") {
+		t.Errorf("error %v does not name the location, op and sizes", err)
+	}
+}
+
 func TestBuildShapeInference(t *testing.T) {
 	b := NewBuilder("")
 	fb := b.NewFunc("main", f32(4, 3, 8, 8), f32(16, 3, 3, 3), Tensor(dtype.I64, 5, 1), f32(2, Dynamic))

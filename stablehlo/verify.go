@@ -149,6 +149,9 @@ func (v *verifier) verifyOp(op *Op, last, funcBody bool) error {
 	case "func.call":
 		return v.verifyCall(op)
 	}
+	if err := v.verifySymbols(op.Attrs); err != nil {
+		return err
+	}
 	if !HasInferRule(op.Name) {
 		return nil
 	}
@@ -173,6 +176,31 @@ func (v *verifier) verifyCall(op *Op) error {
 	}
 	if err := matchTypes("has results", valueTypes(op.Results), f.Type.Results); err != nil {
 		return fmt.Errorf("call @%s: %w", name, err)
+	}
+	return nil
+}
+
+// verifySymbols checks that function references in attributes (a
+// composite's decomposition, a custom_call's called_computations) name
+// functions of the module.
+func (v *verifier) verifySymbols(attrs []NamedAttr) error {
+	for _, a := range attrs {
+		var refs []SymbolRefAttr
+		switch x := a.Value.(type) {
+		case SymbolRefAttr:
+			refs = append(refs, x)
+		case ArrayAttr:
+			for _, e := range x {
+				if r, ok := e.(SymbolRefAttr); ok {
+					refs = append(refs, r)
+				}
+			}
+		}
+		for _, r := range refs {
+			if v.funcs[string(r)] == nil {
+				return fmt.Errorf("attribute %s refers to @%s, which is not a function of the module", a.Name, r)
+			}
+		}
 	}
 	return nil
 }

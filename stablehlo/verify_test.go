@@ -68,6 +68,10 @@ func.func @main(%a: tensor<2xf32>) -> tensor<2xi32> {
   }) {dimensions = array<i64: 1>} : (tensor<2x3xf32>, tensor<f32>) -> tensor<2xf32>
   func.return %z : tensor<f32>
 }`, nil}, // valid: the control case
+		{"missing decomposition", `func.func @main(%a: tensor<f32>) -> tensor<f32> {
+  %0 = "stablehlo.composite"(%a) {name = "my.op", decomposition = @nowhere} : (tensor<f32>) -> tensor<f32>
+  func.return %0 : tensor<f32>
+}`, []string{"stablehlo.composite", "@nowhere", "2:8"}},
 		{"stablehlo.return in func", `func.func @main(%a: tensor<f32>) -> tensor<f32> {
   "stablehlo.return"(%a) : (tensor<f32>) -> ()
   func.return %a : tensor<f32>
