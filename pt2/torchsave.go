@@ -275,35 +275,44 @@ func tensorDict(v any, what string) (map[string]*Tensor, error) {
 	return out, nil
 }
 
+// maxLeaves bounds the leaves flattenTensors visits: pickled values can
+// share sub-values, so a small pickle can describe an exponentially large
+// tree.
+const maxLeaves = 1 << 20
+
 // flattenTensors collects the tensors of a nested tuple/list/dict value in
 // pytree order (dict values in insertion order). Non-tensor leaves become nil.
 func flattenTensors(v any, depth int, out *[]*Tensor) error {
+	budget := maxLeaves
+	return flatten(v, depth, out, &budget)
+}
+
+func flatten(v any, depth int, out *[]*Tensor, budget *int) error {
 	if depth > 64 {
 		return fmt.Errorf("value nested too deeply")
 	}
+	if *budget--; *budget < 0 {
+		return fmt.Errorf("value has more than %d parts", maxLeaves)
+	}
+	var items []any
 	switch x := v.(type) {
 	case *Tensor:
 		*out = append(*out, x)
+		return nil
 	case pickle.Tuple:
-		for _, e := range x {
-			if err := flattenTensors(e, depth+1, out); err != nil {
-				return err
-			}
-		}
+		items = x
 	case *pickle.List:
-		for _, e := range x.Items {
-			if err := flattenTensors(e, depth+1, out); err != nil {
-				return err
-			}
-		}
+		items = x.Items
 	case *pickle.Dict:
-		for _, e := range x.Values {
-			if err := flattenTensors(e, depth+1, out); err != nil {
-				return err
-			}
-		}
+		items = x.Values
 	default:
 		*out = append(*out, nil)
+		return nil
+	}
+	for _, e := range items {
+		if err := flatten(e, depth+1, out, budget); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -177,3 +177,20 @@ func TestLegacyRejects(t *testing.T) {
 	}, nil)), "schema major 7")
 	expectErr(t, "bare NaN still parses, bad JSON does not", readBytes(rewrite(t, good, jsonEdit(`"graph_module"`, `"graph_module" NaN`), nil)), "bad JSON")
 }
+
+func TestSharedSampleInputsBlowUp(t *testing.T) {
+	// t0 = (None,); t_{i+1} = (t_i, t_i), 60 times: 2^60 leaves if walked naively.
+	p := []byte("\x80\x02N\x85")
+	for i := 0; i < 60; i++ {
+		p = append(p, '2', 0x86)
+	}
+	p = append(p, '.')
+	v, err := loadTorchSave(torchSaveZip(t, p), "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ts []*Tensor
+	if err := flattenTensors(v, 0, &ts); err == nil {
+		t.Error("no error")
+	}
+}

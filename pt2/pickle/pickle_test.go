@@ -159,3 +159,16 @@ func FuzzUnpickle(f *testing.F) {
 		}
 	})
 }
+
+func TestSharedKeyBlowUp(t *testing.T) {
+	// t0 = (); t_{i+1} = (t_i, t_i), 60 times, used as a dict key.
+	p := []byte("\x80\x02}")
+	p = append(p, ')')
+	for i := 0; i < 60; i++ {
+		p = append(p, '2', 0x86) // DUP, TUPLE2
+	}
+	p = append(p, 'N', 's', '.')
+	if _, err := (&Unpickler{}).Load(p); err == nil || !strings.Contains(err.Error(), "too large") {
+		t.Errorf("error %v", err)
+	}
+}

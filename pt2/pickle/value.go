@@ -42,7 +42,7 @@ func NewDict() *Dict { return &Dict{index: map[string]int{}} }
 
 // Set inserts or replaces key; it fails for unhashable keys.
 func (d *Dict) Set(key, val any) error {
-	k, err := hashKey(key, 0)
+	k, err := keyOf(key)
 	if err != nil {
 		return err
 	}
@@ -61,7 +61,7 @@ func (d *Dict) Set(key, val any) error {
 
 // Get looks a key up.
 func (d *Dict) Get(key any) (any, bool) {
-	k, err := hashKey(key, 0)
+	k, err := keyOf(key)
 	if err != nil {
 		return nil, false
 	}
@@ -93,12 +93,22 @@ type Stater interface {
 	SetState(state any) error
 }
 
-const maxKeyDepth = 64
+// Limits on dict keys: tuples may share parts, so the walk is bounded by
+// the number of parts as well as the depth.
+const (
+	maxKeyDepth = 64
+	maxKeyParts = 1 << 12
+)
+
+func keyOf(v any) (string, error) {
+	budget := maxKeyParts
+	return hashKey(v, 0, &budget)
+}
 
 // hashKey returns a canonical string for a hashable value.
-func hashKey(v any, depth int) (string, error) {
-	if depth > maxKeyDepth {
-		return "", fmt.Errorf("pickle: dict key nested too deeply")
+func hashKey(v any, depth int, budget *int) (string, error) {
+	if *budget--; depth > maxKeyDepth || *budget < 0 {
+		return "", fmt.Errorf("pickle: dict key too large")
 	}
 	switch x := v.(type) {
 	case nil:
@@ -124,7 +134,7 @@ func hashKey(v any, depth int) (string, error) {
 	case Tuple:
 		parts := make([]string, len(x))
 		for i, e := range x {
-			k, err := hashKey(e, depth+1)
+			k, err := hashKey(e, depth+1, budget)
 			if err != nil {
 				return "", err
 			}
