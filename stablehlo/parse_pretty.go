@@ -39,7 +39,7 @@ type prettyArgs struct {
 
 // parseItems parses a comma-separated list of operands, `key = value`,
 // bare words and positional dense/array attributes.
-func (p *parser) parseItems(op *Op) *prettyArgs {
+func (p *parser) parseItems(op *Op, s *prettySpec) *prettyArgs {
 	a := &prettyArgs{}
 	for first := true; ; first = false {
 		c := p.peek()
@@ -62,12 +62,20 @@ func (p *parser) parseItems(op *Op) *prettyArgs {
 					it.value2 = p.parseAttrMode(modeBare | modeNoSuffix)
 				}
 				a.items = append(a.items, it)
-			case id == "dense" || id == "array" || id == "dense_resource":
+			case s.positional != "" && (id == "dense" || id == "array" || id == "dense_resource"):
 				p.pos = at
 				a.attrs = append(a.attrs, p.parseAttr())
 				a.atPos = append(a.atPos, at)
-			default:
+			case len(s.words) > 0:
 				a.words = append(a.words, wordItem{at, id})
+			default:
+				// Not an item: the end of an op without a type (e.g. a
+				// bare `func.return`) followed by the next op.
+				p.pos = at
+				if !first {
+					p.fail(at, "%s: unexpected %q", op.Name, id)
+				}
+				return a
 			}
 		default:
 			if !first {
@@ -90,6 +98,8 @@ type prettySpec struct {
 	words      []wordSpec // attributes given as bare words, in order
 	positional string     // attribute name for a positional attribute
 	finish     func(p *parser, op *Op, a *prettyArgs)
+	// emptyParens: the op is written `name()` when it has no operands.
+	emptyParens bool
 }
 
 type wordSpec struct{ attr, kind string }
@@ -113,7 +123,12 @@ func defaultPrettyFor(name string) prettyFunc {
 // specParser parses `items [{attrs}] [: types]` and applies the spec.
 func specParser(s *prettySpec) prettyFunc {
 	return func(p *parser, op *Op, nres int) []Type {
-		a := p.parseItems(op)
+		a := &prettyArgs{}
+		if s.emptyParens && p.accept("(") {
+			p.expect(")") // `stablehlo.optimization_barrier()`: no operands
+		} else {
+			a = p.parseItems(op, s)
+		}
 		if p.peek() == '{' {
 			p.addAttrs(op, p.parseDict())
 		}

@@ -25,6 +25,7 @@ func init() {
 		prettySpecs["stablehlo."+n] = &prettySpec{}
 	}
 	prettySpecs["func.return"] = &prettySpec{}
+	prettySpecs["stablehlo.optimization_barrier"] = &prettySpec{emptyParens: true}
 	i64 := func(attr string) keyConv { return keyInt(attr, nil) }
 	specs := map[string]*prettySpec{
 		"broadcast_in_dim": {keys: map[string]keyConv{"dims": keyI64Array("broadcast_dimensions")}},
