@@ -5,6 +5,33 @@ import (
 	"fmt"
 )
 
+// The MLIR text parser.
+//
+// Pretty (custom assembly) forms parse into exactly the IR of their generic
+// form: same op name, the attribute names of StableHLO's ODS and the same
+// attribute kinds (TestPrettyEqualsGeneric holds the pairs). Conventions a
+// consumer can rely on:
+//
+//   - `return` is "func.return", `call @f` is "func.call" with callee =
+//     SymbolRefAttr; custom_call's target is call_target_name = StringAttr.
+//   - Integer and float attributes typed i64 / f64 (MLIR's defaults) have a
+//     nil Type; other widths keep theirs (`1 : i32`).
+//   - A result group `%r:2` names its values "r#0", "r#1"; `%r` alone means
+//     `%r#0`. Results may go unnamed (`"x.op"() : () -> tensor<f32>`).
+//   - dense<...>: a single written element for a type of several elements
+//     is a Splat (a rank-0 literal of one element); otherwise the literal
+//     has the type's shape. Hex data follows MLIR's layout: little-endian,
+//     one element = splat, i1 bit-packed (one byte per element accepted
+//     too), sub-byte types one byte each. Decimal floats round through
+//     float64, as MLIR does.
+//   - Locations (`loc(...)`, `#loc` aliases) are dropped; attribute and
+//     type aliases are resolved. Attributes of other dialects are kept as
+//     StructAttr (`#d.name<k = v>`) or verbatim as OpaqueAttr; unknown
+//     types as OpaqueType.
+//   - Unregistered ops are accepted in generic form only; the custom form
+//     of an unknown op is an error. Generic ops at module level (such as
+//     "sdy.mesh") are checked and dropped.
+
 // Parse parses MLIR text: one Module per `// -----`-separated chunk (as
 // MLIR's -split-input-file sees them). Top-level func.func ops outside any
 // `module` are gathered into an implicit module. Each chunk may also hold
