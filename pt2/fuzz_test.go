@@ -52,11 +52,13 @@ func FuzzProgramJSON(f *testing.F) {
 }
 
 func FuzzArchive(f *testing.F) {
-	raw, err := os.ReadFile("testdata/views.pt2")
-	if err != nil {
-		f.Fatal(err)
+	for _, name := range []string{"views", "views_legacy"} {
+		raw, err := os.ReadFile("testdata/" + name + ".pt2")
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(raw)
 	}
-	f.Add(raw)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		_, _ = Read(bytes.NewReader(data), int64(len(data)))
 	})
