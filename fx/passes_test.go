@@ -131,3 +131,21 @@ func TestPassOrder(t *testing.T) {
 		t.Error("unknown pass accepted")
 	}
 }
+
+func TestCloneIsolatesPasses(t *testing.T) {
+	g := load(t, "inplace")
+	before := g.Format()
+	c := g.Clone()
+	if c.Format() != before {
+		t.Fatalf("clone differs:\n%s\n%s", c.Format(), before)
+	}
+	if err := fx.RunPasses(c, fx.PassOptions{Verify: true}); err != nil {
+		t.Fatal(err)
+	}
+	if g.Format() != before {
+		t.Errorf("passes on the clone changed the original:\n%s", g.Format())
+	}
+	if c.Format() == before {
+		t.Error("passes changed nothing")
+	}
+}
