@@ -1,6 +1,9 @@
 package stablehlo
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // Ops with regions. Each checks its operands before running body
 // callbacks, and returns a slice of the documented length even on error.
@@ -19,7 +22,7 @@ func scalarTypes(vs []*Value) []Type {
 // the named binary op ("stablehlo.add", "add", "maximum", ...): for n
 // operands the body has args (acc_0..acc_n-1, x_0..x_n-1).
 func Combiner(op string) BodyFunc {
-	if len(op) > 0 && !contains1(op, '.') {
+	if op != "" && !strings.Contains(op, ".") {
 		op = "stablehlo." + op
 	}
 	return func(b *FuncBuilder, args []*Value) []*Value {
@@ -30,15 +33,6 @@ func Combiner(op string) BodyFunc {
 		}
 		return out
 	}
-}
-
-func contains1(s string, c byte) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] == c {
-			return true
-		}
-	}
-	return false
 }
 
 // Reduce reduces inputs over dims with init values and a body of 2n scalar

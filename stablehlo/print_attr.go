@@ -94,6 +94,8 @@ func (p *printer) attr(a Attr, bare bool) {
 		p.str(">")
 	case *OpaqueAttr:
 		p.str(a.Text)
+	case bareWord: // a parser-internal identifier, should one reach the IR
+		p.str(string(a))
 	case nil:
 		p.fail("nil attribute")
 	default:
