@@ -46,7 +46,29 @@ func (*Backend) Compile(ctx context.Context, m *stablehlo.Module, opts backend.O
 	if err := p.planReachable(f); err != nil {
 		return nil, fmt.Errorf("native: compile @%s: %w", f.Name, err)
 	}
-	return &Executable{prog: p, entry: f, replicas: max(opts.Replicas, 1), partitions: max(opts.Partitions, 1)}, nil
+	replicas, partitions := opts.Replicas, opts.Partitions
+	if replicas == 0 {
+		replicas = moduleInt(m, "mhlo.num_replicas")
+	}
+	if partitions == 0 {
+		partitions = moduleInt(m, "mhlo.num_partitions")
+	}
+	if replicas > 1024 || partitions > 1024 || replicas*partitions > 4096 {
+		return nil, fmt.Errorf("native: compile: %d replicas x %d partitions is more than the native backend runs", replicas, partitions)
+	}
+	return &Executable{prog: p, entry: f, replicas: max(replicas, 1), partitions: max(partitions, 1)}, nil
+}
+
+// moduleInt reads an integer attribute of the module (0 when absent).
+func moduleInt(m *stablehlo.Module, name string) int {
+	for _, a := range m.Attrs {
+		if a.Name == name {
+			if i, ok := a.Value.(*stablehlo.IntAttr); ok && i.Value > 0 && i.Value < 1<<20 {
+				return int(i.Value)
+			}
+		}
+	}
+	return 0
 }
 
 // entryFunc finds the entry function: name, or "main", or the module's
@@ -117,7 +139,9 @@ type Executable struct {
 	replicas, partitions int
 }
 
-// Run executes the entry function. With several replicas or partitions,
+// Run executes the entry function. The grid comes from Options or else
+// from the module's mhlo.num_replicas / mhlo.num_partitions. With several
+// replicas or partitions,
 // every process runs the entry function on the same arguments and the
 // results of process 0 are returned.
 func (e *Executable) Run(ctx context.Context, args []*literal.Literal) ([]*literal.Literal, error) {

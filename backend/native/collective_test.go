@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/torchtpu/torchtpu/backend"
 	"github.com/torchtpu/torchtpu/stablehlo"
 )
 
@@ -72,5 +73,36 @@ func TestGridNonMember(t *testing.T) {
 	})
 	if err == nil || !strings.Contains(err.Error(), "not a member") {
 		t.Fatalf("err = %v, want a membership error", err)
+	}
+}
+
+// A module declaring two replicas runs as two processes: the sum of the
+// replica ids over both is 0 + 1.
+func TestCompileReadsReplicaCount(t *testing.T) {
+	src := `module @m attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 2 : i32} {
+  func.func @main() -> tensor<ui32> {
+    %0 = stablehlo.replica_id : tensor<ui32>
+    %1 = "stablehlo.all_reduce"(%0) ({
+      ^bb0(%a: tensor<ui32>, %b: tensor<ui32>):
+        %s = stablehlo.add %a, %b : tensor<ui32>
+        stablehlo.return %s : tensor<ui32>
+    }) {replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<ui32>) -> tensor<ui32>
+    return %1 : tensor<ui32>
+  }
+}`
+	mods, err := stablehlo.Parse("m.mlir", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	exe, err := (&Backend{}).Compile(context.Background(), mods[0], backend.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := exe.Run(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := out[0].Int64(0); got != 1 {
+		t.Fatalf("sum of replica ids = %d, want 1", got)
 	}
 }
