@@ -29,12 +29,20 @@ and prints what a runtime needs to know about it, without running it:
   parameters  count and bytes of parameters, buffers and constants
   ops         a histogram of the aten ops the graph calls
 
+With --passes the fx passes (functionalize, cse, dce) run first, so the
+listing shows the program the runtime would lower after them;
+--disable-pass and --dump-after (comma-separated pass names, or "all") help
+to debug them.
+
 Example:
   torchtpu inspect model.pt2
   torchtpu inspect --nodes model.pt2     # also list every node with its source line
   torchtpu inspect --json model.pt2      # the same facts as JSON`)
 		asJSON := fs.Bool("json", false, "print JSON instead of text")
 		nodes := fs.Bool("nodes", false, "also list every node")
+		passes := fs.Bool("passes", false, "run the fx passes before listing")
+		disable := fs.String("disable-pass", "", "with --passes: comma-separated passes to skip")
+		dumpAfter := fs.String("dump-after", "", "with --passes: print the graph after these passes (\"all\" for every one)")
 		if err := fs.Parse(args); err != nil {
 			return 2, err
 		}
@@ -44,6 +52,12 @@ Example:
 		p, err := pt2.Load(fs.Arg(0))
 		if err != nil {
 			return 1, err
+		}
+		if *passes {
+			opt := fx.PassOptions{Verify: true, Disable: nameSet(*disable), DumpAfter: nameSet(*dumpAfter), Dump: stdout}
+			if err := fx.RunPasses(p.Graph, opt); err != nil {
+				return 1, err
+			}
 		}
 		s := summarize(p)
 		if *asJSON {
@@ -250,4 +264,14 @@ func inspectKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+func nameSet(list string) map[string]bool {
+	m := map[string]bool{}
+	for _, n := range strings.Split(list, ",") {
+		if n = strings.TrimSpace(n); n != "" {
+			m[n] = true
+		}
+	}
+	return m
 }

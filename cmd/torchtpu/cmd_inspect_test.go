@@ -44,6 +44,13 @@ func TestInspect(t *testing.T) {
 	if code := dispatch(context.Background(), []string{"inspect", "/nonexistent.pt2"}, &out, &errb); code == 0 {
 		t.Error("missing file: exit 0")
 	}
+	out.Reset()
+	if code := dispatch(context.Background(), []string{"inspect", "--passes", "--dump-after", "dce", p}, &out, &errb); code != 0 || !strings.Contains(out.String(), "// after dce") {
+		t.Errorf("--passes: exit %d\n%s%s", code, out.String(), errb.String())
+	}
+	if code := dispatch(context.Background(), []string{"inspect", "--passes", "--disable-pass", "nope", p}, &out, &errb); code != 1 {
+		t.Errorf("unknown pass: exit %d", code)
+	}
 	if code := dispatch(context.Background(), []string{"inspect"}, &out, &errb); code != 2 {
 		t.Errorf("no argument: exit %d", code)
 	}
