@@ -21,6 +21,7 @@ func Format(l *literal.Literal, edge int) string {
 	n := l.Len()
 	summarize := n > 1000
 	f := newElemFormatter(l)
+	f.measure()
 	var b strings.Builder
 	b.WriteString("tensor(")
 	if len(l.Shape) == 0 {
@@ -87,6 +88,7 @@ type elemFormatter struct {
 	l     *literal.Literal
 	sci   bool
 	whole bool
+	width int // elements are right-aligned to this width, as PyTorch does
 }
 
 func newElemFormatter(l *literal.Literal) *elemFormatter {
@@ -111,7 +113,27 @@ func newElemFormatter(l *literal.Literal) *elemFormatter {
 	return f
 }
 
+// measure sets the alignment width from the elements (all of them, or the
+// first and last thousand of a large tensor).
+func (f *elemFormatter) measure() {
+	n := f.l.Len()
+	for i := 0; i < n; i++ {
+		if n > 100000 && i == 1000 {
+			i = n - 1000
+		}
+		f.width = max(f.width, len(f.raw(i)))
+	}
+}
+
 func (f *elemFormatter) format(i int) string {
+	s := f.raw(i)
+	if len(s) < f.width {
+		s = strings.Repeat(" ", f.width-len(s)) + s
+	}
+	return s
+}
+
+func (f *elemFormatter) raw(i int) string {
 	l := f.l
 	switch {
 	case l.DType == dtype.Bool:

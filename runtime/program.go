@@ -83,17 +83,36 @@ func (p *Program) UserInputs() []fx.InputSpec {
 
 // Run executes the program on the user inputs (in the order of the user
 // input specs) and returns the user outputs.
-func (p *Program) Run(ctx context.Context, inputs []*literal.Literal) ([]*literal.Literal, *Stats, error) {
+//
+// A panic inside a lowering or a host kernel is a bug, but it must not take
+// the caller down: it is returned as an error naming the node.
+func (p *Program) Run(ctx context.Context, inputs []*literal.Literal) (outs []*literal.Literal, stats *Stats, err error) {
 	r, err := newRun(ctx, p, inputs)
 	if err != nil {
 		return nil, nil, err
 	}
+	var cur *fx.Node
+	defer func() {
+		if e := recover(); e != nil {
+			outs, stats = nil, r.stats
+			if cur != nil {
+				err = nodeError(cur, fmt.Errorf("internal error: %v", e))
+			} else {
+				err = fmt.Errorf("runtime: internal error: %v", e)
+			}
+		}
+	}()
 	for i, n := range p.Graph.Nodes {
+		if err := ctx.Err(); err != nil {
+			return nil, r.stats, err
+		}
+		cur = n
 		if err := r.node(i, n); err != nil {
 			return nil, r.stats, nodeError(n, err)
 		}
 	}
-	outs, err := r.finish()
+	cur = nil
+	outs, err = r.finish()
 	return outs, r.stats, err
 }
 
