@@ -287,6 +287,53 @@ func (a Arg) String() string {
 		return a.Str
 	case ArgComplex:
 		return fmt.Sprint(a.Complex)
+	case ArgIntLists:
+		return fmt.Sprint(a.IntLists)
+	case ArgFloatLists:
+		return fmt.Sprint(a.FloatLists)
+	case ArgNestedTensors:
+		parts := make([]string, len(a.NestedNames))
+		for i, l := range a.NestedNames {
+			parts[i] = Arg{Kind: ArgTensors, Names: l}.String()
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
+	case ArgSymFloat, ArgSymFloats:
+		parts := make([]string, len(a.SymFloats))
+		for i, s := range a.SymFloats {
+			parts[i] = fmt.Sprint(s.Const)
+			if s.Name != "" {
+				parts[i] = "%" + s.Name
+			}
+		}
+		if a.Kind == ArgSymFloat && len(parts) == 1 {
+			return parts[0]
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
+	case ArgSymBool, ArgSymBools:
+		parts := make([]string, len(a.SymBools))
+		for i, s := range a.SymBools {
+			parts[i] = fmt.Sprint(s.Const)
+			if s.Name != "" {
+				parts[i] = "%" + s.Name
+			}
+		}
+		if a.Kind == ArgSymBool && len(parts) == 1 {
+			return parts[0]
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
+	case ArgMemoryFormat:
+		return [...]string{"unknown_format", "torch.contiguous_format", "torch.channels_last", "torch.channels_last_3d", "torch.preserve_format"}[min(int(a.MemoryFormat), 4)]
+	case ArgLayout:
+		if a.Layout == Strided {
+			return "torch.strided"
+		}
+		return fmt.Sprintf("layout(%d)", a.Layout)
+	case ArgStringToArg:
+		parts := []string{}
+		for _, k := range sortedKeys(a.Map) {
+			parts = append(parts, fmt.Sprintf("%q: %s", k, a.Map[k]))
+		}
+		return "{" + strings.Join(parts, ", ") + "}"
 	}
 	return "<" + a.Kind.String() + ">"
 }

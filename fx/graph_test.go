@@ -62,3 +62,22 @@ func TestLookups(t *testing.T) {
 		t.Errorf("node string %q", got)
 	}
 }
+
+func TestArgString(t *testing.T) {
+	cases := map[string]Arg{
+		"[[1 2] [3]]":         {Kind: ArgIntLists, IntLists: [][]int64{{1, 2}, {3}}},
+		"[[%a, %b], [%c]]":    {Kind: ArgNestedTensors, NestedNames: [][]string{{"a", "b"}, {"c"}}},
+		"[%s0, 2.5]":          {Kind: ArgSymFloats, SymFloats: []SymFloat{{Name: "s0"}, {Const: 2.5}}},
+		"true":                {Kind: ArgSymBool, SymBools: []SymBool{{Const: true}}},
+		"torch.channels_last": {Kind: ArgMemoryFormat, MemoryFormat: ChannelsLast},
+		"torch.strided":       {Kind: ArgLayout, Layout: Strided},
+		"[None, %x]":          {Kind: ArgOptionalTensors, Names: []string{"", "x"}},
+		"torch.bfloat16":      {Kind: ArgScalarType, DType: dtype.BF16},
+		`{"k": 3}`:            {Kind: ArgStringToArg, Map: map[string]*Arg{"k": {Kind: ArgInt, Int: 3}}},
+	}
+	for want, a := range cases {
+		if got := a.String(); got != want {
+			t.Errorf("%v: got %q, want %q", a.Kind, got, want)
+		}
+	}
+}
