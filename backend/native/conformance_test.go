@@ -116,7 +116,10 @@ func TestConformance(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := range work {
-				results[i] = RunFile(context.Background(), files[i], RunOptions{Timeout: 30 * time.Second})
+				// A whole file gets a minute, each function 30s.
+				ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+				results[i] = RunFile(ctx, files[i], RunOptions{Timeout: 30 * time.Second})
+				cancel()
 			}
 		}()
 	}
