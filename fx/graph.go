@@ -69,7 +69,10 @@ type Node struct {
 type NamedArg struct {
 	Name  string // the schema argument name ("self", "other"); "" for HOP inputs
 	Arg   Arg
-	Kwarg bool // passed by keyword (keyword-only arguments)
+	// Kwarg is set for keyword-only arguments (kind 2 in the archive);
+	// archives older than the field (torch ≤ 2.7) leave it false, so match
+	// arguments by Name.
+	Kwarg bool
 }
 
 // Signature is the export's graph signature.
