@@ -67,8 +67,8 @@ type Node struct {
 
 // NamedArg is one input of a node.
 type NamedArg struct {
-	Name  string // the schema argument name ("self", "other"); "" for HOP inputs
-	Arg   Arg
+	Name string // the schema argument name ("self", "other"); "" for HOP inputs
+	Arg  Arg
 	// Kwarg is set for keyword-only arguments (kind 2 in the archive);
 	// archives older than the field (torch ≤ 2.7) leave it false, so match
 	// arguments by Name.
