@@ -17,8 +17,8 @@ func init() {
 	registerInfer(inferProcessID, "stablehlo.replica_id", "stablehlo.partition_id")
 	registerInfer(inferNoResults, "stablehlo.return", "func.return")
 	registerInfer(inferRngBitGenerator, "stablehlo.rng_bit_generator")
-	registerInfer(givenOnly, "stablehlo.custom_call", "func.call", "stablehlo.rng", "stablehlo.uniform_quantize",
-		"stablehlo.uniform_dequantize", "stablehlo.composite", "stablehlo.infeed", "stablehlo.outfeed",
+	registerInfer(inferQuantize, "stablehlo.uniform_quantize", "stablehlo.uniform_dequantize")
+	registerInfer(givenOnly, "stablehlo.custom_call", "func.call", "stablehlo.rng", "stablehlo.composite", "stablehlo.infeed", "stablehlo.outfeed",
 		"stablehlo.send", "stablehlo.recv", "stablehlo.all_gather", "stablehlo.all_to_all",
 		"stablehlo.reduce_scatter", "stablehlo.collective_reduce", "stablehlo.async_start",
 		"stablehlo.async_done", "stablehlo.einsum", "stablehlo.unary_einsum", "stablehlo.torch_index_select",
@@ -124,6 +124,32 @@ func inferCollective(op *Op) ([]Type, error) {
 		return nil, fmt.Errorf("has no data operands")
 	}
 	return inferPassThroughTypes(op)[:n], nil
+}
+
+// inferQuantize: the result type is declared (its quantization parameters
+// are not implied) and keeps the operand's shape.
+func inferQuantize(op *Op) ([]Type, error) {
+	if err := wantOperands(op, 1); err != nil {
+		return nil, err
+	}
+	t, err := operandTensor(op, 0)
+	if err != nil {
+		return nil, err
+	}
+	r, err := givenResult(op, 0)
+	if err != nil {
+		return nil, err
+	}
+	if !shapesCompatible(t.Shape, r.Shape) {
+		return nil, fmt.Errorf("result shape %v differs from operand shape %v", r.Shape, t.Shape)
+	}
+	if op.Name == "stablehlo.uniform_dequantize" && t.Elem.Quant == nil {
+		return nil, fmt.Errorf("operand %v is not quantized", t)
+	}
+	if op.Name == "stablehlo.uniform_quantize" && r.Elem.Quant == nil {
+		return nil, fmt.Errorf("result %v is not quantized", r)
+	}
+	return []Type{r}, nil
 }
 
 func inferTuple(op *Op) ([]Type, error) {

@@ -194,6 +194,9 @@ func inferConvolution(op *Op) ([]Type, error) {
 	if inF != Dynamic && kIn != Dynamic && inF != kIn*fgc {
 		return nil, fmt.Errorf("input features %d != kernel input features %d x feature_group_count %d", inF, kIn, fgc)
 	}
+	if kOut := k.Shape[cd.KernelOutputFeatureDim]; kOut != Dynamic && (kOut%fgc != 0 || kOut%bgc != 0) {
+		return nil, fmt.Errorf("kernel output features %d are not divisible by feature_group_count %d and batch_group_count %d", kOut, fgc, bgc)
+	}
 	batch := in.Shape[cd.InputBatchDim]
 	if batch != Dynamic {
 		if batch%bgc != 0 {

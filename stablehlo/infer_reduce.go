@@ -156,6 +156,9 @@ func inferSelectAndScatter(op *Op) ([]Type, error) {
 	if init.Rank() != 0 || src.Rank() != x.Rank() {
 		return nil, fmt.Errorf("init %v must be 0-d and source %v of the operand's rank %d", init, src, x.Rank())
 	}
+	if err := checkSourceShape(op, x, src); err != nil {
+		return nil, err
+	}
 	rets, err := regionReturns(op, 0)
 	if err != nil {
 		return nil, fmt.Errorf("select: %w", err)
@@ -168,6 +171,37 @@ func inferSelectAndScatter(op *Op) ([]Type, error) {
 		return nil, fmt.Errorf("scatter: %w", err)
 	}
 	return []Type{withElem(x, elems[0])}, nil
+}
+
+// checkSourceShape checks that a select_and_scatter source has the shape of
+// the windowed operand (one value per window).
+func checkSourceShape(op *Op, x, src *TensorType) error {
+	r := x.Rank()
+	win, err := optInts(op, "window_dimensions", filled(r, 1))
+	if err != nil {
+		return err
+	}
+	strides, err := optInts(op, "window_strides", filled(r, 1))
+	if err != nil {
+		return err
+	}
+	if len(win) != r || len(strides) != r {
+		return fmt.Errorf("window_dimensions %v and window_strides %v must have %d entries", win, strides, r)
+	}
+	pad, err := padPairs(op, r)
+	if err != nil {
+		return err
+	}
+	for i := 0; i < r; i++ {
+		o, err := windowOutput(x.Shape[i], pad[i][0], pad[i][1], win[i], strides[i], 1, 1)
+		if err != nil {
+			return fmt.Errorf("dim %d: %w", i, err)
+		}
+		if !dimsCompatible(o, src.Shape[i]) {
+			return fmt.Errorf("source dim %d is %d, the windows give %d", i, src.Shape[i], o)
+		}
+	}
+	return nil
 }
 
 func inferSort(op *Op) ([]Type, error) {
