@@ -166,18 +166,31 @@ type OutputSpec struct {
 // StackTrace returns the node's Python stack trace, or "".
 func (n *Node) StackTrace() string { return n.Meta["stack_trace"] }
 
-// SourceLine returns the last "File ..., line N" line of the stack trace
-// with the code line after it, compacted to one line, for error messages.
+// SourceLine returns the most useful frame of the stack trace compacted to
+// one line ("File \"m.py\", line 12, in forward x = self.fc(x)"), for
+// error messages: the last frame outside torch's own sources and generated
+// code, or else the last frame.
 func (n *Node) SourceLine() string {
 	st := strings.TrimSpace(n.StackTrace())
 	if st == "" {
 		return ""
 	}
-	i := strings.LastIndex(st, "File ")
-	if i < 0 {
-		return st
+	frames := strings.Split(st, "File \"")
+	var last string
+	for i := len(frames) - 1; i >= 1; i-- {
+		f := strings.Join(strings.Fields("File \""+frames[i]), " ")
+		if last == "" {
+			last = f
+		}
+		file, _, _ := strings.Cut(frames[i], "\"")
+		if !strings.HasPrefix(file, "<") && !strings.Contains(file, "/torch/") {
+			return f
+		}
 	}
-	return strings.Join(strings.Fields(st[i:]), " ")
+	if last == "" {
+		return strings.Join(strings.Fields(st), " ")
+	}
+	return last
 }
 
 // Input returns the named input and whether it was passed.

@@ -81,3 +81,17 @@ func TestArgString(t *testing.T) {
 		}
 	}
 }
+
+func TestSourceLine(t *testing.T) {
+	n := &Node{Meta: map[string]string{"stack_trace": "  File \"/home/u/m.py\", line 12, in forward\n    x = self.fc(x)\n  File \"/usr/lib/python3/dist-packages/torch/nn/modules/linear.py\", line 134, in forward\n    return F.linear(input, self.weight, self.bias)\n  File \"<eval_with_key>.5\", line 10, in forward\n    cond = f()"}}
+	if got, want := n.SourceLine(), `File "/home/u/m.py", line 12, in forward x = self.fc(x)`; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	n.Meta["stack_trace"] = "  File \"<eval_with_key>.5\", line 10, in forward\n    cond = f()"
+	if got := n.SourceLine(); got != `File "<eval_with_key>.5", line 10, in forward cond = f()` {
+		t.Errorf("fallback: %q", got)
+	}
+	if (&Node{}).SourceLine() != "" {
+		t.Error("empty trace")
+	}
+}
