@@ -28,7 +28,9 @@ type Env interface {
 	// Context is the context of the running execution.
 	Context() context.Context
 	// CallRegion evaluates a single-block region with the given block
-	// arguments and returns the operands of its terminator.
+	// arguments and returns the operands of its terminator. It shares the
+	// calling function's frame, so one kernel must not call it from
+	// several goroutines at once.
 	CallRegion(r *stablehlo.Region, args []Value) ([]Value, error)
 	// CallFunc evaluates a function of the module by name.
 	CallFunc(name string, args []Value) ([]Value, error)
