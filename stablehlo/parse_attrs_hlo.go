@@ -22,11 +22,11 @@ func (p *parser) parseHashAttr(mode int) Attr {
 	}
 	switch name {
 	case "stablehlo.gather", "mhlo.gather":
-		return p.parseGatherDims(at)
+		return p.parseGatherDims()
 	case "stablehlo.scatter", "mhlo.scatter":
-		return p.parseScatterDims(at)
+		return p.parseScatterDims()
 	case "stablehlo.dot", "mhlo.dot":
-		return p.parseDotDims(at)
+		return p.parseDotDims()
 	case "stablehlo.conv", "mhlo.conv":
 		p.expect("<")
 		var c *ConvDims
@@ -122,14 +122,19 @@ func (p *parser) parseIntList() []int64 {
 }
 
 // dimFields parses `<name = [..] | int, ...>` into the given setters.
-func (p *parser) dimFields(at int, what string, lists map[string]*[]int64, ints map[string]*int64) {
+func (p *parser) dimFields(what string, lists map[string]*[]int64, ints map[string]*int64) {
 	p.expect("<")
 	if p.accept(">") {
 		return
 	}
+	seen := map[string]bool{}
 	for {
 		fat := p.here()
 		k := p.expectIdent("a field name")
+		if seen[k] {
+			p.fail(fat, "field %q given twice in %s", k, what)
+		}
+		seen[k] = true
 		p.expect("=")
 		if l, ok := lists[k]; ok {
 			*l = p.parseIntList()
@@ -148,10 +153,10 @@ func (p *parser) dimFields(at int, what string, lists map[string]*[]int64, ints 
 	}
 }
 
-func (p *parser) parseGatherDims(at int) *GatherDims {
+func (p *parser) parseGatherDims() *GatherDims {
 	g := &GatherDims{OffsetDims: []int64{}, CollapsedSliceDims: []int64{}, OperandBatchingDims: []int64{},
 		StartIndicesBatchingDims: []int64{}, StartIndexMap: []int64{}}
-	p.dimFields(at, "#stablehlo.gather", map[string]*[]int64{
+	p.dimFields("#stablehlo.gather", map[string]*[]int64{
 		"offset_dims":                 &g.OffsetDims,
 		"collapsed_slice_dims":        &g.CollapsedSliceDims,
 		"operand_batching_dims":       &g.OperandBatchingDims,
@@ -161,10 +166,10 @@ func (p *parser) parseGatherDims(at int) *GatherDims {
 	return g
 }
 
-func (p *parser) parseScatterDims(at int) *ScatterDims {
+func (p *parser) parseScatterDims() *ScatterDims {
 	s := &ScatterDims{UpdateWindowDims: []int64{}, InsertedWindowDims: []int64{}, InputBatchingDims: []int64{},
 		ScatterIndicesBatchingDims: []int64{}, ScatterDimsToOperandDims: []int64{}}
-	p.dimFields(at, "#stablehlo.scatter", map[string]*[]int64{
+	p.dimFields("#stablehlo.scatter", map[string]*[]int64{
 		"update_window_dims":            &s.UpdateWindowDims,
 		"inserted_window_dims":          &s.InsertedWindowDims,
 		"input_batching_dims":           &s.InputBatchingDims,
@@ -174,9 +179,9 @@ func (p *parser) parseScatterDims(at int) *ScatterDims {
 	return s
 }
 
-func (p *parser) parseDotDims(at int) *DotDims {
+func (p *parser) parseDotDims() *DotDims {
 	d := newDotDims()
-	p.dimFields(at, "#stablehlo.dot", map[string]*[]int64{
+	p.dimFields("#stablehlo.dot", map[string]*[]int64{
 		"lhs_batching_dimensions":    &d.LhsBatchingDims,
 		"rhs_batching_dimensions":    &d.RhsBatchingDims,
 		"lhs_contracting_dimensions": &d.LhsContractingDims,
