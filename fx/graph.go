@@ -5,7 +5,14 @@
 //
 // A Graph mirrors the export schema closely; pt2.Read builds one from the
 // archive JSON. Names are the export's value names; a value is produced by
-// exactly one graph input or node output.
+// exactly one graph input or node output. Targets are normalized to the aten
+// registry's spelling ("aten::add.Tensor", see NormalizeTarget).
+//
+// Passes (functionalize, cse, dce) form a named, ordered table, Passes,
+// applied by RunPasses with per-pass disabling, dumps and a verifier
+// (Graph.Verify). What a pass must know about an operator comes through
+// OpInfo; NameOpInfo derives it from PyTorch's naming conventions, and the
+// aten registry can supply an exact one from op schemas.
 package fx
 
 import (
