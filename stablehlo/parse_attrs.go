@@ -65,7 +65,7 @@ func (p *parser) parseAttrMode(mode int) Attr {
 		}
 		return SymbolRefAttr(name)
 	case c == '#':
-		return p.parseHashAttr(mode)
+		return p.parseHashAttr()
 	case c == '!' || c == '(':
 		return &TypeAttr{Type: p.parseType()}
 	case c == '-' || c == '+' || isDigit(c):

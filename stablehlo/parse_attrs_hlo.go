@@ -7,7 +7,7 @@ import "strconv"
 // structured dimension attributes (gather, scatter, dot, conv), or any
 // other #dialect.name<...> (as a StructAttr when its body is `k = v, ...`,
 // else kept verbatim).
-func (p *parser) parseHashAttr(mode int) Attr {
+func (p *parser) parseHashAttr() Attr {
 	at := p.here()
 	p.pos++ // '#'
 	name := p.suffixID()
