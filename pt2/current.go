@@ -189,7 +189,7 @@ func pickledTensor(raw []byte, what string) (*literal.Literal, error) {
 	if err != nil {
 		return nil, err
 	}
-	t, ok := v.(*Tensor)
+	t, ok := v.(*torchTensor)
 	if !ok {
 		return nil, fmt.Errorf("pickled payload is %T, not a tensor", v)
 	}

@@ -193,7 +193,7 @@ func (p *Program) sampleInputs(v any, err error) {
 		p.Warnings = append(p.Warnings, "sample inputs not read: "+err.Error())
 		return
 	}
-	var ts []*Tensor
+	var ts []*torchTensor
 	if err := flattenTensors(v, 0, &ts); err != nil {
 		p.Warnings = append(p.Warnings, "sample inputs not read: "+err.Error())
 		return

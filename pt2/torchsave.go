@@ -10,8 +10,8 @@ import (
 	"github.com/torchtpu/torchtpu/pt2/pickle"
 )
 
-// Tensor is a tensor read from a torch.save pickle.
-type Tensor struct {
+// torchTensor is a tensor read from a torch.save pickle.
+type torchTensor struct {
 	*literal.Literal
 	RequiresGrad bool
 	Param        bool // rebuilt through torch._utils._rebuild_parameter
@@ -200,7 +200,7 @@ func rebuildTensor(args pickle.Tuple) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &Tensor{Literal: lit}
+	t := &torchTensor{Literal: lit}
 	if len(args) > 4 {
 		t.RequiresGrad, _ = args[4].(bool)
 	}
@@ -213,7 +213,7 @@ func rebuildParameter(args pickle.Tuple) (any, error) {
 	if len(args) < 2 {
 		return nil, fmt.Errorf("%d arguments, need at least 2", len(args))
 	}
-	t, ok := args[0].(*Tensor)
+	t, ok := args[0].(*torchTensor)
 	if !ok {
 		return nil, fmt.Errorf("data is %T, not a tensor", args[0])
 	}
@@ -253,18 +253,18 @@ func newOrderedDict(args pickle.Tuple) (any, error) {
 }
 
 // tensorDict turns a decoded state dict / constants dict into FQN → tensor.
-func tensorDict(v any, what string) (map[string]*Tensor, error) {
+func tensorDict(v any, what string) (map[string]*torchTensor, error) {
 	d, ok := v.(*pickle.Dict)
 	if !ok {
 		return nil, fmt.Errorf("%s: top-level value is %T, not a dict", what, v)
 	}
-	out := make(map[string]*Tensor, d.Len())
+	out := make(map[string]*torchTensor, d.Len())
 	for i, k := range d.Keys {
 		name, ok := k.(string)
 		if !ok {
 			return nil, fmt.Errorf("%s: key %d is %T, not a string", what, i, k)
 		}
-		t, ok := d.Values[i].(*Tensor)
+		t, ok := d.Values[i].(*torchTensor)
 		if !ok {
 			// torchbind / script objects cannot be rebuilt: skip, the
 			// signature check reports them if the program needs them.
@@ -282,12 +282,12 @@ const maxLeaves = 1 << 20
 
 // flattenTensors collects the tensors of a nested tuple/list/dict value in
 // pytree order (dict values in insertion order). Non-tensor leaves become nil.
-func flattenTensors(v any, depth int, out *[]*Tensor) error {
+func flattenTensors(v any, depth int, out *[]*torchTensor) error {
 	budget := maxLeaves
 	return flatten(v, depth, out, &budget)
 }
 
-func flatten(v any, depth int, out *[]*Tensor, budget *int) error {
+func flatten(v any, depth int, out *[]*torchTensor, budget *int) error {
 	if depth > 64 {
 		return fmt.Errorf("value nested too deeply")
 	}
@@ -296,7 +296,7 @@ func flatten(v any, depth int, out *[]*Tensor, budget *int) error {
 	}
 	var items []any
 	switch x := v.(type) {
-	case *Tensor:
+	case *torchTensor:
 		*out = append(*out, x)
 		return nil
 	case pickle.Tuple:

@@ -189,7 +189,7 @@ func TestSharedSampleInputsBlowUp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var ts []*Tensor
+	var ts []*torchTensor
 	if err := flattenTensors(v, 0, &ts); err == nil {
 		t.Error("no error")
 	}
