@@ -72,13 +72,24 @@ func lowerEinsum(c *LowerCtx, a *Args) ([]Value, error) {
 		}
 	}
 	cdt := OpMath(dt)
+	// A label repeated within one operand takes that operand's diagonal.
+	for i := range xs {
+		labels := append([]int(nil), spec.inputs[i]...)
+		for {
+			p, q := repeatedLabel(labels)
+			if p < 0 {
+				break
+			}
+			xs[i] = diagonalOf(c, xs[i], 0, p, q)
+			l := labels[p]
+			labels = append(append(append(append([]int(nil), labels[:p]...), labels[p+1:q]...), labels[q+1:]...), l)
+		}
+		spec.inputs[i] = labels
+	}
 	// Sizes per label, broadcasting size-1 ellipsis dims.
 	size := map[int]int64{}
 	for i, x := range xs {
 		for j, l := range spec.inputs[i] {
-			if indexOfLabel(spec.inputs[i], l) != j {
-				return nil, c.Errorf("einsum %q: repeated subscript in one operand (diagonal): %w", eq, ErrUnsupported)
-			}
 			s := c.Shape(x)[j]
 			if old, ok := size[l]; ok && old != s && old != 1 && s != 1 {
 				return nil, c.Errorf("einsum %q: operand %d has size %d for subscript %q, expected %d", eq, i, s, rune(l), old)
@@ -172,4 +183,16 @@ func broadcastLabels(c *LowerCtx, t labelled, size map[int]int64) *stablehlo.Val
 		return t.v
 	}
 	return c.BroadcastInDim(t.v, want, seqI64(len(want)))
+}
+
+// repeatedLabel returns the positions of the first label that occurs twice.
+func repeatedLabel(ls []int) (int, int) {
+	for p := range ls {
+		for q := p + 1; q < len(ls); q++ {
+			if ls[p] == ls[q] {
+				return p, q
+			}
+		}
+	}
+	return -1, -1
 }

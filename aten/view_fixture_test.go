@@ -114,7 +114,35 @@ func runFixture(base string) (err error) {
 			return fmt.Errorf("output %d: %w", i, err)
 		}
 	}
+	// Buffers PyTorch mutated during the run (e.g. running statistics).
+	if reason, ok := bufferGaps[filepath.Base(base)]; ok {
+		_ = reason
+		return nil
+	}
+	for name, w := range io.Tensors {
+		fqn, ok := strings.CutPrefix(name, "buffer.")
+		if !ok {
+			continue
+		}
+		got, ok := prog.Weights[fqn]
+		if !ok {
+			return fmt.Errorf("buffer %s missing after the run", fqn)
+		}
+		if err := compareLit(got, w); err != nil {
+			return fmt.Errorf("buffer %s: %w", fqn, err)
+		}
+	}
 	return nil
+}
+
+// bufferGaps lists cases whose buffer updates are not reproduced, and why.
+var bufferGaps = map[string]string{
+	// The training-IR graph calls batch_norm.default(training=True), whose
+	// schema does not mark running_mean/running_var as mutated: the update
+	// is invisible to the graph. The Core ATen form of the same program
+	// (_native_batch_norm_legit_functional, bn_train_core_aten) returns the
+	// new statistics and is checked.
+	"bn_train_module": "running statistics of batch_norm.default(training=True)",
 }
 
 func compareLit(got, want *literal.Literal) error {

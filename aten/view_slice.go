@@ -239,8 +239,7 @@ func lowerDiagonal(c *LowerCtx, a *Args) ([]Value, error) {
 	if a.Err() != nil {
 		return nil, a.Err()
 	}
-	shape := c.Shape(x)
-	r := len(shape)
+	r := c.Rank(x)
 	d1, err := canonDim(dim1, r)
 	if err != nil {
 		return nil, err
@@ -252,6 +251,14 @@ func lowerDiagonal(c *LowerCtx, a *Args) ([]Value, error) {
 	if d1 == d2 || r < 2 {
 		return nil, c.Errorf("diagonal dimensions cannot be identical %d, %d", dim1, dim2)
 	}
+	return one(diagonalOf(c, x, offset, d1, d2)), nil
+}
+
+// diagonalOf takes the diagonal x[..., i, ..., i+offset, ...] over dims d1
+// and d2 (distinct): both dims are removed and the diagonal appended last.
+func diagonalOf(c *LowerCtx, x *stablehlo.Value, offset int64, d1, d2 int) *stablehlo.Value {
+	shape := c.Shape(x)
+	r := len(shape)
 	var n int64
 	if offset >= 0 {
 		n = max(0, min(shape[d1], shape[d2]-offset))
@@ -269,13 +276,10 @@ func lowerDiagonal(c *LowerCtx, a *Args) ([]Value, error) {
 	ind := constI64(c, []int64{n, 2}, idx)
 	sizes := append([]int64(nil), shape...)
 	sizes[d1], sizes[d2] = 1, 1
-	offs := seqI64(r - 2)
-	g := &stablehlo.GatherDims{OffsetDims: offs, CollapsedSliceDims: []int64{int64(min(d1, d2)), int64(max(d1, d2))},
+	// With offset dims 0..r-3 the gathered (diagonal) dim comes last.
+	g := &stablehlo.GatherDims{OffsetDims: seqI64(r - 2), CollapsedSliceDims: []int64{int64(min(d1, d2)), int64(max(d1, d2))},
 		StartIndexMap: []int64{int64(d1), int64(d2)}, IndexVectorDim: 1}
-	out := emitGather(c, x, ind, g, sizes)
-	// gather puts the batch (diagonal) dim where offset dims are not: with
-	// offset dims 0..r-3 it is last, as PyTorch wants.
-	return one(out), nil
+	return emitGather(c, x, ind, g, sizes)
 }
 
 func lowerUnfold(c *LowerCtx, a *Args) ([]Value, error) {

@@ -31,16 +31,24 @@ def case(name, fn, *xs):
         print(f"{name}: {type(e).__name__}: {str(e).splitlines()[0]}")
 
 
-def export_case(name, fn, *xs):
-    m = Fn(fn).eval()
+def export_case(name, fn, *xs, module=None, decompose=False):
+    m = module if module is not None else Fn(fn).eval()
     ep = torch.export.export(m, tuple(xs))
+    if decompose:
+        ep = ep.run_decompositions()
     torch.export.save(ep, os.path.join(out, name + ".pt2"))
     with torch.no_grad():
+        if module is not None:
+            m = Fn(fn).eval() if fn is not None else module
+            torch.manual_seed(0)
         o = m(*xs)
     if not isinstance(o, (tuple, list)):
         o = (o,)
     t = {f"input.{i}": x.contiguous() for i, x in enumerate(xs)}
     t.update({f"output.{i}": y.contiguous() for i, y in enumerate(o)})
+    if module is not None:
+        # Buffers after the run (batch norm updates its running statistics).
+        t.update({f"buffer.{k}": v.contiguous() for k, v in module.named_buffers()})
     save_file(t, os.path.join(out, name + ".io.safetensors"))
 
 
@@ -182,4 +190,31 @@ def put_mask_mid(x, m):
 
 case("index_put_bool_mask", put_mask, r(3, 4), r(3, 4) > 0)
 case("index_put_bool_mask_mid", put_mask_mid, r(2, 3, 4), torch.tensor([True, False, True]))
+
+def module_case(name, make, *xs, decompose=False):
+    try:
+        torch.manual_seed(1)
+        mod = make()
+        export_case(name, None, *xs, module=mod, decompose=decompose)
+    except Exception as e:
+        print(f"{name}: {type(e).__name__}: {str(e).splitlines()[0]}")
+
+
+def bn_train():
+    m = torch.nn.BatchNorm2d(3).train()
+    with torch.no_grad():
+        m.weight.uniform_(0.5, 1.5)
+        m.bias.uniform_(-0.5, 0.5)
+    return m
+
+
+bn_x = r(4, 3, 5, 5)
+module_case("bn_train_module", bn_train, bn_x)
+module_case("bn_train_core_aten", bn_train, bn_x, decompose=True)
+case("native_batch_norm_train", lambda x, w, b, m, v: tuple(torch.native_batch_norm(x, w, b, m, v, True, 0.1, 1e-5)), r(4, 3, 5), r(3), r(3), r(3), torch.rand(3) + 0.5)
+case("bn_no_stats", lambda x, w, b: tuple(torch.ops.aten._native_batch_norm_legit.no_stats(x, w, b, True, 0.1, 1e-5)), r(4, 3, 5), r(3), r(3))
+case("einsum_diag", lambda a: torch.einsum("ii->i", a), r(4, 4))
+case("einsum_trace_batch", lambda a: torch.einsum("bii->b", a), r(3, 4, 4))
+case("einsum_diag_contract", lambda a, b: torch.einsum("iij,jk->ik", a, b), r(3, 3, 4), r(4, 2))
+case("conv_transpose2d_bigpad", lambda x, w: F.conv_transpose2d(x, w, stride=2, padding=2), r(1, 2, 5, 5), r(2, 3, 2, 2))
 print("done")
