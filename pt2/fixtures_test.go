@@ -118,6 +118,11 @@ tensors:
 			if l == nil || l.DType != ins[i].DType || l.Rank() != ins[i].Rank() {
 				return fmt.Errorf("sample input %d is %v, io input is %v", i, l, ins[i])
 			}
+			// Static programs were run on their example inputs: the
+			// pickled sample inputs must equal the io file's bytes.
+			if len(bind) == 0 && (l.String() != ins[i].String() || string(l.Data) != string(ins[i].Data)) {
+				return fmt.Errorf("sample input %d differs from the io file's input.%d", i, i)
+			}
 		}
 	} else {
 		return fmt.Errorf("no sample inputs")
