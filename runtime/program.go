@@ -67,6 +67,13 @@ func New(g *fx.Graph, weights map[string]*literal.Literal, device string) (*Prog
 			p.lastUse[name] = len(g.Nodes)
 		}
 	}
+	// Buffers and parameters stay live to the end: an in-place op on one
+	// (a non-functional export) gives it a new value to keep.
+	for i, s := range g.Signature.Inputs {
+		if (s.Kind == fx.InputBuffer || s.Kind == fx.InputParameter) && i < len(g.Inputs) {
+			p.lastUse[g.Inputs[i].Name] = len(g.Nodes)
+		}
+	}
 	return p, nil
 }
 

@@ -125,3 +125,18 @@ func TestCompareTolerances(t *testing.T) {
 		t.Errorf("dtype mismatch not reported: %+v", c)
 	}
 }
+
+// A buffer the program mutates keeps its new value for the next run, as the
+// module's state does in PyTorch (second.0 is the output of a second call).
+func TestBufferMutationPersists(t *testing.T) {
+	_, prog, io := loadOracle(t, "buffer_mutation")
+	for i, want := range []*literal.Literal{io.Tensors["output.0"], io.Tensors["second.0"]} {
+		outs, _, err := prog.Run(context.Background(), io.Inputs())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c := runtime.Compare(outs[0], want, runtime.DefaultTolerance(want.DType)); !c.OK {
+			t.Errorf("run %d: %s", i+1, c.Detail)
+		}
+	}
+}

@@ -293,6 +293,16 @@ func (r *run) finish() ([]*literal.Literal, error) {
 			}
 		}
 	}
+	// In-place ops on buffers and parameters (exports that keep add_ & co.)
+	// rebound the input's name: keep the new value.
+	for i, spec := range g.Signature.Inputs {
+		if (spec.Kind != fx.InputBuffer && spec.Kind != fx.InputParameter) || i >= len(g.Inputs) {
+			continue
+		}
+		if v, ok := r.env[g.Inputs[i].Name]; ok && v.Lit != nil && v.Lit != r.p.Weights[spec.Target] {
+			r.p.Weights[spec.Target] = v.Lit
+		}
+	}
 	return outs, nil
 }
 

@@ -190,8 +190,24 @@ case("nonzero_then_compute", lambda x: (torch.nonzero(x > 0).sum(0) * 2, x.sum()
 case("item_then_full", lambda x: torch.full((3,), x.max().item()) + x[:3], t([1.5, -2.0, 4.0, 0.5]))
 
 
+class Counter(torch.nn.Module):
+    """A module that mutates a buffer: the export adds a buffer_mutation
+    output, and the runtime must keep the new value for the next run."""
+
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("total", torch.zeros(3))
+
+    def forward(self, x):
+        self.total.add_(x)
+        return self.total * 2
+
+
+MODULES = [("buffer_mutation", Counter(), (t([1.0, 2.0, 3.0]),))]
+
+
 def export(name, fn, inputs, dynamic):
-    mod = Fn(fn)
+    mod = fn if isinstance(fn, torch.nn.Module) else Fn(fn)
     ds = None
     if dynamic:
         ds = []
@@ -206,6 +222,19 @@ def export(name, fn, inputs, dynamic):
 def main(outdir):
     os.makedirs(outdir, exist_ok=True)
     index = []
+    for name, mod, inputs in MODULES:
+        # Exported from a copy, so that the run below starts from the same state.
+        import copy
+        ep = export(name, copy.deepcopy(mod), inputs, None)
+        torch.export.save(ep, os.path.join(outdir, name + ".pt2"))
+        with torch.no_grad():
+            first = mod(*inputs)
+            second = mod(*inputs)
+        io = {f"input.{i}": x.contiguous() for i, x in enumerate(inputs)}
+        io["output.0"] = first.contiguous()
+        io["second.0"] = second.contiguous()  # the output of a second run
+        save_file(io, os.path.join(outdir, name + ".io.safetensors"))
+        index.append({"name": name, "ops": sorted({str(n.target) for n in ep.graph.nodes if n.op == "call_function"})})
     for name, fn, inputs, dynamic in CASES:
         try:
             ep = export(name, fn, inputs, dynamic)
