@@ -31,7 +31,7 @@ var robustOps = []string{
 	"stablehlo.select", "stablehlo.clamp", "stablehlo.convert", "stablehlo.bitcast_convert",
 	"stablehlo.reduce_precision", "stablehlo.compare", "func.call", "stablehlo.while",
 	"stablehlo.if", "stablehlo.case", "stablehlo.map", "stablehlo.composite",
-	"stablehlo.optimization_barrier", "stablehlo.custom_call", "check.expect_eq",
+	"stablehlo.optimization_barrier", "stablehlo.custom_call", "stablehlo.async_start", "stablehlo.async_done", "check.expect_eq",
 	"check.expect_eq_const", "check.expect_almost_eq", "check.expect_almost_eq_const",
 	"check.expect_close", "check.expect_serialized_eq", "stablehlo.after_all",
 	"stablehlo.create_token", "stablehlo.send", "stablehlo.recv", "stablehlo.infeed",

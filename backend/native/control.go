@@ -8,7 +8,7 @@ import (
 )
 
 // Control flow: func.call, while, if, case, map, composite,
-// optimization_barrier and custom_call dispatch.
+// optimization_barrier, async_start/async_done and custom_call dispatch.
 
 func init() {
 	register("func.call", evalCall)
@@ -21,6 +21,8 @@ func init() {
 		return append([]Value(nil), in...), nil
 	})
 	register("stablehlo.custom_call", evalCustomCall)
+	register("stablehlo.async_start", evalAsyncStart)
+	register("stablehlo.async_done", evalAsyncDone)
 }
 
 // customCalls holds the handlers of stablehlo.custom_call by
@@ -225,4 +227,33 @@ func shapeEq(a, b []int64) bool {
 		}
 	}
 	return true
+}
+
+// async_start runs its body now (the spec allows a synchronous backend)
+// and keeps the body's results as the future; async_done returns them.
+func evalAsyncStart(env Env, op *stablehlo.Op, in []Value) ([]Value, error) {
+	body, err := regionArg(op, 0)
+	if err != nil {
+		return nil, err
+	}
+	var args []Value
+	if b := body.Entry(); b != nil && len(b.Args) == len(in) {
+		args = in
+	}
+	res, err := env.CallRegion(body, args)
+	if err != nil {
+		return nil, err
+	}
+	return []Value{Tuple(res)}, nil
+}
+
+func evalAsyncDone(_ Env, op *stablehlo.Op, in []Value) ([]Value, error) {
+	if len(in) != 1 {
+		return nil, fmt.Errorf("want 1 future operand, got %d", len(in))
+	}
+	f, ok := in[0].(Tuple)
+	if !ok || len(f) != len(op.Results) {
+		return nil, fmt.Errorf("operand is %T, want the future of an async_start with %d results", in[0], len(op.Results))
+	}
+	return append([]Value(nil), f...), nil
 }

@@ -19,6 +19,7 @@ var movesData = map[string]bool{
 	"stablehlo.collective_broadcast": true, "stablehlo.send": true, "stablehlo.recv": true,
 	"stablehlo.infeed": true, "stablehlo.outfeed": true, "stablehlo.bitcast_convert": true,
 	"interpreter.run_parallel": true, "interpreter.probe": true, "interpreter.print": true,
+	"stablehlo.async_start": true, "stablehlo.async_done": true,
 }
 
 // needsQuant reports whether op computes on quantized element types.
