@@ -5,7 +5,8 @@ import (
 	"testing"
 )
 
-// FuzzPrintRoundTrip: whatever the parser accepts, the printer must print,
+// FuzzPrintRoundTrip: whatever the parser accepts, Verify must judge
+// without panicking and the printer must print,
 // and the printed text must parse back to an equal module that prints
 // identically. (Without -fuzz, the seeds run as a plain test.)
 func FuzzPrintRoundTrip(f *testing.F) {
@@ -48,6 +49,7 @@ func FuzzPrintRoundTrip(f *testing.F) {
 			return
 		}
 		for _, m := range mods {
+			_ = Verify(m) // any verdict, but no panic
 			var b bytes.Buffer
 			if err := Print(&b, m); err != nil {
 				// Parsed IR the printer cannot spell (e.g. an op using a value
