@@ -62,8 +62,8 @@ func init() {
 		if err != nil {
 			return nil, err
 		}
-		hi, _ := op.Int("max_ulp_difference")
-		if _, ok := op.Int("max_ulp_difference"); !ok {
+		hi, ok := op.Int("max_ulp_difference")
+		if !ok {
 			hi = 1
 		}
 		lo, _ := op.Int("min_ulp_difference")

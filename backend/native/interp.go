@@ -8,12 +8,13 @@ import (
 	"github.com/torchtpu/torchtpu/stablehlo"
 )
 
-// The interpreter runs a module in two steps. Planning (plan.go-like code
-// below, done once per function and cached) numbers every SSA value of a
-// function with a slot and resolves each op's kernel; evaluation walks the
-// planned blocks, reading operands from and writing results to a frame's
-// slots. A later performance pass can replace evaluation with an executor
-// that owns buffers per plan without changing the kernel contract.
+// The interpreter runs a module in two steps. Planning (this file, done
+// once per function and cached) numbers every SSA value of a function with
+// a slot and resolves each op's kernel; evaluation (interp_eval.go) walks
+// the planned blocks, reading operands from and writing results to a
+// frame's slots. A later performance pass can replace evaluation with an
+// executor that owns buffers per plan without changing the kernel
+// contract.
 
 // program is a module prepared for evaluation. It is safe for concurrent
 // use: plans are built once under mu.
