@@ -11,6 +11,8 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/torchtpu/torchtpu/dtype"
+
 	"github.com/torchtpu/torchtpu/literal"
 	"github.com/torchtpu/torchtpu/stablehlo"
 )
@@ -103,6 +105,9 @@ func evalReduce(env Env, op *stablehlo.Op, in []Value) ([]Value, error) {
 			}
 		}
 	}
+	if vals, ok := reduceScalar(body, inputs, inits, outs, groups, size, idx); ok {
+		return vals, nil
+	}
 	args := make([]Value, 2*n)
 	for g := 0; g < groups; g++ {
 		if g&1023 == 0 {
@@ -191,4 +196,58 @@ func reduceShapeEq(a, b []int64) bool {
 		}
 	}
 	return true
+}
+
+// reduceScalar runs a reduction whose body compiles to a scalar program;
+// ok is false when it does not.
+func reduceScalar(body *stablehlo.Region, inputs, inits, outs []*literal.Literal, groups, size int, idx []int) ([]Value, bool) {
+	n := len(inputs)
+	prog := compileScalarRegion(body)
+	if prog == nil {
+		return nil, false
+	}
+	argTypes := make([]dtype.DType, 2*n)
+	resTypes := make([]dtype.DType, n)
+	for i := 0; i < n; i++ {
+		argTypes[i], argTypes[n+i], resTypes[i] = inits[i].DType, inputs[i].DType, inits[i].DType
+	}
+	if !prog.fits(argTypes, resTypes) {
+		return nil, false
+	}
+	src := make([][]scalarSlot, n)
+	start := make([]scalarSlot, n)
+	res := make([][]scalarSlot, n)
+	for i := 0; i < n; i++ {
+		src[i] = scalarLoad(inputs[i])
+		start[i] = scalarLoad(inits[i])[0]
+		res[i] = make([]scalarSlot, groups)
+	}
+	slots := make([]scalarSlot, prog.slots)
+	next := make([]scalarSlot, n)
+	for g := 0; g < groups; g++ {
+		copy(slots, start)
+		for r := 0; r < size; r++ {
+			at := g*size + r
+			if idx != nil {
+				at = idx[at]
+			}
+			for i := 0; i < n; i++ {
+				slots[n+i] = src[i][at]
+			}
+			prog.run(slots)
+			for i, s := range prog.result {
+				next[i] = slots[s]
+			}
+			copy(slots[:n], next)
+		}
+		for i := 0; i < n; i++ {
+			res[i][g] = slots[i]
+		}
+	}
+	vals := make([]Value, n)
+	for i := range outs {
+		scalarStore(outs[i], res[i])
+		vals[i] = outs[i]
+	}
+	return vals, true
 }
