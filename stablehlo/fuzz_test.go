@@ -44,6 +44,13 @@ func FuzzParse(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, src []byte) {
+		// The attribute and type entry points take the same text.
+		if a, err := ParseAttr(string(src)); err == nil {
+			if _, bad := a.(bareWord); bad {
+				t.Fatalf("ParseAttr returned a bare word")
+			}
+		}
+		ParseType(string(src))
 		mods, err := Parse("fuzz.mlir", src)
 		if err != nil {
 			if _, ok := err.(*SyntaxError); !ok {
