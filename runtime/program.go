@@ -28,6 +28,10 @@ type Program struct {
 	Backend backend.Backend
 
 	lastUse map[string]int // value name → index of the last node using it (len(Nodes) for graph outputs)
+	cache   planCache
+	// NoCache disables the per-signature plan cache (every run lowers and
+	// compiles again).
+	NoCache bool
 }
 
 // Stats counts what a run did.
@@ -94,6 +98,12 @@ func (p *Program) UserInputs() []fx.InputSpec {
 // A panic inside a lowering or a host kernel is a bug, but it must not take
 // the caller down: it is returned as an error naming the node.
 func (p *Program) Run(ctx context.Context, inputs []*literal.Literal) (outs []*literal.Literal, stats *Stats, err error) {
+	key := signature(inputs)
+	if !p.NoCache {
+		if pl := p.cache.get(key); pl != nil {
+			return p.runPlan(ctx, pl, inputs)
+		}
+	}
 	r, err := newRun(ctx, p, inputs)
 	if err != nil {
 		return nil, nil, err
@@ -119,8 +129,13 @@ func (p *Program) Run(ctx context.Context, inputs []*literal.Literal) (outs []*l
 		}
 	}
 	cur = nil
-	outs, err = r.finish()
-	return outs, r.stats, err
+	if outs, err = r.finish(); err != nil {
+		return nil, r.stats, err
+	}
+	if pl := r.record(outs, r.writes); pl != nil && !p.NoCache {
+		p.cache.put(key, pl)
+	}
+	return outs, r.stats, nil
 }
 
 // nodeError names the node, its op and the Python source line.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/torchtpu/torchtpu/aten"
+	"github.com/torchtpu/torchtpu/backend"
 	"github.com/torchtpu/torchtpu/dtype"
 	"github.com/torchtpu/torchtpu/fx"
 	"github.com/torchtpu/torchtpu/literal"
@@ -22,10 +23,23 @@ type run struct {
 	// StableHLO value of the open segment, or a Python scalar.
 	env map[string]aten.Value
 	seg *segment
+
+	// For the plan cache (cache.go): the run's inputs, the weights it
+	// started from, the last executed segment and the weights it replaced.
+	inputs         []*literal.Literal
+	weightsAtStart map[string]*literal.Literal
+	lastExe        backend.Executable
+	lastParams     []*literal.Literal
+	lastResults    []*literal.Literal
+	writes         map[string]*literal.Literal
 }
 
 func newRun(ctx context.Context, p *Program, inputs []*literal.Literal) (*run, error) {
-	r := &run{ctx: ctx, p: p, stats: &Stats{HostFallbacks: map[string]int{}}, env: map[string]aten.Value{}}
+	r := &run{ctx: ctx, p: p, stats: &Stats{HostFallbacks: map[string]int{}}, env: map[string]aten.Value{},
+		inputs: inputs, weightsAtStart: map[string]*literal.Literal{}, writes: map[string]*literal.Literal{}}
+	for k, v := range p.Weights {
+		r.weightsAtStart[k] = v
+	}
 	g := p.Graph
 	bindings := map[string]int64{}
 	user := 0

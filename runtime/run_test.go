@@ -140,3 +140,25 @@ func TestBufferMutationPersists(t *testing.T) {
 		}
 	}
 }
+
+// A second run with the same input signature comes from the plan cache and
+// gives the same outputs; another signature lowers again.
+func TestPlanCacheReuse(t *testing.T) {
+	_, prog, io := loadOracle(t, "dyn_view")
+	ctx := context.Background()
+	first, _, err := prog.Run(ctx, io.Inputs())
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, stats, err := prog.Run(ctx, io.Inputs())
+	if err != nil || stats.Segments != 1 {
+		t.Fatalf("cached run: %+v %v", stats, err)
+	}
+	if c := runtime.Compare(again[0], first[0], runtime.Tolerance{}); !c.OK {
+		t.Errorf("cached run differs: %s", c.Detail)
+	}
+	other, _, err := prog.Run(ctx, []*literal.Literal{mustLit(t, dtype.F32, 5, 6)})
+	if err != nil || other[0].Shape[0] != 10 {
+		t.Errorf("another batch size: %v %v", other, err)
+	}
+}

@@ -262,6 +262,7 @@ func (r *run) execute(seg *segment, outs []*stablehlo.Value) ([]*literal.Literal
 		return nil, fmt.Errorf("run: %d results, want %d", len(lits), len(outs))
 	}
 	r.stats.Segments++
+	r.lastExe, r.lastParams, r.lastResults = exe, seg.params, lits
 	return lits, nil
 }
 
@@ -289,7 +290,7 @@ func (r *run) finish() ([]*literal.Literal, error) {
 			outs = append(outs, lit)
 		case fx.OutputBufferMutation, fx.OutputParameterMutation:
 			if lit != nil {
-				r.p.Weights[spec.Target] = lit
+				r.writes[spec.Target] = lit
 			}
 		}
 	}
@@ -300,8 +301,11 @@ func (r *run) finish() ([]*literal.Literal, error) {
 			continue
 		}
 		if v, ok := r.env[g.Inputs[i].Name]; ok && v.Lit != nil && v.Lit != r.p.Weights[spec.Target] {
-			r.p.Weights[spec.Target] = v.Lit
+			r.writes[spec.Target] = v.Lit
 		}
+	}
+	for fqn, l := range r.writes {
+		r.p.Weights[fqn] = l
 	}
 	return outs, nil
 }

@@ -1,0 +1,163 @@
+package runtime
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/torchtpu/torchtpu/backend"
+	"github.com/torchtpu/torchtpu/literal"
+)
+
+// A program without host fallbacks lowers to one segment whose StableHLO
+// depends only on the input shapes and dtypes. Its compiled executable is
+// kept per input signature: a later run with the same signature skips
+// lowering and compiling and only gathers the arguments.
+
+// source says where a segment argument or a program output comes from.
+type source struct {
+	input  int    // user input index, or -1
+	weight string // weight FQN when input < 0
+	result int    // executable result index when >= 0 (outputs only)
+}
+
+// plan is a cached single-segment program.
+type plan struct {
+	exe     backend.Executable // nil when the program computes nothing
+	params  []source
+	outputs []source          // user outputs, in order
+	writes  map[string]source // weights replaced after the run
+}
+
+type planCache struct {
+	mu    sync.Mutex
+	plans map[string]*plan
+}
+
+// signature keys the cache: the user inputs' dtypes and shapes.
+func signature(inputs []*literal.Literal) string {
+	var b strings.Builder
+	for _, in := range inputs {
+		if in == nil {
+			b.WriteString("none;")
+			continue
+		}
+		fmt.Fprintf(&b, "%s%v;", in.DType, in.Shape)
+	}
+	return b.String()
+}
+
+func (c *planCache) get(key string) *plan {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.plans[key]
+}
+
+func (c *planCache) put(key string, p *plan) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.plans == nil {
+		c.plans = map[string]*plan{}
+	}
+	c.plans[key] = p
+}
+
+// runPlan executes a cached plan.
+func (p *Program) runPlan(ctx context.Context, pl *plan, inputs []*literal.Literal) ([]*literal.Literal, *Stats, error) {
+	fetch := func(s source, results []*literal.Literal) (*literal.Literal, error) {
+		switch {
+		case s.result >= 0:
+			return results[s.result], nil
+		case s.input >= 0:
+			return inputs[s.input], nil
+		}
+		w, ok := p.Weights[s.weight]
+		if !ok {
+			return nil, fmt.Errorf("weight %q is missing", s.weight)
+		}
+		return w, nil
+	}
+	var results []*literal.Literal
+	stats := &Stats{HostFallbacks: map[string]int{}}
+	if pl.exe != nil {
+		args := make([]*literal.Literal, len(pl.params))
+		for i, s := range pl.params {
+			a, err := fetch(s, nil)
+			if err != nil {
+				return nil, nil, err
+			}
+			args[i] = a
+		}
+		var err error
+		if results, err = pl.exe.Run(ctx, args); err != nil {
+			return nil, nil, fmt.Errorf("run: %w", err)
+		}
+		stats.Segments = 1
+	}
+	outs := make([]*literal.Literal, len(pl.outputs))
+	for i, s := range pl.outputs {
+		o, err := fetch(s, results)
+		if err != nil {
+			return nil, nil, err
+		}
+		outs[i] = o
+	}
+	for fqn, s := range pl.writes {
+		w, err := fetch(s, results)
+		if err != nil {
+			return nil, nil, err
+		}
+		p.Weights[fqn] = w
+	}
+	return outs, stats, nil
+}
+
+// record builds a plan from a finished single-segment run: every literal
+// it touched is traced back to an input, a weight or an executable result.
+func (r *run) record(outs []*literal.Literal, writes map[string]*literal.Literal) *plan {
+	if len(r.stats.HostFallbacks) > 0 || r.stats.Segments > 1 {
+		return nil
+	}
+	trace := func(l *literal.Literal) (source, bool) {
+		for i, res := range r.lastResults {
+			if res == l {
+				return source{input: -1, result: i}, true
+			}
+		}
+		for i, in := range r.inputs {
+			if in == l {
+				return source{input: i, result: -1}, true
+			}
+		}
+		for fqn, w := range r.weightsAtStart {
+			if w == l {
+				return source{input: -1, weight: fqn, result: -1}, true
+			}
+		}
+		return source{}, false
+	}
+	pl := &plan{exe: r.lastExe, writes: map[string]source{}}
+	for _, l := range r.lastParams {
+		s, ok := trace(l)
+		if !ok || s.result >= 0 {
+			return nil
+		}
+		pl.params = append(pl.params, s)
+	}
+	for _, o := range outs {
+		s, ok := trace(o)
+		if !ok {
+			return nil
+		}
+		pl.outputs = append(pl.outputs, s)
+	}
+	for fqn, l := range writes {
+		s, ok := trace(l)
+		if !ok {
+			return nil
+		}
+		pl.writes[fqn] = s
+	}
+	return pl
+}
