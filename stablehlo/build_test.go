@@ -80,6 +80,15 @@ func TestBuildLocInErrors(t *testing.T) {
 	}
 }
 
+func TestBuildStaticOnlyOps(t *testing.T) {
+	b := NewBuilder("")
+	fb := b.NewFunc("main", f32(3))
+	if v := fb.BroadcastInDim(fb.Arg(0), []int64{Dynamic, 3}, []int64{1}); v != nil || b.Err() == nil ||
+		!strings.Contains(b.Err().Error(), "dynamic_broadcast_in_dim") {
+		t.Errorf("broadcast_in_dim to a dynamic shape: %v, %v", v, b.Err())
+	}
+}
+
 func TestBuildShapeInference(t *testing.T) {
 	b := NewBuilder("")
 	fb := b.NewFunc("main", f32(4, 3, 8, 8), f32(16, 3, 3, 3), Tensor(dtype.I64, 5, 1), f32(2, Dynamic))

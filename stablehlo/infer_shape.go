@@ -48,6 +48,9 @@ func inferBroadcastInDim(op *Op) ([]Type, error) {
 	if err != nil {
 		return nil, err
 	}
+	if !r.IsStatic() {
+		return nil, fmt.Errorf("result %v must be static (use dynamic_broadcast_in_dim)", r)
+	}
 	dims, err := intsAttr(op, "broadcast_dimensions")
 	if err != nil {
 		return nil, err
@@ -97,7 +100,10 @@ func inferReshape(op *Op) ([]Type, error) {
 	if err != nil {
 		return nil, err
 	}
-	if t.IsStatic() && r.IsStatic() && t.NumElements() != r.NumElements() {
+	if !r.IsStatic() {
+		return nil, fmt.Errorf("result %v must be static (use dynamic_reshape)", r)
+	}
+	if t.IsStatic() && t.NumElements() != r.NumElements() {
 		return nil, fmt.Errorf("result %v has %d elements, operand has %d", r, r.NumElements(), t.NumElements())
 	}
 	if !elemsCompatible(t.Elem, r.Elem) {
@@ -138,6 +144,9 @@ func inferIota(op *Op) ([]Type, error) {
 	r, err := givenResult(op, 0)
 	if err != nil {
 		return nil, err
+	}
+	if !r.IsStatic() {
+		return nil, fmt.Errorf("result %v must be static (use dynamic_iota)", r)
 	}
 	d, err := intAttr(op, "iota_dimension")
 	if err != nil {
