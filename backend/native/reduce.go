@@ -105,7 +105,11 @@ func evalReduce(env Env, op *stablehlo.Op, in []Value) ([]Value, error) {
 			}
 		}
 	}
-	if vals, ok := reduceScalar(body, inputs, inits, outs, groups, size, idx); ok {
+	at := func(flat int) int { return flat }
+	if idx != nil {
+		at = func(flat int) int { return idx[flat] }
+	}
+	if vals, ok := reduceScalar(body, inputs, inits, outs, groups, size, at); ok {
 		return vals, nil
 	}
 	args := make([]Value, 2*n)
@@ -198,9 +202,11 @@ func reduceShapeEq(a, b []int64) bool {
 	return true
 }
 
-// reduceScalar runs a reduction whose body compiles to a scalar program;
-// ok is false when it does not.
-func reduceScalar(body *stablehlo.Region, inputs, inits, outs []*literal.Literal, groups, size int, idx []int) ([]Value, bool) {
+// reduceScalar runs a reduction whose body compiles to a scalar program:
+// element r of group g is input element at(g*size+r), or the init value
+// where that is negative (window padding). ok is false when the body does
+// not compile.
+func reduceScalar(body *stablehlo.Region, inputs, inits, outs []*literal.Literal, groups, size int, at func(int) int) ([]Value, bool) {
 	n := len(inputs)
 	prog := compileScalarRegion(body)
 	if prog == nil {
@@ -227,12 +233,13 @@ func reduceScalar(body *stablehlo.Region, inputs, inits, outs []*literal.Literal
 	for g := 0; g < groups; g++ {
 		copy(slots, start)
 		for r := 0; r < size; r++ {
-			at := g*size + r
-			if idx != nil {
-				at = idx[at]
-			}
+			j := at(g*size + r)
 			for i := 0; i < n; i++ {
-				slots[n+i] = src[i][at]
+				if j < 0 {
+					slots[n+i] = start[i]
+				} else {
+					slots[n+i] = src[i][j]
+				}
 			}
 			prog.run(slots)
 			for i, s := range prog.result {

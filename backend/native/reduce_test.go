@@ -92,6 +92,31 @@ func.func @argmax_scalar_program() {
   func.return
 }
 
+func.func @window_argmax_scalar_program() {
+  %x = stablehlo.constant dense<[3.0, 0x7FC00000, 1.0, 4.0, 4.0, -2.0, 0.0, 9.0]> : tensor<8xf32>
+  %i = stablehlo.iota dim = 0 : tensor<8xi32>
+  %ninf = stablehlo.constant dense<0xFF800000> : tensor<f32>
+  %m1 = stablehlo.constant dense<-1> : tensor<i32>
+  %v, %idx = "stablehlo.reduce_window"(%x, %i, %ninf, %m1) ({
+    ^bb0(%a: tensor<f32>, %b: tensor<i32>, %c: tensor<f32>, %d: tensor<i32>):
+      %ge = stablehlo.compare GE, %a, %c : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      %nv = stablehlo.select %ge, %a, %c : tensor<i1>, tensor<f32>
+      %ni = stablehlo.select %ge, %b, %d : tensor<i1>, tensor<i32>
+      stablehlo.return %nv, %ni : tensor<f32>, tensor<i32>
+  }) {window_dimensions = array<i64: 3>, window_strides = array<i64: 2>, padding = dense<[[1, 1]]> : tensor<1x2xi64>} : (tensor<8xf32>, tensor<8xi32>, tensor<f32>, tensor<i32>) -> (tensor<4xf32>, tensor<4xi32>)
+  %v2, %idx2 = "stablehlo.reduce_window"(%x, %i, %ninf, %m1) ({
+    ^bb0(%a: tensor<f32>, %b: tensor<i32>, %c: tensor<f32>, %d: tensor<i32>):
+      %ge = stablehlo.compare GE, %a, %c : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      %nv = stablehlo.select %ge, %a, %c : tensor<i1>, tensor<f32>
+      %ni = stablehlo.select %ge, %b, %d : tensor<i1>, tensor<i32>
+      %r = stablehlo.reshape %ni : (tensor<i32>) -> tensor<i32>
+      stablehlo.return %nv, %r : tensor<f32>, tensor<i32>
+  }) {window_dimensions = array<i64: 3>, window_strides = array<i64: 2>, padding = dense<[[1, 1]]> : tensor<1x2xi64>} : (tensor<8xf32>, tensor<8xi32>, tensor<f32>, tensor<i32>) -> (tensor<4xf32>, tensor<4xi32>)
+  check.expect_eq %v, %v2 : tensor<4xf32>
+  check.expect_eq %idx, %idx2 : tensor<4xi32>
+  func.return
+}
+
 func.func @promoted_accumulator() {
   %x = stablehlo.constant dense<[[100, 100, 100], [-128, -128, 1]]> : tensor<2x3xi8>
   %z = stablehlo.constant dense<0> : tensor<i32>
@@ -108,7 +133,7 @@ func.func @promoted_accumulator() {
 	if !r.Passed() {
 		t.Fatal(r.FirstError())
 	}
-	if len(r.Funcs) != 4 {
-		t.Fatalf("ran %d functions, want 4", len(r.Funcs))
+	if len(r.Funcs) != 5 {
+		t.Fatalf("ran %d functions, want 5", len(r.Funcs))
 	}
 }

@@ -190,6 +190,9 @@ func evalReduceWindow(env Env, op *stablehlo.Op, in []Value) ([]Value, error) {
 			return []Value{outs[0]}, nil
 		}
 	}
+	if vals, ok := reduceScalar(body, inputs, inits, outs, groups, size, func(flat int) int { return tab[flat] }); ok {
+		return vals, nil
+	}
 	args := make([]Value, 2*n)
 	for g := 0; g < groups; g++ {
 		if g&1023 == 0 {
