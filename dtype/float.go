@@ -103,7 +103,10 @@ func (f miniFormat) encode(v float64) uint32 {
 	}
 	a := math.Abs(v)
 	if f.unsigned {
-		if a == 0 || math.Signbit(v) || math.IsInf(a, 0) {
+		if v == 0 { // no zero: the smallest power, 2^-bias, as MLIR rounds it
+			return 0
+		}
+		if v < 0 || math.IsInf(a, 0) {
 			return f.nan()
 		}
 		_, e := math.Frexp(a)
