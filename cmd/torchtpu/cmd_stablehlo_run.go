@@ -59,7 +59,13 @@ func runStablehloRun(ctx context.Context, c *command, args []string, stdout, std
 		if r.Passed() {
 			passed++
 			if *verbose {
-				fmt.Fprintf(stdout, "%s: ok (%d tests)\n", path, len(r.Funcs))
+				compiled := 0
+				for _, f := range r.Funcs {
+					if f.CompiledOnly {
+						compiled++
+					}
+				}
+				fmt.Fprintf(stdout, "%s: ok (%d tests, %d of them compiled only)\n", path, len(r.Funcs), compiled)
 			}
 			continue
 		}
