@@ -1,11 +1,9 @@
 package pickle
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"strconv"
-	"unicode/utf8"
 )
 
 func (m *machine) run() (any, error) {
@@ -63,109 +61,6 @@ func (m *machine) step(op byte) error {
 		m.push(true)
 	case 0x89:
 		m.push(false)
-	case 'I': // INT (text)
-		s, err := m.line()
-		if err != nil {
-			return err
-		}
-		switch s {
-		case "00":
-			m.push(false)
-		case "01":
-			m.push(true)
-		default:
-			v, err := parseIntText(s)
-			if err != nil {
-				return err
-			}
-			m.push(v)
-		}
-	case 'L': // LONG (text)
-		s, err := m.line()
-		if err != nil {
-			return err
-		}
-		v, err := parseIntText(s)
-		if err != nil {
-			return err
-		}
-		m.push(v)
-	case 'J': // BININT
-		b, err := m.need(4)
-		if err != nil {
-			return err
-		}
-		m.push(int64(int32(binary.LittleEndian.Uint32(b))))
-	case 'K': // BININT1
-		b, err := m.need(1)
-		if err != nil {
-			return err
-		}
-		m.push(int64(b[0]))
-	case 'M': // BININT2
-		b, err := m.need(2)
-		if err != nil {
-			return err
-		}
-		m.push(int64(binary.LittleEndian.Uint16(b)))
-	case 0x8a, 0x8b: // LONG1, LONG4
-		var n uint64
-		if op == 0x8a {
-			b, err := m.need(1)
-			if err != nil {
-				return err
-			}
-			n = uint64(b[0])
-		} else {
-			b, err := m.need(4)
-			if err != nil {
-				return err
-			}
-			n = u32(b)
-		}
-		b, err := m.need(n)
-		if err != nil {
-			return err
-		}
-		m.push(decodeLong(b))
-	case 'F': // FLOAT (text)
-		s, err := m.line()
-		if err != nil {
-			return err
-		}
-		f, err := strconv.ParseFloat(s, 64)
-		if err != nil {
-			return fmt.Errorf("pickle: bad float %q", s)
-		}
-		m.push(f)
-	case 'G': // BINFLOAT
-		b, err := m.need(8)
-		if err != nil {
-			return err
-		}
-		m.push(f64(b))
-	case 'S': // STRING (text, quoted)
-		s, err := m.line()
-		if err != nil {
-			return err
-		}
-		q, err := unquote(s)
-		if err != nil {
-			return err
-		}
-		m.push(q)
-	case 'V': // UNICODE (raw-unicode-escape)
-		s, err := m.line()
-		if err != nil {
-			return err
-		}
-		u, err := rawUnicodeEscape(s)
-		if err != nil {
-			return err
-		}
-		m.push(u)
-	case 'T', 'U', 'X', 0x8c, 0x8d, 'B', 'C', 0x8e, 0x96: // sized strings and bytes
-		return m.sized(op)
 	case ')':
 		m.push(Tuple{})
 	case 't':
@@ -387,51 +282,11 @@ func (m *machine) step(op byte) error {
 		}
 		return m.persistent(pid)
 	default:
+		if ok, err := m.scalar(op); ok {
+			return err
+		}
 		// INST, OBJ, EXT1/2/4, NEXT_BUFFER, READONLY_BUFFER and unknown opcodes.
 		return fmt.Errorf("pickle: unsupported opcode 0x%02x", op)
-	}
-	return nil
-}
-
-func (m *machine) sized(op byte) error {
-	var n uint64
-	switch op {
-	case 'U', 0x8c, 'C': // 1-byte length
-		b, err := m.need(1)
-		if err != nil {
-			return err
-		}
-		n = uint64(b[0])
-	case 'T', 'X', 'B': // 4-byte length
-		b, err := m.need(4)
-		if err != nil {
-			return err
-		}
-		n = u32(b)
-		if op == 'T' && int32(n) < 0 {
-			return errors.New("pickle: negative BINSTRING length")
-		}
-	default: // 8-byte length
-		b, err := m.need(8)
-		if err != nil {
-			return err
-		}
-		n = binary.LittleEndian.Uint64(b)
-	}
-	b, err := m.need(n)
-	if err != nil {
-		return err
-	}
-	switch op {
-	case 'X', 0x8c, 0x8d:
-		if !utf8.Valid(b) {
-			return errors.New("pickle: invalid UTF-8 in a unicode string")
-		}
-		m.push(string(b))
-	case 'T', 'U': // Python 2 str: text for our purposes
-		m.push(string(b))
-	default:
-		m.push(append([]byte(nil), b...))
 	}
 	return nil
 }
@@ -446,31 +301,4 @@ func setItems(d *Dict, items []any) error {
 		}
 	}
 	return nil
-}
-
-// rawUnicodeEscape decodes Python's raw-unicode-escape: bytes are Latin-1
-// code points, except \uXXXX and \UXXXXXXXX escapes.
-func rawUnicodeEscape(s string) (string, error) {
-	var out []rune
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c == '\\' && i+1 < len(s) && (s[i+1] == 'u' || s[i+1] == 'U') {
-			n := 4
-			if s[i+1] == 'U' {
-				n = 8
-			}
-			if i+2+n > len(s) {
-				return "", errors.New("pickle: truncated \\u escape")
-			}
-			v, err := strconv.ParseUint(s[i+2:i+2+n], 16, 32)
-			if err != nil || v > utf8.MaxRune {
-				return "", fmt.Errorf("pickle: bad escape %q", s[i:i+2+n])
-			}
-			out = append(out, rune(v))
-			i += 1 + n
-			continue
-		}
-		out = append(out, rune(c))
-	}
-	return string(out), nil
 }

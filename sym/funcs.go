@@ -1,0 +1,92 @@
+package sym
+
+import (
+	"fmt"
+	"math/big"
+)
+
+// funcs maps a function name, as sympy srepr or torch prints it, to an Op.
+var funcs = map[string]Op{
+	"Add": OpAdd, "Mul": OpMul, "Pow": OpPow, "PowByNatural": OpPow, "FloatPow": OpPow,
+	"FloorDiv": OpFloorDiv, "CeilDiv": OpCeilDiv, "Mod": OpMod, "PythonMod": OpPythonMod,
+	"CleanDiv": OpCleanDiv, "IntTrueDiv": OpIntTrueDiv, "FloatTrueDiv": OpTrueDiv, "TrueDiv": OpTrueDiv,
+	"floor": OpFloor, "FloorToInt": OpFloor, "ceiling": OpCeil, "CeilToInt": OpCeil,
+	"TruncToInt": OpTrunc, "TruncToFloat": OpTrunc, "RoundToInt": OpRound, "Abs": OpAbs,
+	"Max": OpMax, "Min": OpMin, "ToFloat": OpToFloat,
+	"Eq": OpEq, "Equality": OpEq, "Ne": OpNe, "Unequality": OpNe,
+	"Lt": OpLt, "StrictLessThan": OpLt, "Le": OpLe, "LessThan": OpLe,
+	"Gt": OpGt, "StrictGreaterThan": OpGt, "Ge": OpGe, "GreaterThan": OpGe,
+	"And": OpAnd, "Or": OpOr, "Not": OpNot,
+	"Piecewise": OpPiecewise, "ExprCondPair": OpTuple, "Tuple": OpTuple,
+}
+
+func build(name string, args []*Expr, strs, kw []string) (*Expr, error) {
+	n := func(k int) error {
+		if len(args) != k || len(strs) != 0 {
+			return fmt.Errorf("%s takes %d arguments", name, k)
+		}
+		return nil
+	}
+	switch name {
+	case "Symbol", "Dummy":
+		if len(strs) != 1 || len(args) != 0 || strs[0] == "" {
+			return nil, fmt.Errorf("Symbol takes one name")
+		}
+		return &Expr{Op: OpSymbol, Name: strs[0], Flags: kw}, nil
+	case "Integer", "int":
+		if err := n(1); err != nil {
+			return nil, err
+		}
+		if _, ok := args[0].IsConst(); !ok {
+			return nil, fmt.Errorf("Integer of a non-integer")
+		}
+		return args[0], nil
+	case "Rational":
+		if err := n(2); err != nil {
+			return nil, err
+		}
+		a, ok1 := args[0].IsConst()
+		b, ok2 := args[1].IsConst()
+		if !ok1 || !ok2 || b == 0 {
+			return nil, fmt.Errorf("bad Rational")
+		}
+		return &Expr{Op: OpRational, Rat: big.NewRat(a, b)}, nil
+	case "Float":
+		var text string
+		switch {
+		case len(strs) == 1 && len(args) == 0:
+			text = strs[0]
+		case len(strs) == 0 && len(args) == 1 && (args[0].Op == OpFloat || args[0].Op == OpInt):
+			if args[0].Op == OpInt {
+				return &Expr{Op: OpFloat, Rat: new(big.Rat).SetInt64(args[0].Int)}, nil
+			}
+			return args[0], nil
+		default:
+			return nil, fmt.Errorf("bad Float")
+		}
+		return parseFloat(text)
+	case "Identity":
+		if err := n(1); err != nil {
+			return nil, err
+		}
+		return args[0], nil
+	case "ModularIndexing": // (x // div) % mod
+		if err := n(3); err != nil {
+			return nil, err
+		}
+		return New(OpPythonMod, New(OpFloorDiv, args[0], args[1]), args[2]), nil
+	case "Where":
+		if err := n(3); err != nil {
+			return nil, err
+		}
+		return New(OpPiecewise, New(OpTuple, args[1], args[0]), New(OpTuple, args[2], Int(1))), nil
+	}
+	op, ok := funcs[name]
+	if !ok {
+		return nil, fmt.Errorf("unknown function %s", name)
+	}
+	if len(strs) != 0 {
+		return nil, fmt.Errorf("%s takes no string arguments", name)
+	}
+	return New(op, args...), nil
+}
