@@ -1,8 +1,17 @@
 // Package gemm multiplies float32 matrices with a packed, cache-blocked,
-// register-blocked algorithm: B is packed into panels of nr columns, A into
-// panels of mr rows, and a micro-kernel (AVX-512 assembly on amd64, Go
-// elsewhere) accumulates mr×nr tiles of C. Operands are addressed through
-// row and column strides, so transposed operands need no copy beyond the
+// register-blocked algorithm (the BLIS loop structure, with our row-major C):
+//
+//	for each block of A rows (up to mcMax) and k block (kcMax deep):
+//	    pack the A block into micro-panels of mr rows      (shared, L3)
+//	    for each chunk of C columns (a work item):
+//	        pack the B chunk into micro-panels of nr columns (per thread, L2)
+//	        for each A micro-panel (L1):
+//	            for each B micro-panel (streamed from L2):
+//	                micro-kernel: C[mr×nr] (+)= Apanel·Bpanel
+//
+// The micro-kernel is AVX-512 (14×32) or AVX2+FMA (6×16) assembly on amd64,
+// chosen at run time, and Go elsewhere. Operands are addressed through row
+// and column strides, so transposed operands need no copy beyond the
 // packing every operand gets anyway.
 package gemm
 
@@ -15,11 +24,14 @@ import (
 )
 
 const (
-	mr = 14  // rows of a micro tile (kernel14x32)
-	nr = 32  // columns of a micro tile
-	kc = 256 // depth of a packed block
-	mc = mr * 12
-	nc = nr * 64
+	kcMax    = 384  // depth of a packed k block
+	mcMax    = 4096 // rows of A packed at once
+	chunkMax = 256  // columns of C per work item (the B chunk stays in L2)
+	sharedN  = 512  // up to this many columns, B is packed once and shared
+	rowItem  = 4    // A micro-panels per work item when B is shared
+	maxTile  = 14 * 32
+	// work below this many multiply-adds per extra thread stays on one
+	minWorkPerThread = 1 << 21
 )
 
 // Matrix is a strided view of float32 data: element (i, j) is
@@ -41,81 +53,183 @@ func (m Matrix) Transposed() Matrix {
 	return m
 }
 
+// Kernel names the micro-kernel Sgemm uses on this CPU.
+func Kernel() string { return active.name }
+
 // Sgemm computes C = A·B (or C += A·B when accumulate is set) for an m×k
 // matrix A and a k×n matrix B into the row-major m×n matrix c with row
 // stride ldc, using up to threads goroutines (0 means GOMAXPROCS).
 func Sgemm(m, n, k int, a, b Matrix, c []float32, ldc int, accumulate bool, threads int) {
-	if m == 0 || n == 0 {
+	sgemm(active, m, n, k, a, b, c, ldc, accumulate, threads)
+}
+
+type step struct{ ic, mb, pc, kb int }
+
+func sgemm(ks *kernelSet, m, n, k int, a, b Matrix, c []float32, ldc int, accumulate bool, threads int) {
+	if m <= 0 || n <= 0 {
 		return
 	}
-	if !accumulate {
-		for i := 0; i < m; i++ {
-			clear(c[i*ldc : i*ldc+n])
-		}
-	}
-	if k == 0 {
+	if k <= 0 || int64(m)*int64(n)*int64(k) < 16*16*16 {
+		naive(m, n, k, a, b, c, ldc, accumulate)
 		return
 	}
 	if threads <= 0 {
 		threads = runtime.GOMAXPROCS(0)
 	}
-	if int64(m)*int64(n)*int64(k) < 32*32*32 {
-		naive(m, n, k, a, b, c, ldc)
-		return
+	threads = int(min(int64(threads), max(1, int64(m)*int64(n)*int64(k)/minWorkPerThread)))
+	mr, nr := ks.mr, ks.nr
+	kcb := kcMax
+	if k < kcb*5/4 { // one block rather than a thin tail
+		kcb = k
 	}
-	bp := getBuf(kc * roundUp(min(n, nc), nr))
-	defer putBuf(bp)
-	for jc := 0; jc < n; jc += nc {
-		nb := min(nc, n-jc)
-		for pc := 0; pc < k; pc += kc {
-			kb := min(kc, k-pc)
-			packB(bp.s, b, pc, jc, kb, nb, threads)
-			blocks := (m + mc - 1) / mc
-			workers := min(threads, blocks)
-			var next atomic.Int64
-			var wg sync.WaitGroup
-			for w := 0; w < workers; w++ {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					ap := getBuf(kc * mc)
-					defer putBuf(ap)
-					var tile [mr * nr]float32
-					for {
-						blk := int(next.Add(1)) - 1
-						if blk >= blocks {
-							return
-						}
-						ic := blk * mc
-						mb := min(mc, m-ic)
-						packA(ap.s, a, ic, pc, mb, kb)
-						macro(ap.s, bp.s, mb, nb, kb, c[ic*ldc+jc:], ldc, &tile)
-					}
-				}()
+	mchunk := min(roundUp(m, mr), mcMax/mr*mr)
+	var steps []step
+	for ic := 0; ic < m; ic += mchunk {
+		for pc := 0; pc < k; pc += kcb {
+			steps = append(steps, step{ic, min(mchunk, m-ic), pc, min(kcb, k-pc)})
+		}
+	}
+	shared := n <= sharedN
+	chunkW := chunkMax
+	if shared {
+		chunkW = roundUp(n, nr)
+	} else if (n+chunkW-1)/chunkW < 2*threads { // enough items to balance
+		chunkW = max(nr, roundUp((n+2*threads-1)/(2*threads), nr))
+	}
+	d := &driver{ks: ks, m: m, n: n, a: a, b: b, c: c, ldc: ldc, acc: accumulate,
+		steps: steps, chunkW: chunkW, shared: shared, threads: threads}
+	d.ap[0] = getBuf(mchunk * kcb)
+	d.ap[1] = getBuf(mchunk * kcb)
+	if shared {
+		d.bp[0] = getBuf(kcb * chunkW)
+		d.bp[1] = getBuf(kcb * chunkW)
+	}
+	d.items = make([]atomic.Int64, 2*len(steps))
+	d.bar.n = threads
+	if threads == 1 {
+		d.work()
+	} else {
+		var wg sync.WaitGroup
+		for w := 1; w < threads; w++ {
+			wg.Add(1)
+			go func() { defer wg.Done(); d.work() }()
+		}
+		d.work()
+		wg.Wait()
+	}
+	putBuf(d.ap[0])
+	putBuf(d.ap[1])
+	if shared {
+		putBuf(d.bp[0])
+		putBuf(d.bp[1])
+	}
+}
+
+// driver is one Sgemm call shared by its worker goroutines.
+type driver struct {
+	ks              *kernelSet
+	m, n, ldc       int
+	a, b            Matrix
+	c               []float32
+	acc, shared     bool
+	steps           []step
+	chunkW, threads int
+	ap              [2]*buf // packed A blocks, double-buffered by step
+	bp              [2]*buf // the packed B blocks when shared, likewise
+	items           []atomic.Int64
+	bar             barrier
+}
+
+// work runs on every worker: for each step, help pack, wait, then take
+// work items until none is left. Packing step s+1 into the other A (and shared B) buffer
+// happens only after the barrier of step s, when every worker has finished
+// packing s, hence computing s-1, so one barrier per step suffices.
+func (d *driver) work() {
+	mr, nr := d.ks.mr, d.ks.nr
+	var bp *buf
+	if !d.shared {
+		bp = getBuf(min(d.steps[0].kb, kcMax) * d.chunkW)
+		defer putBuf(bp)
+	}
+	var tile [maxTile]float32
+	for si, s := range d.steps {
+		ap := d.ap[si&1].s
+		var sbp []float32
+		if d.shared {
+			sbp = d.bp[si&1].s
+		}
+		panels := (s.mb + mr - 1) / mr
+		bpanels := 0
+		if d.shared {
+			bpanels = (d.n + nr - 1) / nr
+		}
+		for { // pack A panels (and B panels when shared), 4 per grab
+			p0 := int(d.items[2*si].Add(4)) - 4
+			if p0 >= panels+bpanels {
+				break
 			}
-			wg.Wait()
+			for p := p0; p < min(p0+4, panels+bpanels); p++ {
+				if p < panels {
+					packAPanel(d.ks, ap[p*mr*s.kb:(p+1)*mr*s.kb], d.a, s.ic+p*mr, s.pc, min(mr, s.mb-p*mr), s.kb)
+				} else {
+					j := (p - panels) * nr
+					packBBlock(nr, sbp[j*s.kb:], d.b, s.pc, j, s.kb, min(nr, d.n-j))
+				}
+			}
+		}
+		if d.threads > 1 {
+			d.bar.wait()
+		}
+		first := s.pc == 0 && !d.acc
+		for {
+			it := int(d.items[2*si+1].Add(1)) - 1
+			if d.shared {
+				r0 := it * rowItem * mr
+				if r0 >= s.mb {
+					break
+				}
+				rows := min(rowItem*mr, s.mb-r0)
+				macro(d.ks, ap[r0*s.kb:], sbp, rows, d.n, s.kb, d.c[(s.ic+r0)*d.ldc:], d.ldc, first, &tile)
+				continue
+			}
+			jc := it * d.chunkW
+			if jc >= d.n {
+				break
+			}
+			nb := min(d.chunkW, d.n-jc)
+			packBBlock(nr, bp.s, d.b, s.pc, jc, s.kb, nb)
+			macro(d.ks, ap, bp.s, s.mb, nb, s.kb, d.c[s.ic*d.ldc+jc:], d.ldc, first, &tile)
 		}
 	}
 }
 
 // macro multiplies a packed mb×kb block of A by a packed kb×nb block of B
-// into C (accumulating).
-func macro(ap, bp []float32, mb, nb, kb int, c []float32, ldc int, tile *[mr * nr]float32) {
-	for jr := 0; jr < nb; jr += nr {
-		nn := min(nr, nb-jr)
-		bpanel := bp[jr*kb : jr*kb+nr*kb]
-		for ir := 0; ir < mb; ir += mr {
-			mm := min(mr, mb-ir)
-			apanel := ap[ir*kb : ir*kb+mr*kb]
+// into C: for each A micro-panel (kept in L1) it streams the B micro-panels.
+// With first set it overwrites C, else it accumulates.
+func macro(ks *kernelSet, ap, bp []float32, mb, nb, kb int, c []float32, ldc int, first bool, tile *[maxTile]float32) {
+	mr, nr := ks.mr, ks.nr
+	kern := ks.acc
+	if first {
+		kern = ks.set
+	}
+	for ir := 0; ir < mb; ir += mr {
+		mm := min(mr, mb-ir)
+		apanel := ap[ir*kb : ir*kb+mr*kb]
+		for jr := 0; jr < nb; jr += nr {
+			nn := min(nr, nb-jr)
+			bpanel := bp[jr*kb : jr*kb+nr*kb]
 			if mm == mr && nn == nr {
-				microKernel(kb, apanel, bpanel, c[ir*ldc+jr:], ldc)
+				kern(kb, apanel, bpanel, c[ir*ldc+jr:], ldc)
 				continue
 			}
-			clear(tile[:])
-			microKernel(kb, apanel, bpanel, tile[:], nr)
+			ks.set(kb, apanel, bpanel, tile[:], nr)
 			for i := 0; i < mm; i++ {
 				row := c[(ir+i)*ldc+jr : (ir+i)*ldc+jr+nn]
 				t := tile[i*nr : i*nr+nn]
+				if first {
+					copy(row, t)
+					continue
+				}
 				for j := range row {
 					row[j] += t[j]
 				}
@@ -123,99 +237,3 @@ func macro(ap, bp []float32, mb, nb, kb int, c []float32, ldc int, tile *[mr * n
 		}
 	}
 }
-
-// packA copies rows [ic, ic+mb) × cols [pc, pc+kb) of A into panels of mr
-// rows, each stored k-major (mr values per step), zero-padding the last.
-func packA(dst []float32, a Matrix, ic, pc, mb, kb int) {
-	for ir := 0; ir < mb; ir += mr {
-		p := dst[ir*kb : ir*kb+mr*kb]
-		mm := min(mr, mb-ir)
-		for i := 0; i < mr; i++ {
-			if i >= mm {
-				for q := 0; q < kb; q++ {
-					p[q*mr+i] = 0
-				}
-				continue
-			}
-			base := a.Off + (ic+ir+i)*a.RowStride + pc*a.ColStride
-			if a.ColStride == 1 {
-				src := a.Data[base : base+kb]
-				for q, v := range src {
-					p[q*mr+i] = v
-				}
-				continue
-			}
-			for q := 0; q < kb; q++ {
-				p[q*mr+i] = a.Data[base+q*a.ColStride]
-			}
-		}
-	}
-}
-
-// packB copies rows [pc, pc+kb) × cols [jc, jc+nb) of B into panels of nr
-// columns, each stored k-major (nr values per step), zero-padding the last.
-func packB(dst []float32, b Matrix, pc, jc, kb, nb, threads int) {
-	panels := (nb + nr - 1) / nr
-	work := func(lo, hi int) {
-		for pj := lo; pj < hi; pj++ {
-			jr := pj * nr
-			p := dst[jr*kb : jr*kb+nr*kb]
-			nn := min(nr, nb-jr)
-			for q := 0; q < kb; q++ {
-				row := p[q*nr : q*nr+nr]
-				base := b.Off + (pc+q)*b.RowStride + (jc+jr)*b.ColStride
-				if b.ColStride == 1 {
-					copy(row, b.Data[base:base+nn])
-				} else {
-					for j := 0; j < nn; j++ {
-						row[j] = b.Data[base+j*b.ColStride]
-					}
-				}
-				clear(row[nn:])
-			}
-		}
-	}
-	if threads <= 1 || panels < 4 {
-		work(0, panels)
-		return
-	}
-	var wg sync.WaitGroup
-	per := (panels + threads - 1) / threads
-	for lo := 0; lo < panels; lo += per {
-		wg.Add(1)
-		go func(lo, hi int) { defer wg.Done(); work(lo, hi) }(lo, min(lo+per, panels))
-	}
-	wg.Wait()
-}
-
-func naive(m, n, k int, a, b Matrix, c []float32, ldc int) {
-	for i := 0; i < m; i++ {
-		for p := 0; p < k; p++ {
-			av := a.Data[a.Off+i*a.RowStride+p*a.ColStride]
-			if av == 0 {
-				continue
-			}
-			row := c[i*ldc : i*ldc+n]
-			bb := b.Off + p*b.RowStride
-			for j := range row {
-				row[j] += av * b.Data[bb+j*b.ColStride]
-			}
-		}
-	}
-}
-
-func roundUp(x, m int) int { return (x + m - 1) / m * m }
-
-type buf struct{ s []float32 }
-
-var pool sync.Pool
-
-func getBuf(n int) *buf {
-	if b, ok := pool.Get().(*buf); ok && cap(b.s) >= n {
-		b.s = b.s[:n]
-		return b
-	}
-	return &buf{s: make([]float32, n)}
-}
-
-func putBuf(b *buf) { pool.Put(b) }

@@ -7,16 +7,19 @@ import (
 	"testing"
 )
 
-// reference computes A·B in float64.
-func reference(m, n, k int, a, b Matrix) []float64 {
-	out := make([]float64, m*n)
+// reference computes C (+)= A·B in float64.
+func reference(m, n, k int, a, b Matrix, c []float32, ldc int, acc bool) []float64 {
+	out := make([]float64, m*ldc)
 	for i := 0; i < m; i++ {
 		for j := 0; j < n; j++ {
 			var s float64
 			for p := 0; p < k; p++ {
 				s += float64(a.Data[a.Off+i*a.RowStride+p*a.ColStride]) * float64(b.Data[b.Off+p*b.RowStride+j*b.ColStride])
 			}
-			out[i*n+j] = s
+			if acc {
+				s += float64(c[i*ldc+j])
+			}
+			out[i*ldc+j] = s
 		}
 	}
 	return out
@@ -30,70 +33,119 @@ func randMat(r *rand.Rand, n int) []float32 {
 	return s
 }
 
-func TestSgemmShapesAndLayouts(t *testing.T) {
-	r := rand.New(rand.NewPCG(1, 2))
-	shapes := [][3]int{{1, 1, 1}, {3, 5, 7}, {14, 32, 1}, {14, 32, 384}, {15, 33, 385}, {100, 70, 50}, {200, 300, 500}, {169, 2049, 17}, {64, 64, 800}}
-	for _, s := range shapes {
-		m, n, k := s[0], s[1], s[2]
-		for _, layout := range []string{"NN", "TN", "NT", "TT"} {
-			a := RowMajor(randMat(r, m*k), k)
-			if layout[0] == 'T' {
-				a = RowMajor(randMat(r, m*k), m).Transposed()
-			}
-			b := RowMajor(randMat(r, k*n), n)
-			if layout[1] == 'T' {
-				b = RowMajor(randMat(r, k*n), k).Transposed()
-			}
-			want := reference(m, n, k, a, b)
-			for _, acc := range []bool{false, true} {
-				c := make([]float32, m*n)
-				if acc {
-					for i := range c {
-						c[i] = 1
-					}
+// operand returns a rows×cols view in the given layout ('N' row-major,
+// 'T' the transpose of a row-major cols×rows), offset by a few elements.
+func operand(r *rand.Rand, rows, cols int, layout byte) Matrix {
+	const off = 3
+	data := randMat(r, rows*cols+off)
+	if layout == 'T' {
+		return Matrix{Data: data, Off: off, RowStride: 1, ColStride: rows}
+	}
+	return Matrix{Data: data, Off: off, RowStride: cols, ColStride: 1}
+}
+
+func checkSgemm(t *testing.T, ks *kernelSet, m, n, k int, layout string, acc bool, threads int, r *rand.Rand) {
+	t.Helper()
+	a := operand(r, m, k, layout[0])
+	b := operand(r, k, n, layout[1])
+	ldc := n + 5 // C rows padded: the columns past n must stay untouched
+	c := randMat(r, m*ldc)
+	want := reference(m, n, k, a, b, c, ldc, acc)
+	pad := append([]float32(nil), c...)
+	sgemm(ks, m, n, k, a, b, c, ldc, acc, threads)
+	for i := 0; i < m; i++ {
+		for j := 0; j < ldc; j++ {
+			x := i*ldc + j
+			if j >= n {
+				if c[x] != pad[x] {
+					t.Fatalf("%s %dx%dx%d %s: padding c[%d][%d] changed", ks.name, m, n, k, layout, i, j)
 				}
-				Sgemm(m, n, k, a, b, c, n, acc, 2)
-				for i := range c {
-					w := want[i]
-					if acc {
-						w++
-					}
-					tol := 1e-4 * math.Sqrt(float64(k)) * (1 + math.Abs(w))
-					if math.Abs(float64(c[i])-w) > tol {
-						t.Fatalf("%dx%dx%d %s acc=%v: c[%d] = %v, want %v", m, n, k, layout, acc, i, c[i], w)
-					}
+				continue
+			}
+			tol := 1e-4 * math.Sqrt(float64(k)+1) * (1 + math.Abs(want[x]))
+			if math.Abs(float64(c[x])-want[x]) > tol {
+				t.Fatalf("%s %dx%dx%d %s acc=%v threads=%d: c[%d][%d] = %v, want %v", ks.name, m, n, k, layout, acc, threads, i, j, c[x], want[x])
+			}
+		}
+	}
+}
+
+func TestSgemmAgainstFloat64(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	shapes := [][3]int{{1, 1, 1}, {3, 5, 7}, {14, 32, 1}, {14, 32, 384}, {15, 33, 385}, {6, 16, 40},
+		{100, 70, 50}, {29, 600, 481}, {169, 1025, 17}, {64, 64, 800}, {300, 40, 900}}
+	if testing.Short() {
+		shapes = shapes[:8]
+	}
+	for _, ks := range kernelSets() {
+		for _, s := range shapes {
+			for _, layout := range []string{"NN", "TN", "NT", "TT"} {
+				for _, acc := range []bool{false, true} {
+					checkSgemm(t, ks, s[0], s[1], s[2], layout, acc, 1+r.IntN(3), r)
 				}
 			}
 		}
 	}
 }
 
-func TestGenericMatchesKernel(t *testing.T) {
-	r := rand.New(rand.NewPCG(3, 4))
-	kb := 77
-	a, b := randMat(r, mr*kb), randMat(r, nr*kb)
-	c1, c2 := make([]float32, mr*nr), make([]float32, mr*nr)
-	microKernel(kb, a, b, c1, nr)
-	microGeneric(kb, a, b, c2, nr)
-	for i := range c1 {
-		if math.Abs(float64(c1[i]-c2[i])) > 1e-4*(1+math.Abs(float64(c2[i]))) {
-			t.Fatalf("tile[%d]: kernel %v, generic %v", i, c1[i], c2[i])
+func TestKernelSetsAgree(t *testing.T) {
+	// a product large enough for several k blocks, A blocks and work items
+	r := rand.New(rand.NewPCG(5, 6))
+	m, n, k := 4200, 600, 800
+	if testing.Short() {
+		m = 300
+	}
+	a, b := RowMajor(randMat(r, m*k), k), RowMajor(randMat(r, k*n), n)
+	var first []float32
+	for _, ks := range kernelSets() {
+		c := make([]float32, m*n)
+		sgemm(ks, m, n, k, a, b, c, n, false, 2)
+		if first == nil {
+			first = c
+			checkSgemm(t, ks, 33, 700, 900, "NN", false, 2, r)
+			continue
+		}
+		for i := range c {
+			if d := math.Abs(float64(c[i] - first[i])); d > 1e-3*(1+math.Abs(float64(first[i]))) {
+				t.Fatalf("%s vs %s: c[%d] = %v vs %v", ks.name, kernelSets()[0].name, i, c[i], first[i])
+			}
 		}
 	}
+}
+
+func TestDegenerate(t *testing.T) {
+	c := []float32{7, 7}
+	Sgemm(1, 2, 0, RowMajor(nil, 0), RowMajor(nil, 2), c, 2, false, 0)
+	if c[0] != 0 || c[1] != 0 {
+		t.Fatalf("k=0 without accumulate: %v, want zeros", c)
+	}
+	c = []float32{7, 7}
+	Sgemm(1, 2, 0, RowMajor(nil, 0), RowMajor(nil, 2), c, 2, true, 0)
+	if c[0] != 7 || c[1] != 7 {
+		t.Fatalf("k=0 with accumulate: %v, want unchanged", c)
+	}
+	Sgemm(0, 2, 3, RowMajor(nil, 3), RowMajor(make([]float32, 6), 2), nil, 2, false, 0)
 }
 
 func BenchmarkSgemm(b *testing.B) {
-	for _, n := range []int{256, 1024, 2048} {
-		for _, threads := range []int{1, 2} {
-			b.Run(fmt.Sprintf("%d/threads=%d", n, threads), func(b *testing.B) {
-				r := rand.New(rand.NewPCG(1, 2))
-				a, bb, c := randMat(r, n*n), randMat(r, n*n), make([]float32, n*n)
-				b.ResetTimer()
-				for i := 0; i < b.N; i++ {
-					Sgemm(n, n, n, RowMajor(a, n), RowMajor(bb, n), c, n, false, threads)
+	for _, ks := range kernelSets() {
+		for _, n := range []int{256, 1024, 2048} {
+			for _, threads := range []int{1, 2} {
+				if ks == generic && n > 256 {
+					continue
 				}
-				b.ReportMetric(2*float64(n)*float64(n)*float64(n)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
-			})
+				b.Run(fmt.Sprintf("%s/%d/threads=%d", ks.name, n, threads), func(b *testing.B) {
+					r := rand.New(rand.NewPCG(1, 2))
+					a, bb, c := randMat(r, n*n), randMat(r, n*n), make([]float32, n*n)
+					flops := 2 * float64(n) * float64(n) * float64(n)
+					b.ResetTimer()
+					cpu0 := processCPU()
+					for i := 0; i < b.N; i++ {
+						sgemm(ks, n, n, n, RowMajor(a, n), RowMajor(bb, n), c, n, false, threads)
+					}
+					reportFlops(b, flops*float64(b.N), processCPU()-cpu0, threads)
+				})
+			}
 		}
 	}
 }

@@ -1,0 +1,110 @@
+package gemm
+
+import (
+	"sync"
+)
+
+// kernelSet is a micro-kernel pair for an mr×nr tile: acc adds the tile
+// A·B (kc steps of packed panels) to C, set overwrites C with it. packA,
+// when not nil, packs mr full rows of a row-major A.
+type kernelSet struct {
+	name     string
+	mr, nr   int
+	acc, set func(kc int, a, b, c []float32, ldc int)
+	packA    func(p, src []float32, lda, kb int)
+}
+
+// generic is the portable kernel set (any CPU).
+var generic = &kernelSet{name: "go-4x16", mr: 4, nr: 16, acc: microGenericAcc, set: microGenericSet}
+
+func microGenericAcc(kb int, a, b, c []float32, ldc int) { microGeneric(kb, a, b, c, ldc, false) }
+func microGenericSet(kb int, a, b, c []float32, ldc int) { microGeneric(kb, a, b, c, ldc, true) }
+
+// microGeneric computes the 4×16 tile: C (+)= Apanel·Bpanel.
+func microGeneric(kb int, a, b, c []float32, ldc int, set bool) {
+	const mr, nr = 4, 16
+	var acc [mr][nr]float32
+	a, b = a[:mr*kb], b[:nr*kb]
+	for q := 0; q < kb; q++ {
+		bq := (*[nr]float32)(b[q*nr:])
+		aq := (*[mr]float32)(a[q*mr:])
+		for i, av := range aq {
+			row := &acc[i]
+			for j, bv := range bq {
+				row[j] += av * bv
+			}
+		}
+	}
+	for i := 0; i < mr; i++ {
+		row := (*[nr]float32)(c[i*ldc:])
+		if set {
+			*row = acc[i]
+			continue
+		}
+		for j := range row {
+			row[j] += acc[i][j]
+		}
+	}
+}
+
+// naive is the product for tiny problems.
+func naive(m, n, k int, a, b Matrix, c []float32, ldc int, accumulate bool) {
+	for i := 0; i < m; i++ {
+		row := c[i*ldc : i*ldc+n]
+		if !accumulate {
+			clear(row)
+		}
+		for p := 0; p < k; p++ {
+			av := a.Data[a.Off+i*a.RowStride+p*a.ColStride]
+			bb := b.Off + p*b.RowStride
+			for j := range row {
+				row[j] += av * b.Data[bb+j*b.ColStride]
+			}
+		}
+	}
+}
+
+func roundUp(x, m int) int { return (x + m - 1) / m * m }
+
+type buf struct{ s []float32 }
+
+var pool sync.Pool
+
+func getBuf(n int) *buf {
+	if b, ok := pool.Get().(*buf); ok && cap(b.s) >= n {
+		b.s = b.s[:n]
+		return b
+	}
+	return &buf{s: make([]float32, n)}
+}
+
+func putBuf(b *buf) { pool.Put(b) }
+
+// barrier is a reusable rendezvous of n goroutines.
+type barrier struct {
+	mu    sync.Mutex
+	cond  *sync.Cond
+	n     int
+	count int
+	gen   int
+}
+
+func (b *barrier) wait() {
+	b.mu.Lock()
+	if b.cond == nil {
+		b.cond = sync.NewCond(&b.mu)
+	}
+	g := b.gen
+	b.count++
+	if b.count == b.n {
+		b.count = 0
+		b.gen++
+		b.cond.Broadcast()
+		b.mu.Unlock()
+		return
+	}
+	for g == b.gen {
+		b.cond.Wait()
+	}
+	b.mu.Unlock()
+}

@@ -1,0 +1,70 @@
+package gemm
+
+// packAPanel packs mm (≤ mr) rows of A starting at (i0, p0), kb deep, into
+// one micro-panel stored k-major (mr values per step), zero padding rows
+// past mm.
+func packAPanel(ks *kernelSet, p []float32, a Matrix, i0, p0, mm, kb int) {
+	mr := ks.mr
+	p = p[:mr*kb]
+	if mm < mr {
+		clear(p)
+	}
+	switch {
+	case a.ColStride == 1 && mm == mr && ks.packA != nil:
+		ks.packA(p, a.Data[a.Off+i0*a.RowStride+p0:], a.RowStride, kb)
+	case a.RowStride == 1: // A transposed: each k step is a run of rows
+		for q := 0; q < kb; q++ {
+			base := a.Off + i0 + (p0+q)*a.ColStride
+			copy(p[q*mr:q*mr+mm], a.Data[base:base+mm])
+		}
+	default:
+		for i := 0; i < mm; i++ {
+			base := a.Off + (i0+i)*a.RowStride + p0*a.ColStride
+			for q := 0; q < kb; q++ {
+				p[q*mr+i] = a.Data[base+q*a.ColStride]
+			}
+		}
+	}
+}
+
+// packBBlock packs rows [p0, p0+kb) × columns [j0, j0+nb) of B into
+// micro-panels of nr columns, each stored k-major (nr values per step),
+// zero padding the last panel.
+func packBBlock(nr int, dst []float32, b Matrix, p0, j0, kb, nb int) {
+	full := 0
+	if b.ColStride == 1 {
+		full = nb / nr * nr
+		// row by row: one contiguous read stream, nb/nr write streams
+		for q := 0; q < kb && full > 0; q++ {
+			base := b.Off + (p0+q)*b.RowStride + j0
+			src := b.Data[base : base+full]
+			for jr := 0; jr < full; jr += nr {
+				copy(dst[jr*kb+q*nr:jr*kb+q*nr+nr], src[jr:jr+nr])
+			}
+		}
+	}
+	for jr := full; jr < nb; jr += nr {
+		p := dst[jr*kb : jr*kb+nr*kb]
+		nn := min(nr, nb-jr)
+		if nn < nr {
+			clear(p)
+		}
+		if b.RowStride == 1 && nn == nr { // B transposed: each column is a run
+			for j := 0; j < nn; j++ {
+				base := b.Off + p0 + (j0+jr+j)*b.ColStride
+				col := b.Data[base : base+kb]
+				for q, v := range col {
+					p[q*nr+j] = v
+				}
+			}
+			continue
+		}
+		for q := 0; q < kb; q++ {
+			row := p[q*nr : q*nr+nn]
+			base := b.Off + (p0+q)*b.RowStride + (j0+jr)*b.ColStride
+			for j := range row {
+				row[j] = b.Data[base+j*b.ColStride]
+			}
+		}
+	}
+}
