@@ -73,9 +73,15 @@ func clog(z complex128) complex128 {
 	return cmplx.Log(z)
 }
 
+// ctanh avoids Go's Inf/Inf = NaN for a large real part, where
+// tanh(x+iy) = ±1 + i·4·sin(y)cos(y)·e^(-2|x|) to double precision.
 func ctanh(z complex128) complex128 {
-	if imag(z) == 0 {
-		return complex(math.Tanh(real(z)), imag(z))
+	x, y := real(z), imag(z)
+	if y == 0 {
+		return complex(math.Tanh(x), y)
+	}
+	if math.Abs(x) > 20 && !math.IsInf(y, 0) && !math.IsNaN(y) {
+		return complex(math.Copysign(1, x), 4*math.Sin(y)*math.Cos(y)*math.Exp(-2*math.Abs(x)))
 	}
 	return cmplx.Tanh(z)
 }

@@ -141,3 +141,13 @@ func TestComplexLogNearUnitCircle(t *testing.T) {
 		t.Errorf("real(log(z)) = %g, want about %g", got, eps)
 	}
 }
+
+// tanh of a complex number with a large real part tends to ±1.
+func TestComplexTanhLargeReal(t *testing.T) {
+	for _, x := range []float64{400, -400} {
+		got := ctanh(complex(x, 0.7))
+		if real(got) != math.Copysign(1, x) || imag(got) != 0 {
+			t.Errorf("tanh(%v+0.7i) = %v", x, got)
+		}
+	}
+}
