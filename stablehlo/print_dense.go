@@ -162,7 +162,7 @@ func decimal(v float64) string {
 // finite, else the bit pattern of d in hex.
 func formatFloatAs(v float64, d dtype.DType) string {
 	if !math.IsNaN(v) && !math.IsInf(v, 0) {
-		return decimal(v)
+		return decimal(roundTo(v, d))
 	}
 	if d == 0 || d == dtype.F64 {
 		return hexFloat(math.Float64bits(v), 64)
@@ -181,6 +181,23 @@ func formatFloatAs(v float64, d dtype.DType) string {
 		bits = bits<<8 | uint64(lit.Data[j])
 	}
 	return hexFloat(bits, d.Bits())
+}
+
+// roundTo rounds v to the nearest value of float type d (0 or f64: v), so
+// that the text spells the value the attribute will hold once parsed.
+func roundTo(v float64, d dtype.DType) float64 {
+	switch d {
+	case 0, dtype.F64:
+		return v
+	case dtype.F32:
+		return float64(float32(v))
+	}
+	lit, err := literal.New(d, nil)
+	if err != nil {
+		return v
+	}
+	lit.SetFloat64(0, v)
+	return lit.Float64(0)
 }
 
 // denseArray prints array<i64: 1, 2> (array<i64> when empty).
