@@ -42,7 +42,7 @@ func TestPrintAttrs(t *testing.T) {
 		{&FloatAttr{Value: math.NaN(), Type: Elem(dtype.F32)}, "0x7FC00000 : f32"},
 		{&FloatAttr{Value: math.Inf(1)}, "0x7FF0000000000000 : f64"},
 		{&FloatAttr{Value: 0.1, Type: Elem(dtype.F32)}, "1.0000000149011612e-01 : f32"}, // the f32 value it will hold
-		{&FloatAttr{Value: 0.1, Type: Elem(dtype.BF16)}, "1.0009765625e-01 : bf16"}, // bf16 0x3DCD exactly
+		{&FloatAttr{Value: 0.1, Type: Elem(dtype.BF16)}, "1.0009765625e-01 : bf16"},     // bf16 0x3DCD exactly
 		{StringAttr("a\"b\\c\n\x01é"), `"a\"b\\c\n\01\C3\A9"`},
 		{SymbolRefAttr("has-dash"), `@"has-dash"`},
 		{UnitAttr{}, "unit"},
