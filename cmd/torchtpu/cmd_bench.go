@@ -1,0 +1,231 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	goruntime "runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/torchtpu/torchtpu/backend/native/gemm"
+	"github.com/torchtpu/torchtpu/literal"
+)
+
+// benchResult is what `torchtpu bench --json` prints.
+type benchResult struct {
+	Model           string  `json:"model"`
+	Device          string  `json:"device"`
+	Threads         int     `json:"threads"`
+	Runs            int     `json:"runs"`
+	Warmup          int     `json:"warmup"`
+	LoadMS          float64 `json:"load_ms"`
+	FirstRunMS      float64 `json:"first_run_ms"`
+	CompileMS       float64 `json:"compile_ms"`
+	CompileEstimate bool    `json:"compile_estimated"`
+	MedianMS        float64 `json:"median_ms"`
+	P90MS           float64 `json:"p90_ms"`
+	MinMS           float64 `json:"min_ms"`
+	MeanMS          float64 `json:"mean_ms"`
+	ThroughputPerS  float64 `json:"throughput_per_s"`
+	PeakRSSMB       float64 `json:"peak_rss_mb"`
+	AllocMBPerRun   float64 `json:"alloc_mb_per_run"`
+	WeightsMB       float64 `json:"weights_mb"`
+	InputsMB        float64 `json:"inputs_mb"`
+	GemmKernel      string  `json:"gemm_kernel"`
+}
+
+func init() {
+	c := &command{
+		name:    "bench",
+		usage:   "MODEL.pt2 [--inputs IO.safetensors] [--device D] [--threads N] [--runs N] [--warmup N] [--json]",
+		summary: "measure a program's latency, compile time and peak memory",
+	}
+	c.run = func(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
+		fs := newFlags(c, stderr, `
+Loads a torch.export archive, runs it once (that run lowers and compiles the
+program for the input shapes), then --warmup more times, then --runs timed
+times, and prints:
+
+  first run    lowering + compiling + one execution
+  compile      first run minus the median run: the runtime does not report
+               lowering and compiling apart from execution, so this is an
+               estimate (compile_estimated in --json)
+  median, p90  latency of the timed runs (p90: nearest rank)
+  throughput   runs per second at the median latency
+  peak RSS     the process's peak resident memory (VmHWM), weights included
+  alloc/run    bytes the Go heap allocated per timed run
+
+Inputs come from a safetensors file with input.0, input.1, ... (a model's
+.io.safetensors file works: its outputs are ignored); without --inputs the
+sample inputs saved in the archive are used. --threads sets how many cores
+the native backend uses (GOMAXPROCS). --json prints one JSON object with
+median_ms, p90_ms, compile_ms, peak_rss_mb and the rest.
+
+Example:
+  torchtpu bench resnet18.pt2 --inputs resnet18.io.safetensors --threads 2
+  torchtpu bench examples/mlp.pt2 --runs 50 --json`)
+		inputs := fs.String("inputs", "", "safetensors file with input.0, input.1, ... (default: the archive's sample inputs)")
+		device := fs.String("device", "cpu", "device to run on (see 'torchtpu devices')")
+		threads := fs.Int("threads", goruntime.GOMAXPROCS(0), "threads (GOMAXPROCS) for the native backend")
+		runs := fs.Int("runs", 10, "timed runs")
+		warmup := fs.Int("warmup", 2, "untimed runs after the first")
+		asJSON := fs.Bool("json", false, "print one JSON object")
+		pos, err := parseInterleaved(fs, args)
+		if err != nil {
+			return 2, err
+		}
+		if len(pos) != 1 {
+			return 2, fmt.Errorf("%w: want one MODEL.pt2, have %d arguments", errUsage, len(pos))
+		}
+		if *runs < 1 || *warmup < 0 || *threads < 1 {
+			return 2, fmt.Errorf("%w: --runs and --threads must be at least 1, --warmup at least 0", errUsage)
+		}
+		goruntime.GOMAXPROCS(*threads)
+		res := benchResult{Model: pos[0], Device: *device, Threads: *threads, Runs: *runs, Warmup: *warmup,
+			CompileEstimate: true, GemmKernel: gemm.Kernel()}
+
+		t0 := time.Now()
+		p, prog, err := loadProgram(pos[0], *device)
+		if err != nil {
+			return 1, err
+		}
+		ins, err := programInputs(p, *inputs)
+		if err != nil {
+			return 1, err
+		}
+		res.LoadMS = ms(time.Since(t0))
+		res.WeightsMB = literalsMB(prog.Weights)
+		res.InputsMB = literalsMB(ins)
+
+		run := func() (time.Duration, error) {
+			if err := ctx.Err(); err != nil {
+				return 0, err
+			}
+			t := time.Now()
+			if _, _, err := prog.Run(ctx, ins); err != nil {
+				return 0, fmt.Errorf("bench %s: %w", pos[0], err)
+			}
+			return time.Since(t), nil
+		}
+		first, err := run()
+		if err != nil {
+			return 1, err
+		}
+		res.FirstRunMS = ms(first)
+		for i := 0; i < *warmup; i++ {
+			if _, err := run(); err != nil {
+				return 1, err
+			}
+		}
+		var before, after goruntime.MemStats
+		goruntime.ReadMemStats(&before)
+		lat := make([]float64, *runs)
+		for i := range lat {
+			d, err := run()
+			if err != nil {
+				return 1, err
+			}
+			lat[i] = ms(d)
+		}
+		goruntime.ReadMemStats(&after)
+		res.AllocMBPerRun = float64(after.TotalAlloc-before.TotalAlloc) / float64(*runs) / (1 << 20)
+		benchSummarize(&res, lat)
+		res.PeakRSSMB = peakRSSMB()
+
+		if *asJSON {
+			enc := json.NewEncoder(stdout)
+			if err := enc.Encode(res); err != nil {
+				return 1, fmt.Errorf("bench: %w", err)
+			}
+			return 0, nil
+		}
+		printBench(stdout, &res)
+		return 0, nil
+	}
+	register(c)
+}
+
+// benchSummarize fills the latency figures from the timed runs (milliseconds).
+func benchSummarize(res *benchResult, lat []float64) {
+	s := append([]float64(nil), lat...)
+	sort.Float64s(s)
+	n := len(s)
+	if n%2 == 1 {
+		res.MedianMS = s[n/2]
+	} else {
+		res.MedianMS = (s[n/2-1] + s[n/2]) / 2
+	}
+	res.P90MS = s[max(0, int(math.Ceil(0.9*float64(n)))-1)]
+	res.MinMS = s[0]
+	var sum float64
+	for _, v := range s {
+		sum += v
+	}
+	res.MeanMS = sum / float64(n)
+	if res.MedianMS > 0 {
+		res.ThroughputPerS = 1000 / res.MedianMS
+	}
+	res.CompileMS = math.Max(0, res.FirstRunMS-res.MedianMS)
+}
+
+func printBench(w io.Writer, r *benchResult) {
+	fmt.Fprintf(w, "model       %s on %s, %d threads (gemm %s)\n", r.Model, r.Device, r.Threads, r.GemmKernel)
+	fmt.Fprintf(w, "load        %.1f ms (weights %.1f MB, inputs %.2f MB)\n", r.LoadMS, r.WeightsMB, r.InputsMB)
+	fmt.Fprintf(w, "first run   %.2f ms (lowering + compiling + one execution)\n", r.FirstRunMS)
+	fmt.Fprintf(w, "compile     %.2f ms (estimated: first run - median)\n", r.CompileMS)
+	fmt.Fprintf(w, "latency     median %.3f ms, p90 %.3f ms, min %.3f ms, mean %.3f ms over %d runs (%d warm-up)\n",
+		r.MedianMS, r.P90MS, r.MinMS, r.MeanMS, r.Runs, r.Warmup)
+	fmt.Fprintf(w, "throughput  %.2f runs/s\n", r.ThroughputPerS)
+	fmt.Fprintf(w, "memory      peak RSS %.1f MB, %.2f MB allocated per run\n", r.PeakRSSMB, r.AllocMBPerRun)
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// literalsMB sums the data of literals held in a slice or map.
+func literalsMB[C ~[]*literal.Literal | ~map[string]*literal.Literal](c C) float64 {
+	var n int
+	switch v := any(c).(type) {
+	case []*literal.Literal:
+		for _, l := range v {
+			if l != nil {
+				n += len(l.Data)
+			}
+		}
+	case map[string]*literal.Literal:
+		for _, l := range v {
+			if l != nil {
+				n += len(l.Data)
+			}
+		}
+	}
+	return float64(n) / (1 << 20)
+}
+
+// peakRSSMB reads the peak resident set (VmHWM) from /proc/self/status; 0
+// where that file does not exist.
+func peakRSSMB() float64 {
+	f, err := os.Open("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := sc.Text()
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 64)
+			if err != nil {
+				return 0
+			}
+			return kb / 1024
+		}
+	}
+	return 0
+}

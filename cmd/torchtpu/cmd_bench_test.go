@@ -1,0 +1,53 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func TestBenchJSON(t *testing.T) {
+	var out, errb bytes.Buffer
+	code := dispatch(context.Background(), []string{"bench", "../../examples/mlp.pt2", "--runs", "3", "--warmup", "1", "--threads", "1", "--json"}, &out, &errb)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	var r map[string]any
+	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
+		t.Fatalf("output is not one JSON object: %v\n%s", err, out.String())
+	}
+	for _, k := range []string{"median_ms", "p90_ms", "compile_ms", "peak_rss_mb", "first_run_ms"} {
+		v, ok := r[k].(float64)
+		if !ok || v < 0 {
+			t.Errorf("%s = %v, want a number >= 0", k, r[k])
+		}
+	}
+	if r["median_ms"].(float64) > r["p90_ms"].(float64) {
+		t.Errorf("median %v > p90 %v", r["median_ms"], r["p90_ms"])
+	}
+}
+
+func TestBenchBadArgs(t *testing.T) {
+	for _, args := range [][]string{{"bench"}, {"bench", "x.pt2", "--runs", "0"}, {"bench", "/nonexistent.pt2"}} {
+		var out, errb bytes.Buffer
+		if code := dispatch(context.Background(), args, &out, &errb); code == 0 {
+			t.Errorf("%v: exit 0, want an error", args)
+		}
+	}
+	var out, errb bytes.Buffer
+	dispatch(context.Background(), []string{"bench", "-h"}, &out, &errb)
+	if !strings.Contains(errb.String()+out.String(), "median") {
+		t.Errorf("bench -h does not explain the figures:\n%s", errb.String())
+	}
+}
+
+func TestBenchSummarize(t *testing.T) {
+	var r benchResult
+	r.FirstRunMS = 50
+	benchSummarize(&r, []float64{5, 1, 4, 2, 3, 10, 6, 7, 8, 9})
+	if r.MedianMS != 5.5 || r.P90MS != 9 || r.MinMS != 1 || r.CompileMS != 44.5 {
+		t.Fatalf("median %v p90 %v min %v compile %v", r.MedianMS, r.P90MS, r.MinMS, r.CompileMS)
+	}
+}
