@@ -152,6 +152,9 @@ func (v *verifier) verifyOp(op *Op, last, funcBody bool) error {
 	if err := v.verifySymbols(op.Attrs); err != nil {
 		return err
 	}
+	if err := verifyEnums(op.Attrs); err != nil {
+		return err
+	}
 	if !HasInferRule(op.Name) {
 		return nil
 	}
@@ -200,6 +203,52 @@ func (v *verifier) verifySymbols(attrs []NamedAttr) error {
 			if v.funcs[string(r)] == nil {
 				return fmt.Errorf("attribute %s refers to @%s, which is not a function of the module", a.Name, r)
 			}
+		}
+	}
+	return nil
+}
+
+// enumValues lists the values of StableHLO's enum attributes.
+var enumValues = map[string][]string{
+	"comparison_direction": {"EQ", "NE", "GE", "GT", "LE", "LT"},
+	"comparison_type":      {"NOTYPE", "FLOAT", "TOTALORDER", "SIGNED", "UNSIGNED"},
+	"precision":            {"DEFAULT", "HIGH", "HIGHEST"},
+	"fft_type":             {"FFT", "IFFT", "RFFT", "IRFFT"},
+	"transpose":            {"TRANSPOSE_INVALID", "NO_TRANSPOSE", "TRANSPOSE", "ADJOINT"},
+	"rng_distribution":     {"UNIFORM", "NORMAL"},
+	"rng_algorithm":        {"DEFAULT", "THREE_FRY", "PHILOX"},
+	"result_accuracy_mode": {"DEFAULT", "HIGHEST", "TOLERANCE"},
+}
+
+// verifyEnums checks the values of #stablehlo<kind VALUE> attributes, in
+// lists too (precision_config).
+func verifyEnums(attrs []NamedAttr) error {
+	var check func(name string, a Attr) error
+	check = func(name string, a Attr) error {
+		switch x := a.(type) {
+		case *EnumAttr:
+			vals, known := enumValues[x.Kind]
+			if x.Dialect != "stablehlo" || !known {
+				return nil
+			}
+			for _, v := range vals {
+				if v == x.Value {
+					return nil
+				}
+			}
+			return fmt.Errorf("attribute %s: %s is not a %s (one of %v)", name, x.Value, x.Kind, vals)
+		case ArrayAttr:
+			for _, e := range x {
+				if err := check(name, e); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	for _, a := range attrs {
+		if err := check(a.Name, a.Value); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -72,6 +72,10 @@ func.func @main(%a: tensor<2xf32>) -> tensor<2xi32> {
   %0 = "stablehlo.composite"(%a) {name = "my.op", decomposition = @nowhere} : (tensor<f32>) -> tensor<f32>
   func.return %0 : tensor<f32>
 }`, []string{"stablehlo.composite", "@nowhere", "2:8"}},
+		{"enum value", `func.func @main(%a: tensor<f32>) -> tensor<i1> {
+  %0 = "stablehlo.compare"(%a, %a) {comparison_direction = #stablehlo<comparison_direction GTE>} : (tensor<f32>, tensor<f32>) -> tensor<i1>
+  func.return %0 : tensor<i1>
+}`, []string{"stablehlo.compare", "GTE is not a comparison_direction"}},
 		{"stablehlo.return in func", `func.func @main(%a: tensor<f32>) -> tensor<f32> {
   "stablehlo.return"(%a) : (tensor<f32>) -> ()
   func.return %a : tensor<f32>
