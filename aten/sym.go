@@ -90,6 +90,43 @@ func init() {
 			}
 			return []Value{IntValue(-s.Int())}, nil
 		}})
+	scalar1 := func(name string, fn func(s Scalar) Value) {
+		Register(Entry{Name: name, Schema: "_sym::f(Scalar a) -> Scalar", Kind: Lowered,
+			Lower: func(c *LowerCtx, a *Args) ([]Value, error) { return []Value{fn(a.Scalar("a"))}, nil }})
+	}
+	toInt := func(f func(float64) float64) func(s Scalar) Value {
+		return func(s Scalar) Value {
+			if s.Kind != KFloat {
+				return IntValue(s.Int())
+			}
+			return IntValue(int64(f(s.F)))
+		}
+	}
+	scalar1("math.ceil", toInt(math.Ceil))
+	scalar1("math.floor", toInt(math.Floor))
+	scalar1("math.trunc", toInt(math.Trunc))
+	scalar1("torch.sym_int", toInt(math.Trunc))
+	scalar1("torch.sym_float", func(s Scalar) Value { return FloatValue(s.Float()) })
+	scalar1("torch.sym_not", func(s Scalar) Value { return BoolValue(s.Float() == 0) })
+	scalar1("torch.sym_sqrt", func(s Scalar) Value { return FloatValue(math.Sqrt(s.Float())) })
+	scalar1("_operator.abs", func(s Scalar) Value {
+		if s.Kind == KFloat {
+			return FloatValue(math.Abs(s.F))
+		}
+		return IntValue(abs64(s.Int()))
+	})
+	scalar1("_operator.pos", func(s Scalar) Value { return Value{Kind: s.Kind, I: s.I, F: s.F, B: s.B} })
+	for name, pickMax := range map[string]bool{"torch.sym_max": true, "torch.sym_min": false} {
+		pickMax := pickMax
+		Register(Entry{Name: name, Schema: "_sym::f(Scalar a, Scalar b) -> Scalar", Kind: Lowered,
+			Lower: func(c *LowerCtx, a *Args) ([]Value, error) {
+				x, y := a.Scalar("a"), a.Scalar("b")
+				if (y.Float() > x.Float()) == pickMax && y.Float() != x.Float() {
+					x = y
+				}
+				return []Value{{Kind: x.Kind, I: x.I, F: x.F, B: x.B}}, nil
+			}})
+	}
 	Register(Entry{Name: "_operator.not_", Schema: "_operator::not_(Scalar a) -> Scalar", Kind: Lowered,
 		Lower: func(c *LowerCtx, a *Args) ([]Value, error) {
 			return []Value{BoolValue(a.Scalar("a").Float() == 0)}, nil

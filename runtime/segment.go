@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/torchtpu/torchtpu/aten"
 	"github.com/torchtpu/torchtpu/backend"
@@ -46,12 +47,15 @@ func (s *segment) param(lit *literal.Literal) *stablehlo.Value {
 func (r *run) bind(e *aten.Entry, n *fx.Node, host bool) (*aten.Args, error) {
 	kw := map[string]aten.Value{}
 	var pos []aten.Value
+	// Python-level targets (_operator.mul, torch.sym_max, math.ceil) bind
+	// by position: their argument names are not part of any schema.
+	python := !strings.Contains(e.Name, "::")
 	for _, in := range n.Inputs {
 		v, err := r.arg(in.Arg, host)
 		if err != nil {
 			return nil, fmt.Errorf("argument %s: %w", in.Name, err)
 		}
-		if in.Name == "" {
+		if in.Name == "" || python {
 			pos = append(pos, v)
 		} else {
 			kw[in.Name] = v
