@@ -120,49 +120,6 @@ func (fb *FuncBuilder) Arg(i int) *Value {
 // Args returns all block arguments.
 func (fb *FuncBuilder) Args() []*Value { return append([]*Value(nil), fb.block.Args...) }
 
-// SetVisibility sets the function's visibility ("public", "private").
-func (fb *FuncBuilder) SetVisibility(v string) {
-	if fb.fn != nil {
-		fb.fn.Visibility = v
-	}
-}
-
-// SetArgAttr sets an attribute of function argument i.
-func (fb *FuncBuilder) SetArgAttr(i int, name string, v Attr) {
-	if fb.fn == nil || i < 0 || i >= len(fb.fn.Type.Inputs) {
-		fb.b.fail(fmt.Errorf("stablehlo: SetArgAttr: no function argument %d", i))
-		return
-	}
-	for len(fb.fn.ArgAttrs) < len(fb.fn.Type.Inputs) {
-		fb.fn.ArgAttrs = append(fb.fn.ArgAttrs, nil)
-	}
-	fb.fn.ArgAttrs[i] = setDict(fb.fn.ArgAttrs[i], name, v)
-}
-
-// SetResultAttr sets an attribute of function result i (call after Return).
-func (fb *FuncBuilder) SetResultAttr(i int, name string, v Attr) {
-	if fb.fn == nil || i < 0 || i >= len(fb.fn.Type.Results) {
-		fb.b.fail(fmt.Errorf("stablehlo: SetResultAttr: no function result %d", i))
-		return
-	}
-	for len(fb.fn.ResultAttrs) < len(fb.fn.Type.Results) {
-		fb.fn.ResultAttrs = append(fb.fn.ResultAttrs, nil)
-	}
-	fb.fn.ResultAttrs[i] = setDict(fb.fn.ResultAttrs[i], name, v)
-}
-
-func setDict(d DictAttr, name string, v Attr) DictAttr {
-	for i := range d {
-		if d[i].Name == name {
-			d[i].Value = v
-			return d
-		}
-	}
-	d = append(d, NamedAttr{name, v})
-	SortAttrs(d)
-	return d
-}
-
 // Return ends the function with func.return, setting its result types.
 // Inside a region (a body callback) return the values from the callback
 // instead.
