@@ -166,6 +166,7 @@ func runCase(base string) (err error) {
 	if err != nil {
 		return err
 	}
+	prog.Check = true // every lowered module must verify and survive print → parse
 	outs, _, err := prog.Run(context.Background(), io.Inputs())
 	if err != nil {
 		return err

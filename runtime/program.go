@@ -32,6 +32,13 @@ type Program struct {
 	// NoCache disables the per-signature plan cache (every run lowers and
 	// compiles again).
 	NoCache bool
+	// Check verifies every lowered segment, and that its printed MLIR text
+	// parses back to a module that verifies too (the form PJRT devices
+	// receive). For tests and debugging.
+	Check bool
+	// Fallback is the host-fallback policy: "cpu" (the default, "" too)
+	// runs data-dependent ops on the host; "error" refuses them.
+	Fallback string
 }
 
 // Stats counts what a run did.

@@ -184,6 +184,9 @@ func (r *run) node(i int, n *fx.Node) error {
 	}
 	var res []aten.Value
 	if e.Kind == aten.HostFallback {
+		if r.p.Fallback == "error" {
+			return fmt.Errorf("%s has a data-dependent output shape and runs on the host, which --fallback=error forbids", e.Name)
+		}
 		if err := r.flush(i); err != nil {
 			return err
 		}

@@ -254,6 +254,11 @@ func (r *run) execute(seg *segment, outs []*stablehlo.Value) ([]*literal.Literal
 		Body:       &stablehlo.Region{Blocks: []*stablehlo.Block{seg.block}},
 	}
 	m := &stablehlo.Module{Name: "torchtpu", Funcs: []*stablehlo.Func{f}}
+	if r.p.Check {
+		if err := checkModule(m); err != nil {
+			return nil, err
+		}
+	}
 	exe, err := r.p.Backend.Compile(r.ctx, m, backend.Options{})
 	if err != nil {
 		return nil, fmt.Errorf("compile: %w", err)
@@ -332,4 +337,22 @@ func (r *run) outputLiteral(a fx.Arg) (*literal.Literal, error) {
 		return v.Lit, nil
 	}
 	return nil, fmt.Errorf("outputs of kind %s are not supported", a.Kind)
+}
+
+// checkModule verifies m and its printed text.
+func checkModule(m *stablehlo.Module) error {
+	if err := stablehlo.Verify(m); err != nil {
+		return fmt.Errorf("lowered module does not verify: %w", err)
+	}
+	text := m.String()
+	mods, err := stablehlo.Parse("lowered.mlir", []byte(text))
+	if err != nil {
+		return fmt.Errorf("printed module does not parse: %w", err)
+	}
+	for _, pm := range mods {
+		if err := stablehlo.Verify(pm); err != nil {
+			return fmt.Errorf("printed module does not verify after parsing: %w", err)
+		}
+	}
+	return nil
 }

@@ -17,7 +17,7 @@ import (
 func init() {
 	c := &command{
 		name:    "run",
-		usage:   "MODEL.pt2 [--inputs IN.safetensors] [--out OUT.safetensors] [--device D]",
+		usage:   "MODEL.pt2 [--inputs IN.safetensors] [--out OUT.safetensors] [--device D] [--fallback cpu|error]",
 		summary: "run an exported program and print (or save) its outputs",
 	}
 	c.run = func(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
@@ -37,6 +37,7 @@ Example:
 		inputs := fs.String("inputs", "", "safetensors file with input.0, input.1, ... (default: the archive's sample inputs)")
 		out := fs.String("out", "", "write the outputs to this safetensors file")
 		device := fs.String("device", "cpu", "device to run on (see 'torchtpu devices')")
+		fallback := fs.String("fallback", "cpu", "ops with data-dependent output shapes: cpu (run them on the host, counted) or error")
 		pos, err := parseInterleaved(fs, args)
 		if err != nil {
 			return 2, err
@@ -47,6 +48,9 @@ Example:
 		p, prog, err := loadProgram(pos[0], *device)
 		if err != nil {
 			return 1, err
+		}
+		if prog.Fallback = *fallback; *fallback != "cpu" && *fallback != "error" {
+			return 2, fmt.Errorf("%w: --fallback must be cpu or error", errUsage)
 		}
 		ins, err := programInputs(p, *inputs)
 		if err != nil {

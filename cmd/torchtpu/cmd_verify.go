@@ -12,7 +12,7 @@ import (
 func init() {
 	c := &command{
 		name:    "verify",
-		usage:   "MODEL.pt2 --io IO.safetensors [--rtol R --atol A] [--device D]",
+		usage:   "MODEL.pt2 --io IO.safetensors [--rtol R --atol A] [--device D] [--fallback cpu|error]",
 		summary: "run a program on recorded inputs and compare with the recorded outputs",
 	}
 	c.run = func(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
@@ -34,6 +34,7 @@ Example:
 		rtol := fs.Float64("rtol", -1, "relative tolerance for float outputs (default: per dtype)")
 		atol := fs.Float64("atol", -1, "absolute tolerance for float outputs (default: per dtype)")
 		device := fs.String("device", "cpu", "device to run on (see 'torchtpu devices')")
+		fallback := fs.String("fallback", "cpu", "ops with data-dependent output shapes: cpu (run them on the host, counted) or error")
 		pos, err := parseInterleaved(fs, args)
 		if err != nil {
 			return 2, err
@@ -44,6 +45,9 @@ Example:
 		_, prog, err := loadProgram(pos[0], *device)
 		if err != nil {
 			return 1, err
+		}
+		if prog.Fallback = *fallback; *fallback != "cpu" && *fallback != "error" {
+			return 2, fmt.Errorf("%w: --fallback must be cpu or error", errUsage)
 		}
 		f, err := safetensors.Load(*ioPath)
 		if err != nil {
