@@ -31,6 +31,13 @@ func init() {
 	Register(Entry{Name: "aten::t", Kind: Lowered, Lower: lowerT})
 	Register(Entry{Name: "aten::movedim.int", Kind: Lowered, Lower: lowerMovedim})
 	Register(Entry{Name: "aten::movedim.intlist", Kind: Lowered, Lower: lowerMovedim})
+	// The *_copy forms (what view ops become in some functionalized graphs).
+	lower("aten::transpose_copy.int", lowerTranspose)
+	lower("aten::t_copy", lowerT)
+	lower("aten::unsqueeze_copy", lowerUnsqueeze)
+	lower("aten::squeeze_copy", lowerSqueeze)
+	lower("aten::squeeze_copy.dim", lowerSqueeze)
+	lower("aten::squeeze_copy.dims", lowerSqueeze)
 }
 
 func lowerIdentity(c *LowerCtx, a *Args) ([]Value, error) {

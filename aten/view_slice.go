@@ -27,6 +27,7 @@ func init() {
 	Register(Entry{Name: "aten::diagonal", Kind: Lowered, Lower: lowerDiagonal})
 	Register(Entry{Name: "aten::diagonal_copy", Kind: Lowered, Lower: lowerDiagonal})
 	Register(Entry{Name: "aten::unfold", Kind: Lowered, Lower: lowerUnfold})
+	Register(Entry{Name: "aten::unfold_copy", Kind: Lowered, Lower: lowerUnfold})
 	Register(Entry{Name: "aten::as_strided", Kind: Lowered, Lower: lowerAsStrided})
 	Register(Entry{Name: "aten::as_strided_copy", Kind: Lowered, Lower: lowerAsStrided})
 }

@@ -24,9 +24,9 @@ def r(*shape, dtype=torch.float32):
     return torch.randn(*shape).to(dtype)
 
 
-def case(name, fn, *xs):
+def case(name, fn, *xs, decompose=False):
     try:
-        export_case(name, fn, *xs)
+        export_case(name, fn, *xs, decompose=decompose)
     except Exception as e:  # report and go on: one bad case must not stop the rest
         print(f"{name}: {type(e).__name__}: {str(e).splitlines()[0]}")
 
@@ -217,4 +217,43 @@ case("einsum_diag", lambda a: torch.einsum("ii->i", a), r(4, 4))
 case("einsum_trace_batch", lambda a: torch.einsum("bii->b", a), r(3, 4, 4))
 case("einsum_diag_contract", lambda a, b: torch.einsum("iij,jk->ik", a, b), r(3, 3, 4), r(4, 2))
 case("conv_transpose2d_bigpad", lambda x, w: F.conv_transpose2d(x, w, stride=2, padding=2), r(1, 2, 5, 5), r(2, 3, 2, 2))
+
+def put_slice(x, v):
+    y = x.clone()
+    y[:, 1:5:2] = v
+    return y
+
+
+def put_select(x, v):
+    y = x.clone()
+    y[..., -1] = v
+    return y
+
+
+case("slice_scatter_step", put_slice, r(3, 6), r(3, 2))
+case("slice_scatter_step_decomposed", put_slice, r(3, 6), r(3, 2), decompose=True)
+case("select_scatter_neg_decomposed", put_select, r(2, 3, 4), r(2, 3), decompose=True)
+case("slice_scatter_core", lambda x, v: torch.slice_scatter(x, v, 1, -4, None, 3), r(2, 7), r(2, 2))
+case("select_scatter_neg", put_select, r(2, 3, 4), r(2, 3))
+case("diagonal_scatter", lambda x, v: torch.diagonal_scatter(x, v, 1, 0, 2), r(3, 2, 5), r(2, 3))
+case("as_strided_scatter", lambda x, v: torch.as_strided_scatter(x, v, (2, 2), (1, 3), 1), r(3, 4), r(2, 2))
+case("index_add_alpha", lambda x, i, s: torch.index_add(x, 1, i, s, alpha=2.0), r(3, 5), torch.tensor([0, 4, 0]), r(3, 3))
+case("index_copy", lambda x, i, s: torch.index_copy(x, 0, i, s), r(5, 2), torch.tensor([3, 1]), r(2, 2))
+case("index_fill", lambda x, i: torch.index_fill(x, -1, i, -2.0), r(2, 3, 4), torch.tensor([0, 3]))
+case("index_reduce_amax", lambda x, i, s: torch.index_reduce(x, 0, i, s, "amax", include_self=False), r(4, 3), torch.tensor([1, 3, 1]), r(3, 3))
+case("index_reduce_mean", lambda x, i, s: torch.index_reduce(x, 0, i, s, "mean"), r(4, 3), torch.tensor([1, 3, 1]), r(3, 3))
+case("take", lambda x, i: torch.take(x, i), r(3, 4), torch.tensor([[0, 11], [-1, 5]]))
+case("put_acc", lambda x, i, s: torch.put(x, i, s, accumulate=True), r(3, 4), torch.tensor([0, 11, 0]), r(3))
+case("masked_scatter", lambda x, m, s: torch.masked_scatter(x, m, s), r(3, 4), r(3, 4) > 0, r(15))
+case("searchsorted", lambda s, v: torch.searchsorted(s, v), torch.sort(r(2, 6))[0], r(2, 4))
+case("searchsorted_right_1d", lambda s, v: torch.searchsorted(s, v, right=True, out_int32=True), torch.tensor([1.0, 2.0, 2.0, 3.0]), torch.tensor([[2.0, 0.5], [3.0, 9.0]]))
+case("bucketize", lambda v, b: torch.bucketize(v, b), r(3, 4), torch.tensor([-1.0, 0.0, 0.5, 1.0]))
+case("kthvalue", lambda x: tuple(torch.kthvalue(x, 2, dim=1, keepdim=True)), r(3, 5))
+case("tril_indices", lambda x: x[torch.tril_indices(4, 3, -1)[0]], r(4, 2))
+case("triu_indices", lambda x: torch.triu_indices(3, 5, 1) + x, torch.tensor(0))
+case("repeat_interleave_int", lambda x: torch.repeat_interleave(x, 3, dim=1), r(2, 3))
+case("repeat_interleave_flat", lambda x: torch.repeat_interleave(x, 2), r(2, 3))
+case("repeat_interleave_tensor", lambda x, k: torch.repeat_interleave(x, k, dim=0), r(3, 2), torch.tensor([1, 0, 3]))
+case("transpose_copy", lambda x: torch.transpose_copy(x, 0, 2), r(2, 3, 4))
+case("unfold_copy", lambda x: torch.unfold_copy(x, 0, 3, 2), r(7, 2))
 print("done")
