@@ -33,6 +33,7 @@ type benchResult struct {
 	P90MS           float64 `json:"p90_ms"`
 	MinMS           float64 `json:"min_ms"`
 	MeanMS          float64 `json:"mean_ms"`
+	CPUMS           float64 `json:"cpu_ms"`
 	ThroughputPerS  float64 `json:"throughput_per_s"`
 	PeakRSSMB       float64 `json:"peak_rss_mb"`
 	AllocMBPerRun   float64 `json:"alloc_mb_per_run"`
@@ -58,6 +59,8 @@ times, and prints:
                lowering and compiling apart from execution, so this is an
                estimate (compile_estimated in --json)
   median, p90  latency of the timed runs (p90: nearest rank)
+  cpu          process CPU time per run divided by the threads: on a loaded
+               machine, what the run takes while its threads run
   throughput   runs per second at the median latency
   peak RSS     the process's peak resident memory (VmHWM), weights included
   alloc/run    bytes the Go heap allocated per timed run
@@ -126,6 +129,7 @@ Example:
 		}
 		var before, after goruntime.MemStats
 		goruntime.ReadMemStats(&before)
+		cpu0 := benchCPUTime()
 		lat := make([]float64, *runs)
 		for i := range lat {
 			d, err := run()
@@ -133,6 +137,9 @@ Example:
 				return 1, err
 			}
 			lat[i] = ms(d)
+		}
+		if cpu := benchCPUTime(); cpu > 0 {
+			res.CPUMS = ms(cpu-cpu0) / float64(*runs) / float64(*threads)
 		}
 		goruntime.ReadMemStats(&after)
 		res.AllocMBPerRun = float64(after.TotalAlloc-before.TotalAlloc) / float64(*runs) / (1 << 20)
@@ -182,6 +189,7 @@ func printBench(w io.Writer, r *benchResult) {
 	fmt.Fprintf(w, "compile     %.2f ms (estimated: first run - median)\n", r.CompileMS)
 	fmt.Fprintf(w, "latency     median %.3f ms, p90 %.3f ms, min %.3f ms, mean %.3f ms over %d runs (%d warm-up)\n",
 		r.MedianMS, r.P90MS, r.MinMS, r.MeanMS, r.Runs, r.Warmup)
+	fmt.Fprintf(w, "cpu         %.3f ms per run per thread\n", r.CPUMS)
 	fmt.Fprintf(w, "throughput  %.2f runs/s\n", r.ThroughputPerS)
 	fmt.Fprintf(w, "memory      peak RSS %.1f MB, %.2f MB allocated per run\n", r.PeakRSSMB, r.AllocMBPerRun)
 }

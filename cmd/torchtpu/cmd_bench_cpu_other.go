@@ -1,0 +1,7 @@
+//go:build !unix
+
+package main
+
+import "time"
+
+func benchCPUTime() time.Duration { return 0 }
