@@ -2,11 +2,13 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
 	"time"
 
+	"github.com/torchtpu/torchtpu/backend"
 	"github.com/torchtpu/torchtpu/backend/native"
 )
 
@@ -40,6 +42,7 @@ func runStablehloRun(ctx context.Context, c *command, args []string, stdout, std
 	fs := newFlags(c, stderr, stablehloRunHelp)
 	timeout := fs.Duration("timeout", time.Minute, "time limit for each test function")
 	verbose := fs.Bool("v", false, "print each passing file, interpreter.print output and whole failure messages")
+	device := fs.String("device", "cpu", "run on this device; on a PJRT device the checks are evaluated on the host and\ntests using the reference interpreter's own ops are skipped")
 	if err := fs.Parse(args); err != nil {
 		return 2, err
 	}
@@ -50,12 +53,27 @@ func runStablehloRun(ctx context.Context, c *command, args []string, stdout, std
 	if *verbose {
 		opts.Output = stdout
 	}
+	run := func(path string) native.FileResult { return native.RunFile(ctx, path, opts) }
+	skipped := 0
+	if *device != "cpu" {
+		b, err := backend.Open(*device)
+		if err != nil {
+			return 1, err
+		}
+		run = func(path string) native.FileResult {
+			r := native.RunFileOn(ctx, path, b, opts)
+			return dropUnsupported(r, &skipped)
+		}
+	}
 	passed, failed := 0, 0
 	for _, path := range fs.Args() {
 		if err := ctx.Err(); err != nil {
 			return 1, err
 		}
-		r := native.RunFile(ctx, path, opts)
+		r := run(path)
+		if r.Err == nil && len(r.Funcs) == 0 {
+			continue // every test of the file was skipped
+		}
 		if r.Passed() {
 			passed++
 			if *verbose {
@@ -85,7 +103,11 @@ func runStablehloRun(ctx context.Context, c *command, args []string, stdout, std
 			fmt.Fprintf(stdout, "%s: %s: %s\n", path, f.Name, msg)
 		}
 	}
-	fmt.Fprintf(stdout, "%d passed, %d failed\n", passed, failed)
+	if *device != "cpu" {
+		fmt.Fprintf(stdout, "%d passed, %d failed, %d skipped\n", passed, failed, skipped)
+	} else {
+		fmt.Fprintf(stdout, "%d passed, %d failed\n", passed, failed)
+	}
 	if failed > 0 {
 		return 1, nil
 	}
@@ -99,4 +121,19 @@ func oneLine(err error) string {
 		s = s[:i] + " ..."
 	}
 	return s
+}
+
+// dropUnsupported removes the tests a device cannot run (they use the
+// reference interpreter's own ops, or need arguments), counting them.
+func dropUnsupported(r native.FileResult, skipped *int) native.FileResult {
+	kept := r.Funcs[:0]
+	for _, f := range r.Funcs {
+		if errors.Is(f.Err, backend.ErrNotImplemented) {
+			*skipped++
+			continue
+		}
+		kept = append(kept, f)
+	}
+	r.Funcs = kept
+	return r
 }
