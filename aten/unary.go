@@ -20,7 +20,7 @@ func init() {
 		"rsqrt": "stablehlo.rsqrt", "sin": "stablehlo.sine", "cos": "stablehlo.cosine",
 		"tan": "stablehlo.tan", "tanh": "stablehlo.tanh", "sigmoid": "stablehlo.logistic",
 		"erf": "chlo.erf", "erfc": "chlo.erfc", "erfinv": "chlo.erf_inv",
-		"lgamma": "chlo.lgamma", "digamma": "chlo.digamma",
+		"lgamma": "chlo.lgamma",
 	} {
 		unaryMath("aten::"+name+".default", op1(op))
 	}
@@ -39,6 +39,7 @@ func init() {
 		"asinh":      wide(asinh),
 		"acosh":      wide(acosh),
 		"atanh":      wide(atanh),
+		"digamma":    digamma,
 	} {
 		unaryMath("aten::"+name+".default", fn)
 	}
@@ -252,4 +253,13 @@ func atanh(c *LowerCtx, x *stablehlo.Value) *stablehlo.Value {
 	// 0.5 * log1p(2x / (1 - x))
 	one := c.Like(x, 1)
 	return scale(c, c.Unary("log_plus_one", c.Binary("divide", scale(c, x, 2), c.Binary("subtract", one, x))), 0.5)
+}
+
+// digamma is chlo.digamma with PyTorch's value at zero: -inf at +0, +inf
+// at -0 (copysign(inf, -x)).
+func digamma(c *LowerCtx, x *stablehlo.Value) *stablehlo.Value {
+	r := c.Op1("chlo.digamma", []*stablehlo.Value{x}, nil)
+	negZero := c.Compare("EQ", c.Binary("divide", c.Like(x, 1), x), c.Like(x, math.Inf(-1)))
+	atZero := c.Select(negZero, c.Like(x, math.Inf(1)), c.Like(x, math.Inf(-1)))
+	return c.Select(c.Compare("EQ", x, c.Like(x, 0)), atZero, r)
 }

@@ -78,10 +78,11 @@ func TestFixtures(t *testing.T) {
 	runSuite(t, fixtureRoot(t), fixtureFolders, failuresFile)
 }
 
-// TestOracleCases runs the edge cases of tools/oracle/gen_cases.py
-// (PyTorch's own results, checked in under testdata/oracle).
+// TestOracleCases runs the edge cases of tools/oracle/gen_cases.py and the
+// dtype/broadcast/dim sweep of tools/oracle/gen_sweep.py (PyTorch's own
+// results, checked in under testdata/oracle and testdata/sweep).
 func TestOracleCases(t *testing.T) {
-	runSuite(t, "testdata", []string{"oracle"}, "testdata/oracle_failures.txt")
+	runSuite(t, "testdata", []string{"oracle", "sweep"}, "testdata/oracle_failures.txt")
 }
 
 // runSuite verifies every case of the folders under root against a
