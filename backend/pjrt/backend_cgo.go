@@ -25,6 +25,7 @@ type Backend struct {
 	client  *gopjrt.Client
 	device  *gopjrt.Device
 	ordinal int
+	shlo    string     // the plugin's StableHLO version, "unknown" when not reported
 	mu      sync.Mutex // the binding's clients are not documented as concurrent-safe
 }
 
@@ -34,6 +35,10 @@ func Open(kind, path string, ordinal int) (*Backend, error) {
 	p, _, err := Load(path)
 	if err != nil {
 		return nil, err
+	}
+	shlo, err := checkStableHLO(p.Attributes())
+	if err != nil {
+		return nil, fmt.Errorf("pjrt %s (%s): %w", kind, path, err)
 	}
 	client, err := p.NewClient(nil)
 	if err != nil {
@@ -46,7 +51,7 @@ func Open(kind, path string, ordinal int) (*Backend, error) {
 	if ordinal < 0 || ordinal >= len(devs) {
 		return nil, fmt.Errorf("pjrt %s: device %d out of range (the plugin has %d)", kind, ordinal, len(devs))
 	}
-	return &Backend{kind: kind, path: path, plugin: p, client: client, device: devs[ordinal], ordinal: ordinal}, nil
+	return &Backend{kind: kind, path: path, plugin: p, client: client, device: devs[ordinal], ordinal: ordinal, shlo: shlo}, nil
 }
 
 // Name is the device name, e.g. "cuda" or "tpu:1".
@@ -60,7 +65,7 @@ func (b *Backend) Name() string {
 // Version identifies the plugin and platform, for cache keys.
 func (b *Backend) Version() string {
 	maj, min := b.plugin.Version()
-	return fmt.Sprintf("pjrt-%d.%d/%s/%s", maj, min, b.client.Platform(), b.client.PlatformVersion())
+	return fmt.Sprintf("pjrt-%d.%d/stablehlo-%s/%s/%s", maj, min, b.shlo, b.client.Platform(), b.client.PlatformVersion())
 }
 
 // Devices describes the client's addressable devices.

@@ -128,3 +128,25 @@ func TestDiscoveryThroughEnv(t *testing.T) {
 		t.Error("Probe lists no xla-cpu entry")
 	}
 }
+
+func TestStableHLOVersionCheck(t *testing.T) {
+	t.Setenv("FAKE_PJRT_STABLEHLO", "0.19.3")
+	old := buildFake(t, "pjrt_c_api_cpu_plugin_old.so")
+	_, err := Open("xla-cpu", old, 0)
+	if err == nil || !strings.Contains(err.Error(), "StableHLO 0.19.3 is older than 1.0.0") {
+		t.Errorf("old StableHLO: got %v", err)
+	}
+	t.Setenv("FAKE_PJRT_STABLEHLO", "1.9.2")
+	cur := buildFake(t, "pjrt_c_api_cpu_plugin_new.so")
+	p, _, err := Load(cur)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, err := checkStableHLO(p.Attributes()); err != nil || v != "1.9.2" {
+		t.Errorf("current StableHLO: %q, %v", v, err)
+	}
+	// Past the version check the fake refuses to make a client.
+	if _, err := Open("xla-cpu", cur, 0); err == nil || !strings.Contains(err.Error(), "fake plugin has no devices") {
+		t.Errorf("Open: %v", err)
+	}
+}

@@ -4,6 +4,7 @@
 //   FAKE_PJRT_MAJOR, FAKE_PJRT_MINOR  the API version it reports
 //   FAKE_PJRT_NULL_ENTRY=N            leave function pointer N NULL
 //   FAKE_PJRT_TABLE_BYTES=N           the struct_size it reports
+//   FAKE_PJRT_STABLEHLO=MAJOR.MINOR.PATCH  its stablehlo_current_version attribute
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,10 +39,33 @@ static void* error_message(void* a) {
 }
 static void* error_code(void* a) { ((struct error_code_args*)a)->code = ((struct error_code_args*)a)->error->code; return NULL; }
 static void* plugin_initialize(void* a) { (void)a; return NULL; }
+struct named_value {
+  size_t struct_size; void* ext; const char* name; size_t name_size;
+  int type; /* 2 = int64 list */
+  const long long* int64_array_value; size_t value_size;
+};
+static long long shlo_version[3];
+static struct named_value attrs[1];
+
 static void* plugin_attributes(void* a) {
   struct attributes_args* args = a;
   args->attributes = NULL;
   args->num_attributes = 0;
+  const char* v = getenv("FAKE_PJRT_STABLEHLO");
+  if (v && *v) {
+    char* end;
+    shlo_version[0] = strtoll(v, &end, 10);
+    shlo_version[1] = *end ? strtoll(end + 1, &end, 10) : 0;
+    shlo_version[2] = *end ? strtoll(end + 1, &end, 10) : 0;
+    attrs[0].struct_size = sizeof attrs[0];
+    attrs[0].name = "stablehlo_current_version";
+    attrs[0].name_size = strlen(attrs[0].name);
+    attrs[0].type = 2;
+    attrs[0].int64_array_value = shlo_version;
+    attrs[0].value_size = 3;
+    args->attributes = attrs;
+    args->num_attributes = 1;
+  }
   return NULL;
 }
 static void* client_create(void* a) { (void)a; return new_error("fake plugin has no devices"); }
