@@ -297,9 +297,14 @@ func convRun[T gemmElem](g *convGeom, lhs, rhs []T, gemm func(b, m, k, n int, a,
 	ocPer := g.outC / groups
 	rows := g.outBatch * g.outSp // im2col rows: (n, o)
 	cols := g.kSp * g.kerC       // im2col cols: (k, c), so each sum runs over kernel positions outside, features inside
-	col := make([]T, rows*cols)
+	// the im2col matrix is built for a band of rows at a time, so that its
+	// size stays bounded whatever the batch and image sizes
+	band := max(1, convBandElems/max(cols, 1))
+	band = min(band, rows)
+	col := make([]T, band*cols)
 	wt := make([]T, cols*ocPer)
-	res := make([]T, rows*ocPer)
+	res := make([]T, band*ocPer)
+	var zero T
 	for grp := 0; grp < groups; grp++ {
 		cBase, bBase := 0, 0
 		if g.fg > 1 {
@@ -307,23 +312,6 @@ func convRun[T gemmElem](g *convGeom, lhs, rhs []T, gemm func(b, m, k, n int, a,
 		}
 		if g.bg > 1 {
 			bBase = grp * g.outBatch
-		}
-		for n := 0; n < g.outBatch; n++ {
-			for c := 0; c < g.kerC; c++ {
-				src := lhs[((bBase+n)*g.inC+cBase+c)*g.inSp:]
-				for o := 0; o < g.outSp; o++ {
-					dst := col[(n*g.outSp+o)*cols+c:]
-					tab := g.table[o*g.kSp : (o+1)*g.kSp]
-					for k, at := range tab {
-						if at >= 0 {
-							dst[k*g.kerC] = src[at]
-						} else {
-							var zero T
-							dst[k*g.kerC] = zero
-						}
-					}
-				}
-			}
 		}
 		for oc := 0; oc < ocPer; oc++ {
 			w := rhs[(grp*ocPer+oc)*cols : (grp*ocPer+oc+1)*cols] // [kerC][kSp]
@@ -333,18 +321,38 @@ func convRun[T gemmElem](g *convGeom, lhs, rhs []T, gemm func(b, m, k, n int, a,
 				}
 			}
 		}
-		gemm(1, rows, cols, ocPer, col, wt, res)
-		for n := 0; n < g.outBatch; n++ {
-			for oc := 0; oc < ocPer; oc++ {
-				dst := out[(n*g.outC+grp*ocPer+oc)*g.outSp:]
-				for o := 0; o < g.outSp; o++ {
-					dst[o] = res[(n*g.outSp+o)*ocPer+oc]
+		for r0 := 0; r0 < rows; r0 += band {
+			r1 := min(r0+band, rows)
+			for r := r0; r < r1; r++ {
+				n, o := r/g.outSp, r%g.outSp
+				tab := g.table[o*g.kSp : (o+1)*g.kSp]
+				row := col[(r-r0)*cols : (r-r0+1)*cols]
+				for c := 0; c < g.kerC; c++ {
+					src := lhs[((bBase+n)*g.inC+cBase+c)*g.inSp:]
+					for k, at := range tab {
+						if at >= 0 {
+							row[k*g.kerC+c] = src[at]
+						} else {
+							row[k*g.kerC+c] = zero
+						}
+					}
+				}
+			}
+			gemm(1, r1-r0, cols, ocPer, col[:(r1-r0)*cols], wt, res[:(r1-r0)*ocPer])
+			for r := r0; r < r1; r++ {
+				n, o := r/g.outSp, r%g.outSp
+				for oc := 0; oc < ocPer; oc++ {
+					out[(n*g.outC+grp*ocPer+oc)*g.outSp+o] = res[(r-r0)*ocPer+oc]
 				}
 			}
 		}
 	}
 	return out
 }
+
+// convBandElems bounds the im2col band of convRun (elements); a variable
+// so that a test can force many bands.
+var convBandElems = 1 << 22
 
 func convInts(v []int64) []int {
 	out := make([]int, len(v))
