@@ -6,6 +6,7 @@ import (
 
 	"github.com/torchtpu/torchtpu/aten"
 	"github.com/torchtpu/torchtpu/backend"
+	"github.com/torchtpu/torchtpu/dtype"
 	"github.com/torchtpu/torchtpu/fx"
 	"github.com/torchtpu/torchtpu/literal"
 	"github.com/torchtpu/torchtpu/stablehlo"
@@ -319,24 +320,59 @@ func (r *run) finish() ([]*literal.Literal, error) {
 	return outs, nil
 }
 
-// outputLiteral returns an output as a literal (Python scalars become
-// 0-dim tensors: int64, float32 / float64 as PyTorch returns them? they
-// are returned as int64 / float64 here).
+// outputLiteral returns an output as a literal. Python scalars (a SymInt
+// the program returns, a constant) become 0-dim int64 / float64 / bool
+// tensors.
 func (r *run) outputLiteral(a fx.Arg) (*literal.Literal, error) {
+	var v aten.Value
 	switch a.Kind {
 	case fx.ArgNone:
 		return nil, nil
-	case fx.ArgTensor:
-		v, err := r.named(a.Name)
-		if err != nil {
+	case fx.ArgTensor, fx.ArgSymInt, fx.ArgSymFloat, fx.ArgSymBool:
+		name := a.Name
+		if a.Kind != fx.ArgTensor {
+			if name = symName(a); name == "" {
+				c, err := r.arg(a, true)
+				if err != nil {
+					return nil, err
+				}
+				v = c
+				break
+			}
+		}
+		var err error
+		if v, err = r.named(name); err != nil {
 			return nil, err
 		}
-		if v.Lit == nil {
-			return nil, fmt.Errorf("%s is not a tensor (%v)", a.Name, v)
-		}
+	case fx.ArgInt, fx.ArgFloat, fx.ArgBool:
+		v, _ = r.arg(a, true)
+	default:
+		return nil, fmt.Errorf("outputs of kind %s are not supported", a.Kind)
+	}
+	return scalarLiteral(v)
+}
+
+func scalarLiteral(v aten.Value) (*literal.Literal, error) {
+	if v.Lit != nil {
 		return v.Lit, nil
 	}
-	return nil, fmt.Errorf("outputs of kind %s are not supported", a.Kind)
+	var l *literal.Literal
+	switch v.Kind {
+	case aten.KInt:
+		l, _ = literal.New(dtype.I64, nil)
+		l.SetInt64(0, v.I)
+	case aten.KFloat:
+		l, _ = literal.New(dtype.F64, nil)
+		l.SetFloat64(0, v.F)
+	case aten.KBool:
+		l, _ = literal.New(dtype.Bool, nil)
+		if v.B {
+			l.SetInt64(0, 1)
+		}
+	default:
+		return nil, fmt.Errorf("output %v is not a tensor", v)
+	}
+	return l, nil
 }
 
 // checkModule verifies m and its printed text.
