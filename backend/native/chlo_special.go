@@ -109,7 +109,7 @@ func hurwitzZeta(s, q float64) float64 {
 	const n = 12
 	sum := 0.0
 	for k := 0; k < n; k++ {
-		sum += math.Pow(q+k0(k), -s)
+		sum += math.Pow(q+float64(k), -s)
 	}
 	a := q + n
 	sum += math.Pow(a, 1-s)/(s-1) + 0.5*math.Pow(a, -s)
@@ -127,8 +127,6 @@ func hurwitzZeta(s, q float64) float64 {
 	}
 	return sum
 }
-
-func k0(k int) float64 { return float64(k) }
 
 // polygamma is ψ⁽ⁿ⁾(x) for integer n ≥ 0: digamma for n = 0, else
 // (-1)^(n+1) n! ζ(n+1, x).
