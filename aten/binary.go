@@ -180,7 +180,7 @@ func init() {
 func wide2(fn mathFn) mathFn {
 	return func(c *LowerCtx, xs []*stablehlo.Value) *stablehlo.Value {
 		d := c.DType(xs[0])
-		if d != dtype.F32 {
+		if d != dtype.F32 || c.NoF64 {
 			return fn(c, xs)
 		}
 		return c.Convert(fn(c, []*stablehlo.Value{c.Convert(xs[0], dtype.F64), c.Convert(xs[1], dtype.F64)}), d)

@@ -109,8 +109,12 @@ func init() {
 			v := c.Binary("add", c.SplatInt(dtype.I64, []int64{n}, start.Int()), c.Binary("multiply", i, c.SplatInt(dtype.I64, []int64{n}, step.Int())))
 			return one(c.Convert(v, dt)), nil
 		}
-		i := c.Iota(dtype.F64, []int64{n}, 0)
-		v := c.Binary("add", c.Splat(dtype.F64, []int64{n}, start.Float()), c.Binary("multiply", i, c.Splat(dtype.F64, []int64{n}, st)))
+		w := c.Wide()
+		if dt == dtype.F64 {
+			w = dt
+		}
+		i := c.Iota(w, []int64{n}, 0)
+		v := c.Binary("add", c.Splat(w, []int64{n}, start.Float()), c.Binary("multiply", i, c.Splat(w, []int64{n}, st)))
 		return one(c.Convert(v, dt)), nil
 	}
 	lower("aten::arange.default", arange)
@@ -123,12 +127,12 @@ func init() {
 		}
 		dt := dtypeOr(a, dtype.DefaultFloat)
 		if n == 1 {
-			return one(c.Convert(c.Splat(dtype.F64, []int64{1}, start), dt)), nil
+			return one(c.Splat(dt, []int64{1}, start)), nil
 		}
 		// PyTorch fills the first half from start and the second from end.
 		cdt := OpMath(dt)
 		if !cdt.IsFloat() {
-			cdt = dtype.F64
+			cdt = c.Wide()
 		}
 		step := (end - start) / float64(n-1)
 		shape := []int64{n}

@@ -19,12 +19,25 @@ type LowerCtx struct {
 	block *stablehlo.Block
 	// Loc is attached to every op emitted (the node's source position
 	// where known).
-	Loc  stablehlo.Loc
-	errs []error
+	Loc stablehlo.Loc
+	// NoF64 keeps computations out of float64 for devices without it
+	// (TPU): float32 math and reductions then stay in float32 instead of
+	// widening (see Wide).
+	NoF64 bool
+	errs  []error
 }
 
 // NewLowerCtx returns a context that appends to block.
 func NewLowerCtx(block *stablehlo.Block) *LowerCtx { return &LowerCtx{block: block} }
+
+// Wide is the dtype float32 work widens to for accuracy: float64, or
+// float32 itself when the device has no float64.
+func (c *LowerCtx) Wide() dtype.DType {
+	if c.NoF64 {
+		return dtype.F32
+	}
+	return dtype.F64
+}
 
 // Block returns the block ops are appended to.
 func (c *LowerCtx) Block() *stablehlo.Block { return c.block }
@@ -170,7 +183,7 @@ func (c *LowerCtx) Region(argTypes []stablehlo.Type, body func(sub *LowerCtx, ar
 	for i, t := range argTypes {
 		b.Args = append(b.Args, &stablehlo.Value{Type: t, Index: i})
 	}
-	sub := &LowerCtx{block: b, Loc: c.Loc}
+	sub := &LowerCtx{block: b, Loc: c.Loc, NoF64: c.NoF64}
 	ret := body(sub, b.Args)
 	c.errs = append(c.errs, sub.errs...)
 	r := stablehlo.NewOp("stablehlo.return", ret, nil, nil)

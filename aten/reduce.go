@@ -75,10 +75,10 @@ func containsDim(dims []int64, d int) bool {
 }
 
 // accType is the dtype a reduction accumulates in.
-func accType(d dtype.DType) dtype.DType {
+func accType(c *LowerCtx, d dtype.DType) dtype.DType {
 	switch d {
 	case dtype.F16, dtype.BF16, dtype.F32:
-		return dtype.F64
+		return c.Wide()
 	}
 	return d
 }
@@ -122,7 +122,7 @@ func numel(shape []int64, dims []int64) int64 {
 func lowerSum(c *LowerCtx, a *Args, dims []int64, keep bool) *stablehlo.Value {
 	x := a.Tensor("self")
 	out := sumDType(a, c.DType(x))
-	v := c.Convert(x, accType(out))
+	v := c.Convert(x, accType(c, out))
 	return reduceTo(c, v, dims, keep, "add", 0, out)
 }
 
@@ -135,8 +135,8 @@ func lowerMean(c *LowerCtx, a *Args, dims []int64, keep bool) *stablehlo.Value {
 	if !out.IsFloat() && !out.IsComplex() {
 		c.Errorf("mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. Got: %s", torchName(out))
 	}
-	v := c.Convert(x, accType(out))
-	s := reduceTo(c, v, dims, keep, "add", 0, accType(out))
+	v := c.Convert(x, accType(c, out))
+	s := reduceTo(c, v, dims, keep, "add", 0, accType(c, out))
 	n := numel(c.Shape(x), dims)
 	return c.Convert(c.Binary("divide", s, c.Like(s, float64(n))), out)
 }
@@ -154,7 +154,7 @@ func init() {
 			x = c.Select(c.IsNaN(x), c.Like(x, 0), x)
 		}
 		out := sumDType(a, c.DType(x))
-		return one(reduceTo(c, c.Convert(x, accType(out)), optDims(c, a, "dim", c.Rank(x)), a.Bool("keepdim"), "add", 0, out)), nil
+		return one(reduceTo(c, c.Convert(x, accType(c, out)), optDims(c, a, "dim", c.Rank(x)), a.Bool("keepdim"), "add", 0, out)), nil
 	})
 	lower("aten::mean.default", func(c *LowerCtx, a *Args) ([]Value, error) {
 		return one(lowerMean(c, a, reduceDims(c, nil, true, c.Rank(a.Tensor("self"))), false)), nil
@@ -168,7 +168,7 @@ func init() {
 		if out == dtype.Bool {
 			return reduceTo(c, x, dims, keep, "and", 1, out)
 		}
-		return reduceTo(c, c.Convert(x, accType(out)), dims, keep, "multiply", 1, out)
+		return reduceTo(c, c.Convert(x, accType(c, out)), dims, keep, "multiply", 1, out)
 	}
 	lower("aten::prod.default", func(c *LowerCtx, a *Args) ([]Value, error) {
 		return one(prod(c, a, reduceDims(c, nil, true, c.Rank(a.Tensor("self"))), false)), nil
@@ -256,7 +256,7 @@ func init() {
 		out := floatResult(c.DType(x))
 		dims := reduceDims(c, a.Ints("dim"), false, c.Rank(x))
 		keep := a.Bool("keepdim")
-		v := c.Convert(x, accType(out))
+		v := c.Convert(x, accType(c, out))
 		if len(dims) == 0 {
 			return one(c.Convert(v, out)), nil
 		}

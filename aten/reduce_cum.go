@@ -54,7 +54,7 @@ func init() {
 		return func(c *LowerCtx, a *Args) ([]Value, error) {
 			x := a.Tensor("self")
 			out := sumDType(a, c.DType(x))
-			v := c.Convert(x, accType(out))
+			v := c.Convert(x, accType(c, out))
 			dim, ok := cumDim(c, a, v)
 			if !ok {
 				return one(c.Convert(v, out)), nil

@@ -17,7 +17,7 @@ func varOf(c *LowerCtx, x *stablehlo.Value, dims []int64, correction float64, ke
 	if !dt.IsFloat() && !dt.IsComplex() {
 		c.Errorf("std and var only support floating point and complex dtypes, not %s", torchName(dt))
 	}
-	acc := c.Convert(x, accType(dt))
+	acc := c.Convert(x, accType(c, dt))
 	shape := c.Shape(acc)
 	n := float64(numel(shape, dims))
 	var s *stablehlo.Value
@@ -121,7 +121,7 @@ func init() {
 // vectorNorm computes the p-norm of x over dims in the accumulation dtype
 // of out.
 func vectorNorm(c *LowerCtx, x *stablehlo.Value, p float64, dims []int64, keep bool, out dtype.DType) *stablehlo.Value {
-	acc := accType(out)
+	acc := accType(c, out)
 	ax := c.Unary("abs", c.Convert(x, acc))
 	switch {
 	case math.IsInf(p, 1):

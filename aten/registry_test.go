@@ -128,3 +128,28 @@ func TestLowerPromotesAndReportsErrors(t *testing.T) {
 		t.Errorf("mean(int32) gave %v, want PyTorch's dtype error", err)
 	}
 }
+
+// With NoF64 (TPU) no lowering of float32 work emits a float64 value.
+func TestNoF64KeepsFloat32(t *testing.T) {
+	b := &stablehlo.Block{}
+	x := &stablehlo.Value{Type: stablehlo.Tensor(dtype.F32, 2, 3)}
+	b.Args = append(b.Args, x)
+	c := NewLowerCtx(b)
+	c.NoF64 = true
+	for _, op := range []string{"aten::sum.default", "aten::asinh.default", "aten::log2.default", "aten::var.default", "aten::cumsum.default"} {
+		pos := []Value{TensorValue(x)}
+		if op == "aten::cumsum.default" {
+			pos = append(pos, IntValue(1))
+		}
+		if _, err := c.Call(op, pos, nil); err != nil {
+			t.Fatalf("%s: %v", op, err)
+		}
+	}
+	for _, op := range b.Ops {
+		for _, r := range op.Results {
+			if tt, ok := r.Type.(*stablehlo.TensorType); ok && tt.DType() == dtype.F64 {
+				t.Errorf("%s produces %v", op.Name, tt)
+			}
+		}
+	}
+}

@@ -180,7 +180,7 @@ func init() {
 func wide(fn func(c *LowerCtx, x *stablehlo.Value) *stablehlo.Value) func(c *LowerCtx, x *stablehlo.Value) *stablehlo.Value {
 	return func(c *LowerCtx, x *stablehlo.Value) *stablehlo.Value {
 		d := c.DType(x)
-		if d != dtype.F32 {
+		if d != dtype.F32 || c.NoF64 {
 			return fn(c, x)
 		}
 		return c.Convert(fn(c, c.Convert(x, dtype.F64)), d)

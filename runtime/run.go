@@ -115,7 +115,7 @@ func newRun(ctx context.Context, p *Program, inputs []*literal.Literal) (*run, e
 			return nil, fmt.Errorf("input %s has shape %v, the program expects %v (%s)", spec.Arg.Name, v.Lit.Shape, want, m)
 		}
 	}
-	r.seg = newSegment()
+	r.seg = r.newSegment()
 	return r, nil
 }
 
@@ -194,7 +194,7 @@ func (r *run) node(i int, n *fx.Node) error {
 		if err != nil {
 			return err
 		}
-		res, err = e.Host(&aten.HostCtx{Context: r.ctx}, args)
+		res, err = r.host(n, e, args) // fallback policy and counters (policy_hooks.go)
 		if err != nil {
 			return err
 		}
@@ -250,7 +250,7 @@ func (r *run) hostRetry(i int, e *aten.Entry, n *fx.Node) ([]aten.Value, error) 
 	if err != nil {
 		return nil, err
 	}
-	res, err := e.Host(&aten.HostCtx{Context: r.ctx}, args)
+	res, err := r.host(n, e, args)
 	if err != nil {
 		return nil, err
 	}

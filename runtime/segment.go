@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/torchtpu/torchtpu/aten"
-	"github.com/torchtpu/torchtpu/backend"
 	"github.com/torchtpu/torchtpu/dtype"
 	"github.com/torchtpu/torchtpu/fx"
 	"github.com/torchtpu/torchtpu/literal"
@@ -24,9 +23,12 @@ type segment struct {
 	nops    int
 }
 
-func newSegment() *segment {
+func (r *run) newSegment() *segment {
 	b := &stablehlo.Block{}
-	return &segment{block: b, ctx: aten.NewLowerCtx(b)}
+	c := aten.NewLowerCtx(b)
+	// TPUs have no float64: float32 work stays in float32 there.
+	c.NoF64 = strings.HasPrefix(r.p.Backend.Name(), "tpu")
+	return &segment{block: b, ctx: c}
 }
 
 // param returns the segment argument holding lit, adding it on first use.
@@ -217,7 +219,7 @@ func (r *run) flush(next int) error {
 			}
 		}
 	}
-	r.seg = newSegment()
+	r.seg = r.newSegment()
 	if len(outs) == 0 {
 		return nil
 	}
@@ -260,7 +262,7 @@ func (r *run) execute(seg *segment, outs []*stablehlo.Value) ([]*literal.Literal
 			return nil, err
 		}
 	}
-	exe, err := r.p.Backend.Compile(r.ctx, m, backend.Options{})
+	exe, err := r.compileSegment(m) // through the compile cache (compile_cache.go)
 	if err != nil {
 		return nil, fmt.Errorf("compile: %w", err)
 	}
