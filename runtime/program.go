@@ -39,6 +39,7 @@ type Program struct {
 	// Fallback is the host-fallback policy: "cpu" (the default, "" too)
 	// runs data-dependent ops on the host; "error" refuses them.
 	Fallback string
+	rt       *rtState // runtime options, metrics, trace (policy.go)
 }
 
 // Stats counts what a run did.
@@ -99,12 +100,13 @@ func (p *Program) UserInputs() []fx.InputSpec {
 	return out
 }
 
-// Run executes the program on the user inputs (in the order of the user
-// input specs) and returns the user outputs.
+// runExact executes the program on the user inputs (in the order of the
+// user input specs), at their exact shapes, and returns the user outputs.
+// Run (dynamic.go) checks, buckets and accounts around it.
 //
 // A panic inside a lowering or a host kernel is a bug, but it must not take
 // the caller down: it is returned as an error naming the node.
-func (p *Program) Run(ctx context.Context, inputs []*literal.Literal) (outs []*literal.Literal, stats *Stats, err error) {
+func (p *Program) runExact(ctx context.Context, inputs []*literal.Literal) (outs []*literal.Literal, stats *Stats, err error) {
 	key := signature(inputs)
 	if !p.NoCache {
 		if pl := p.cache.get(key); pl != nil {

@@ -23,12 +23,9 @@ type segment struct {
 	nops    int
 }
 
-func (r *run) newSegment() *segment {
+func newSegment() *segment {
 	b := &stablehlo.Block{}
-	c := aten.NewLowerCtx(b)
-	// TPUs have no float64: float32 work stays in float32 there.
-	c.NoF64 = strings.HasPrefix(r.p.Backend.Name(), "tpu")
-	return &segment{block: b, ctx: c}
+	return &segment{block: b, ctx: aten.NewLowerCtx(b)}
 }
 
 // param returns the segment argument holding lit, adding it on first use.
@@ -219,7 +216,7 @@ func (r *run) flush(next int) error {
 			}
 		}
 	}
-	r.seg = r.newSegment()
+	r.seg = newSegment()
 	if len(outs) == 0 {
 		return nil
 	}

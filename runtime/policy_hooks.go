@@ -1,0 +1,118 @@
+package runtime
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/torchtpu/torchtpu/aten"
+	"github.com/torchtpu/torchtpu/backend"
+	"github.com/torchtpu/torchtpu/fx"
+	"github.com/torchtpu/torchtpu/literal"
+	"github.com/torchtpu/torchtpu/stablehlo"
+)
+
+// The hooks the lowering loop calls (segment.go, run.go): compiling a
+// segment through the cache, running it with accounting, and running an op
+// on the host under the fallback policy.
+
+// compileSegment compiles the module of the run's next segment through
+// the compile cache and returns an executable that accounts its runs.
+func (r *run) compileSegment(m *stablehlo.Module) (backend.Executable, error) {
+	st := r.p.state()
+	idx := r.stats.Segments
+	label := fmt.Sprintf("segment %d", idx+1)
+	st.trace.span("lower "+label, "lower", st.dyn.mark, time.Since(st.dyn.mark), nil)
+	exe, key, err := compileCached(r.ctx, st, r.p.Backend, m, label)
+	if err != nil {
+		return nil, err
+	}
+	var results []stablehlo.Type
+	if f := m.Func("main"); f != nil && f.Type != nil {
+		results = f.Type.Results
+	}
+	return &accountedExe{exe: exe, st: st, index: idx, key: key, label: label, results: results}, nil
+}
+
+// accountedExe runs an executable and records its time, trace event and,
+// in debug-sync mode, checks its results.
+type accountedExe struct {
+	exe     backend.Executable
+	st      *rtState
+	index   int
+	key     string
+	label   string
+	results []stablehlo.Type
+}
+
+func (a *accountedExe) Run(ctx context.Context, args []*literal.Literal) ([]*literal.Literal, error) {
+	start := time.Now()
+	outs, err := a.exe.Run(ctx, args)
+	d := time.Since(start)
+	a.st.trace.span("execute "+a.label, "execute", start, d, map[string]any{"key": short(a.key)})
+	a.st.dyn.mark = time.Now()
+	if err != nil {
+		return nil, err
+	}
+	a.st.metrics.executed(a.index, a.key, d)
+	if a.st.opts.DebugSync {
+		if err := a.check(outs); err != nil {
+			return nil, fmt.Errorf("debug-sync: %s: %w", a.label, err)
+		}
+	}
+	return outs, nil
+}
+
+// check compares results with the module's result types and counts NaNs.
+func (a *accountedExe) check(outs []*literal.Literal) error {
+	if len(outs) != len(a.results) {
+		return fmt.Errorf("%d results, the module declares %d", len(outs), len(a.results))
+	}
+	nans := 0
+	for i, o := range outs {
+		t := stablehlo.AsTensor(a.results[i])
+		if o == nil || t == nil {
+			return fmt.Errorf("result %d is missing or not a tensor", i)
+		}
+		if o.DType != t.DType() || !equalShape(o.Shape, t.Shape) {
+			return fmt.Errorf("result %d is %v, the module declares %v", i, o, t)
+		}
+		if o.DType.IsFloat() {
+			for j := 0; j < o.Len(); j++ {
+				if math.IsNaN(o.Float64(j)) {
+					nans++
+				}
+			}
+		}
+	}
+	line := fmt.Sprintf("%s: %d results ok, %d NaN", a.label, len(outs), nans)
+	a.st.metrics.debug(line)
+	a.st.logf("torchtpu: debug-sync: %s\n", line)
+	return nil
+}
+
+// host runs node n's op on the host under the fallback policy, counting
+// it with the bytes it moved.
+func (r *run) host(n *fx.Node, e *aten.Entry, args *aten.Args) ([]aten.Value, error) {
+	st := r.p.state()
+	if r.p.Fallback == "error" || st.opts.Fallback == "error" {
+		return nil, fmt.Errorf("op %s (node %s) has no device lowering here and needs a host fallback, which --fallback=error forbids", e.Name, n.Name)
+	}
+	start := time.Now()
+	res, err := e.Host(&aten.HostCtx{Context: r.ctx}, args)
+	if err != nil {
+		return nil, err
+	}
+	var bytes int64
+	for _, v := range args.Values {
+		bytes += valueBytes(v)
+	}
+	for _, v := range res {
+		bytes += valueBytes(v)
+	}
+	st.metrics.fallback(e.Name, bytes)
+	st.trace.span("host "+e.Name, "host", start, time.Since(start), map[string]any{"node": n.Name, "bytes": bytes})
+	st.dyn.mark = time.Now()
+	return res, nil
+}
