@@ -115,7 +115,7 @@ func newRun(ctx context.Context, p *Program, inputs []*literal.Literal) (*run, e
 			return nil, fmt.Errorf("input %s has shape %v, the program expects %v (%s)", spec.Arg.Name, v.Lit.Shape, want, m)
 		}
 	}
-	r.seg = newSegment()
+	r.seg = r.newSegment()
 	return r, nil
 }
 

@@ -23,9 +23,12 @@ type segment struct {
 	nops    int
 }
 
-func newSegment() *segment {
+func (r *run) newSegment() *segment {
 	b := &stablehlo.Block{}
-	return &segment{block: b, ctx: aten.NewLowerCtx(b)}
+	c := aten.NewLowerCtx(b)
+	// TPUs have no float64: float32 work stays in float32 there.
+	c.NoF64 = strings.HasPrefix(r.p.Backend.Name(), "tpu")
+	return &segment{block: b, ctx: c}
 }
 
 // param returns the segment argument holding lit, adding it on first use.
@@ -216,7 +219,7 @@ func (r *run) flush(next int) error {
 			}
 		}
 	}
-	r.seg = newSegment()
+	r.seg = r.newSegment()
 	if len(outs) == 0 {
 		return nil
 	}
