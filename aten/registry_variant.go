@@ -130,8 +130,12 @@ func functionalFor(base string, s *Schema, outs []string) *Entry {
 func variantLower(fn *Entry, writes []string) LowerFunc {
 	return func(ctx *LowerCtx, args *Args) ([]Value, error) {
 		kw := map[string]Value{}
-		for _, p := range fn.schema.Params {
-			kw[p.Name] = args.Value(p.Name)
+		for i, p := range fn.schema.Params {
+			name := p.Name
+			if i == 0 && args.Schema.Param(name) < 0 && args.Schema.Param("self") == 0 {
+				name = "self" // dropout(Tensor input, …) vs dropout_(Tensor(a!) self, …)
+			}
+			kw[p.Name] = args.Value(name)
 		}
 		fargs, err := Bind(fn.schema, nil, kw)
 		if err != nil {
