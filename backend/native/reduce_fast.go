@@ -7,6 +7,8 @@ package native
 
 import (
 	"math"
+	"runtime"
+	"sync"
 
 	"github.com/torchtpu/torchtpu/dtype"
 	"github.com/torchtpu/torchtpu/literal"
@@ -153,20 +155,22 @@ func reduceFast(name string, input, init, out *literal.Literal, groups, size int
 		src := decodeFloats(input)
 		start := init.Float64(0)
 		res := make([]float64, groups)
-		for g := range res {
-			acc := start
-			base := g * size
-			if idx == nil {
-				for _, x := range src[base : base+size] {
-					acc = f(acc, x)
+		groupsParallel(groups, size, func(lo, hi int) {
+			for g := lo; g < hi; g++ {
+				acc := start
+				base := g * size
+				if idx == nil {
+					for _, x := range src[base : base+size] {
+						acc = f(acc, x)
+					}
+				} else {
+					for _, j := range idx[base : base+size] {
+						acc = f(acc, src[j])
+					}
 				}
-			} else {
-				for _, j := range idx[base : base+size] {
-					acc = f(acc, src[j])
-				}
+				res[g] = acc
 			}
-			res[g] = acc
-		}
+		})
 		encodeFloats(out, res)
 	case clsInt, clsBool:
 		f := intFold(k, d)
@@ -206,4 +210,30 @@ func reduceFast(name string, input, init, out *literal.Literal, groups, size int
 		return false
 	}
 	return true
+}
+
+// reduceParMin is the element count from which independent output groups
+// of a reduction are split over goroutines (each group's sum keeps its
+// order, so the results do not depend on the split).
+const reduceParMin = 1 << 18
+
+// groupsParallel calls fn on ranges of [0, groups), concurrently when the
+// work (groups × size elements) is large enough.
+func groupsParallel(groups, size int, fn func(lo, hi int)) {
+	workers := min(runtime.GOMAXPROCS(0), groups)
+	if groups*size < reduceParMin || workers < 2 {
+		fn(0, groups)
+		return
+	}
+	var wg sync.WaitGroup
+	per := (groups + workers - 1) / workers
+	for lo := 0; lo < groups; lo += per {
+		hi := min(lo+per, groups)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			fn(lo, hi)
+		}()
+	}
+	wg.Wait()
 }
