@@ -194,7 +194,7 @@ func (r *run) node(i int, n *fx.Node) error {
 		if err != nil {
 			return err
 		}
-		res, err = r.host(n, e, args) // fallback policy and counters (policy_hooks.go)
+		res, err = e.Host(&aten.HostCtx{Context: r.ctx}, args)
 		if err != nil {
 			return err
 		}
@@ -250,7 +250,7 @@ func (r *run) hostRetry(i int, e *aten.Entry, n *fx.Node) ([]aten.Value, error) 
 	if err != nil {
 		return nil, err
 	}
-	res, err := r.host(n, e, args)
+	res, err := e.Host(&aten.HostCtx{Context: r.ctx}, args)
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/torchtpu/torchtpu/aten"
+	"github.com/torchtpu/torchtpu/backend"
 	"github.com/torchtpu/torchtpu/dtype"
 	"github.com/torchtpu/torchtpu/fx"
 	"github.com/torchtpu/torchtpu/literal"
@@ -262,7 +263,7 @@ func (r *run) execute(seg *segment, outs []*stablehlo.Value) ([]*literal.Literal
 			return nil, err
 		}
 	}
-	exe, err := r.compileSegment(m) // through the compile cache (compile_cache.go)
+	exe, err := r.p.Backend.Compile(r.ctx, m, backend.Options{})
 	if err != nil {
 		return nil, fmt.Errorf("compile: %w", err)
 	}
