@@ -1,0 +1,133 @@
+package native
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/torchtpu/torchtpu/dtype"
+	"github.com/torchtpu/torchtpu/literal"
+	"github.com/torchtpu/torchtpu/stablehlo"
+)
+
+type convCase struct {
+	b, c, h, w, o, kh, kw, sh, sw, dh, dw, pt, pb, pl, pr, g int
+}
+
+func (cc convCase) outHW() (int, int) {
+	oh := (cc.h+cc.pt+cc.pb-((cc.kh-1)*cc.dh+1))/cc.sh + 1
+	ow := (cc.w+cc.pl+cc.pr-((cc.kw-1)*cc.dw+1))/cc.sw + 1
+	return oh, ow
+}
+
+func (cc convCase) op(t *testing.T) *stablehlo.Op {
+	t.Helper()
+	oh, ow := cc.outHW()
+	src := fmt.Sprintf(`func.func @f(%%x: tensor<%dx%dx%dx%dxf32>, %%w: tensor<%dx%dx%dx%dxf32>) -> tensor<%dx%dx%dx%dxf32> {
+  %%0 = stablehlo.convolution(%%x, %%w) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1], window = {stride = [%d, %d], pad = [[%d, %d], [%d, %d]], rhs_dilate = [%d, %d]} {batch_group_count = 1 : i64, feature_group_count = %d : i64} : (tensor<%dx%dx%dx%dxf32>, tensor<%dx%dx%dx%dxf32>) -> tensor<%dx%dx%dx%dxf32>
+  func.return %%0 : tensor<%dx%dx%dx%dxf32>
+}`, cc.b, cc.c, cc.h, cc.w, cc.o, cc.c/cc.g, cc.kh, cc.kw, cc.b, cc.o, oh, ow,
+		cc.sh, cc.sw, cc.pt, cc.pb, cc.pl, cc.pr, cc.dh, cc.dw, cc.g,
+		cc.b, cc.c, cc.h, cc.w, cc.o, cc.c/cc.g, cc.kh, cc.kw, cc.b, cc.o, oh, ow, cc.b, cc.o, oh, ow)
+	m, err := stablehlo.ParseModule("conv.mlir", []byte(src))
+	if err != nil {
+		t.Fatalf("%+v: %v", cc, err)
+	}
+	return m.Funcs[0].Body.Blocks[0].Ops[0]
+}
+
+func randF32Literal(t *testing.T, r *rand.Rand, shape ...int64) *literal.Literal {
+	t.Helper()
+	l, err := literal.New(dtype.F32, shape)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < l.Len(); i++ {
+		l.SetFloat64(i, float64(float32(r.NormFloat64())))
+	}
+	return l
+}
+
+// runConv evaluates the registered convolution kernel with the fast path
+// on or off.
+func runConv(t *testing.T, op *stablehlo.Op, x, w *literal.Literal, fast bool) *literal.Literal {
+	t.Helper()
+	defer func(old bool) { fastConvEnabled = old }(fastConvEnabled)
+	fastConvEnabled = fast
+	out, err := kernels["stablehlo.convolution"](nil, op, []Value{x, w})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out[0].(*literal.Literal)
+}
+
+func TestFastConvMatchesExact(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	cases := []convCase{
+		{1, 3, 32, 32, 16, 7, 7, 2, 2, 1, 1, 3, 3, 3, 3, 1},  // ResNet stem, smaller image
+		{2, 16, 14, 14, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1}, // 3×3 same padding, batch 2
+		{1, 32, 14, 14, 64, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1}, // 1×1: the input is the im2col matrix
+		{1, 32, 15, 15, 64, 1, 1, 2, 2, 1, 1, 0, 0, 0, 0, 1}, // 1×1 stride 2 downsample
+		{1, 24, 17, 13, 48, 3, 5, 2, 3, 2, 1, 2, 0, 1, 4, 1}, // asymmetric everything, rhs dilation
+		{2, 32, 12, 12, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2}, // grouped
+		{1, 8, 40, 40, 64, 3, 3, 3, 3, 1, 1, 0, 0, 0, 0, 1},  // stride larger than overlap
+		{1, 16, 9, 9, 96, 4, 4, 1, 1, 3, 3, 4, 4, 0, 5, 1},   // kernel reaching into padding only
+	}
+	for _, cc := range cases {
+		op := cc.op(t)
+		x := randF32Literal(t, r, int64(cc.b), int64(cc.c), int64(cc.h), int64(cc.w))
+		w := randF32Literal(t, r, int64(cc.o), int64(cc.c/cc.g), int64(cc.kh), int64(cc.kw))
+		if _, ok := fastConvShape(op, []Value{x, w}); !ok {
+			t.Fatalf("%+v: fast path not taken", cc)
+		}
+		got, want := runConv(t, op, x, w, true), runConv(t, op, x, w, false)
+		if fmt.Sprint(got.Shape) != fmt.Sprint(want.Shape) || got.DType != want.DType {
+			t.Fatalf("%+v: %v, want %v", cc, got, want)
+		}
+		k := float64(cc.c / cc.g * cc.kh * cc.kw)
+		for i := 0; i < want.Len(); i++ {
+			g, e := got.Float64(i), want.Float64(i)
+			if math.Abs(g-e) > 2e-6*math.Sqrt(k)*(1+math.Abs(e))*4 {
+				t.Fatalf("%+v: element %d = %v, exact kernel %v", cc, i, g, e)
+			}
+		}
+	}
+}
+
+func TestFastConvDeclines(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	small := convCase{1, 2, 5, 5, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1} // below the GEMM threshold
+	op := small.op(t)
+	x := randF32Literal(t, r, 1, 2, 5, 5)
+	w := randF32Literal(t, r, 3, 2, 3, 3)
+	if _, ok := fastConvShape(op, []Value{x, w}); ok {
+		t.Fatal("fast path taken for a product below fastGemmMinFlops")
+	}
+	// malformed operands go to the exact kernel, which reports them
+	if _, ok := fastConvShape(op, []Value{x}); ok {
+		t.Fatal("fast path taken with one operand")
+	}
+	if _, err := kernels["stablehlo.convolution"](nil, op, []Value{x}); err == nil {
+		t.Fatal("missing operand: no error")
+	}
+}
+
+func TestValidRange(t *testing.T) {
+	c := &conv2d{}
+	for off := -5; off <= 5; off++ {
+		for stride := 1; stride <= 3; stride++ {
+			for size := 1; size <= 6; size++ {
+				for count := 1; count <= 6; count++ {
+					lo, hi := c.validRange(off, stride, size, count)
+					for o := 0; o < count; o++ {
+						in := off+o*stride >= 0 && off+o*stride < size
+						if in != (o >= lo && o < hi) {
+							t.Fatalf("validRange(%d, %d, %d, %d) = [%d, %d): o=%d inside=%v", off, stride, size, count, lo, hi, o, in)
+						}
+					}
+				}
+			}
+		}
+	}
+}
