@@ -38,6 +38,7 @@ Example:
 		out := fs.String("out", "", "write the outputs to this safetensors file")
 		device := fs.String("device", "cpu", "device to run on (see 'torchtpu devices')")
 		fallback := fs.String("fallback", "cpu", "ops with data-dependent output shapes: cpu (run them on the host, counted) or error")
+		rf := addRuntimeFlags(fs) // cache, buckets, metrics, trace (flags_runtime.go)
 		pos, err := parseInterleaved(fs, args)
 		if err != nil {
 			return 2, err
@@ -52,6 +53,10 @@ Example:
 		if prog.Fallback = *fallback; *fallback != "cpu" && *fallback != "error" {
 			return 2, fmt.Errorf("%w: --fallback must be cpu or error", errUsage)
 		}
+		if err := rf.apply(prog, stderr); err != nil {
+			return 2, err
+		}
+		defer rf.done(prog, stderr)
 		ins, err := programInputs(p, *inputs)
 		if err != nil {
 			return 1, err

@@ -35,6 +35,7 @@ Example:
 		atol := fs.Float64("atol", -1, "absolute tolerance for float outputs (default: per dtype)")
 		device := fs.String("device", "cpu", "device to run on (see 'torchtpu devices')")
 		fallback := fs.String("fallback", "cpu", "ops with data-dependent output shapes: cpu (run them on the host, counted) or error")
+		rf := addRuntimeFlags(fs) // cache, buckets, metrics, trace (flags_runtime.go)
 		pos, err := parseInterleaved(fs, args)
 		if err != nil {
 			return 2, err
@@ -49,6 +50,10 @@ Example:
 		if prog.Fallback = *fallback; *fallback != "cpu" && *fallback != "error" {
 			return 2, fmt.Errorf("%w: --fallback must be cpu or error", errUsage)
 		}
+		if err := rf.apply(prog, stderr); err != nil {
+			return 2, err
+		}
+		defer rf.done(prog, stderr)
 		f, err := safetensors.Load(*ioPath)
 		if err != nil {
 			return 1, err
