@@ -80,6 +80,7 @@ Example:
 		runs := fs.Int("runs", 10, "timed runs")
 		warmup := fs.Int("warmup", 2, "untimed runs after the first")
 		asJSON := fs.Bool("json", false, "print one JSON object")
+		rf := addRuntimeFlags(fs) // cache, buckets, metrics, trace (flags_runtime.go)
 		pos, err := parseInterleaved(fs, args)
 		if err != nil {
 			return 2, err
@@ -99,6 +100,10 @@ Example:
 		if err != nil {
 			return 1, err
 		}
+		if err := rf.apply(prog, stderr); err != nil {
+			return 2, err
+		}
+		defer rf.done(prog, stderr)
 		ins, err := programInputs(p, *inputs)
 		if err != nil {
 			return 1, err
