@@ -151,7 +151,15 @@ func dotGeneral(op *stablehlo.Op, lhs, rhs *literal.Literal, d *stablehlo.DotDim
 	if err := checkComputedShape(op, 0, p.shape); err != nil {
 		return nil, err
 	}
-	out, err := dotCompute(p, lhs, rhs, computeResultDType(op, 0, lhs.DType))
+	dt := computeResultDType(op, 0, lhs.DType)
+	if alg, ok := readDotAlgorithm(op); ok && lhs.DType.IsFloat() && rhs.DType.IsFloat() && dt.IsFloat() {
+		out, err := dotWithAlgorithm(p, lhs, rhs, dt, alg)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", op.Name, err)
+		}
+		return out, nil
+	}
+	out, err := dotCompute(p, lhs, rhs, dt)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", op.Name, err)
 	}
