@@ -19,6 +19,8 @@ import sys
 import torch
 from safetensors.torch import save_file
 
+F = torch.nn.functional
+
 torch.manual_seed(0)
 CASES = []
 
@@ -188,6 +190,16 @@ case("dyn_arith", lambda x: torch.full((x.shape[0] // 2 + 1,), float(x.shape[1])
 # Host fallbacks (data-dependent shapes) with compiled work after them.
 case("nonzero_then_compute", lambda x: (torch.nonzero(x > 0).sum(0) * 2, x.sum()), t([[1.0, -2.0, 3.0], [0.0, 5.0, -1.0]]))
 case("item_then_full", lambda x: torch.full((3,), x.max().item()) + x[:3], t([1.5, -2.0, 4.0, 0.5]))
+# Less common pointwise ops (unary_extra.go).
+case("threshold", lambda x: F.threshold(x, 0.5, -2.0), t([0.2, 0.5, 0.7, float("nan")]))
+case("sinc_ndtr_entr", lambda x: (torch.sinc(x), torch.special.ndtr(x), torch.special.entr(x)), t([0.0, 0.5, -1.25, 2.0]))
+case("logsigmoid", lambda x: F.logsigmoid(x), t([-100.0, -1.0, 0.0, 3.0, 50.0]))
+case("deg_angle", lambda x: (torch.deg2rad(x), torch.rad2deg(x), torch.angle(x)), t([-90.0, 0.0, 45.0]))
+case("heaviside", lambda x, v: torch.heaviside(x, v), t([-1.0, 0.0, 2.0]), t([0.5]))
+case("xlog1py", lambda x, y: torch.special.xlog1py(x, y), t([0.0, 2.0, 1.0]), t([-1.0, 3.0, 0.5]))
+case("float_power", lambda x, y: (torch.float_power(x, y), torch.float_power(x, 2)), t([2, 3], dtype=torch.int32), t([0.5, -1.0]))
+case("ldexp", lambda x, y: torch.ldexp(x, y), t([1.0, 0.75]), t([3, -2]))
+case("max_other", lambda x, y: (torch.max(x, y), torch.min(x, y)), edge, edge.flip(0))
 
 
 class Counter(torch.nn.Module):
