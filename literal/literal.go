@@ -11,12 +11,28 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"os"
+	"strconv"
 
 	"github.com/torchtpu/torchtpu/dtype"
 )
 
 // MaxElements bounds the size of any literal made from untrusted input.
 const MaxElements = 1 << 34
+
+// MaxBytes bounds one allocation of a literal: a hostile or mistaken shape
+// gets an error instead of exhausting memory. It defaults to 8 GiB and can
+// be set with the environment variable TORCHTPU_MAX_TENSOR_BYTES.
+var MaxBytes = maxBytesFromEnv()
+
+func maxBytesFromEnv() int64 {
+	if v := os.Getenv("TORCHTPU_MAX_TENSOR_BYTES"); v != "" {
+		if n, err := strconv.ParseInt(v, 10, 64); err == nil && n > 0 {
+			return n
+		}
+	}
+	return 8 << 30
+}
 
 // Literal is a dense host tensor.
 type Literal struct {
@@ -50,6 +66,9 @@ func New(dt dtype.DType, shape []int64) (*Literal, error) {
 	}
 	if dt.Size() == 0 {
 		return nil, fmt.Errorf("literal of invalid dtype %v", dt)
+	}
+	if b := n * int64(dt.Size()); b > MaxBytes {
+		return nil, fmt.Errorf("%v%v would take %d bytes, over the %d-byte limit per tensor (TORCHTPU_MAX_TENSOR_BYTES)", dt, shape, b, MaxBytes)
 	}
 	return &Literal{DType: dt, Shape: append([]int64(nil), shape...), Data: make([]byte, n*int64(dt.Size()))}, nil
 }
