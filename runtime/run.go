@@ -32,6 +32,7 @@ type run struct {
 	lastParams     []*literal.Literal
 	lastResults    []*literal.Literal
 	writes         map[string]*literal.Literal
+	bindings       map[string]int64 // size symbols bound from the inputs (Check mode)
 }
 
 func newRun(ctx context.Context, p *Program, inputs []*literal.Literal) (*run, error) {
@@ -42,6 +43,7 @@ func newRun(ctx context.Context, p *Program, inputs []*literal.Literal) (*run, e
 	}
 	g := p.Graph
 	bindings := map[string]int64{}
+	r.bindings = bindings
 	user := 0
 	for i, spec := range g.Signature.Inputs {
 		var arg fx.Arg
@@ -194,7 +196,7 @@ func (r *run) node(i int, n *fx.Node) error {
 		if err != nil {
 			return err
 		}
-		res, err = e.Host(&aten.HostCtx{Context: r.ctx}, args)
+		res, err = r.host(n, e, args) // fallback policy and counters (policy_hooks.go)
 		if err != nil {
 			return err
 		}
@@ -225,6 +227,11 @@ func (r *run) node(i int, n *fx.Node) error {
 	if err := r.define(n, res); err != nil {
 		return err
 	}
+	if r.p.Check {
+		if err := r.checkMeta(n, res); err != nil {
+			return err
+		}
+	}
 	// In-place and out= ops: the mutated arguments now hold the results.
 	s := e.ParsedSchema()
 	ri := 0
@@ -250,7 +257,7 @@ func (r *run) hostRetry(i int, e *aten.Entry, n *fx.Node) ([]aten.Value, error) 
 	if err != nil {
 		return nil, err
 	}
-	res, err := e.Host(&aten.HostCtx{Context: r.ctx}, args)
+	res, err := r.host(n, e, args)
 	if err != nil {
 		return nil, err
 	}

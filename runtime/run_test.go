@@ -41,7 +41,7 @@ func TestRunRejectsBadInputs(t *testing.T) {
 		{"no inputs", nil, "user inputs"},
 		{"two inputs", []*literal.Literal{in, in}, "user inputs"},
 		{"wrong dtype", []*literal.Literal{mustLit(t, dtype.F64, 4, 6)}, "dtype float64"},
-		{"wrong static dim", []*literal.Literal{mustLit(t, dtype.F32, 4, 5)}, "shape"},
+		{"wrong static dim", []*literal.Literal{mustLit(t, dtype.F32, 4, 5)}, "expects"},
 		{"outside the range", []*literal.Literal{mustLit(t, dtype.F32, 65, 6)}, "range"},
 	} {
 		if _, _, err := prog.Run(ctx, c.ins); err == nil || !strings.Contains(err.Error(), c.want) {

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/torchtpu/torchtpu/aten"
-	"github.com/torchtpu/torchtpu/backend"
 	"github.com/torchtpu/torchtpu/dtype"
 	"github.com/torchtpu/torchtpu/fx"
 	"github.com/torchtpu/torchtpu/literal"
@@ -263,7 +262,7 @@ func (r *run) execute(seg *segment, outs []*stablehlo.Value) ([]*literal.Literal
 			return nil, err
 		}
 	}
-	exe, err := r.p.Backend.Compile(r.ctx, m, backend.Options{})
+	exe, err := r.compileSegment(m) // through the compile cache (compile_cache.go)
 	if err != nil {
 		return nil, fmt.Errorf("compile: %w", err)
 	}
