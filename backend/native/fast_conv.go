@@ -129,18 +129,18 @@ func (c *conv2d) run(dst []float32) {
 	k := c.kerC * c.kh * c.kw
 	n := c.oh * c.ow
 	direct := c.kh == 1 && c.kw == 1 && c.sh == 1 && c.sw == 1 && c.padT == 0 && c.padL == 0 && c.oh == c.h && c.ow == c.w
-	var col *[]float32
+	var col []float32
 	if !direct {
-		col = getF32Scratch(k * n)
-		defer f32Scratch.Put(col)
+		col = gemm.GetBuffer(k * n)
+		defer gemm.PutBuffer(col)
 	}
 	for b := 0; b < c.batch; b++ {
 		for g := 0; g < c.groups; g++ {
 			src := c.lhs[(b*c.inC+g*c.kerC)*c.h*c.w : (b*c.inC+(g+1)*c.kerC)*c.h*c.w]
 			bm := src
 			if !direct {
-				c.im2col(*col, src)
-				bm = *col
+				c.im2col(col, src)
+				bm = col
 			}
 			w := c.rhs[g*ocPer*k : (g+1)*ocPer*k]
 			out := dst[(b*c.outC+g*ocPer)*n : (b*c.outC+(g+1)*ocPer)*n]
@@ -215,16 +215,4 @@ func (c *conv2d) validRange(off, stride, size, count int) (int, int) {
 		lo = hi
 	}
 	return min(lo, count), min(hi, count)
-}
-
-var f32Scratch sync.Pool
-
-// getF32Scratch returns a pooled float32 slice of length n.
-func getF32Scratch(n int) *[]float32 {
-	if p, ok := f32Scratch.Get().(*[]float32); ok && cap(*p) >= n {
-		*p = (*p)[:n]
-		return p
-	}
-	s := make([]float32, n)
-	return &s
 }

@@ -23,8 +23,11 @@ import (
 	"sync/atomic"
 )
 
+// kcMax is the depth of a packed k block: the A micro-panel (mr·kcMax floats)
+// must stay in L1 while the B micro-panels stream past it.
+var kcMax = 384
+
 const (
-	kcMax    = 384  // depth of a packed k block
 	mcMax    = 4096 // rows of A packed at once
 	chunkMax = 256  // columns of C per work item (the B chunk stays in L2)
 	sharedN  = 512  // up to this many columns, B is packed once and shared

@@ -68,17 +68,49 @@ func roundUp(x, m int) int { return (x + m - 1) / m * m }
 
 type buf struct{ s []float32 }
 
-var pool sync.Pool
+// Packing buffers are kept in a small free list rather than a sync.Pool:
+// a pool is emptied by every garbage collection, and a fresh buffer costs
+// a page fault per 4 KiB on first touch.
+var bufs struct {
+	sync.Mutex
+	free  []*buf
+	elems int // floats held in free
+}
+
+const bufCacheElems = 32 << 20 // 128 MiB of float32 at most
 
 func getBuf(n int) *buf {
-	if b, ok := pool.Get().(*buf); ok && cap(b.s) >= n {
+	bufs.Lock()
+	best := -1
+	for i, b := range bufs.free {
+		if cap(b.s) >= n && (best < 0 || cap(b.s) < cap(bufs.free[best].s)) {
+			best = i
+		}
+	}
+	if best >= 0 {
+		b := bufs.free[best]
+		bufs.free = append(bufs.free[:best], bufs.free[best+1:]...)
+		bufs.elems -= cap(b.s)
+		bufs.Unlock()
 		b.s = b.s[:n]
 		return b
 	}
+	bufs.Unlock()
 	return &buf{s: make([]float32, n)}
 }
 
-func putBuf(b *buf) { pool.Put(b) }
+func putBuf(b *buf) {
+	bufs.Lock()
+	defer bufs.Unlock()
+	for bufs.elems+cap(b.s) > bufCacheElems && len(bufs.free) > 0 { // drop the oldest
+		bufs.elems -= cap(bufs.free[0].s)
+		bufs.free = bufs.free[1:]
+	}
+	if cap(b.s) <= bufCacheElems {
+		bufs.free = append(bufs.free, b)
+		bufs.elems += cap(b.s)
+	}
+}
 
 // barrier is a reusable rendezvous of n goroutines.
 type barrier struct {
@@ -108,3 +140,10 @@ func (b *barrier) wait() {
 	}
 	b.mu.Unlock()
 }
+
+// GetBuffer returns a float32 scratch slice of length n from the packing
+// buffer cache (contents undefined); PutBuffer gives it back.
+func GetBuffer(n int) []float32 { return getBuf(n).s }
+
+// PutBuffer returns a slice from GetBuffer to the cache.
+func PutBuffer(s []float32) { putBuf(&buf{s: s}) }
