@@ -17,6 +17,7 @@ type dynState struct {
 	seen   map[string]bool // signatures already specialised
 	last   [][]int64       // the previous call's input shapes
 	bucket *bucketPlan     // nil until analysed
+	note   string          // appended to the next recompile reason
 }
 
 // Run executes the program on the user inputs (in the order of the user
@@ -170,7 +171,7 @@ func (p *Program) explain(st *rtState, inputs []*literal.Literal, sig string) {
 				if m := p.Graph.Tensor(names[i]); m != nil && k < m.Rank() {
 					dimName = " (" + m.Shape[k].String() + ")"
 				}
-				rc.Reason = fmt.Sprintf("input %d (%s) dim %d%s changed from %d to %d", i, names[i], k, dimName, rc.Old, rc.New)
+				rc.Reason = fmt.Sprintf("input %d (%s) dim %d%s changed from %d to %d%s", i, names[i], k, dimName, rc.Old, rc.New, d.note)
 				break
 			}
 		}
