@@ -1,6 +1,7 @@
 package aten
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/torchtpu/torchtpu/dtype"
@@ -26,6 +27,15 @@ func init() {
 	lower("aten::upsample_bilinear2d.vec", lowerUpsample(2, "linear", true))
 	lower("aten::upsample_linear1d", lowerUpsample(1, "linear", false))
 	lower("aten::upsample_bilinear2d", lowerUpsample(2, "linear", false))
+	lower("aten::upsample_trilinear3d.vec", lowerUpsample(3, "linear", true))
+	lower("aten::upsample_trilinear3d", lowerUpsample(3, "linear", false))
+	lower("aten::upsample_bicubic2d.vec", lowerUpsample(2, "cubic", true))
+	lower("aten::upsample_bicubic2d", lowerUpsample(2, "cubic", false))
+	for n := 1; n <= 3; n++ {
+		name := fmt.Sprintf("aten::_upsample_nearest_exact%dd", n)
+		lower(name+".vec", lowerUpsample(n, "nearest-exact", true))
+		lower(name, lowerUpsample(n, "nearest-exact", false))
+	}
 }
 
 func lowerGLU(c *LowerCtx, a *Args) ([]Value, error) {
@@ -155,7 +165,7 @@ func lowerUpsample(n int, mode string, vec bool) LowerFunc {
 			x = a.Tensor("self")
 		}
 		align := false
-		if mode == "linear" {
+		if mode == "linear" || mode == "cubic" {
 			align = a.Bool("align_corners")
 		}
 		if a.Err() != nil {
@@ -170,19 +180,23 @@ func lowerUpsample(n int, mode string, vec bool) LowerFunc {
 			return nil, err
 		}
 		dt := c.DType(x)
-		if mode == "nearest" {
+		if mode == "nearest" || mode == "nearest-exact" {
 			for i := 0; i < n; i++ {
 				in, o := shape[2+i], out[i]
 				idx := make([]int64, o)
 				for j := range idx {
-					idx[j] = nearestSource(int64(j), in, o, scales[i])
+					if mode == "nearest" {
+						idx[j] = nearestSource(int64(j), in, o, scales[i])
+					} else {
+						idx[j] = nearestExactSource(int64(j), in, o, scales[i])
+					}
 				}
 				x = takeAlong(c, x, 2+i, []int64{o}, idx)
 			}
 			return one(x), nil
 		}
 		if !dt.IsFloat() {
-			return nil, c.Errorf("upsample_linear: %v is not supported", dt.Torch())
+			return nil, c.Errorf("upsample_%s: %v is not supported", mode, dt.Torch())
 		}
 		cdt := OpMath(dt)
 		f32 := cdt != dtype.F64
@@ -192,18 +206,92 @@ func lowerUpsample(n int, mode string, vec bool) LowerFunc {
 		for i := n - 1; i >= 0; i-- {
 			d := 2 + i
 			in, o := shape[d], out[i]
-			i0s, i1s := make([]int64, o), make([]int64, o)
-			l0s, l1s := make([]float64, o), make([]float64, o)
-			for j := int64(0); j < o; j++ {
-				i0s[j], i1s[j], l0s[j], l1s[j] = linearSource(j, in, o, align, scales[i], f32)
+			var taps [][]int64
+			var weights [][]float64
+			if mode == "linear" {
+				taps, weights = make([][]int64, 2), make([][]float64, 2)
+				for t := range taps {
+					taps[t], weights[t] = make([]int64, o), make([]float64, o)
+				}
+				for j := int64(0); j < o; j++ {
+					taps[0][j], taps[1][j], weights[0][j], weights[1][j] = linearSource(j, in, o, align, scales[i], f32)
+				}
+			} else {
+				taps, weights = cubicTaps(in, o, align, scales[i], f32)
 			}
-			x0 := takeAlong(c, v, d, []int64{o}, i0s)
-			x1 := takeAlong(c, v, d, []int64{o}, i1s)
-			full := c.Shape(x0)
-			l0 := c.BroadcastInDim(constF(c, cdt, []int64{o}, l0s), full, []int64{int64(d)})
-			l1 := c.BroadcastInDim(constF(c, cdt, []int64{o}, l1s), full, []int64{int64(d)})
-			v = c.Binary("add", c.Binary("multiply", l0, x0), c.Binary("multiply", l1, x1))
+			var acc *stablehlo.Value
+			for t := range taps {
+				xt := takeAlong(c, v, d, []int64{o}, taps[t])
+				w := c.BroadcastInDim(constF(c, cdt, []int64{o}, weights[t]), c.Shape(xt), []int64{int64(d)})
+				term := c.Binary("multiply", w, xt)
+				if acc == nil {
+					acc = term
+				} else {
+					acc = c.Binary("add", acc, term)
+				}
+			}
+			v = acc
 		}
 		return one(c.Convert(v, dt)), nil
 	}
+}
+
+// nearestExactSource is PyTorch's nearest_neighbor_exact_compute_source_index:
+// min(floor((o + 0.5) * scale), in - 1) in float32.
+func nearestExactSource(o, in, out int64, scale float64) int64 {
+	s := float32(in) / float32(out)
+	if scale > 0 {
+		s = float32(1.0 / scale)
+	}
+	idx := int64(math.Floor(float64((float32(o) + 0.5) * s)))
+	return min(idx, in-1)
+}
+
+// cubicTaps gives the four source indices (clamped to the input) and
+// cubic-convolution weights (A = -0.75) of every output index, as
+// PyTorch's upsample_bicubic2d computes them.
+func cubicTaps(in, out int64, align bool, scale float64, f32 bool) ([][]int64, [][]float64) {
+	r := func(x float64) float64 {
+		if f32 {
+			return float64(float32(x))
+		}
+		return x
+	}
+	var ratio float64
+	switch {
+	case align:
+		if out > 1 {
+			ratio = r(r(float64(in-1)) / r(float64(out-1)))
+		}
+	case scale > 0:
+		ratio = r(1.0 / scale)
+	default:
+		ratio = r(r(float64(in)) / r(float64(out)))
+	}
+	const A = -0.75
+	cc1 := func(x float64) float64 { return r(r(r(r(r((A+2)*x)-(A+3))*x)*x) + 1) }
+	cc2 := func(x float64) float64 { return r(r(r(r(r(r(A*x)-5*A)*x)+8*A)*x) - 4*A) }
+	taps := make([][]int64, 4)
+	ws := make([][]float64, 4)
+	for k := range taps {
+		taps[k], ws[k] = make([]int64, out), make([]float64, out)
+	}
+	for o := int64(0); o < out; o++ {
+		var real float64
+		if align {
+			real = r(ratio * float64(o))
+		} else {
+			real = r(r(ratio*r(float64(o)+0.5)) - 0.5)
+		}
+		i0 := int64(math.Floor(real))
+		t := r(real - float64(i0))
+		ws[0][o] = cc2(r(t + 1))
+		ws[1][o] = cc1(t)
+		ws[2][o] = cc1(r(1 - t))
+		ws[3][o] = cc2(r(r(1-t) + 1))
+		for k := int64(0); k < 4; k++ {
+			taps[k][o] = min(max(i0-1+k, 0), in-1)
+		}
+	}
+	return taps, ws
 }

@@ -161,24 +161,8 @@ func lowerMaxPool(n int, withIndices bool) LowerFunc {
 				flat = c.Binary("add", flat, term)
 			}
 		}
-		isFloat := dt.IsFloat()
 		out := reduceWindow(c, []*stablehlo.Value{x, flat}, []*stablehlo.Value{lowestConst(c, dt), c.SplatInt(dtype.I64, nil, -1)}, attrs,
-			func(s *LowerCtx, acc, v []*stablehlo.Value) []*stablehlo.Value {
-				// Take v when it is larger, NaN over non-NaN, and on ties the
-				// smaller index (the first in scan order, as PyTorch's loop).
-				av, ai, bv, bi := acc[0], acc[1], v[0], v[1]
-				gt := s.Compare("GT", bv, av)
-				eq := s.Compare("EQ", bv, av)
-				if isFloat {
-					bn, an := s.IsNaN(bv), s.IsNaN(av)
-					gt = s.Binary("or", gt, s.Binary("and", bn, s.Unary("not", an)))
-					eq = s.Binary("or", eq, s.Binary("and", bn, an))
-				}
-				firstB := s.Binary("or", s.Compare("LT", ai, s.SplatInt(dtype.I64, nil, 0)),
-					s.Binary("and", s.Compare("LT", bi, ai), s.Compare("GE", bi, s.SplatInt(dtype.I64, nil, 0))))
-				take := s.Binary("or", gt, s.Binary("and", eq, firstB))
-				return []*stablehlo.Value{s.Select(take, bv, av), s.Select(take, bi, ai)}
-			})
+			maxIndexBody(dt.IsFloat()))
 		return []Value{TensorValue(out[0]), TensorValue(out[1])}, nil
 	}
 }
