@@ -1,0 +1,141 @@
+package native
+
+// A fast path for float32 dot_general: the operands are read in place as
+// strided matrices (no gathered copies, transposed operands included) and
+// the packed GEMM writes straight into the result literal. It applies when
+// every group of dims the product merges (batch, lhs free, rhs free,
+// contracting) is laid out with one stride per group in each operand, and
+// each batch's product reaches fastGemmMinFlops; otherwise the exact kernel
+// of dot.go runs (which still uses the GEMM through dot_fast.go for large
+// products that need a gather first).
+
+import (
+	"runtime"
+	"sync"
+
+	"github.com/torchtpu/torchtpu/backend/native/gemm"
+	"github.com/torchtpu/torchtpu/dtype"
+	"github.com/torchtpu/torchtpu/literal"
+	"github.com/torchtpu/torchtpu/stablehlo"
+)
+
+// fastDotEnabled switches the fast path (tests compare both).
+var fastDotEnabled = true
+
+func init() {
+	exact, ok := kernels["stablehlo.dot_general"]
+	if !ok {
+		return
+	}
+	kernels["stablehlo.dot_general"] = func(env Env, op *stablehlo.Op, in []Value) ([]Value, error) {
+		if fastDotEnabled {
+			if out, ok := fastDot(op, in); ok {
+				return []Value{out}, nil
+			}
+		}
+		return exact(env, op, in)
+	}
+}
+
+// groupStride returns the stride of dims (in order) of a row-major shape
+// viewed as one merged dim, or false when they do not merge. Dims of size
+// 1 are ignored; an empty or all-size-1 group has stride 1.
+func groupStride(shape []int64, dims []int) (int, bool) {
+	strides := literal.Strides(shape)
+	stride, prev := 1, -1
+	for _, d := range dims {
+		if shape[d] == 1 {
+			continue
+		}
+		if prev >= 0 && strides[prev] != strides[d]*shape[d] {
+			return 0, false
+		}
+		prev, stride = d, int(strides[d])
+	}
+	return stride, true
+}
+
+// fastDotPlan is a dot_general as strided batched matrix products.
+type fastDotPlan struct {
+	*dotLayout
+	lb, lm, lk, rb, rk, rn int // batch, row and column strides of each operand
+}
+
+// fastDot runs the product when the fast path covers it; ok false means
+// "use the exact kernel" (including every malformed op).
+func fastDot(op *stablehlo.Op, in []Value) (*literal.Literal, bool) {
+	if len(in) != 2 {
+		return nil, false
+	}
+	lhs, ok1 := in[0].(*literal.Literal)
+	rhs, ok2 := in[1].(*literal.Literal)
+	if !ok1 || !ok2 {
+		return nil, false
+	}
+	p, ok := fastDotShape(op, lhs, rhs)
+	if !ok {
+		return nil, false
+	}
+	out, err := literal.New(dtype.F32, p.shape)
+	if err != nil {
+		return nil, false
+	}
+	p.run(f32View(lhs.Data), f32View(rhs.Data), out)
+	return out, true
+}
+
+func fastDotShape(op *stablehlo.Op, lhs, rhs *literal.Literal) (*fastDotPlan, bool) {
+	dims, ok := op.Attr("dot_dimension_numbers").(*stablehlo.DotDims)
+	if !ok || lhs.DType != dtype.F32 || rhs.DType != dtype.F32 || computeResultDType(op, 0, lhs.DType) != dtype.F32 {
+		return nil, false
+	}
+	p, err := planDot(op, lhs.Shape, rhs.Shape, dims)
+	if err != nil || checkComputedShape(op, 0, p.shape) != nil || int64(p.m)*int64(p.n)*int64(p.k) < fastGemmMinFlops {
+		return nil, false
+	}
+	nb := len(dims.LhsBatchingDims)
+	nl := len(p.lhsPerm) - nb - len(dims.LhsContractingDims)
+	nc := len(dims.RhsContractingDims)
+	lb, okA := groupStride(lhs.Shape, p.lhsPerm[:nb])
+	lm, okB := groupStride(lhs.Shape, p.lhsPerm[nb:nb+nl])
+	lk, okC := groupStride(lhs.Shape, p.lhsPerm[nb+nl:])
+	rb, okD := groupStride(rhs.Shape, p.rhsPerm[:nb])
+	rk, okE := groupStride(rhs.Shape, p.rhsPerm[nb:nb+nc])
+	rn, okF := groupStride(rhs.Shape, p.rhsPerm[nb+nc:])
+	if !okA || !okB || !okC || !okD || !okE || !okF {
+		return nil, false
+	}
+	return &fastDotPlan{p, lb, lm, lk, rb, rk, rn}, true
+}
+
+// run computes the product of a and b (the operands' elements) into out.
+func (p *fastDotPlan) run(a, b []float32, out *literal.Literal) {
+	c, store := f32Out(out.Data)
+	m, n, k := p.m, p.n, p.k
+	one := func(i, threads int) {
+		gemm.Sgemm(m, n, k,
+			gemm.Matrix{Data: a, Off: i * p.lb, RowStride: p.lm, ColStride: p.lk},
+			gemm.Matrix{Data: b, Off: i * p.rb, RowStride: p.rk, ColStride: p.rn},
+			c[i*m*n:(i+1)*m*n], n, false, threads)
+	}
+	// small products of a large batch run side by side, one thread each
+	workers := min(runtime.GOMAXPROCS(0), p.batch)
+	if workers > 1 && int64(m)*int64(n)*int64(k) < 1<<22 {
+		var wg sync.WaitGroup
+		for w := 0; w < workers; w++ {
+			wg.Add(1)
+			go func(w int) {
+				defer wg.Done()
+				for i := w; i < p.batch; i += workers {
+					one(i, 1)
+				}
+			}(w)
+		}
+		wg.Wait()
+	} else {
+		for i := 0; i < p.batch; i++ {
+			one(i, 0)
+		}
+	}
+	store()
+}
