@@ -266,10 +266,12 @@ func lowerTakeAlongDim(c *LowerCtx, a *Args) ([]Value, error) {
 	if a.Err() != nil {
 		return nil, a.Err()
 	}
-	if !hasDim {
+	if !hasDim || c.Rank(x) == 0 {
 		x = c.Reshape(x, []int64{numelOf(c.Shape(x))})
 		idx = c.Reshape(idx, []int64{numelOf(c.Shape(idx))})
-		dim = 0
+		if !hasDim {
+			dim = 0
+		}
 	}
 	shape := c.Shape(x)
 	d, err := canonDim(dim, len(shape))

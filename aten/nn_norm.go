@@ -204,6 +204,9 @@ func lowerGroupNorm(native bool) LowerFunc {
 			return nil, c.Errorf("group_norm: expected at least 2D input, got %v", shape)
 		}
 		N, C := shape[0], shape[1]
+		if numelOf(shape) == 0 {
+			return nil, c.Errorf("group_norm of an empty tensor %v: %w", shape, ErrUnsupported)
+		}
 		if groups <= 0 || C%groups != 0 {
 			return nil, c.Errorf("group_norm: expected number of channels in input to be divisible by num_groups, but got input of shape %v and num_groups=%d", shape, groups)
 		}

@@ -252,7 +252,7 @@ func lowerAdaptiveAvg(n int) LowerFunc {
 		for i := 0; i < n; i++ {
 			d := lead + i
 			in, out := shape[d], osize[i]
-			if out < 0 || (in == 0 && out > 0) {
+			if out <= 0 || in <= 0 {
 				return nil, c.Errorf("adaptive_avg_pool: invalid output size %v for input %v", osize, shape)
 			}
 			counts[i] = make([]int64, out)

@@ -79,6 +79,22 @@ func inferViewShape(numel int64, spec []int64) ([]int64, error) {
 	return out, nil
 }
 
+// checkedNumel is the element count of a user-given size list: negative
+// sizes and counts past what a constant may hold are errors.
+func checkedNumel(size []int64) (int64, error) {
+	n := int64(1)
+	for _, s := range size {
+		if s < 0 {
+			return 0, fmt.Errorf("negative size %d in %v", s, size)
+		}
+		if s != 0 && n > (1<<31)/s {
+			return 0, fmt.Errorf("size %v is too large", size)
+		}
+		n *= s
+	}
+	return n, nil
+}
+
 // numelOf is the product of a static shape.
 func numelOf(shape []int64) int64 {
 	n := int64(1)

@@ -59,6 +59,10 @@ func sliceDim(c *LowerCtx, v *stablehlo.Value, dim int, start, count, step int64
 }
 
 func emitConcat(c *LowerCtx, vs []*stablehlo.Value, dim int) *stablehlo.Value {
+	if len(vs) == 0 {
+		c.Errorf("concatenate of no tensors")
+		return c.placeholder(stablehlo.Tensor(dtype.F32))
+	}
 	if len(vs) == 1 {
 		return vs[0]
 	}

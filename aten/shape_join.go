@@ -206,6 +206,9 @@ func lowerRoll(c *LowerCtx, a *Args) ([]Value, error) {
 		if err != nil {
 			return nil, err
 		}
+		if len(shape) == 0 {
+			continue
+		}
 		x = rollDim(c, x, d, shifts[i])
 	}
 	return one(x), nil

@@ -311,6 +311,9 @@ func lowerMovedim(c *LowerCtx, a *Args) ([]Value, error) {
 	if err != nil {
 		return nil, err
 	}
+	if r == 0 {
+		return one(x), nil
+	}
 	perm := make([]int64, r)
 	for i := range perm {
 		perm[i] = -1

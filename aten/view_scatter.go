@@ -179,7 +179,10 @@ func lowerAsStridedScatter(c *LowerCtx, a *Args) ([]Value, error) {
 	}
 	shape := c.Shape(x)
 	numel := numelOf(shape)
-	total := numelOf(size)
+	total, err := checkedNumel(size)
+	if err != nil {
+		return nil, c.Errorf("as_strided_scatter: %w", err)
+	}
 	idx := make([]int64, total)
 	for i := int64(0); i < total; i++ {
 		rem, p := i, off

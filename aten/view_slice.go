@@ -336,7 +336,10 @@ func lowerAsStrided(c *LowerCtx, a *Args) ([]Value, error) {
 		return nil, c.Errorf("as_strided: mismatch in length of strides and shape")
 	}
 	numel := numelOf(c.Shape(x))
-	total := numelOf(size)
+	total, err := checkedNumel(size)
+	if err != nil {
+		return nil, c.Errorf("as_strided: %w", err)
+	}
 	idx := make([]int64, total)
 	for i := int64(0); i < total; i++ {
 		rem, p := i, off
