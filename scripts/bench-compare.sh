@@ -5,7 +5,8 @@
 #
 # MODEL is a fixture name (../shared/fixtures/models/MODEL.pt2 with its
 # MODEL.io.safetensors inputs) or a path to MODEL.pt2 beside its .io file;
-# default: resnet18 transformer_encoder_layer gpt2_tiny. Each round runs
+# MODEL@B re-exports it at batch B first (tools/bench/export_batch.py);
+# default: resnet18 resnet18@8 transformer_encoder_layer gpt2_tiny. Each round runs
 # PyTorch (torch-oracle: torch.export.load(...).module() on the .io inputs,
 # torch.set_num_threads(N), OpenBLAS) and then torchtpu bench, plus torch.mm
 # against package gemm on square float32 matrices; the table shows medians
@@ -31,15 +32,17 @@ while [ $# -gt 0 ]; do
     *) models+=("$1"); shift ;;
   esac
 done
-[ ${#models[@]} -gt 0 ] || models=(resnet18 transformer_encoder_layer gpt2_tiny)
+[ ${#models[@]} -gt 0 ] || models=(resnet18 resnet18@8 transformer_encoder_layer gpt2_tiny)
 
 # torch-oracle sees only the current folder: gather everything in one
 work=$(mktemp -d "${TMPDIR:-/tmp}/bench-compare.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 (cd "$root" && go build -o "$work/torchtpu" ./cmd/torchtpu && go build -o "$work/sgemm" ./tools/bench/sgemm)
-cp "$root/tools/bench/torch_bench.py" "$work/"
+cp "$root/tools/bench/torch_bench.py" "$root/tools/bench/export_batch.py" "$work/"
 specs=()
 for m in "${models[@]}"; do
+  batch=
+  case "$m" in *@*) batch=${m##*@}; m=${m%@*} ;; esac
   case "$m" in
     *.pt2) pt2=$m ;;
     *) pt2=$shared/fixtures/models/$m.pt2 ;;
@@ -49,6 +52,11 @@ for m in "${models[@]}"; do
   name=$(basename "$pt2" .pt2)
   cp "$pt2" "$work/$name.pt2"
   cp "$io" "$work/$name.io.safetensors"
+  if [ -n "$batch" ]; then
+    (cd "$work" && "$oracle" run -- python3 export_batch.py "$name.pt2" "$name.io.safetensors" "$batch" "${name}_b$batch" >/dev/null 2>&1) ||
+      { echo "bench-compare: re-exporting $name at batch $batch failed" >&2; exit 1; }
+    name=${name}_b$batch
+  fi
   specs+=("$name")
 done
 
