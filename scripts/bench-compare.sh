@@ -14,6 +14,7 @@
 # PyTorch; GEMM: > 1 is faster). "cpu" columns divide process CPU time by
 # the thread count: on a loaded machine they show what the threads reach
 # while they run. The machine's load average is printed with the table.
+# TORCHTPU_BIN and SGEMM_BIN use prebuilt binaries instead of building.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -27,7 +28,7 @@ while [ $# -gt 0 ]; do
     --runs) runs=$2; shift 2 ;;
     --rounds) rounds=$2; shift 2 ;;
     --gemm) gemm=$2; shift 2 ;;
-    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,/^set -e/p' "$0" | grep '^#' | cut -c3-; exit 0 ;;
     -*) echo "bench-compare: unknown flag $1" >&2; exit 2 ;;
     *) models+=("$1"); shift ;;
   esac
@@ -37,7 +38,8 @@ done
 # torch-oracle sees only the current folder: gather everything in one
 work=$(mktemp -d "${TMPDIR:-/tmp}/bench-compare.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-(cd "$root" && go build -o "$work/torchtpu" ./cmd/torchtpu && go build -o "$work/sgemm" ./tools/bench/sgemm)
+if [ -n "${TORCHTPU_BIN:-}" ]; then cp "$TORCHTPU_BIN" "$work/torchtpu"; else (cd "$root" && go build -o "$work/torchtpu" ./cmd/torchtpu); fi
+if [ -n "${SGEMM_BIN:-}" ]; then cp "$SGEMM_BIN" "$work/sgemm"; else (cd "$root" && go build -o "$work/sgemm" ./tools/bench/sgemm); fi
 cp "$root/tools/bench/torch_bench.py" "$root/tools/bench/export_batch.py" "$work/"
 specs=()
 for m in "${models[@]}"; do
