@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	goruntime "runtime"
+	"runtime/pprof"
 	"sort"
 	"strconv"
 	"strings"
@@ -73,7 +74,8 @@ median_ms, p90_ms, compile_ms, peak_rss_mb and the rest.
 
 Example:
   torchtpu bench resnet18.pt2 --inputs resnet18.io.safetensors --threads 2
-  torchtpu bench examples/mlp.pt2 --runs 50 --json`)
+  torchtpu bench examples/mlp.pt2 --runs 50 --json
+  torchtpu bench model.pt2 --cpuprofile cpu.out && go tool pprof -top cpu.out`)
 		inputs := fs.String("inputs", "", "safetensors file with input.0, input.1, ... (default: the archive's sample inputs)")
 		device := fs.String("device", "cpu", "device to run on (see 'torchtpu devices')")
 		threads := fs.Int("threads", goruntime.GOMAXPROCS(0), "threads (GOMAXPROCS) for the native backend")
@@ -81,6 +83,7 @@ Example:
 		warmup := fs.Int("warmup", 2, "untimed runs after the first")
 		asJSON := fs.Bool("json", false, "print one JSON object")
 		rf := addRuntimeFlags(fs) // cache, buckets, metrics, trace (flags_runtime.go)
+		cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the timed runs to this file (go tool pprof)")
 		pos, err := parseInterleaved(fs, args)
 		if err != nil {
 			return 2, err
@@ -135,6 +138,16 @@ Example:
 		var before, after goruntime.MemStats
 		goruntime.ReadMemStats(&before)
 		cpu0 := benchCPUTime()
+		if *cpuProfile != "" {
+			f, err := os.Create(*cpuProfile)
+			if err != nil {
+				return 1, fmt.Errorf("bench: %w", err)
+			}
+			defer f.Close()
+			if err := pprof.StartCPUProfile(f); err != nil {
+				return 1, fmt.Errorf("bench: %w", err)
+			}
+		}
 		lat := make([]float64, *runs)
 		for i := range lat {
 			d, err := run()
@@ -142,6 +155,9 @@ Example:
 				return 1, err
 			}
 			lat[i] = ms(d)
+		}
+		if *cpuProfile != "" {
+			pprof.StopCPUProfile()
 		}
 		if cpu := benchCPUTime(); cpu > 0 {
 			res.CPUMS = ms(cpu-cpu0) / float64(*runs) / float64(*threads)
