@@ -65,6 +65,11 @@ func (c *LowerCtx) ScalarConst(s Scalar, dt dtype.DType) *stablehlo.Value {
 
 // ScalarFull is ScalarConst with a shape.
 func (c *LowerCtx) ScalarFull(s Scalar, dt dtype.DType, shape []int64) *stablehlo.Value {
+	if s.Kind == KComplex && dt.IsComplex() {
+		lit, _ := literal.New(dt, nil)
+		lit.SetComplex128(0, s.C)
+		return c.splatLit(lit, shape)
+	}
 	if s.Kind == KInt && !dt.IsFloat() && !dt.IsComplex() {
 		if dt == dtype.Bool {
 			return c.SplatInt(dt, shape, b2i(s.I != 0))

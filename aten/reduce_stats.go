@@ -103,7 +103,7 @@ func init() {
 	normDecomp := func(c *LowerCtx, a *Args) ([]Value, error) {
 		kw := map[string]Value{"keepdim": BoolValue(keepArg(a))}
 		if p, ok := a.OptScalar("p"); ok {
-			kw["ord"] = Value{Kind: p.Kind, I: p.I, F: p.F, B: p.B}
+			kw["ord"] = p.Value()
 		}
 		if a.Schema.Param("dim") >= 0 {
 			kw["dim"] = a.Value("dim")

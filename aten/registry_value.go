@@ -14,18 +14,19 @@ type ValueKind uint8
 
 // Value kinds.
 const (
-	KNone   ValueKind = iota
-	KTensor           // a tensor: T while lowering, Lit on the host
-	KInt              // Python int / SymInt (concrete)
-	KFloat            // Python float
-	KBool             // Python bool
-	KStr              // str, and device / layout / memory format names
-	KDType            // ScalarType
-	KList             // int[], float[], bool[], Tensor[], Tensor?[] (elements may be None)
+	KNone    ValueKind = iota
+	KTensor            // a tensor: T while lowering, Lit on the host
+	KInt               // Python int / SymInt (concrete)
+	KFloat             // Python float
+	KBool              // Python bool
+	KStr               // str, and device / layout / memory format names
+	KDType             // ScalarType
+	KList              // int[], float[], bool[], Tensor[], Tensor?[] (elements may be None)
+	KComplex           // Python complex
 )
 
 func (k ValueKind) String() string {
-	return [...]string{"None", "Tensor", "int", "float", "bool", "str", "ScalarType", "list"}[k]
+	return [...]string{"None", "Tensor", "int", "float", "bool", "str", "ScalarType", "list", "complex"}[k]
 }
 
 // Value is an argument or result of an op: a tagged union.
@@ -43,6 +44,7 @@ type Value struct {
 	S     string
 	DType dtype.DType
 	List  []Value
+	C     complex128
 }
 
 // None returns the None value.
@@ -53,6 +55,9 @@ func IntValue(i int64) Value { return Value{Kind: KInt, I: i} }
 
 // FloatValue makes a Python float.
 func FloatValue(f float64) Value { return Value{Kind: KFloat, F: f} }
+
+// ComplexValue makes a Python complex.
+func ComplexValue(c complex128) Value { return Value{Kind: KComplex, C: c} }
 
 // BoolValue makes a Python bool.
 func BoolValue(b bool) Value { return Value{Kind: KBool, B: b} }
@@ -93,8 +98,10 @@ func TensorsValue(vs []*stablehlo.Value) Value {
 // IsNone reports whether v is None.
 func (v Value) IsNone() bool { return v.Kind == KNone }
 
-// IsScalar reports whether v is a Python int, float or bool.
-func (v Value) IsScalar() bool { return v.Kind == KInt || v.Kind == KFloat || v.Kind == KBool }
+// IsScalar reports whether v is a Python int, float, bool or complex.
+func (v Value) IsScalar() bool {
+	return v.Kind == KInt || v.Kind == KFloat || v.Kind == KBool || v.Kind == KComplex
+}
 
 // TensorType returns the type of a lowering-time tensor value, or nil.
 func (v Value) TensorType() *stablehlo.TensorType {
@@ -130,6 +137,8 @@ func (v Value) String() string {
 		return fmt.Sprintf("%q", v.S)
 	case KDType:
 		return "torch." + v.DType.Torch()
+	case KComplex:
+		return fmt.Sprint(v.C)
 	case KList:
 		parts := make([]string, len(v.List))
 		for i, e := range v.List {
@@ -142,10 +151,11 @@ func (v Value) String() string {
 
 // Scalar is a Python number in a Scalar slot or a Tensor slot.
 type Scalar struct {
-	Kind ValueKind // KInt, KFloat or KBool
+	Kind ValueKind // KInt, KFloat, KBool or KComplex
 	I    int64
 	F    float64
 	B    bool
+	C    complex128
 }
 
 // DType is the dtype PyTorch gives the Python scalar when it becomes a
@@ -156,13 +166,17 @@ func (s Scalar) DType() dtype.DType {
 		return dtype.DefaultFloat
 	case KBool:
 		return dtype.Bool
+	case KComplex:
+		return dtype.DefaultComplex
 	}
 	return dtype.DefaultInt
 }
 
-// Float returns the value as a float64.
+// Float returns the value as a float64 (the real part of a complex).
 func (s Scalar) Float() float64 {
 	switch s.Kind {
+	case KComplex:
+		return real(s.C)
 	case KFloat:
 		return s.F
 	case KBool:
@@ -177,6 +191,8 @@ func (s Scalar) Float() float64 {
 // Int returns the value as an int64 (floats truncate toward zero).
 func (s Scalar) Int() int64 {
 	switch s.Kind {
+	case KComplex:
+		return int64(real(s.C))
 	case KFloat:
 		return int64(s.F)
 	case KBool:
@@ -196,18 +212,23 @@ func (s Scalar) Operand() dtype.Operand {
 		d = dtype.F64
 	case KBool:
 		d = dtype.Bool
+	case KComplex:
+		d = dtype.C128
 	}
 	return dtype.Operand{DType: d, Wrapped: true}
 }
 
 func (s Scalar) String() string {
-	return Value{Kind: s.Kind, I: s.I, F: s.F, B: s.B}.String()
+	return s.Value().String()
 }
+
+// Value returns the scalar as a Value.
+func (s Scalar) Value() Value { return Value{Kind: s.Kind, I: s.I, F: s.F, B: s.B, C: s.C} }
 
 // scalarOf converts a scalar Value.
 func scalarOf(v Value) (Scalar, bool) {
 	if !v.IsScalar() {
 		return Scalar{}, false
 	}
-	return Scalar{Kind: v.Kind, I: v.I, F: v.F, B: v.B}, true
+	return Scalar{Kind: v.Kind, I: v.I, F: v.F, B: v.B, C: v.C}, true
 }

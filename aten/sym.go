@@ -115,7 +115,7 @@ func init() {
 		}
 		return IntValue(abs64(s.Int()))
 	})
-	scalar1("_operator.pos", func(s Scalar) Value { return Value{Kind: s.Kind, I: s.I, F: s.F, B: s.B} })
+	scalar1("_operator.pos", func(s Scalar) Value { return s.Value() })
 	for name, pickMax := range map[string]bool{"torch.sym_max": true, "torch.sym_min": false} {
 		pickMax := pickMax
 		Register(Entry{Name: name, Schema: "_sym::f(Scalar a, Scalar b) -> Scalar", Kind: Lowered,
@@ -124,7 +124,7 @@ func init() {
 				if (y.Float() > x.Float()) == pickMax && y.Float() != x.Float() {
 					x = y
 				}
-				return []Value{{Kind: x.Kind, I: x.I, F: x.F, B: x.B}}, nil
+				return []Value{x.Value()}, nil
 			}})
 	}
 	Register(Entry{Name: "_operator.not_", Schema: "_operator::not_(Scalar a) -> Scalar", Kind: Lowered,

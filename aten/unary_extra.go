@@ -28,7 +28,6 @@ func init() {
 	alias("aten::special_logit.default", "aten::logit.default")
 	alias("aten::special_sinc.default", "aten::sinc.default")
 	alias("aten::true_divide.Tensor", "aten::div.Tensor")
-	alias("aten::conj_physical.default", "aten::positive.default")
 	decomp("aten::max.other", func(c *LowerCtx, a *Args) ([]Value, error) {
 		return c.Call("aten::maximum.default", []Value{a.Value("self"), a.Value("other")}, nil)
 	})
@@ -69,9 +68,16 @@ func init() {
 		k := k
 		unaryMath("aten::"+name+".default", func(c *LowerCtx, x *stablehlo.Value) *stablehlo.Value { return scale(c, x, k) })
 	}
-	unaryMath("aten::angle.default", func(c *LowerCtx, x *stablehlo.Value) *stablehlo.Value {
-		r := c.Select(c.Compare("LT", x, c.Like(x, 0)), c.Like(x, math.Pi), c.Like(x, 0))
-		return c.Select(c.IsNaN(x), x, r)
+	lower("aten::angle.default", func(c *LowerCtx, a *Args) ([]Value, error) {
+		x := a.Tensor("self")
+		if c.DType(x).IsComplex() {
+			return one(c.Binary("atan2", c.Unary("imag", x), c.Unary("real", x))), nil
+		}
+		return one(pointwise(c, true, func(c *LowerCtx, xs []*stablehlo.Value) *stablehlo.Value {
+			x := xs[0]
+			r := c.Select(c.Compare("LT", x, c.Like(x, 0)), c.Like(x, math.Pi), c.Like(x, 0))
+			return c.Select(c.IsNaN(x), x, r)
+		}, TensorOperand(x))), nil
 	})
 	lower("aten::isreal.default", func(c *LowerCtx, a *Args) ([]Value, error) {
 		return one(c.Splat(dtype.Bool, c.Shape(a.Tensor("self")), 1)), nil

@@ -142,6 +142,8 @@ func (r *run) arg(a fx.Arg, host bool) (aten.Value, error) {
 			return aten.FloatValue(s.Const), nil
 		}
 		return r.named(s.Name)
+	case fx.ArgComplex:
+		return aten.ComplexValue(a.Complex), nil
 	case fx.ArgScalarType:
 		return aten.DTypeValue(a.DType), nil
 	case fx.ArgMemoryFormat:

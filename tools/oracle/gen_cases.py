@@ -200,6 +200,13 @@ case("xlog1py", lambda x, y: torch.special.xlog1py(x, y), t([0.0, 2.0, 1.0]), t(
 case("float_power", lambda x, y: (torch.float_power(x, y), torch.float_power(x, 2)), t([2, 3], dtype=torch.int32), t([0.5, -1.0]))
 case("ldexp", lambda x, y: torch.ldexp(x, y), t([1.0, 0.75]), t([3, -2]))
 case("max_other", lambda x, y: (torch.max(x, y), torch.min(x, y)), edge, edge.flip(0))
+# Complex tensors and Python complex scalars.
+ca = torch.randn(2, 3, dtype=torch.complex64)
+case("complex_arith", lambda x, y: (x * y + x / y, (x * 2.5 + 1j).abs(), x.sum(1), x.prod()), ca, torch.randn(3, dtype=torch.complex64))
+case("complex_math", lambda x: (x.exp(), x.sqrt(), x.log(), torch.sigmoid(x), x.sgn(), x ** 2), ca)
+case("complex_parts", lambda x: (x.real, x.imag, x.conj() * 1, torch.view_as_real(x), torch.angle(x)), ca)
+case("complex_make", lambda r, i: (torch.complex(r, i), torch.polar(r.abs(), i), torch.view_as_complex(torch.stack([r, i], -1))), torch.randn(4), torch.randn(4))
+case("complex_mixed", lambda x, y: (x + y, x == x, torch.where(x.real > 0, x, 0)), ca, torch.randn(3))
 
 
 class Counter(torch.nn.Module):
