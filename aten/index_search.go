@@ -39,7 +39,7 @@ func countBelow(c *LowerCtx, seq, vals *stablehlo.Value, right bool, out dtype.D
 		full = append(append([]int64(nil), vs...), ss[0])
 		sd = []int64{int64(len(vs))}
 		vd = seqI64(len(vs))
-	case len(ss) == len(vs) && sameShape(ss[:len(ss)-1], vs[:len(vs)-1]):
+	case len(ss) > 1 && len(ss) == len(vs) && sameShape(ss[:len(ss)-1], vs[:len(vs)-1]):
 		r := len(vs)
 		full = append(append([]int64(nil), vs...), ss[r-1])
 		sd = append(seqI64(r-1), int64(r))
@@ -84,7 +84,13 @@ func lowerSearchsorted(c *LowerCtx, a *Args) ([]Value, error) {
 	if a.Err() != nil {
 		return nil, a.Err()
 	}
+	if c.Rank(seq) == 0 {
+		return nil, c.Errorf("torch.searchsorted(): boundaries tensor should have positive dimension, but got 0 dimension")
+	}
 	if sorter != nil {
+		if !sameShape(c.Shape(sorter), c.Shape(seq)) {
+			return nil, c.Errorf("torch.searchsorted(): boundary and sorter must have the same size, but got %v and %v", c.Shape(seq), c.Shape(sorter))
+		}
 		ss := c.Shape(seq)
 		w, err := wrapIndex(c, sorter, ss[len(ss)-1])
 		if err != nil {
