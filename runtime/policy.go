@@ -49,6 +49,7 @@ type rtState struct {
 	diskC   *cache.Disk
 	diskErr error
 	dyn     dynState
+	async   asyncState
 }
 
 // statesMu guards the lazy creation of Program.rt.
