@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/torchtpu/torchtpu/dtype"
 )
 
 // Schema is a parsed function schema, e.g.
@@ -298,7 +300,6 @@ var namedDefaults = map[string]Value{
 	"Mean":              IntValue(1), // at::Reduction::Mean
 	"Sum":               IntValue(2),
 	"contiguous_format": StrValue("contiguous_format"),
-	"long":              StrValue("long"),
 }
 
 // parseDefault converts a default's text into a Value of the parameter type.
@@ -337,6 +338,9 @@ func parseDefault(t Type, s string) (Value, error) {
 }
 
 func parseScalarDefault(base, s string) (Value, error) {
+	if base == "ScalarType" {
+		return scalarTypeDefault(s)
+	}
 	if v, ok := namedDefaults[s]; ok {
 		return v, nil
 	}
@@ -359,4 +363,26 @@ func parseScalarDefault(base, s string) (Value, error) {
 		return IntValue(i), nil
 	}
 	return StrValue(s), nil
+}
+
+// c10ScalarTypes maps c10::ScalarType codes (as PyTorch prints defaults in
+// schemas, "dtype=4") to dtypes.
+var c10ScalarTypes = map[int64]dtype.DType{
+	0: dtype.U8, 1: dtype.I8, 2: dtype.I16, 3: dtype.I32, 4: dtype.I64, 5: dtype.F16, 6: dtype.F32,
+	7: dtype.F64, 9: dtype.C64, 10: dtype.C128, 11: dtype.Bool, 15: dtype.BF16,
+}
+
+// scalarTypeDefault reads a ScalarType default: a c10 code or a name.
+func scalarTypeDefault(s string) (Value, error) {
+	if i, err := strconv.ParseInt(s, 10, 64); err == nil {
+		if d, ok := c10ScalarTypes[i]; ok {
+			return DTypeValue(d), nil
+		}
+		return Value{}, fmt.Errorf("unknown ScalarType code %d", i)
+	}
+	d, err := dtype.ParseTorch(s)
+	if err != nil {
+		return Value{}, err
+	}
+	return DTypeValue(d), nil
 }
