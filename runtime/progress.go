@@ -8,8 +8,9 @@ import (
 	"time"
 )
 
-// progressDelay is how long a compile runs before a progress line shows.
-const progressDelay = time.Second
+// progressDelay is how long a compile runs before a progress line shows
+// (a variable for tests).
+var progressDelay = time.Second
 
 // progress shows "compiling segment 2 (12 s)" on Options.Progress while a
 // compile runs longer than progressDelay, and erases it when done. It
