@@ -153,3 +153,20 @@ func TestNoF64KeepsFloat32(t *testing.T) {
 		}
 	}
 }
+
+// resize_ reshapes, truncates or pads self to the requested size.
+func TestResizeShapes(t *testing.T) {
+	for _, size := range [][]int64{{3, 2}, {4}, {2, 5}} {
+		b := &stablehlo.Block{}
+		x := &stablehlo.Value{Type: stablehlo.Tensor(dtype.F32, 2, 3)}
+		b.Args = append(b.Args, x)
+		c := NewLowerCtx(b)
+		out, err := c.Call("aten::resize_.default", []Value{TensorValue(x), IntsValue(size)}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := c.Shape(out[0].T); !sameShape(got, size) {
+			t.Errorf("resize_ to %v gave %v", size, got)
+		}
+	}
+}
