@@ -184,8 +184,8 @@ func (e *Entry) Call(ctx *LowerCtx, args *Args) ([]Value, error) {
 	if cerr := ctx.errSince(mark); cerr != nil {
 		return nil, cerr
 	}
-	if len(out) != len(e.schema.Returns) {
-		return nil, fmt.Errorf("%s: lowering returned %d values, schema has %d returns", e.Name, len(out), len(e.schema.Returns))
+	if len(out) != e.schema.NumResults() {
+		return nil, fmt.Errorf("%s: lowering returned %d values, schema has %d returns", e.Name, len(out), e.schema.NumResults())
 	}
 	return out, nil
 }

@@ -234,15 +234,16 @@ func (r *run) node(i int, n *fx.Node) error {
 	}
 	// In-place and out= ops: the mutated arguments now hold the results.
 	s := e.ParsedSchema()
-	ri := 0
+	at := s.MutationResults()
+	mi := 0
 	for _, p := range s.Params {
 		if !p.Mutable {
 			continue
 		}
-		if a, ok := n.Input(p.Name); ok && a.Kind == fx.ArgTensor && ri < len(res) {
-			r.env[a.Name] = res[ri]
+		if a, ok := n.Input(p.Name); ok && a.Kind == fx.ArgTensor && at[mi] < len(res) {
+			r.env[a.Name] = res[at[mi]]
 		}
-		ri++
+		mi++
 	}
 	return nil
 }
