@@ -86,11 +86,13 @@ func moduleText(m *stablehlo.Module) (string, error) {
 // compileCached returns an executable for m on b through the caches,
 // recording what happened in st. label names the segment in messages.
 func compileCached(ctx context.Context, st *rtState, b backend.Backend, m *stablehlo.Module, label string) (backend.Executable, string, error) {
+	start := time.Now()
 	text, err := moduleText(m)
 	if err != nil {
 		return nil, "", err
 	}
 	key := cache.Key(text, b.Name(), b.Version(), nil)
+	st.trace.span("cache key "+label, "compile", start, time.Since(start), map[string]any{"key": short(key), "text_bytes": len(text)})
 	if st.opts.NoCache {
 		exe, err := st.compile(ctx, b, m, label, key)
 		return exe, key, err
