@@ -94,6 +94,7 @@ func compileCached(ctx context.Context, st *rtState, b backend.Backend, m *stabl
 	key := cache.Key(text, b.Name(), b.Version(), nil)
 	st.trace.span("cache key "+label, "compile", start, time.Since(start), map[string]any{"key": short(key), "text_bytes": len(text)})
 	if st.opts.NoCache {
+		st.metrics.miss()
 		exe, err := st.compile(ctx, b, m, label, key)
 		return exe, key, err
 	}
