@@ -1,13 +1,14 @@
 // Package gemm multiplies float32 matrices with a packed, cache-blocked,
 // register-blocked algorithm (the BLIS loop structure, with our row-major C):
 //
-//	for each block of A rows (up to mcMax) and k block (kcMax deep):
-//	    pack the A block into micro-panels of mr rows      (shared, L3)
-//	    for each chunk of C columns (a work item):
-//	        pack the B chunk into micro-panels of nr columns (per thread, L2)
-//	        for each A micro-panel (L1):
-//	            for each B micro-panel (streamed from L2):
-//	                micro-kernel: C[mr×nr] (+)= Apanel·Bpanel
+//	for each block of A rows (all of k, up to packAElems floats):
+//	    pack the A block into micro-panels of mr rows, per k block (shared, L3)
+//	    for each chunk of C columns (a work item; its C tile stays in cache):
+//	        for each k block (kcMax deep):
+//	            pack the B block into micro-panels of nr columns (per thread, L2)
+//	            for each A micro-panel (L1):
+//	                for each B micro-panel (streamed from L2):
+//	                    micro-kernel: C[mr×nr] (+)= Apanel·Bpanel
 //
 // The micro-kernel is AVX-512 (14×32) or AVX2+FMA (6×16) assembly on amd64,
 // chosen at run time, and Go elsewhere. Operands are addressed through row
@@ -27,11 +28,13 @@ import (
 // must stay in L1 while the B micro-panels stream past it.
 var kcMax = 384
 
+// packAElems bounds the floats of A packed at once (rows × all of k).
+var packAElems = 4 << 20
+
 const (
-	mcMax    = 4096 // rows of A packed at once
-	chunkMax = 256  // columns of C per work item (the B chunk stays in L2)
-	sharedN  = 512  // up to this many columns, B is packed once and shared
-	rowItem  = 4    // A micro-panels per work item when B is shared
+	chunkMax = 256 // columns of C per work item (its B block stays in L2)
+	sharedN  = 512 // up to this many columns, B is packed once and shared
+	rowItem  = 4   // A micro-panels per work item when B is shared
 	maxTile  = 14 * 32
 	// work below this many multiply-adds per extra thread stays on one
 	minWorkPerThread = 1 << 21
@@ -66,8 +69,6 @@ func Sgemm(m, n, k int, a, b Matrix, c []float32, ldc int, accumulate bool, thre
 	sgemm(active, m, n, k, a, b, c, ldc, accumulate, threads)
 }
 
-type step struct{ ic, mb, pc, kb int }
-
 func sgemm(ks *kernelSet, m, n, k int, a, b Matrix, c []float32, ldc int, accumulate bool, threads int) {
 	if m <= 0 || n <= 0 {
 		return
@@ -81,33 +82,25 @@ func sgemm(ks *kernelSet, m, n, k int, a, b Matrix, c []float32, ldc int, accumu
 	}
 	threads = int(min(int64(threads), max(1, int64(m)*int64(n)*int64(k)/minWorkPerThread)))
 	mr, nr := ks.mr, ks.nr
-	kcb := kcMax
-	if k < kcb*5/4 { // one block rather than a thin tail
-		kcb = k
-	}
-	mchunk := min(roundUp(m, mr), mcMax/mr*mr)
-	var steps []step
-	for ic := 0; ic < m; ic += mchunk {
-		for pc := 0; pc < k; pc += kcb {
-			steps = append(steps, step{ic, min(mchunk, m-ic), pc, min(kcb, k-pc)})
-		}
-	}
+	nk := (k + kcMax - 1) / kcMax
+	kcb := min(k, roundUp((k+nk-1)/nk, 8)) // k blocks of even depth
+	rowsA := max(mr, min(roundUp(m, mr), packAElems/k/mr*mr))
 	shared := n <= sharedN
 	chunkW := chunkMax
-	if shared {
-		chunkW = roundUp(n, nr)
-	} else if (n+chunkW-1)/chunkW < 2*threads { // enough items to balance
+	if !shared && (n+chunkW-1)/chunkW < 2*threads { // enough items to balance
 		chunkW = max(nr, roundUp((n+2*threads-1)/(2*threads), nr))
 	}
-	d := &driver{ks: ks, m: m, n: n, a: a, b: b, c: c, ldc: ldc, acc: accumulate,
-		steps: steps, chunkW: chunkW, shared: shared, threads: threads}
-	d.ap[0] = getBuf(mchunk * kcb)
-	d.ap[1] = getBuf(mchunk * kcb)
-	if shared {
-		d.bp[0] = getBuf(kcb * chunkW)
-		d.bp[1] = getBuf(kcb * chunkW)
+	blocks := (m + rowsA - 1) / rowsA
+	d := &driver{ks: ks, m: m, n: n, k: k, a: a, b: b, c: c, ldc: ldc, acc: accumulate,
+		kcb: kcb, rowsA: rowsA, chunkW: chunkW, shared: shared, threads: threads}
+	d.ap[0] = getBuf(rowsA * k)
+	if blocks > 1 {
+		d.ap[1] = getBuf(rowsA * k)
 	}
-	d.items = make([]atomic.Int64, 2*len(steps))
+	if shared {
+		d.bp = getBuf(k * roundUp(n, nr))
+	}
+	d.items = make([]atomic.Int64, 2*blocks)
 	d.bar.n = threads
 	if threads == 1 {
 		d.work()
@@ -121,78 +114,92 @@ func sgemm(ks *kernelSet, m, n, k int, a, b Matrix, c []float32, ldc int, accumu
 		wg.Wait()
 	}
 	putBuf(d.ap[0])
-	putBuf(d.ap[1])
+	if blocks > 1 {
+		putBuf(d.ap[1])
+	}
 	if shared {
-		putBuf(d.bp[0])
-		putBuf(d.bp[1])
+		putBuf(d.bp)
 	}
 }
 
 // driver is one Sgemm call shared by its worker goroutines.
 type driver struct {
 	ks              *kernelSet
-	m, n, ldc       int
+	m, n, k, ldc    int
 	a, b            Matrix
 	c               []float32
 	acc, shared     bool
-	steps           []step
+	kcb, rowsA      int // k block depth; rows of an A block
 	chunkW, threads int
-	ap              [2]*buf // packed A blocks, double-buffered by step
-	bp              [2]*buf // the packed B blocks when shared, likewise
+	ap              [2]*buf // packed A blocks (all of k), double-buffered
+	bp              *buf    // all of B packed, when shared
 	items           []atomic.Int64
 	bar             barrier
 }
 
-// work runs on every worker: for each step, help pack, wait, then take
-// work items until none is left. Packing step s+1 into the other A (and shared B) buffer
-// happens only after the barrier of step s, when every worker has finished
-// packing s, hence computing s-1, so one barrier per step suffices.
+// work runs on every worker. For each block of A rows, the workers pack it
+// (every k block; with a narrow B, all of B too, once), meet at a barrier,
+// then take work items until none is left: a chunk of C columns (packing
+// its B block per k block) or, with the shared B, a band of C rows. An
+// item runs all k blocks in turn, so its C tile stays in cache. Packing A
+// block i+1 into the other buffer starts only after the barrier of block
+// i, when every worker has finished packing i, hence computing i-1: one
+// barrier per A block suffices.
 func (d *driver) work() {
 	mr, nr := d.ks.mr, d.ks.nr
 	var bp *buf
 	if !d.shared {
-		bp = getBuf(min(d.steps[0].kb, kcMax) * d.chunkW)
+		bp = getBuf(d.kcb * d.chunkW)
 		defer putBuf(bp)
 	}
 	var tile [maxTile]float32
-	for si, s := range d.steps {
-		ap := d.ap[si&1].s
-		var sbp []float32
-		if d.shared {
-			sbp = d.bp[si&1].s
+	nkb := (d.k + d.kcb - 1) / d.kcb
+	bpanels := (d.n + nr - 1) / nr
+	for bi := 0; bi*d.rowsA < d.m; bi++ {
+		ic := bi * d.rowsA
+		mb := min(d.rowsA, d.m-ic)
+		ap := d.ap[bi&1].s
+		panels := (mb + mr - 1) / mr
+		unitsA := nkb * panels
+		units := unitsA
+		if d.shared && bi == 0 {
+			units += nkb * bpanels
 		}
-		panels := (s.mb + mr - 1) / mr
-		bpanels := 0
-		if d.shared {
-			bpanels = (d.n + nr - 1) / nr
-		}
-		for { // pack A panels (and B panels when shared), 4 per grab
-			p0 := int(d.items[2*si].Add(4)) - 4
-			if p0 >= panels+bpanels {
+		for { // pack, 4 units per grab
+			u0 := int(d.items[2*bi].Add(4)) - 4
+			if u0 >= units {
 				break
 			}
-			for p := p0; p < min(p0+4, panels+bpanels); p++ {
-				if p < panels {
-					packAPanel(d.ks, ap[p*mr*s.kb:(p+1)*mr*s.kb], d.a, s.ic+p*mr, s.pc, min(mr, s.mb-p*mr), s.kb)
-				} else {
-					j := (p - panels) * nr
-					packBBlock(nr, sbp[j*s.kb:], d.b, s.pc, j, s.kb, min(nr, d.n-j))
+			for u := u0; u < min(u0+4, units); u++ {
+				if u < unitsA {
+					pc, p := u/panels*d.kcb, u%panels
+					kb := min(d.kcb, d.k-pc)
+					off := pc*panels*mr + p*mr*kb
+					packAPanel(d.ks, ap[off:off+mr*kb], d.a, ic+p*mr, pc, min(mr, mb-p*mr), kb)
+					continue
 				}
+				v := u - unitsA
+				pc, j := v/bpanels*d.kcb, v%bpanels*nr
+				kb := min(d.kcb, d.k-pc)
+				packBBlock(nr, d.bp.s[pc*bpanels*nr+j*kb:], d.b, pc, j, kb, min(nr, d.n-j))
 			}
 		}
 		if d.threads > 1 {
 			d.bar.wait()
 		}
-		first := s.pc == 0 && !d.acc
 		for {
-			it := int(d.items[2*si+1].Add(1)) - 1
+			it := int(d.items[2*bi+1].Add(1)) - 1
 			if d.shared {
 				r0 := it * rowItem * mr
-				if r0 >= s.mb {
+				if r0 >= mb {
 					break
 				}
-				rows := min(rowItem*mr, s.mb-r0)
-				macro(d.ks, ap[r0*s.kb:], sbp, rows, d.n, s.kb, d.c[(s.ic+r0)*d.ldc:], d.ldc, first, &tile)
+				rows := min(rowItem*mr, mb-r0)
+				for pc := 0; pc < d.k; pc += d.kcb {
+					kb := min(d.kcb, d.k-pc)
+					first := pc == 0 && !d.acc
+					macro(d.ks, ap[pc*panels*mr+r0*kb:], d.bp.s[pc*bpanels*nr:], rows, d.n, kb, d.c[(ic+r0)*d.ldc:], d.ldc, first, &tile)
+				}
 				continue
 			}
 			jc := it * d.chunkW
@@ -200,8 +207,12 @@ func (d *driver) work() {
 				break
 			}
 			nb := min(d.chunkW, d.n-jc)
-			packBBlock(nr, bp.s, d.b, s.pc, jc, s.kb, nb)
-			macro(d.ks, ap, bp.s, s.mb, nb, s.kb, d.c[s.ic*d.ldc+jc:], d.ldc, first, &tile)
+			for pc := 0; pc < d.k; pc += d.kcb {
+				kb := min(d.kcb, d.k-pc)
+				first := pc == 0 && !d.acc
+				packBBlock(nr, bp.s, d.b, pc, jc, kb, nb)
+				macro(d.ks, ap[pc*panels*mr:], bp.s, mb, nb, kb, d.c[ic*d.ldc+jc:], d.ldc, first, &tile)
+			}
 		}
 	}
 }

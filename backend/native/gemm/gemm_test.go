@@ -113,6 +113,20 @@ func TestKernelSetsAgree(t *testing.T) {
 	}
 }
 
+func TestSeveralABlocks(t *testing.T) {
+	// small A blocks: several blocks, double-buffered, with every layout
+	defer func(old int) { packAElems = old }(packAElems)
+	packAElems = 40 * 300
+	r := rand.New(rand.NewPCG(7, 8))
+	for _, ks := range kernelSets() {
+		for _, s := range [][3]int{{200, 700, 300}, {150, 100, 290}} {
+			for _, layout := range []string{"NN", "TT"} {
+				checkSgemm(t, ks, s[0], s[1], s[2], layout, s[0] == 150, 3, r)
+			}
+		}
+	}
+}
+
 func TestDegenerate(t *testing.T) {
 	c := []float32{7, 7}
 	Sgemm(1, 2, 0, RowMajor(nil, 0), RowMajor(nil, 2), c, 2, false, 0)
