@@ -60,7 +60,8 @@ type Recompile struct {
 }
 
 func newMetrics() *Metrics {
-	return &Metrics{HitsBy: map[string]int{}, Fallbacks: map[string]int{}, FallbackBytes: map[string]int64{}}
+	return &Metrics{HitsBy: map[string]int{}, Fallbacks: map[string]int{}, FallbackBytes: map[string]int64{},
+		Recompiles: []Recompile{}, Segments: []*SegmentMetrics{}}
 }
 
 func (m *Metrics) hit(where string) {

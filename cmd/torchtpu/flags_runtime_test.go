@@ -78,6 +78,11 @@ func TestDiskCacheAcrossProcesses(t *testing.T) {
 		return readMetrics(t, metrics), errs
 	}
 	m1, _ := verify("first")
+	for _, k := range []string{"compiles", "compile_ms", "cache_hits", "cache_misses", "fallbacks", "recompiles", "segments", "runs"} {
+		if _, ok := m1[k]; !ok {
+			t.Errorf("metrics lack %q: %v", k, m1)
+		}
+	}
 	if m1["compiles"].(float64) < 1 {
 		t.Fatalf("first process: compiles %v, want at least 1", m1["compiles"])
 	}
