@@ -35,6 +35,7 @@ func (*Backend) Compile(ctx context.Context, m *stablehlo.Module, opts backend.O
 	if err := stablehlo.Verify(m); err != nil {
 		return nil, fmt.Errorf("native: compile: %w", err)
 	}
+	dumpModule(m)
 	p, err := newProgram(m)
 	if err != nil {
 		return nil, err
@@ -175,8 +176,14 @@ func (e *Executable) Run(ctx context.Context, args []*literal.Literal) ([]*liter
 func (p *program) runEntry(ctx context.Context, name string, args []Value, replicas, partitions int) ([]Value, error) {
 	g := newGrid(ctx, replicas, partitions)
 	defer g.cancel(nil)
+	var ar *arena
+	if p.recycle && replicas*partitions == 1 {
+		ar = p.arenas.get()
+		defer p.arenas.put(ar)
+	}
 	var res []Value
 	err := p.runGrid(g, func(pr *process) error {
+		pr.arena = ar
 		r, err := pr.callFunc(name, args)
 		if pr.replica == 0 && pr.partition == 0 {
 			res = r

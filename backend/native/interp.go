@@ -30,13 +30,18 @@ type program struct {
 	// probes records interpreter.probe values by probe id, in order.
 	probeMu sync.Mutex
 	probes  map[string][]Value
+
+	// recycle is set when runs may recycle buffers (see recyclable);
+	// arenas keeps the buffers between runs.
+	recycle bool
+	arenas  arenaPool
 }
 
 func newProgram(m *stablehlo.Module) (*program, error) {
 	if m == nil {
 		return nil, fmt.Errorf("native: nil module")
 	}
-	p := &program{mod: m, funcs: map[string]*stablehlo.Func{}, plans: map[*stablehlo.Func]*funcPlan{}, probes: map[string][]Value{}}
+	p := &program{mod: m, funcs: map[string]*stablehlo.Func{}, plans: map[*stablehlo.Func]*funcPlan{}, probes: map[string][]Value{}, recycle: recyclable(m)}
 	for _, f := range m.Funcs {
 		if _, dup := p.funcs[f.Name]; dup {
 			return nil, fmt.Errorf("native: function @%s defined twice (%s)", f.Name, f.Loc)
@@ -52,6 +57,8 @@ type funcPlan struct {
 	nslots  int
 	body    *blockPlan
 	regions map[*stablehlo.Region]*blockPlan
+	// exec is the execution plan of the body (nil: op by op).
+	exec *execPlan
 }
 
 // blockPlan is a planned single block.
@@ -101,6 +108,9 @@ func (p *program) plan(f *stablehlo.Func) (*funcPlan, error) {
 	}
 	fp.body = body
 	fp.nslots = len(slots)
+	if !noFusion {
+		fp.exec = buildExec(body, slots)
+	}
 	p.plans[f] = fp
 	return fp, nil
 }

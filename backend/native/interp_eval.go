@@ -21,6 +21,7 @@ type process struct {
 	partition int
 	seq       map[string]int // collective call counts, by rendezvous key
 	depth     int            // nesting of function calls
+	arena     *arena         // buffers to recycle (nil: none)
 }
 
 // frame is the activation of one function: its slots. It implements Env
@@ -78,7 +79,12 @@ func (pr *process) callFunc(name string, args []Value) ([]Value, error) {
 	pr.depth++
 	defer func() { pr.depth-- }()
 	fr := &frame{proc: pr, fn: fp, slots: make([]Value, fp.nslots)}
-	res, err := fr.evalBlock(fp.body, args)
+	var res []Value
+	if fp.exec != nil {
+		res, err = fr.runPlan(fp.exec, args)
+	} else {
+		res, err = fr.evalBlock(fp.body, args)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("in @%s: %w", name, err)
 	}

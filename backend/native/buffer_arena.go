@@ -1,0 +1,118 @@
+package native
+
+import (
+	"sync"
+	"unsafe"
+
+	"github.com/torchtpu/torchtpu/literal"
+)
+
+// arena recycles the byte buffers of dead values within a run and across
+// runs of one program: a buffer released after its value's last use is
+// handed to a later op asking for the same size. One run owns an arena at
+// a time; the program keeps them between runs.
+type arena struct {
+	free  map[int][][]byte
+	taken map[int]int // requests per size in the current run
+	stats arenaStats
+}
+
+type arenaStats struct{ hits, misses, inplace, released int }
+
+func newArena() *arena {
+	return &arena{free: map[int][][]byte{}, taken: map[int]int{}}
+}
+
+// take returns a buffer of n bytes with arbitrary contents.
+func (a *arena) take(n int) []byte {
+	a.taken[n]++
+	if l := a.free[n]; len(l) > 0 {
+		b := l[len(l)-1]
+		l[len(l)-1] = nil
+		a.free[n] = l[:len(l)-1]
+		a.stats.hits++
+		return b
+	}
+	a.stats.misses++
+	return make([]byte, n)
+}
+
+func (a *arena) put(b []byte) {
+	if len(b) == 0 {
+		return
+	}
+	a.stats.released++
+	a.free[len(b)] = append(a.free[len(b)], b)
+}
+
+// endRun keeps, per size, at most as many buffers as the run asked for,
+// so buffers that kernels allocated and the plan released do not pile up.
+func (a *arena) endRun() {
+	for n, l := range a.free {
+		keep := a.taken[n]
+		if len(l) > keep {
+			clear(l[keep:])
+			l = l[:keep]
+		}
+		if len(l) == 0 {
+			delete(a.free, n)
+		} else {
+			a.free[n] = l
+		}
+	}
+	clear(a.taken)
+}
+
+// arenaPool hands arenas to runs.
+type arenaPool struct {
+	mu   sync.Mutex
+	idle []*arena
+}
+
+func (p *arenaPool) get() *arena {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if n := len(p.idle); n > 0 {
+		a := p.idle[n-1]
+		p.idle = p.idle[:n-1]
+		return a
+	}
+	return newArena()
+}
+
+func (p *arenaPool) put(a *arena) {
+	a.endRun()
+	p.mu.Lock()
+	p.idle = append(p.idle, a)
+	p.mu.Unlock()
+}
+
+// span is the byte range of a buffer, for alias checks.
+type span struct{ lo, hi uintptr }
+
+func spanOf(b []byte) span {
+	if len(b) == 0 {
+		return span{}
+	}
+	p := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	return span{p, p + uintptr(len(b))}
+}
+
+func (s span) overlaps(t span) bool {
+	return s.lo < t.hi && t.lo < s.hi && s.lo != s.hi && t.lo != t.hi
+}
+
+// valueSpans appends the byte ranges of the tensors in v.
+func valueSpans(dst []span, v Value) []span {
+	switch v := v.(type) {
+	case *literal.Literal:
+		if v != nil && len(v.Data) > 0 {
+			dst = append(dst, spanOf(v.Data))
+		}
+	case Tuple:
+		for _, e := range v {
+			dst = valueSpans(dst, e)
+		}
+	}
+	return dst
+}

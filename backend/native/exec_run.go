@@ -1,0 +1,219 @@
+package native
+
+import (
+	"fmt"
+
+	"github.com/torchtpu/torchtpu/literal"
+)
+
+// runPlan evaluates a function body through its execution plan. Buffers
+// of values past their last use go back to the process's arena (when it
+// has one) unless another live value, an argument or a constant shares
+// their bytes.
+func (fr *frame) runPlan(ep *execPlan, args []Value) ([]Value, error) {
+	if len(args) != len(ep.args) {
+		return nil, fmt.Errorf("block called with %d arguments, want %d", len(args), len(ep.args))
+	}
+	for i, s := range ep.args {
+		fr.slots[s] = args[i]
+	}
+	ar := fr.proc.arena
+	var persist []span
+	if ar != nil {
+		for _, a := range args {
+			persist = valueSpans(persist, a)
+		}
+	}
+	ctx := fr.proc.ctx
+	var in []Value
+	for i := range ep.steps {
+		st := &ep.steps[i]
+		fr.steps++
+		if fr.steps&63 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, fmt.Errorf("%s: %w", st.name(), err)
+			}
+		}
+		switch st.kind {
+		case stepConst:
+			k := st.konst
+			k.once.Do(func() {
+				k.v, k.err = st.op.kernel(fr, st.op.op, nil)
+				if k.err == nil {
+					k.err = checkResults(st.op.op, k.v)
+				}
+			})
+			if k.err != nil {
+				return nil, fmt.Errorf("%s (%s): %w", st.op.op.Name, st.op.op.Loc, k.err)
+			}
+			for j, s := range st.op.out {
+				fr.slots[s] = k.v[j]
+				if ar != nil {
+					persist = valueSpans(persist, k.v[j])
+				}
+			}
+		case stepOp:
+			pl := st.op
+			in = in[:0]
+			for _, s := range pl.in {
+				in = append(in, fr.slots[s])
+			}
+			var out []Value
+			var err error
+			if pl.quant {
+				out, err = evalQuantized(fr, pl.op, in, pl.kernel)
+			} else {
+				out, err = pl.kernel(fr, pl.op, in)
+			}
+			if err != nil {
+				return nil, fmt.Errorf("%s (%s): %w", pl.op.Name, pl.op.Loc, err)
+			}
+			if err := checkResults(pl.op, out); err != nil {
+				return nil, err
+			}
+			for j, s := range pl.out {
+				fr.slots[s] = out[j]
+			}
+		case stepGroup:
+			if err := fr.runGroup(ep, st.group, persist); err != nil {
+				return nil, fmt.Errorf("%s (%s): %w", st.group.root.Name, st.group.root.Loc, err)
+			}
+		}
+		for _, s := range st.frees {
+			fr.release(ep, s, persist)
+		}
+	}
+	res := make([]Value, len(ep.ret))
+	for i, s := range ep.ret {
+		res[i] = fr.slots[s]
+		// A cached constant is shared by every run: the caller gets a copy.
+		if l, ok := res[i].(*literal.Literal); ok && ar != nil && overlapsAny(spanOf(l.Data), persist) && !isArgValue(args, l) {
+			res[i] = l.Clone()
+		}
+	}
+	return res, nil
+}
+
+func (st *execStep) name() string {
+	if st.group != nil {
+		return st.group.root.Name
+	}
+	return st.op.op.Name
+}
+
+func isArgValue(args []Value, l *literal.Literal) bool {
+	for _, a := range args {
+		if a == Value(l) {
+			return true
+		}
+	}
+	return false
+}
+
+func overlapsAny(s span, list []span) bool {
+	for _, t := range list {
+		if s.overlaps(t) {
+			return true
+		}
+	}
+	return false
+}
+
+// sharedElsewhere reports whether a live slot of the block other than
+// skip holds bytes overlapping s.
+func (fr *frame) sharedElsewhere(ep *execPlan, skip int, s span) bool {
+	var buf [4]span
+	for _, t := range ep.top {
+		if t == skip || fr.slots[t] == nil {
+			continue
+		}
+		if overlapsAny(s, valueSpans(buf[:0], fr.slots[t])) {
+			return true
+		}
+	}
+	return false
+}
+
+// release ends the life of slot s, recycling its buffers when nothing
+// else holds them.
+func (fr *frame) release(ep *execPlan, s int, persist []span) {
+	v := fr.slots[s]
+	ar := fr.proc.arena
+	if ar == nil || v == nil {
+		fr.slots[s] = nil
+		return
+	}
+	var lits []*literal.Literal
+	switch v := v.(type) {
+	case *literal.Literal:
+		lits = append(lits, v)
+	case Tuple:
+		lits = tupleLiterals(lits, v)
+	}
+	for _, l := range lits {
+		sp := spanOf(l.Data)
+		if len(l.Data) == 0 || overlapsAny(sp, persist) || fr.sharedElsewhere(ep, s, sp) {
+			continue
+		}
+		ar.put(l.Data)
+	}
+	fr.slots[s] = nil
+}
+
+func tupleLiterals(dst []*literal.Literal, t Tuple) []*literal.Literal {
+	for _, e := range t {
+		switch e := e.(type) {
+		case *literal.Literal:
+			dst = append(dst, e)
+		case Tuple:
+			dst = tupleLiterals(dst, e)
+		}
+	}
+	return dst
+}
+
+// runGroup computes a fusion group into, by preference, the buffer of an
+// operand that dies here, a recycled buffer or a new one.
+func (fr *frame) runGroup(ep *execPlan, g *fusedGroup, persist []span) error {
+	leaves := make([]*literal.Literal, len(g.nodes))
+	for i := range g.nodes {
+		nd := &g.nodes[i]
+		if nd.kind != fkLeaf || g.n == 0 {
+			continue
+		}
+		l, err := checkLeaf(g, nd, fr.slots[nd.slot])
+		if err != nil {
+			return err
+		}
+		leaves[i] = l
+	}
+	nbytes := g.n * g.dt.Size()
+	ar := fr.proc.arena
+	var data []byte
+	if ar != nil && g.n > 0 {
+		for _, s := range g.inplace {
+			l, ok := fr.slots[s].(*literal.Literal)
+			if !ok || len(l.Data) != nbytes {
+				continue
+			}
+			sp := spanOf(l.Data)
+			if overlapsAny(sp, persist) || fr.sharedElsewhere(ep, s, sp) {
+				continue
+			}
+			data = l.Data
+			ar.stats.inplace++
+			break
+		}
+		if data == nil {
+			data = ar.take(nbytes)
+		}
+	}
+	if data == nil {
+		data = make([]byte, nbytes)
+	}
+	if g.n > 0 {
+		execFused(g, leaves, data)
+	}
+	fr.slots[g.out] = &literal.Literal{DType: g.dt, Shape: append([]int64(nil), g.shape...), Data: data}
+	return nil
+}

@@ -1,0 +1,265 @@
+package native
+
+import (
+	"fmt"
+
+	"github.com/torchtpu/torchtpu/dtype"
+	"github.com/torchtpu/torchtpu/stablehlo"
+)
+
+// blockUses describes the top-level values of a planned block: which op
+// defines each slot and which ops (by index; len(ops) for the terminator)
+// read it, directly or from a nested region.
+type blockUses struct {
+	def   map[int]int // slot -> defining op index
+	arg   map[int]bool
+	users map[int][]int
+}
+
+func useInfo(bp *blockPlan, slots map[*stablehlo.Value]int) *blockUses {
+	u := &blockUses{def: map[int]int{}, arg: map[int]bool{}, users: map[int][]int{}}
+	for _, s := range bp.args {
+		u.arg[s] = true
+	}
+	for k := range bp.ops {
+		for _, s := range bp.ops[k].out {
+			u.def[s] = k
+		}
+	}
+	top := func(s int) bool { _, d := u.def[s]; return d || u.arg[s] }
+	for k := range bp.ops {
+		pl := &bp.ops[k]
+		for _, s := range pl.in {
+			u.users[s] = append(u.users[s], k)
+		}
+		for _, s := range regionReads(pl.op, slots) {
+			if top(s) {
+				u.users[s] = append(u.users[s], k)
+			}
+		}
+	}
+	for _, s := range bp.ret {
+		u.users[s] = append(u.users[s], len(bp.ops))
+	}
+	return u
+}
+
+// regionReads lists the slots read by ops inside the regions of op.
+func regionReads(op *stablehlo.Op, slots map[*stablehlo.Value]int) []int {
+	var out []int
+	for _, r := range op.Regions {
+		_ = r.Walk(func(o *stablehlo.Op) error {
+			for _, v := range o.Operands {
+				if s, ok := slots[v]; ok {
+					out = append(out, s)
+				}
+			}
+			return nil
+		})
+	}
+	return out
+}
+
+// fusion is the result of grouping a block's ops.
+type fusion struct {
+	grp    []int // op index -> group index, -1 if not fused
+	groups []*fusedGroup
+	skip   []bool // broadcast/constant ops read only inside groups
+}
+
+// planFusion groups the fusible ops of a block. Walking backwards, an op
+// joins the group of its users when they all belong to one group and its
+// result has that group's shape; otherwise it roots a new group.
+func planFusion(bp *blockPlan, u *blockUses, slots map[*stablehlo.Value]int) *fusion {
+	n := len(bp.ops)
+	fu := &fusion{grp: make([]int, n), skip: make([]bool, n)}
+	var roots []int
+	for k := n - 1; k >= 0; k-- {
+		fu.grp[k] = -1
+		op := bp.ops[k].op
+		if bp.ops[k].quant || !fusibleCompute(op) {
+			continue
+		}
+		s := bp.ops[k].out[0]
+		shape := staticType(op.Results[0]).Shape
+		g := -1
+		us := u.users[s]
+		ok := len(us) > 0
+		for _, x := range us {
+			if x >= n || fu.grp[x] < 0 || (g >= 0 && fu.grp[x] != g) {
+				ok = false
+				break
+			}
+			g = fu.grp[x]
+		}
+		if ok && shapeEq(shape, fu.groups[g].shape) {
+			fu.grp[k] = g
+			fu.groups[g].nops++
+			continue
+		}
+		fu.grp[k] = len(fu.groups)
+		fu.groups = append(fu.groups, &fusedGroup{shape: shape, n: elemCount(shape), dt: staticType(op.Results[0]).DType(), out: s, root: op, nops: 1})
+		roots = append(roots, k)
+	}
+	leafRead := map[int]bool{}
+	for g, k := range roots {
+		b := &groupBuilder{fu: fu, g: g, bp: bp, u: u, slots: slots, memo: map[int]int{}, grp: fu.groups[g], leafRead: leafRead}
+		b.value(bp.ops[k].op.Results[0])
+		b.finish()
+	}
+	// Broadcasts and splat constants read only by groups (inlined there)
+	// need not run.
+	for k := range bp.ops {
+		op := bp.ops[k].op
+		if fu.grp[k] >= 0 || len(bp.ops[k].out) != 1 {
+			continue
+		}
+		if _, ok := broadcastStrides(op); !ok {
+			if _, ok := splatValue(op); !ok {
+				continue
+			}
+		}
+		s := bp.ops[k].out[0]
+		us := u.users[s]
+		all := len(us) > 0 && !leafRead[s]
+		for _, x := range us {
+			if x >= n || fu.grp[x] < 0 {
+				all = false
+			}
+		}
+		fu.skip[k] = all
+	}
+	return fu
+}
+
+type groupBuilder struct {
+	fu       *fusion
+	g        int
+	bp       *blockPlan
+	u        *blockUses
+	slots    map[*stablehlo.Value]int
+	memo     map[int]int
+	grp      *fusedGroup
+	leafRead map[int]bool // slots read as leaves by any group
+}
+
+func (b *groupBuilder) add(nd fuseNode) int {
+	b.grp.nodes = append(b.grp.nodes, nd)
+	return len(b.grp.nodes) - 1
+}
+
+// value returns the node computing v inside the group.
+func (b *groupBuilder) value(v *stablehlo.Value) int {
+	s := b.slots[v]
+	if i, ok := b.memo[s]; ok {
+		return i
+	}
+	var i int
+	t := staticType(v)
+	k, defined := b.u.def[s]
+	var op *stablehlo.Op
+	if defined {
+		op = b.bp.ops[k].op
+	}
+	switch {
+	case defined && b.fu.grp[k] == b.g:
+		i = b.compute(op)
+	case defined && isSplat(op):
+		c, _ := splatValue(op)
+		i = b.add(fuseNode{kind: fkScalar, dt: t.DType(), scalar: c})
+	case defined && isBroadcastTo(op, b.grp.shape):
+		st, _ := broadcastStrides(op)
+		src := op.Operands[0]
+		if d, ok := b.u.def[b.slots[src]]; ok && isSplat(b.bp.ops[d].op) {
+			c, _ := splatValue(b.bp.ops[d].op)
+			i = b.add(fuseNode{kind: fkScalar, dt: t.DType(), scalar: c})
+		} else {
+			i = b.leaf(b.slots[src], t.DType(), st)
+		}
+	case len(t.Shape) == 0 && len(b.grp.shape) > 0:
+		i = b.leaf(s, t.DType(), make([]int64, len(b.grp.shape)))
+	default:
+		i = b.leaf(s, t.DType(), nil)
+	}
+	b.memo[s] = i
+	return i
+}
+
+func isSplat(op *stablehlo.Op) bool {
+	_, ok := splatValue(op)
+	return ok
+}
+
+func isBroadcastTo(op *stablehlo.Op, shape []int64) bool {
+	if _, ok := broadcastStrides(op); !ok {
+		return false
+	}
+	return shapeEq(staticType(op.Results[0]).Shape, shape)
+}
+
+func (b *groupBuilder) leaf(s int, dt dtype.DType, strides []int64) int {
+	b.leafRead[s] = true
+	return b.add(fuseNode{kind: fkLeaf, dt: dt, slot: s, strides: strides})
+}
+
+// compute adds the node of a member op after its operands' nodes.
+func (b *groupBuilder) compute(op *stablehlo.Op) int {
+	var args [3]int
+	for j, v := range op.Operands {
+		args[j] = b.value(v)
+	}
+	nd := fuseNode{dt: staticType(op.Results[0]).DType(), args: args, name: op.Name}
+	switch op.Name {
+	case "stablehlo.compare":
+		nd.kind = fkCompare
+		nd.cmp, _ = op.Enum("comparison_direction")
+	case "stablehlo.select":
+		nd.kind = fkSelect
+	case "stablehlo.convert":
+		nd.kind = fkConvert
+	default:
+		if fns, ok := fusedUnary(op.Name); ok {
+			nd.kind, nd.un, nd.bun = fkUnary, fns.f, fns.b
+		} else {
+			fns := binaryTable[op.Name]
+			nd.kind, nd.bin, nd.bbin = fkBinary, fns.f, fns.b
+		}
+	}
+	return b.add(nd)
+}
+
+// finish records the in-place candidates: leaves read only with identity
+// indexing whose element size is the result's.
+func (b *groupBuilder) finish() {
+	ident := map[int]bool{}
+	strided := map[int]bool{}
+	for _, nd := range b.grp.nodes {
+		if nd.kind != fkLeaf {
+			continue
+		}
+		if nd.strides == nil && nd.dt.Size() == b.grp.dt.Size() {
+			ident[nd.slot] = true
+		} else {
+			strided[nd.slot] = true
+		}
+	}
+	for s := range ident {
+		if !strided[s] && !b.u.arg[s] {
+			b.grp.inplace = append(b.grp.inplace, s)
+		}
+	}
+	sortInts(b.grp.inplace)
+}
+
+func sortInts(a []int) {
+	for i := 1; i < len(a); i++ {
+		for j := i; j > 0 && a[j] < a[j-1]; j-- {
+			a[j], a[j-1] = a[j-1], a[j]
+		}
+	}
+}
+
+// String describes a group (for debugging).
+func (g *fusedGroup) String() string {
+	return fmt.Sprintf("fusion of %d ops into %s %v%v (%d nodes)", g.nops, g.root.Name, g.dt, g.shape, len(g.nodes))
+}

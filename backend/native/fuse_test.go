@@ -1,0 +1,211 @@
+package native
+
+import (
+	"bytes"
+	"context"
+	"math"
+	"math/rand"
+	"testing"
+
+	"github.com/torchtpu/torchtpu/backend"
+	"github.com/torchtpu/torchtpu/dtype"
+	"github.com/torchtpu/torchtpu/literal"
+	"github.com/torchtpu/torchtpu/stablehlo"
+)
+
+// Every module here runs through the execution plan (fusion, buffer
+// recycling, in-place writes) and op by op; the results must be the same
+// bytes, on every run of the planned executable (the arena is reused).
+
+var fuseModules = map[string]string{
+	// ResNet's batch norm + ReLU: per-channel broadcasts, splat constants,
+	// a value used twice inside the group.
+	"bn_relu": `func.func @main(%x: tensor<2x8x5x7xf32>, %s: tensor<8xf32>, %b: tensor<8xf32>) -> tensor<2x8x5x7xf32> {
+  %0 = stablehlo.broadcast_in_dim %s, dims = [1] : (tensor<8xf32>) -> tensor<2x8x5x7xf32>
+  %1 = stablehlo.multiply %x, %0 : tensor<2x8x5x7xf32>
+  %2 = stablehlo.broadcast_in_dim %b, dims = [1] : (tensor<8xf32>) -> tensor<2x8x5x7xf32>
+  %3 = stablehlo.add %1, %2 : tensor<2x8x5x7xf32>
+  %4 = stablehlo.constant dense<0.0> : tensor<2x8x5x7xf32>
+  %5 = stablehlo.compare LT, %3, %4, FLOAT : (tensor<2x8x5x7xf32>, tensor<2x8x5x7xf32>) -> tensor<2x8x5x7xi1>
+  %6 = stablehlo.select %5, %4, %3 : tensor<2x8x5x7xi1>, tensor<2x8x5x7xf32>
+  return %6 : tensor<2x8x5x7xf32>
+}`,
+	// Transcendentals, transposing broadcast, converts, compares, bool ops,
+	// a scalar predicate, max/min with NaNs, several outputs.
+	"mixed": `func.func @main(%x: tensor<6x9xf32>, %y: tensor<9x6xf32>, %p: tensor<i1>, %z: tensor<6x9xf64>) -> (tensor<6x9xf32>, tensor<6x9xi1>, tensor<6x9xf64>, tensor<6x9xf32>) {
+  %0 = stablehlo.broadcast_in_dim %y, dims = [1, 0] : (tensor<9x6xf32>) -> tensor<6x9xf32>
+  %1 = stablehlo.exponential %x : tensor<6x9xf32>
+  %2 = stablehlo.maximum %1, %0 : tensor<6x9xf32>
+  %3 = stablehlo.tanh %2 : tensor<6x9xf32>
+  %4 = stablehlo.minimum %3, %x : tensor<6x9xf32>
+  %5 = stablehlo.select %p, %4, %0 : tensor<i1>, tensor<6x9xf32>
+  %6 = stablehlo.compare GE, %5, %x, FLOAT : (tensor<6x9xf32>, tensor<6x9xf32>) -> tensor<6x9xi1>
+  %7 = stablehlo.compare NE, %x, %0, FLOAT : (tensor<6x9xf32>, tensor<6x9xf32>) -> tensor<6x9xi1>
+  %8 = stablehlo.and %6, %7 : tensor<6x9xi1>
+  %9 = stablehlo.not %8 : tensor<6x9xi1>
+  %10 = stablehlo.convert %5 : (tensor<6x9xf32>) -> tensor<6x9xf64>
+  %11 = stablehlo.multiply %10, %z : tensor<6x9xf64>
+  %12 = stablehlo.log_plus_one %11 : tensor<6x9xf64>
+  %13 = stablehlo.convert %12 : (tensor<6x9xf64>) -> tensor<6x9xf32>
+  %14 = stablehlo.divide %13, %x : tensor<6x9xf32>
+  %15 = stablehlo.convert %9 : (tensor<6x9xi1>) -> tensor<6x9xf32>
+  %16 = stablehlo.subtract %14, %15 : tensor<6x9xf32>
+  %17 = stablehlo.rsqrt %16 : tensor<6x9xf32>
+  return %5, %9, %12, %17 : tensor<6x9xf32>, tensor<6x9xi1>, tensor<6x9xf64>, tensor<6x9xf32>
+}`,
+	// A view (reshape) of a value the next group could overwrite in place:
+	// the alias is live and returned, so the bytes must be left alone.
+	"alias": `func.func @main(%x: tensor<4x6xf32>) -> (tensor<24xf32>, tensor<4x6xf32>, tensor<4x6xf32>) {
+  %0 = stablehlo.add %x, %x : tensor<4x6xf32>
+  %1 = stablehlo.reshape %0 : (tensor<4x6xf32>) -> tensor<24xf32>
+  %2 = stablehlo.negate %0 : tensor<4x6xf32>
+  %3 = stablehlo.abs %2 : tensor<4x6xf32>
+  %4 = stablehlo.multiply %3, %3 : tensor<4x6xf32>
+  %5 = stablehlo.sqrt %4 : tensor<4x6xf32>
+  %6 = stablehlo.transpose %5, dims = [0, 1] : (tensor<4x6xf32>) -> tensor<4x6xf32>
+  %7 = stablehlo.add %6, %6 : tensor<4x6xf32>
+  return %1, %7, %6 : tensor<24xf32>, tensor<4x6xf32>, tensor<4x6xf32>
+}`,
+	// Kernel outputs dying at a group are overwritten in place, except
+	// where a view of them is still live.
+	"inplace": `func.func @main(%x: tensor<4x6xf32>) -> (tensor<24xf32>, tensor<4x6xf32>) {
+  %0 = stablehlo.transpose %x, dims = [1, 0] : (tensor<4x6xf32>) -> tensor<6x4xf32>
+  %1 = stablehlo.exponential %0 : tensor<6x4xf32>
+  %2 = stablehlo.transpose %1, dims = [1, 0] : (tensor<6x4xf32>) -> tensor<4x6xf32>
+  %3 = stablehlo.add %2, %x : tensor<4x6xf32>
+  %4 = stablehlo.reshape %3 : (tensor<4x6xf32>) -> tensor<24xf32>
+  %5 = stablehlo.negate %3 : tensor<4x6xf32>
+  %6 = stablehlo.transpose %5, dims = [0, 1] : (tensor<4x6xf32>) -> tensor<4x6xf32>
+  %7 = stablehlo.multiply %6, %6 : tensor<4x6xf32>
+  return %4, %7 : tensor<24xf32>, tensor<4x6xf32>
+}`,
+	// Large enough to run on several goroutines; in-place chains.
+	"big": `func.func @main(%x: tensor<3x50000xf32>, %c: tensor<50000xf32>) -> tensor<3x50000xf32> {
+  %0 = stablehlo.broadcast_in_dim %c, dims = [1] : (tensor<50000xf32>) -> tensor<3x50000xf32>
+  %1 = stablehlo.subtract %x, %0 : tensor<3x50000xf32>
+  %2 = stablehlo.exponential %1 : tensor<3x50000xf32>
+  %3 = stablehlo.abs %x : tensor<3x50000xf32>
+  %4 = stablehlo.add %2, %3 : tensor<3x50000xf32>
+  %5 = stablehlo.sine %4 : tensor<3x50000xf32>
+  %6 = stablehlo.multiply %5, %4 : tensor<3x50000xf32>
+  return %6 : tensor<3x50000xf32>
+}`,
+	// Values captured by a while body and a reduce fed by elementwise ops.
+	"regions": `func.func @main(%x: tensor<5x4xf32>) -> (tensor<5x4xf32>, tensor<5xf32>) {
+  %c0 = stablehlo.constant dense<0> : tensor<i64>
+  %c3 = stablehlo.constant dense<3> : tensor<i64>
+  %c1 = stablehlo.constant dense<1> : tensor<i64>
+  %k = stablehlo.constant dense<0.5> : tensor<5x4xf32>
+  %e = stablehlo.exponential %x : tensor<5x4xf32>
+  %w:2 = stablehlo.while(%i = %c0, %a = %x) : tensor<i64>, tensor<5x4xf32>
+   cond {
+    %lt = stablehlo.compare LT, %i, %c3 : (tensor<i64>, tensor<i64>) -> tensor<i1>
+    stablehlo.return %lt : tensor<i1>
+  } do {
+    %n = stablehlo.add %i, %c1 : tensor<i64>
+    %m = stablehlo.multiply %a, %k : tensor<5x4xf32>
+    %s = stablehlo.add %m, %e : tensor<5x4xf32>
+    stablehlo.return %n, %s : tensor<i64>, tensor<5x4xf32>
+  }
+  %z = stablehlo.constant dense<0.0> : tensor<f32>
+  %q = stablehlo.multiply %w#1, %w#1 : tensor<5x4xf32>
+  %r = stablehlo.reduce(%q init: %z) applies stablehlo.add across dimensions = [1] : (tensor<5x4xf32>, tensor<f32>) -> tensor<5xf32>
+  return %w#1, %r : tensor<5x4xf32>, tensor<5xf32>
+}`,
+}
+
+// randomLiteral fills a tensor with values including NaN, infinities,
+// signed zeros and subnormals.
+func randomLiteral(t *testing.T, rng *rand.Rand, tt *stablehlo.TensorType) *literal.Literal {
+	l, err := literal.New(tt.DType(), tt.Shape)
+	if err != nil {
+		t.Fatal(err)
+	}
+	special := []float64{math.NaN(), math.Inf(1), math.Inf(-1), 0, math.Copysign(0, -1), 1e-40, -1, 1}
+	for i := 0; i < l.Len(); i++ {
+		switch {
+		case tt.DType() == dtype.Bool:
+			l.SetInt64(i, int64(rng.Intn(2)))
+		case rng.Intn(10) == 0:
+			l.SetFloat64(i, special[rng.Intn(len(special))])
+		default:
+			l.SetFloat64(i, rng.NormFloat64()*3)
+		}
+	}
+	return l
+}
+
+func compileWith(t *testing.T, m *stablehlo.Module, plan bool) backend.Executable {
+	t.Helper()
+	old := noFusion
+	noFusion = !plan
+	defer func() { noFusion = old }()
+	e, err := (&Backend{}).Compile(context.Background(), m, backend.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+func TestFusionMatchesInterpreter(t *testing.T) {
+	rng := rand.New(rand.NewSource(1))
+	for name, src := range fuseModules {
+		t.Run(name, func(t *testing.T) {
+			m, err := stablehlo.ParseModule(name, []byte("module {\n"+src+"\n}"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			planned, plain := compileWith(t, m, true), compileWith(t, m, false)
+			ep := planned.(*Executable).prog.plans[m.Func("main")].exec
+			if ep == nil || ep.groups == 0 {
+				t.Fatalf("no fusion group planned")
+			}
+			var prev, prevCopy []*literal.Literal
+			for run := 0; run < 4; run++ {
+				var args []*literal.Literal
+				for _, it := range m.Func("main").Type.Inputs {
+					args = append(args, randomLiteral(t, rng, stablehlo.AsTensor(it)))
+				}
+				want, err := plain.Run(context.Background(), args)
+				if err != nil {
+					t.Fatal(err)
+				}
+				keep := make([]*literal.Literal, len(args))
+				for i, a := range args {
+					keep[i] = a.Clone()
+				}
+				got, err := planned.Run(context.Background(), args)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i := range args {
+					if !bytes.Equal(args[i].Data, keep[i].Data) {
+						t.Fatalf("run %d: argument #%d was modified", run, i)
+					}
+				}
+				for i := range prev {
+					if !bytes.Equal(prev[i].Data, prevCopy[i].Data) {
+						t.Fatalf("run %d overwrote result #%d of the run before", run, i)
+					}
+				}
+				prev, prevCopy = got, nil
+				for _, g := range got {
+					prevCopy = append(prevCopy, g.Clone())
+				}
+				for i := range want {
+					if got[i].DType != want[i].DType || !shapeEq(got[i].Shape, want[i].Shape) || !bytes.Equal(got[i].Data, want[i].Data) {
+						t.Fatalf("run %d: result #%d differs: got %v, want %v", run, i, got[i], want[i])
+					}
+				}
+			}
+			var st arenaStats
+			for _, a := range planned.(*Executable).prog.arenas.idle {
+				st = a.stats
+			}
+			t.Logf("%s: %d groups, %d ops fused; arena %+v", name, ep.groups, ep.fused, st)
+			if name == "inplace" && (st.inplace == 0 || st.hits == 0) {
+				t.Errorf("inplace: want in-place writes and recycled buffers, got %+v", st)
+			}
+		})
+	}
+}

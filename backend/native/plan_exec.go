@@ -1,0 +1,169 @@
+package native
+
+import (
+	"os"
+	"strings"
+	"sync"
+
+	"github.com/torchtpu/torchtpu/stablehlo"
+)
+
+// The execution plan of a function body: its ops in order, with fusion
+// groups replacing their member ops, broadcasts and splat constants that
+// only feed groups dropped, constants evaluated once, and for each step
+// the slots whose last use it is (released to the buffer arena after it).
+// Nested regions keep the op-by-op interpreter.
+
+type stepKind uint8
+
+const (
+	stepOp    stepKind = iota // an unfused op
+	stepConst                 // a constant, evaluated once per plan
+	stepGroup                 // a fusion group
+)
+
+type execStep struct {
+	kind  stepKind
+	op    *opPlan
+	group *fusedGroup
+	frees []int
+	konst *constCache
+}
+
+// constCache holds the value of a constant op, computed on first use and
+// shared by every run of the plan (kernels never write their inputs, and
+// the arena never recycles it).
+type constCache struct {
+	once sync.Once
+	v    []Value
+	err  error
+}
+
+type execPlan struct {
+	steps []execStep
+	args  []int
+	ret   []int
+	// top lists the slots of the block (arguments and op results): the
+	// values a released buffer is checked against for aliasing.
+	top    []int
+	groups int
+	fused  int // ops inside groups
+}
+
+// noFusion disables execution plans (TORCHTPU_NATIVE_PLAN=0): every
+// function is interpreted op by op, each kernel allocating its result.
+var noFusion = os.Getenv("TORCHTPU_NATIVE_PLAN") == "0"
+
+// buildExec plans the body block of a function.
+func buildExec(bp *blockPlan, slots map[*stablehlo.Value]int) *execPlan {
+	u := useInfo(bp, slots)
+	fu := planFusion(bp, u, slots)
+	ep := &execPlan{args: bp.args, ret: bp.ret}
+	for _, s := range bp.args {
+		ep.top = append(ep.top, s)
+	}
+	for k := range bp.ops {
+		ep.top = append(ep.top, bp.ops[k].out...)
+	}
+	stepOf := make([]int, len(bp.ops)) // op index -> step index
+	for k := range bp.ops {
+		pl := &bp.ops[k]
+		switch {
+		case fu.grp[k] >= 0:
+			g := fu.groups[fu.grp[k]]
+			if g.root != pl.op {
+				stepOf[k] = -1
+				continue
+			}
+			ep.steps = append(ep.steps, execStep{kind: stepGroup, group: g})
+			ep.groups++
+			ep.fused += g.nops
+		case fu.skip[k]:
+			stepOf[k] = -1
+			continue
+		case pl.op.Name == "stablehlo.constant" && len(pl.op.Operands) == 0:
+			ep.steps = append(ep.steps, execStep{kind: stepConst, op: pl, konst: &constCache{}})
+		default:
+			ep.steps = append(ep.steps, execStep{kind: stepOp, op: pl})
+		}
+		stepOf[k] = len(ep.steps) - 1
+	}
+	// Liveness: the last step reading each slot.
+	last := map[int]int{}
+	defAt := map[int]int{}
+	for i := range ep.steps {
+		st := &ep.steps[i]
+		switch st.kind {
+		case stepGroup:
+			defAt[st.group.out] = i
+			for _, nd := range st.group.nodes {
+				if nd.kind == fkLeaf {
+					last[nd.slot] = i
+				}
+			}
+		default:
+			for _, s := range st.op.out {
+				defAt[s] = i
+			}
+			for _, s := range st.op.in {
+				last[s] = i
+			}
+			for _, s := range regionReads(st.op.op, slots) {
+				if _, ok := defAt[s]; ok || u.arg[s] {
+					last[s] = i
+				}
+			}
+		}
+	}
+	returned := map[int]bool{}
+	for _, s := range bp.ret {
+		returned[s] = true
+	}
+	for s, i := range defAt {
+		if returned[s] {
+			continue
+		}
+		at, read := last[s]
+		if !read || at < i {
+			at = i
+		}
+		ep.steps[at].frees = append(ep.steps[at].frees, s)
+	}
+	for i := range ep.steps {
+		sortInts(ep.steps[i].frees)
+		if g := ep.steps[i].group; g != nil {
+			var keep []int
+			for _, s := range g.inplace {
+				if last[s] == i && !returned[s] {
+					keep = append(keep, s)
+				}
+			}
+			g.inplace = keep
+		}
+	}
+	return ep
+}
+
+// recyclable reports whether buffers of m's runs may be recycled: no op
+// hands values to other processes or keeps them (collectives, the
+// interpreter dialect's probes, custom calls).
+func recyclable(m *stablehlo.Module) bool {
+	ok := true
+	for _, f := range m.Funcs {
+		if f.Body == nil {
+			continue
+		}
+		_ = f.Body.Walk(func(op *stablehlo.Op) error {
+			n := op.Name
+			if strings.HasPrefix(n, "interpreter.") || strings.HasPrefix(n, "check.") ||
+				strings.HasPrefix(n, "stablehlo.all_") || strings.HasPrefix(n, "stablehlo.collective_") ||
+				strings.HasPrefix(n, "stablehlo.reduce_scatter") || strings.HasPrefix(n, "stablehlo.send") ||
+				strings.HasPrefix(n, "stablehlo.recv") || strings.HasPrefix(n, "stablehlo.infeed") ||
+				strings.HasPrefix(n, "stablehlo.outfeed") || n == "stablehlo.custom_call" {
+				ok = false
+			}
+			return nil
+		})
+	}
+	return ok
+}
