@@ -13,18 +13,25 @@ import (
 // forms, over stablehlo.rng_bit_generator (THREE_FRY). The distributions
 // are PyTorch's (uniform [0, 1), standard normal, uniform integers, a
 // uniform permutation), but the values are not: PyTorch's CPU generator
-// (mt19937 and its kernels' consumption order) is not reproduced. Each op
-// is seeded from its node, so a program gives the same values on every run.
+// (mt19937 and its kernels' consumption order) is not reproduced. The
+// generator state comes from LowerCtx.RNG (the runtime's generator, which
+// advances on every draw as PyTorch's global one does), or else from a
+// seed derived from the node.
 
 // randomBits returns uniformly random unsigned integers of the given width
 // (32 or 64) and shape.
 func randomBits(c *LowerCtx, bits int, shape []int64) *stablehlo.Value {
-	h := fnv.New64a()
-	h.Write([]byte(c.Loc.File))
-	h.Write([]byte{byte(len(c.block.Ops))})
-	seed, _ := literal.New(dtype.U64, []int64{2})
-	seed.SetInt64(0, int64(h.Sum64()))
-	state := c.Const(seed)
+	var state *stablehlo.Value
+	if c.RNG != nil {
+		state = c.RNG()
+	} else {
+		h := fnv.New64a()
+		h.Write([]byte(c.Loc.File))
+		h.Write([]byte{byte(len(c.block.Ops))})
+		seed, _ := literal.New(dtype.U64, []int64{2})
+		seed.SetInt64(0, int64(h.Sum64()))
+		state = c.Const(seed)
+	}
 	ut := dtype.U32
 	if bits == 64 {
 		ut = dtype.U64
@@ -39,12 +46,19 @@ func randomBits(c *LowerCtx, bits int, shape []int64) *stablehlo.Value {
 	return op.Results[1]
 }
 
-// uniform returns floats in [0, 1) of dtype dt: the top 24 (53 for
-// float64) bits of random integers scaled by 2^-24 (2^-53).
+// uniform returns floats in [0, 1) of dtype dt: as many random bits as
+// the dtype's significand holds (24 for float32, 53 for float64, 11 for
+// float16, 8 for bfloat16), scaled by 2^-bits, so that every value is exact
+// in dt and rounding never reaches 1.
 func uniform(c *LowerCtx, dt dtype.DType, shape []int64) *stablehlo.Value {
 	bits, keep, wide := 32, 24, dtype.F32
-	if dt == dtype.F64 {
+	switch dt {
+	case dtype.F64:
 		bits, keep, wide = 64, 53, dtype.F64
+	case dtype.F16:
+		keep = 11
+	case dtype.BF16:
+		keep = 8
 	}
 	r := randomBits(c, bits, shape)
 	ut := c.DType(r)

@@ -24,7 +24,12 @@ type LowerCtx struct {
 	// (TPU): float32 math and reductions then stay in float32 instead of
 	// widening (see Wide).
 	NoF64 bool
-	errs  []error
+	// RNG, when set, returns a fresh random-generator state for one random
+	// op (a ui64[2] value, normally a segment argument the runtime fills
+	// from its generator on every run). Without it random ops are seeded
+	// from their node and repeat their values.
+	RNG  func() *stablehlo.Value
+	errs []error
 }
 
 // NewLowerCtx returns a context that appends to block.
@@ -183,7 +188,7 @@ func (c *LowerCtx) Region(argTypes []stablehlo.Type, body func(sub *LowerCtx, ar
 	for i, t := range argTypes {
 		b.Args = append(b.Args, &stablehlo.Value{Type: t, Index: i})
 	}
-	sub := &LowerCtx{block: b, Loc: c.Loc, NoF64: c.NoF64}
+	sub := &LowerCtx{block: b, Loc: c.Loc, NoF64: c.NoF64, RNG: c.RNG}
 	ret := body(sub, b.Args)
 	c.errs = append(c.errs, sub.errs...)
 	r := stablehlo.NewOp("stablehlo.return", ret, nil, nil)

@@ -28,7 +28,9 @@ func (r *run) newSegment() *segment {
 	c := aten.NewLowerCtx(b)
 	// TPUs have no float64: float32 work stays in float32 there.
 	c.NoF64 = strings.HasPrefix(r.p.Backend.Name(), "tpu")
-	return &segment{block: b, ctx: c}
+	seg := &segment{block: b, ctx: c}
+	c.RNG = func() *stablehlo.Value { return seg.param(nextRNGState()) }
+	return seg
 }
 
 // param returns the segment argument holding lit, adding it on first use.
