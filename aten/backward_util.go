@@ -58,3 +58,32 @@ func iotaI64(n int) []int64 {
 	}
 	return out
 }
+
+// rowScatter combines upd [K, rest...] into base [R, rest...] at the rows
+// idx [K] (int64); out-of-range rows are dropped.
+func rowScatter(c *LowerCtx, base, idx, upd *stablehlo.Value, combine func(s *LowerCtx, old, u *stablehlo.Value) *stablehlo.Value) *stablehlo.Value {
+	r := c.Rank(base)
+	win := make([]int64, r-1)
+	for i := range win {
+		win[i] = int64(i + 1)
+	}
+	k := c.Shape(idx)[0]
+	s := &stablehlo.ScatterDims{UpdateWindowDims: win, InsertedWindowDims: []int64{0},
+		ScatterDimsToOperandDims: []int64{0}, IndexVectorDim: 1}
+	return emitScatter(c, base, c.Reshape(idx, []int64{k, 1}), upd, s, combine)
+}
+
+// rowGather returns src [R, rest...] at the rows idx [K] (int64, in range).
+func rowGather(c *LowerCtx, src, idx *stablehlo.Value) *stablehlo.Value {
+	shape := c.Shape(src)
+	off := make([]int64, len(shape)-1)
+	for i := range off {
+		off[i] = int64(i + 1)
+	}
+	sizes := append([]int64{1}, shape[1:]...)
+	k := c.Shape(idx)[0]
+	g := &stablehlo.GatherDims{OffsetDims: off, CollapsedSliceDims: []int64{0}, StartIndexMap: []int64{0}, IndexVectorDim: 1}
+	return emitGather(c, src, c.Reshape(idx, []int64{k, 1}), g, sizes)
+}
+
+func addCombine(s *LowerCtx, old, u *stablehlo.Value) *stablehlo.Value { return s.Binary("add", old, u) }
