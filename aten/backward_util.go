@@ -86,4 +86,6 @@ func rowGather(c *LowerCtx, src, idx *stablehlo.Value) *stablehlo.Value {
 	return emitGather(c, src, c.Reshape(idx, []int64{k, 1}), g, sizes)
 }
 
-func addCombine(s *LowerCtx, old, u *stablehlo.Value) *stablehlo.Value { return s.Binary("add", old, u) }
+func addCombine(s *LowerCtx, old, u *stablehlo.Value) *stablehlo.Value {
+	return s.Binary("add", old, u)
+}
