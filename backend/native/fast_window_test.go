@@ -1,0 +1,93 @@
+package native
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/torchtpu/torchtpu/dtype"
+	"github.com/torchtpu/torchtpu/literal"
+	"github.com/torchtpu/torchtpu/stablehlo"
+)
+
+func poolOp(t *testing.T, body string, in, win, stride, dil, pad []int64, out []int64) *stablehlo.Op {
+	t.Helper()
+	pads := ""
+	for i := 0; i < 4; i++ {
+		if i > 0 {
+			pads += ", "
+		}
+		pads += fmt.Sprintf("[%d, %d]", pad[2*i], pad[2*i+1])
+	}
+	list := func(v []int64) string {
+		s := fmt.Sprint(v)
+		return "array<i64: " + strings.ReplaceAll(s[1:len(s)-1], " ", ", ") + ">"
+	}
+	ty := func(s []int64) string { return tensorType(s) }
+	src := fmt.Sprintf(`func.func @f(%%x: %s, %%i: tensor<f32>) -> %s {
+  %%0 = "stablehlo.reduce_window"(%%x, %%i) ({
+  ^bb0(%%a: tensor<f32>, %%b: tensor<f32>):
+    %%m = %s %%a, %%b : tensor<f32>
+    stablehlo.return %%m : tensor<f32>
+  }) {window_dimensions = %s, window_strides = %s, window_dilations = %s, padding = dense<[%s]> : tensor<4x2xi64>} : (%s, tensor<f32>) -> %s
+  func.return %%0 : %s
+}`, ty(in), ty(out), body, list(win), list(stride), list(dil), pads, ty(in), ty(out), ty(out))
+	m, err := stablehlo.ParseModule("pool.mlir", []byte(src))
+	if err != nil {
+		t.Fatalf("%s\n%v", src, err)
+	}
+	return m.Funcs[0].Body.Blocks[0].Ops[0]
+}
+
+func TestFastWindowBitsMatchGeneric(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 14))
+	type pc struct {
+		in, win, stride, dil, pad []int64
+	}
+	cases := []pc{
+		{[]int64{1, 8, 16, 16}, []int64{1, 1, 3, 3}, []int64{1, 1, 2, 2}, []int64{1, 1, 1, 1}, []int64{0, 0, 0, 0, 1, 1, 1, 1}}, // ResNet max pool
+		{[]int64{2, 3, 9, 7}, []int64{1, 1, 2, 2}, []int64{1, 1, 2, 2}, []int64{1, 1, 1, 1}, []int64{0, 0, 0, 0, 0, 0, 0, 0}},
+		{[]int64{1, 4, 11, 10}, []int64{1, 1, 3, 2}, []int64{1, 1, 1, 3}, []int64{1, 1, 2, 1}, []int64{0, 0, 0, 0, 2, 0, 1, 3}},
+	}
+	for _, c := range cases {
+		var out []int64
+		for d := range c.in {
+			span := (c.win[d]-1)*c.dil[d] + 1
+			out = append(out, (c.in[d]+c.pad[2*d]+c.pad[2*d+1]-span)/c.stride[d]+1)
+		}
+		for _, body := range []string{"stablehlo.maximum", "stablehlo.add"} {
+			op := poolOp(t, body, c.in, c.win, c.stride, c.dil, c.pad, out)
+			x := randF32Literal(t, r, c.in...)
+			for i := 0; i < x.Len(); i += 17 { // NaNs and signed zeros
+				x.SetFloat64(i, [...]float64{math.NaN(), math.Copysign(0, -1), 0}[i%3])
+			}
+			init, _ := literal.New(dtype.F32, nil)
+			if body == "stablehlo.maximum" {
+				init.SetFloat64(0, math.Inf(-1))
+			}
+			if _, ok := fastWindow(op, []Value{x, init}); !ok {
+				t.Fatalf("%v %s: fast path not taken", c, body)
+			}
+			run := func(fast bool) *literal.Literal {
+				defer func(old bool) { fastWindowEnabled = old }(fastWindowEnabled)
+				fastWindowEnabled = fast
+				res, err := kernels["stablehlo.reduce_window"](nil, op, []Value{x, init})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return res[0].(*literal.Literal)
+			}
+			got, want := run(true), run(false)
+			if fmt.Sprint(got.Shape) != fmt.Sprint(want.Shape) || string(got.Data) != string(want.Data) {
+				for i := 0; i < want.Len(); i++ {
+					if math.Float64bits(got.Float64(i)) != math.Float64bits(want.Float64(i)) {
+						t.Fatalf("%v %s: element %d = %v, generic kernel %v", c, body, i, got.Float64(i), want.Float64(i))
+					}
+				}
+				t.Fatalf("%v %s: shapes %v, %v", c, body, got.Shape, want.Shape)
+			}
+		}
+	}
+}
