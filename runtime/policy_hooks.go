@@ -32,14 +32,14 @@ func (r *run) compileSegment(m *stablehlo.Module) (backend.Executable, error) {
 	if f := m.Func("main"); f != nil && f.Type != nil {
 		results = f.Type.Results
 	}
-	return &accountedExe{exe: exe, st: st, index: idx, key: key, label: label, results: results}, nil
+	return &accountedExe{exe: exe, p: r.p, index: idx, key: key, label: label, results: results}, nil
 }
 
 // accountedExe runs an executable and records its time, trace event and,
 // in debug-sync mode, checks its results.
 type accountedExe struct {
 	exe     backend.Executable
-	st      *rtState
+	p       *Program // its current state gets the accounting (Configure replaces it)
 	index   int
 	key     string
 	label   string
@@ -47,17 +47,18 @@ type accountedExe struct {
 }
 
 func (a *accountedExe) Run(ctx context.Context, args []*literal.Literal) ([]*literal.Literal, error) {
+	st := a.p.state()
 	start := time.Now()
 	outs, err := a.exe.Run(ctx, args)
 	d := time.Since(start)
-	a.st.trace.span("execute "+a.label, "execute", start, d, map[string]any{"key": short(a.key)})
-	a.st.dyn.mark = time.Now()
+	st.trace.span("execute "+a.label, "execute", start, d, map[string]any{"key": short(a.key)})
+	st.dyn.mark = time.Now()
 	if err != nil {
 		return nil, err
 	}
-	a.st.metrics.executed(a.index, a.key, d)
-	if a.st.opts.DebugSync {
-		if err := a.check(outs); err != nil {
+	st.metrics.executed(a.index, a.key, d)
+	if st.opts.DebugSync {
+		if err := a.check(st, outs); err != nil {
 			return nil, fmt.Errorf("debug-sync: %s: %w", a.label, err)
 		}
 	}
@@ -65,7 +66,7 @@ func (a *accountedExe) Run(ctx context.Context, args []*literal.Literal) ([]*lit
 }
 
 // check compares results with the module's result types and counts NaNs.
-func (a *accountedExe) check(outs []*literal.Literal) error {
+func (a *accountedExe) check(st *rtState, outs []*literal.Literal) error {
 	if len(outs) != len(a.results) {
 		return fmt.Errorf("%d results, the module declares %d", len(outs), len(a.results))
 	}
@@ -87,8 +88,8 @@ func (a *accountedExe) check(outs []*literal.Literal) error {
 		}
 	}
 	line := fmt.Sprintf("%s: %d results ok, %d NaN", a.label, len(outs), nans)
-	a.st.metrics.debug(line)
-	a.st.logf("torchtpu: debug-sync: %s\n", line)
+	st.metrics.debug(line)
+	st.logf("torchtpu: debug-sync: %s\n", line)
 	return nil
 }
 
