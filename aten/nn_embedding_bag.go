@@ -11,9 +11,8 @@ import (
 // position, and rows are scatter-reduced into the [bags, D] output. Empty
 // bags give zeros; padding_idx rows take no part.
 //
-// The result (output 0) is exact. Of the auxiliary outputs, offset2bag and
-// bag_size follow PyTorch's CPU kernel; max_indices is PyTorch's for sum
-// and mean and zeros for max (it only feeds the backward pass).
+// The auxiliary outputs (offset2bag, bag_size, max_indices) follow
+// PyTorch's CPU kernel, including its shapes per mode.
 
 func init() {
 	for _, n := range []string{"aten::embedding_bag", "aten::embedding_bag.padding_idx", "aten::_embedding_bag", "aten::_embedding_bag_forward_only"} {
@@ -102,7 +101,15 @@ func lowerEmbeddingBag(c *LowerCtx, a *Args) ([]Value, error) {
 		if psw != nil {
 			rows = c.Binary("multiply", rows, c.BroadcastInDim(c.Convert(psw, cdt), nd, []int64{0}))
 		}
-		rows = c.Select(vb, rows, c.Splat(cdt, nd, 0))
+		sumValid := vb
+		if inclLast && !hasPad {
+			// PyTorch's CPU sum/mean path without padding_idx ends the last
+			// bag at the last offset, while bag_size (the mean's divisor)
+			// and the other paths run to the end of indices.
+			last := c.BroadcastInDim(c.Reshape(sliceDim(c, c.Convert(offs, dtype.I64), 0, B, 1, 1), nil), []int64{N}, nil)
+			sumValid = c.BroadcastInDim(c.Binary("and", valid, c.Compare("LT", pos, last)), nd, []int64{0})
+		}
+		rows = c.Select(sumValid, rows, c.Splat(cdt, nd, 0))
 		out = scatterSlices(c, c.Splat(cdt, []int64{B, D}, 0), 0, safeSeg, rows, combineOp("add"))
 		if mode == 1 {
 			cnt := c.BroadcastInDim(c.Convert(count, cdt), []int64{B, D}, []int64{0})
@@ -115,18 +122,29 @@ func lowerEmbeddingBag(c *LowerCtx, a *Args) ([]Value, error) {
 	}
 	out = c.Convert(out, dt)
 	var offset2bag, bagSize, maxIdx *stablehlo.Value
-	if mode == 0 {
-		offset2bag = c.SplatInt(dtype.I64, []int64{0}, 0)
+	offset2bag = c.Op1("stablehlo.clamp", []*stablehlo.Value{c.SplatInt(dtype.I64, nil, 0), seg, c.SplatInt(dtype.I64, nil, max(B-1, 0))}, nil)
+	switch mode {
+	case 0:
+		if !hasPad {
+			offset2bag = c.SplatInt(dtype.I64, []int64{0}, 0)
+		}
 		bagSize = c.SplatInt(dtype.I64, []int64{B}, 0)
 		maxIdx = c.SplatInt(dtype.I64, []int64{B}, 0)
-	} else {
-		offset2bag = c.Op1("stablehlo.clamp", []*stablehlo.Value{c.SplatInt(dtype.I64, nil, 0), seg, c.SplatInt(dtype.I64, nil, max(B-1, 0))}, nil)
+	case 1:
+		bagSize, maxIdx = count, count
+	case 2:
 		bagSize = count
-		if mode == 1 {
-			maxIdx = count
-		} else {
-			maxIdx = c.SplatInt(dtype.I64, []int64{B, D}, 0)
-		}
+		// The weight row of the first maximum in each bag and column: the
+		// smallest position whose row equals the bag's maximum.
+		best := takeAlongV(c, c.Convert(out, cdt), 0, safeSeg) // [N, D]
+		hit := c.Binary("and", vb, c.Compare("EQ", rows, best))
+		posND := c.BroadcastInDim(pos, nd, []int64{0})
+		big := c.SplatInt(dtype.I64, nd, N)
+		first := scatterSlices(c, c.SplatInt(dtype.I64, []int64{B, D}, N), 0, safeSeg, c.Select(hit, posND, big), combineOp("minimum"))
+		found := c.Compare("LT", first, c.SplatInt(dtype.I64, []int64{B, D}, N))
+		fi := c.Op1("stablehlo.clamp", []*stablehlo.Value{c.SplatInt(dtype.I64, nil, 0), first, c.SplatInt(dtype.I64, nil, max(N-1, 0))}, nil)
+		rowIdx := c.Reshape(takeAlongV(c, ii, 0, c.Reshape(fi, []int64{B * D})), []int64{B, D})
+		maxIdx = c.Select(found, rowIdx, c.SplatInt(dtype.I64, []int64{B, D}, 0))
 	}
 	return []Value{TensorValue(out), TensorValue(offset2bag), TensorValue(bagSize), TensorValue(maxIdx)}, nil
 }
