@@ -213,7 +213,9 @@ func (r *run) node(i int, n *fx.Node) error {
 			return err
 		}
 		lc := r.seg.ctx
-		lc.Loc = stablehlo.Loc{File: n.Name}
+		// The location names the node (and its index), so that a backend error
+		// on one of its ops points back to the graph.
+		lc.Loc = stablehlo.Loc{File: n.Name, Line: i + 1, Col: 1}
 		res, err = e.Call(lc, args)
 		if err != nil && e.Host != nil && errors.Is(err, aten.ErrHostOnly) {
 			// A lowered entry with a host kernel hands the calls it cannot
