@@ -244,6 +244,9 @@ func (r *run) node(i int, n *fx.Node) error {
 		}
 		if a, ok := n.Input(p.Name); ok && a.Kind == fx.ArgTensor && at[mi] < len(res) {
 			r.env[a.Name] = res[at[mi]]
+			if err := r.writeBack(a.Name, res[at[mi]]); err != nil { // viewwrite.go
+				return err
+			}
 		}
 		mi++
 	}
