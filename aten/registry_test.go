@@ -170,3 +170,21 @@ func TestResizeShapes(t *testing.T) {
 		}
 	}
 }
+
+// Meta infers result dtypes and shapes with PyTorch's rules, no backend.
+func TestMetaInference(t *testing.T) {
+	out, err := Meta("aten::sum.dim_IntList", []Value{MetaTensor(dtype.I32, 2, 3, 4), IntsValue([]int64{1})}, map[string]Value{"keepdim": BoolValue(true)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tt := out[0].TensorType(); tt.DType() != dtype.I64 || !sameShape(tt.Shape, []int64{2, 1, 4}) {
+		t.Errorf("sum(int32, dim=1, keepdim) = %v, want i64[2,1,4]", tt)
+	}
+	out, err = Meta("torch.ops.aten.sym_size.int", []Value{MetaTensor(dtype.F32, 5, 7), IntValue(-1)}, nil)
+	if err != nil || out[0].Kind != KInt || out[0].I != 7 {
+		t.Errorf("sym_size = %v, %v", out, err)
+	}
+	if _, err := Meta("aten::add.Tensor", []Value{MetaTensor(dtype.F32, 3), MetaTensor(dtype.F32, 4)}, nil); err == nil {
+		t.Error("[3] + [4] inferred")
+	}
+}
