@@ -291,4 +291,8 @@ case("embedding_bag_sum_last", lambda w, i, o: F.embedding_bag(i, w, o, mode="su
 case("embedding_bag_aux_max", lambda w, i, o: tuple(torch.ops.aten.embedding_bag.padding_idx(w, i, o, False, 2, False, None, False, 4)), eb_w, eb_i, torch.tensor([0, 2, 2, 7]))
 case("embedding_bag_aux_mean_last", lambda w, i, o: tuple(torch.ops.aten.embedding_bag.padding_idx(w, i, o, False, 1, False, None, True, None)), eb_w, eb_i, torch.tensor([0, 2, 2, 7]))
 case("embedding_bag_aux_sum_pad", lambda w, i, o: tuple(torch.ops.aten.embedding_bag.padding_idx(w, i, o, False, 0, False, None, False, 4)), eb_w, eb_i, torch.tensor([0, 2, 2, 7]))
+nz_x = torch.tensor([[0.0, 1.5, 0.0, 2.0], [3.0, 0.0, 0.0, -1.0], [0.0, 0.0, 4.0, 0.0]])
+case("nonzero_static_pad", lambda x: torch.nonzero_static(x, size=8, fill_value=-7), nz_x)
+case("nonzero_static_trunc", lambda x: torch.nonzero_static(x, size=3), nz_x)
+case("argwhere", lambda x: torch.argwhere(x), nz_x)
 print("done")
