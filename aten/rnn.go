@@ -129,6 +129,12 @@ func (s *rnnSpec) run(r rnnOps, x *stablehlo.Value, hx []*stablehlo.Value) (*sta
 			idx := layer*s.dirs + dir
 			w := s.weights(idx)
 			gi := r.linear(x, w.wih, w.bih)
+			if layer == 0 && s.batchFirst && w.bih != nil {
+				// ATen's linear on the transposed (non-contiguous) input is
+				// matmul, then add_(bias): two roundings in half types.
+				wt := r.call("aten::t", TensorValue(w.wih))
+				gi = r.add(r.call("aten::matmul", TensorValue(x), TensorValue(wt)), w.bih)
+			}
 			state := make([]*stablehlo.Value, len(hx))
 			for i, h := range hx {
 				state[i] = r.sel(h, 0, int64(idx))

@@ -1,0 +1,112 @@
+"""Language held-out cases: transformers models built from small random
+configs (no downloads), run in eval mode with example token ids and
+attention masks that pad some positions."""
+import torch
+import transformers as tf
+from torch import nn
+
+
+class Wrap(nn.Module):
+    """Calls a transformers model with keyword inputs and returns its
+    tensors as a flat tuple (the export's user outputs)."""
+
+    def __init__(self, model, keys, outs):
+        super().__init__()
+        self.model = model
+        self.keys = keys
+        self.outs = outs
+
+    def forward(self, *xs):
+        r = self.model(**dict(zip(self.keys, xs)))
+        return tuple(getattr(r, k) for k in self.outs)
+
+
+def ids(batch, seq, vocab, seed):
+    g = torch.Generator().manual_seed(seed)
+    return torch.randint(0, vocab, (batch, seq), generator=g)
+
+
+def mask(batch, seq, left=False):
+    m = torch.ones(batch, seq, dtype=torch.long)
+    for b in range(1, batch):
+        pad = min(seq - 1, 2 * b)
+        if left:
+            m[b, :pad] = 0
+        else:
+            m[b, seq - pad:] = 0
+    return m
+
+
+def configs(full):
+    h, layers, heads, ff, vocab = (256, 4, 8, 1024, 1000) if full else (32, 2, 4, 64, 100)
+    return {
+        "bert": (tf.BertModel, tf.BertConfig(vocab_size=vocab, hidden_size=h, num_hidden_layers=layers,
+                                             num_attention_heads=heads, intermediate_size=ff,
+                                             max_position_embeddings=128),
+                 ["input_ids", "attention_mask", "token_type_ids"], ["last_hidden_state", "pooler_output"]),
+        "gpt2_lm": (tf.GPT2LMHeadModel, tf.GPT2Config(vocab_size=vocab, n_embd=h, n_layer=layers, n_head=heads,
+                                                      n_positions=128, use_cache=False),
+                    ["input_ids", "attention_mask"], ["logits"]),
+        "t5_encoder": (tf.T5EncoderModel, tf.T5Config(vocab_size=vocab, d_model=h, d_kv=h // heads, d_ff=ff,
+                                                      num_layers=layers, num_heads=heads, use_cache=False),
+                       ["input_ids", "attention_mask"], ["last_hidden_state"]),
+        "distilbert": (tf.DistilBertModel, tf.DistilBertConfig(vocab_size=vocab, dim=h, n_layers=layers,
+                                                               n_heads=heads, hidden_dim=ff,
+                                                               max_position_embeddings=128),
+                       ["input_ids", "attention_mask"], ["last_hidden_state"]),
+        "llama": (tf.LlamaModel, tf.LlamaConfig(vocab_size=vocab, hidden_size=h, intermediate_size=ff,
+                                                num_hidden_layers=layers, num_attention_heads=heads,
+                                                num_key_value_heads=heads // 2, max_position_embeddings=128,
+                                                use_cache=False),
+                  ["input_ids", "attention_mask"], ["last_hidden_state"]),
+        "roberta": (tf.RobertaModel, tf.RobertaConfig(vocab_size=vocab, hidden_size=h, num_hidden_layers=layers,
+                                                      num_attention_heads=heads, intermediate_size=ff,
+                                                      max_position_embeddings=130, pad_token_id=1),
+                    ["input_ids", "attention_mask"], ["last_hidden_state", "pooler_output"]),
+        "albert": (tf.AlbertModel, tf.AlbertConfig(vocab_size=vocab, embedding_size=16, hidden_size=h,
+                                                   num_hidden_layers=layers, num_attention_heads=heads,
+                                                   intermediate_size=ff, max_position_embeddings=128),
+                   ["input_ids", "attention_mask"], ["last_hidden_state", "pooler_output"]),
+        "gpt_neox": (tf.GPTNeoXModel, tf.GPTNeoXConfig(vocab_size=vocab, hidden_size=h, num_hidden_layers=layers,
+                                                       num_attention_heads=heads, intermediate_size=ff,
+                                                       rotary_pct=0.5, max_position_embeddings=128, use_cache=False),
+                     ["input_ids", "attention_mask"], ["last_hidden_state"]),
+        "qwen2": (tf.Qwen2Model, tf.Qwen2Config(vocab_size=vocab, hidden_size=h, intermediate_size=ff,
+                                                num_hidden_layers=layers, num_attention_heads=heads,
+                                                num_key_value_heads=1, max_position_embeddings=128, use_cache=False),
+                  ["input_ids", "attention_mask"], ["last_hidden_state"]),
+        "bart": (tf.BartModel, tf.BartConfig(vocab_size=vocab, d_model=h, encoder_layers=layers, decoder_layers=layers,
+                                             encoder_attention_heads=heads, decoder_attention_heads=heads,
+                                             encoder_ffn_dim=ff, decoder_ffn_dim=ff, max_position_embeddings=128,
+                                             use_cache=False),
+                 ["input_ids", "attention_mask", "decoder_input_ids"], ["last_hidden_state", "encoder_last_hidden_state"]),
+    }
+
+
+def cases(Case, full):
+    out = []
+    prefix = "full_" if full else ""
+    seq = 64 if full else 9
+    for i, (name, (cls, cfg, keys, outs)) in enumerate(configs(full).items()):
+        torch.manual_seed(100 + i)
+        model = Wrap(cls(cfg).eval(), keys, outs)
+        vocab = cfg.vocab_size
+        for b in ((1, 2) if name in ("gpt2_lm", "llama") else (2,)):
+            xs = [ids(b, seq, vocab, 10 * i + b), mask(b, seq, left=name in ("gpt2_lm", "llama", "qwen2", "gpt_neox"))]
+            if "decoder_input_ids" in keys:
+                xs.append(ids(b, seq - 3, vocab, 10 * i + b + 5))
+            if "token_type_ids" in keys:
+                xs.append(torch.cat([torch.zeros(b, seq // 2, dtype=torch.long),
+                                     torch.ones(b, seq - seq // 2, dtype=torch.long)], 1))
+            out.append(Case(f"{prefix}{name}_b{b}", model, xs))
+    if not full:
+        torch.manual_seed(200)
+        cls, cfg, keys, outs = configs(False)["bert"]
+        model = Wrap(cls(cfg).eval(), keys[:2], outs)
+        out.append(Case("bert_core_aten", model, [ids(2, 7, 100, 3), mask(2, 7)], decomp=True))
+        cls, cfg, keys, outs = configs(False)["gpt2_lm"]
+        model = Wrap(cls(cfg).eval(), keys[:1], outs)
+        seq_dim = torch.export.Dim("seq", min=2, max=64)
+        out.append(Case("gpt2_lm_dynamic_seq", model, [ids(1, 8, 100, 4)], dynamic=(({1: seq_dim},),),
+                        run_inputs=(ids(1, 13, 100, 5),)))
+    return out

@@ -1,0 +1,89 @@
+"""Held-out programs for torchtpu: vision, language and recurrent models and
+single ops at other shapes, dtypes and values than ../shared/fixtures, each
+exported with torch.export.export and saved with torch.export.save (the
+default export, as users do; names ending in _core_aten also went through
+run_decompositions()), with the eager module's outputs on the CPU.
+
+    cd tools/heldout && /work/shared/tools/torch-oracle run sid -- python3 gen.py cases small
+    rm -rf ../../aten/testdata/heldout && mv cases ../../aten/testdata/heldout
+
+"small" writes the committed set (random small weights, small inputs, a few
+MB); "full" writes full-size torchvision models and larger configs for a
+one-off check (scripts in run_full.sh), not committed. Each case NAME gives
+NAME.pt2 and NAME.io.safetensors (input.N, output.N) plus OUTDIR/INDEX.json.
+"""
+import json
+import os
+import sys
+
+import torch
+from safetensors.torch import save_file
+from torch.utils import _pytree as pytree
+
+import cases_language
+import cases_ops
+import cases_recurrent
+import cases_vision
+
+
+class Case:
+    def __init__(self, name, module, inputs, decomp=False, dynamic=None, run_inputs=None):
+        self.name = name
+        self.module = module
+        self.inputs = tuple(inputs)
+        self.decomp = decomp
+        self.dynamic = dynamic
+        self.run_inputs = run_inputs
+
+
+def flat_outputs(out):
+    leaves, _ = pytree.tree_flatten(out)
+    return [x for x in leaves if isinstance(x, torch.Tensor)]
+
+
+def write_case(outdir, c):
+    mod = c.module.eval() if isinstance(c.module, torch.nn.Module) else c.module
+    with torch.no_grad():
+        ep = torch.export.export(mod, c.inputs, dynamic_shapes=c.dynamic)
+        if c.decomp:
+            ep = ep.run_decompositions()
+        torch.export.save(ep, os.path.join(outdir, c.name + ".pt2"))
+        run_in = c.run_inputs if c.run_inputs is not None else c.inputs
+        outs = flat_outputs(mod(*run_in))
+    io = {}
+    for i, x in enumerate(pytree.tree_flatten(run_in)[0]):
+        io[f"input.{i}"] = x.detach().contiguous().clone()
+    for i, x in enumerate(outs):
+        io[f"output.{i}"] = x.detach().contiguous().clone()
+    save_file(io, os.path.join(outdir, c.name + ".io.safetensors"))
+    ops = sorted({str(n.target) for n in ep.graph.nodes if n.op == "call_function"})
+    return {"name": c.name, "ops": ops}
+
+
+def main(outdir, which):
+    torch.manual_seed(0)
+    os.makedirs(outdir, exist_ok=True)
+    full = which == "full"
+    groups = [cases_vision.cases(Case, full), cases_language.cases(Case, full),
+              cases_recurrent.cases(Case, full)]
+    if not full:
+        groups.append(cases_ops.cases(Case))
+    only = set(sys.argv[3].split(",")) if len(sys.argv) > 3 else None
+    index = []
+    for group in groups:
+        for c in group:
+            if only and c.name not in only:
+                continue
+            try:
+                index.append(write_case(outdir, c))
+            except Exception as e:  # a case PyTorch cannot export is reported, not fatal
+                print(f"skip {c.name}: {type(e).__name__}: {str(e)[:300]}", file=sys.stderr)
+                continue
+            size = sum(os.path.getsize(os.path.join(outdir, c.name + s)) for s in (".pt2", ".io.safetensors"))
+            print(f"{c.name}: {size / 1e3:.0f} kB", file=sys.stderr)
+    with open(os.path.join(outdir, "INDEX.json"), "w") as f:
+        json.dump({"torch": torch.__version__, "cases": index}, f, indent=1)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], sys.argv[2] if len(sys.argv) > 2 else "small")
