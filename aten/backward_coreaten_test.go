@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"math/cmplx"
 	"os"
 	"path/filepath"
 	"sort"
@@ -44,6 +45,8 @@ func TestCoreATenCases(t *testing.T) {
 			err = runRandomCase(base, name)
 		case strings.HasPrefix(name, "resize_"):
 			err = runResizeCase(base)
+		case strings.HasPrefix(name, "fft_"):
+			err = runFFTCase(base)
 		default:
 			err = runFixture(base)
 		}
@@ -202,6 +205,30 @@ func runResizeCase(base string) error {
 	for i := keep; i < got[0].Len(); i++ {
 		if got[0].Float64(i) != 0 {
 			return fmt.Errorf("grown element %d: got %v, want 0", i, got[0].Float64(i))
+		}
+	}
+	return nil
+}
+
+// runFFTCase compares real outputs as runFixture does and complex ones
+// (which compareLit does not read) element by element.
+func runFFTCase(base string) error {
+	got, want, err := runCase(base)
+	if err != nil {
+		return err
+	}
+	for i := range want {
+		if !want[i].DType.IsComplex() {
+			if err := compareLit(got[i], want[i]); err != nil {
+				return fmt.Errorf("output %d: %w", i, err)
+			}
+			continue
+		}
+		for j := 0; j < want[i].Len(); j++ {
+			g, w := got[i].Complex128(j), want[i].Complex128(j)
+			if cmplx.Abs(g-w) > 1e-5+1.3e-5*cmplx.Abs(w) {
+				return fmt.Errorf("output %d element %d: got %v, want %v", i, j, g, w)
+			}
 		}
 	}
 	return nil
