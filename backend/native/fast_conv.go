@@ -8,9 +8,8 @@ package native
 // place into the result (no transposes). A 1×1 convolution with unit
 // stride and no padding uses the input as the im2col matrix.
 //
-// It wraps the stablehlo.convolution kernel of conv.go (registered by an
-// earlier init: files initialise in name order) and hands every case it
-// does not cover — other layouts and element types, lhs dilation, batch
+// It wraps the stablehlo.convolution kernel of conv.go (fast_hooks.go) and
+// hands every case it does not cover — other layouts and element types, lhs dilation, batch
 // groups, window reversal, negative padding, small products — to it. Like
 // dot_fast.go it sums in blocks with fused multiply-adds, so results
 // differ from the exact kernel's order in the last bits only.
@@ -29,18 +28,17 @@ import (
 var fastConvEnabled = true
 
 func init() {
-	exact, ok := kernels["stablehlo.convolution"]
-	if !ok {
-		return
-	}
-	kernels["stablehlo.convolution"] = func(env Env, op *stablehlo.Op, in []Value) ([]Value, error) {
-		if fastConvEnabled {
-			if out, ok := fastConv(op, in); ok {
-				return []Value{out}, nil
+	wrapKernel("stablehlo.convolution", func(slow Kernel) Kernel {
+		return func(env Env, op *stablehlo.Op, in []Value) ([]Value, error) {
+			if fastConvEnabled {
+				if out, ok := fastConv(op, in); ok {
+					fastHits.Add(1)
+					return []Value{out}, nil
+				}
 			}
+			return slow(env, op, in)
 		}
-		return exact(env, op, in)
-	}
+	})
 }
 
 // conv2d is a float32 NCHW convolution in the shapes the fast path runs.

@@ -23,18 +23,17 @@ import (
 var fastDotEnabled = true
 
 func init() {
-	exact, ok := kernels["stablehlo.dot_general"]
-	if !ok {
-		return
-	}
-	kernels["stablehlo.dot_general"] = func(env Env, op *stablehlo.Op, in []Value) ([]Value, error) {
-		if fastDotEnabled {
-			if out, ok := fastDot(op, in); ok {
-				return []Value{out}, nil
+	wrapKernel("stablehlo.dot_general", func(slow Kernel) Kernel {
+		return func(env Env, op *stablehlo.Op, in []Value) ([]Value, error) {
+			if fastDotEnabled {
+				if out, ok := fastDot(op, in); ok {
+					fastHits.Add(1)
+					return []Value{out}, nil
+				}
 			}
+			return slow(env, op, in)
 		}
-		return exact(env, op, in)
-	}
+	})
 }
 
 // groupStride returns the stride of dims (in order) of a row-major shape

@@ -23,18 +23,17 @@ import (
 var fastWindowEnabled = true
 
 func init() {
-	generic, ok := kernels["stablehlo.reduce_window"]
-	if !ok {
-		return
-	}
-	kernels["stablehlo.reduce_window"] = func(env Env, op *stablehlo.Op, in []Value) ([]Value, error) {
-		if fastWindowEnabled {
-			if out, ok := fastWindow(op, in); ok {
-				return []Value{out}, nil
+	wrapKernel("stablehlo.reduce_window", func(slow Kernel) Kernel {
+		return func(env Env, op *stablehlo.Op, in []Value) ([]Value, error) {
+			if fastWindowEnabled {
+				if out, ok := fastWindow(op, in); ok {
+					fastHits.Add(1)
+					return []Value{out}, nil
+				}
 			}
+			return slow(env, op, in)
 		}
-		return generic(env, op, in)
-	}
+	})
 }
 
 // pool2d is a reduce_window the fast path runs.

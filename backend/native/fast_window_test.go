@@ -91,3 +91,20 @@ func TestFastWindowBitsMatchGeneric(t *testing.T) {
 		}
 	}
 }
+
+func TestFastPathsWired(t *testing.T) {
+	r := rand.New(rand.NewPCG(15, 16))
+	before := fastHits.Load()
+	op := poolOp(t, "stablehlo.maximum", []int64{1, 2, 8, 8}, []int64{1, 1, 2, 2}, []int64{1, 1, 2, 2}, []int64{1, 1, 1, 1}, make([]int64, 8), []int64{1, 2, 4, 4})
+	init, _ := literal.New(dtype.F32, nil)
+	if _, err := kernels["stablehlo.reduce_window"](nil, op, []Value{randF32Literal(t, r, 1, 2, 8, 8), init}); err != nil {
+		t.Fatal(err)
+	}
+	cc := convCase{1, 16, 14, 14, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1}
+	runConv(t, cc.op(t), randF32Literal(t, r, 1, 16, 14, 14), randF32Literal(t, r, 32, 16, 3, 3), true)
+	dc := dotCase{[]int64{64, 96}, []int64{96, 80}, nil, nil, []int64{1}, []int64{0}, true}
+	runDot(t, dc.op(t), randF32Literal(t, r, 64, 96), randF32Literal(t, r, 96, 80), true)
+	if got := fastHits.Load() - before; got != 3 {
+		t.Fatalf("%d of 3 ops took a fast path: a wrapper is not installed", got)
+	}
+}

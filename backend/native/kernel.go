@@ -59,6 +59,9 @@ func register(name string, k Kernel) {
 	if _, dup := kernels[name]; dup {
 		panic("native: duplicate kernel for " + name)
 	}
+	if wrap := kernelWrappers[name]; wrap != nil { // a fast path installed first (fast_hooks.go)
+		k = wrap(k)
+	}
 	kernels[name] = k
 }
 
