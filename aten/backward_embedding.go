@@ -11,7 +11,7 @@ import (
 // first divided by how often its index occurs in indices.
 
 func init() {
-	decomp("aten::embedding_dense_backward", lowerEmbeddingDenseBackward)
+	lower("aten::embedding_dense_backward", lowerEmbeddingDenseBackward)
 }
 
 func lowerEmbeddingDenseBackward(c *LowerCtx, a *Args) ([]Value, error) {

@@ -15,8 +15,8 @@ import (
 // undefined (None) gradient.
 
 func init() {
-	decomp("aten::native_layer_norm_backward", lowerLayerNormBackward)
-	decomp("aten::native_group_norm_backward", lowerGroupNormBackward)
+	lower("aten::native_layer_norm_backward", lowerLayerNormBackward)
+	lower("aten::native_group_norm_backward", lowerGroupNormBackward)
 }
 
 // normRowGrad returns dx for rows [M, D] (g already multiplied by the

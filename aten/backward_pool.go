@@ -13,9 +13,9 @@ import (
 // _adaptive_avg_pool2d_backward does the same over adaptive bins.
 
 func init() {
-	decomp("aten::max_pool2d_with_indices_backward", lowerMaxPool2dBackward)
-	decomp("aten::avg_pool2d_backward", lowerAvgPool2dBackward)
-	decomp("aten::_adaptive_avg_pool2d_backward", lowerAdaptiveAvgPool2dBackward)
+	lower("aten::max_pool2d_with_indices_backward", lowerMaxPool2dBackward)
+	lower("aten::avg_pool2d_backward", lowerAvgPool2dBackward)
+	lower("aten::_adaptive_avg_pool2d_backward", lowerAdaptiveAvgPool2dBackward)
 }
 
 // poolGradShapes checks grad_output against the pooled output shape.
