@@ -55,6 +55,9 @@ func writeDim(b *strings.Builder, l *literal.Literal, f *elemFormatter, dim int,
 		stride *= int(s)
 	}
 	last := dim == len(l.Shape)-1
+	// PyTorch wraps rows at 80 columns: as many elements per line as fit.
+	perLine := max(1, (80-indent-dim-1)/(f.width+2))
+	onLine := 0
 	for i := 0; i < size; i++ {
 		if summarize && size > 2*edge && i == edge {
 			if last {
@@ -72,7 +75,13 @@ func writeDim(b *strings.Builder, l *literal.Literal, f *elemFormatter, dim int,
 		}
 		if i < size-1 {
 			if last {
-				b.WriteString(", ")
+				b.WriteString(",")
+				if onLine++; onLine == perLine {
+					b.WriteString("\n" + strings.Repeat(" ", indent+dim+1))
+					onLine = 0
+				} else {
+					b.WriteString(" ")
+				}
 			} else {
 				b.WriteString(",\n" + strings.Repeat("\n", len(l.Shape)-dim-2) + strings.Repeat(" ", indent+dim+1))
 			}

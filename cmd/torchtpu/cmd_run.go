@@ -17,7 +17,7 @@ import (
 func init() {
 	c := &command{
 		name:    "run",
-		usage:   "MODEL.pt2 [--inputs IN.safetensors] [--out OUT.safetensors] [--device D] [--fallback cpu|error]",
+		usage:   "MODEL.pt2 [--inputs IN.safetensors] [--out OUT.safetensors] [--device D] [--fallback cpu|error] [--seed N]",
 		summary: "run an exported program and print (or save) its outputs",
 	}
 	c.run = func(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
@@ -38,6 +38,7 @@ Example:
 		out := fs.String("out", "", "write the outputs to this safetensors file")
 		device := fs.String("device", "cpu", "device to run on (see 'torchtpu devices')")
 		fallback := fs.String("fallback", "cpu", "ops with data-dependent output shapes: cpu (run them on the host, counted) or error")
+		seed := fs.Int64("seed", -1, "seed the random generator of rand/randn/randperm (like torch.manual_seed; -1: the default seed)")
 		rf := addRuntimeFlags(fs) // cache, buckets, metrics, trace (flags_runtime.go)
 		pos, err := parseInterleaved(fs, args)
 		if err != nil {
@@ -57,6 +58,9 @@ Example:
 			return 2, err
 		}
 		defer rf.done(prog, stderr)
+		if *seed >= 0 {
+			runtime.ManualSeed(uint64(*seed))
+		}
 		ins, err := programInputs(p, *inputs)
 		if err != nil {
 			return 1, err
