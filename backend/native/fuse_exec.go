@@ -6,6 +6,7 @@ import (
 	"math"
 	"runtime"
 	"sync"
+	"unsafe"
 
 	"github.com/torchtpu/torchtpu/dtype"
 	"github.com/torchtpu/torchtpu/literal"
@@ -25,22 +26,28 @@ const fuseChunk = 256
 // parallel.
 const fuseGrain = 1 << 14
 
+// fnum is the element type of the scratch rows: float32 for groups whose
+// float values are all f32 (f32 add, subtract, multiply, divide, max, min
+// and comparisons in float32 give the correctly rounded results the
+// float64 kernels round to), float64 otherwise.
+type fnum interface{ ~float32 | ~float64 }
+
 // fuseScratch is a worker's scratch: one row per node, and the odometer
 // of strided leaves.
-type fuseScratch struct {
-	rows []float64
+type fuseScratch[T fnum] struct {
+	rows []T
 	idx  []int64
 }
 
-var scratchPool sync.Pool
+var scratch32, scratch64 sync.Pool
 
-func getScratch(nodes, rank int) *fuseScratch {
-	s, _ := scratchPool.Get().(*fuseScratch)
+func getScratch[T fnum](pool *sync.Pool, nodes, rank int) *fuseScratch[T] {
+	s, _ := pool.Get().(*fuseScratch[T])
 	if s == nil {
-		s = &fuseScratch{}
+		s = &fuseScratch[T]{}
 	}
 	if cap(s.rows) < nodes*fuseChunk {
-		s.rows = make([]float64, nodes*fuseChunk)
+		s.rows = make([]T, nodes*fuseChunk)
 	}
 	s.rows = s.rows[:nodes*fuseChunk]
 	if cap(s.idx) < rank {
@@ -75,14 +82,22 @@ func parallelRange(n, grain int, body func(lo, hi int)) {
 // execFused computes g into out from the leaf literals (indexed by node;
 // nil for other nodes). The caller has checked the leaves' types and sizes.
 func execFused(g *fusedGroup, leaves []*literal.Literal, out []byte) {
+	if g.f32 {
+		execFusedT[float32](g, leaves, out, &scratch32)
+	} else {
+		execFusedT[float64](g, leaves, out, &scratch64)
+	}
+}
+
+func execFusedT[T fnum](g *fusedGroup, leaves []*literal.Literal, out []byte, pool *sync.Pool) {
 	parallelRange(g.n, fuseGrain, func(lo, hi int) {
-		s := getScratch(len(g.nodes), len(g.shape))
-		defer scratchPool.Put(s)
+		s := getScratch[T](pool, len(g.nodes), len(g.shape))
+		defer pool.Put(s)
 		for i := range g.nodes {
 			if nd := &g.nodes[i]; nd.kind == fkScalar {
 				row := s.rows[i*fuseChunk : (i+1)*fuseChunk]
 				for k := range row {
-					row[k] = nd.scalar
+					row[k] = T(nd.scalar)
 				}
 			}
 		}
@@ -97,10 +112,10 @@ func execFused(g *fusedGroup, leaves []*literal.Literal, out []byte) {
 	})
 }
 
-func row(s *fuseScratch, i, m int) []float64 { return s.rows[i*fuseChunk : i*fuseChunk+m] }
+func row[T fnum](s *fuseScratch[T], i, m int) []T { return s.rows[i*fuseChunk : i*fuseChunk+m] }
 
 // fuseNodeChunk computes node i for elements [c, c+m).
-func fuseNodeChunk(g *fusedGroup, i int, leaf *literal.Literal, s *fuseScratch, c, m int) {
+func fuseNodeChunk[T fnum](g *fusedGroup, i int, leaf *literal.Literal, s *fuseScratch[T], c, m int) {
 	nd := &g.nodes[i]
 	dst := row(s, i, m)
 	switch nd.kind {
@@ -109,13 +124,13 @@ func fuseNodeChunk(g *fusedGroup, i int, leaf *literal.Literal, s *fuseScratch, 
 		if nd.strides == nil {
 			loadRow(dst, leaf.Data, nd.dt, int64(c))
 		} else {
-			loadStrided(dst, leaf.Data, nd.dt, g.shape, nd.strides, s.idx, int64(c))
+			loadStrided(dst, leaf.Data, nd.dt, nd.cshape, nd.cstrides, s.idx, int64(c))
 		}
 	case fkUnary:
 		x := row(s, nd.args[0], m)
 		if nd.dt == dtype.Bool {
 			for k, v := range x {
-				dst[k] = f2b(nd.bun(v != 0))
+				dst[k] = f2b[T](nd.bun(v != 0))
 			}
 			return
 		}
@@ -126,58 +141,21 @@ func fuseNodeChunk(g *fusedGroup, i int, leaf *literal.Literal, s *fuseScratch, 
 			}
 		default:
 			for k, v := range x {
-				dst[k] = nd.un(v)
+				dst[k] = T(nd.un(float64(v)))
 			}
 		}
 		roundRow(dst, nd.dt)
 	case fkBinary:
-		x, y := row(s, nd.args[0], m), row(s, nd.args[1], m)
-		y = y[:len(x)]
-		if nd.dt == dtype.Bool {
-			for k, v := range x {
-				dst[k] = f2b(nd.bbin(v != 0, y[k] != 0))
-			}
-			return
-		}
-		switch nd.name {
-		case "stablehlo.add":
-			for k, v := range x {
-				dst[k] = v + y[k]
-			}
-		case "stablehlo.subtract":
-			for k, v := range x {
-				dst[k] = v - y[k]
-			}
-		case "stablehlo.multiply":
-			for k, v := range x {
-				dst[k] = v * y[k]
-			}
-		case "stablehlo.divide":
-			for k, v := range x {
-				dst[k] = v / y[k]
-			}
-		default:
-			for k, v := range x {
-				dst[k] = nd.bin(v, y[k])
-			}
-		}
-		roundRow(dst, nd.dt)
+		binaryRow(nd, dst, row(s, nd.args[0], m), row(s, nd.args[1], m))
 	case fkCompare:
 		compareRow(dst, row(s, nd.args[0], m), row(s, nd.args[1], m), nd.cmp)
 	case fkSelect:
-		p, a, b := row(s, nd.args[0], m), row(s, nd.args[1], m), row(s, nd.args[2], m)
-		for k := range dst {
-			if p[k] != 0 {
-				dst[k] = a[k]
-			} else {
-				dst[k] = b[k]
-			}
-		}
+		selectRow(dst, row(s, nd.args[0], m), row(s, nd.args[1], m), row(s, nd.args[2], m))
 	case fkConvert:
 		x := row(s, nd.args[0], m)
 		if nd.dt == dtype.Bool {
 			for k, v := range x {
-				dst[k] = f2b(v != 0)
+				dst[k] = f2b[T](v != 0)
 			}
 			return
 		}
@@ -186,120 +164,250 @@ func fuseNodeChunk(g *fusedGroup, i int, leaf *literal.Literal, s *fuseScratch, 
 	}
 }
 
-func f2b(b bool) float64 {
-	if b {
-		return 1
+func binaryRow[T fnum](nd *fuseNode, dst, x, y []T) {
+	y = y[:len(x)]
+	dst = dst[:len(x)]
+	if nd.dt == dtype.Bool {
+		for k, v := range x {
+			dst[k] = f2b[T](nd.bbin(v != 0, y[k] != 0))
+		}
+		return
 	}
-	return 0
+	switch nd.name {
+	case "stablehlo.add":
+		for k, v := range x {
+			dst[k] = v + y[k]
+		}
+	case "stablehlo.subtract":
+		for k, v := range x {
+			dst[k] = v - y[k]
+		}
+	case "stablehlo.multiply":
+		for k, v := range x {
+			dst[k] = v * y[k]
+		}
+	case "stablehlo.divide":
+		for k, v := range x {
+			dst[k] = v / y[k]
+		}
+	default:
+		for k, v := range x {
+			dst[k] = T(nd.bin(float64(v), float64(y[k])))
+		}
+	}
+	roundRow(dst, nd.dt)
 }
 
-// roundRow rounds float64 results to f32 where that is the node's type.
-func roundRow(r []float64, d dtype.DType) {
-	if d == dtype.F32 {
-		for k, v := range r {
-			r[k] = float64(float32(v))
+// f2b is 1 for true and 0 for false, without a branch.
+func f2b[T fnum](b bool) T {
+	var x uint8
+	if b {
+		x = 1
+	}
+	return T(x)
+}
+
+// selectRow picks a[k] where p[k] != 0, else b[k], bit for bit and
+// without branches.
+func selectRow[T fnum](dst, p, a, b []T) {
+	switch d := any(dst).(type) {
+	case []float32:
+		pp, aa, bb := any(p).([]float32), any(a).([]float32)[:len(d)], any(b).([]float32)[:len(d)]
+		pp = pp[:len(d)]
+		for k := range d {
+			var m uint32
+			if pp[k] != 0 {
+				m = ^uint32(0)
+			}
+			d[k] = math.Float32frombits(math.Float32bits(aa[k])&m | math.Float32bits(bb[k])&^m)
+		}
+	case []float64:
+		pp, aa, bb := any(p).([]float64), any(a).([]float64)[:len(d)], any(b).([]float64)[:len(d)]
+		pp = pp[:len(d)]
+		for k := range d {
+			var m uint64
+			if pp[k] != 0 {
+				m = ^uint64(0)
+			}
+			d[k] = math.Float64frombits(math.Float64bits(aa[k])&m | math.Float64bits(bb[k])&^m)
 		}
 	}
 }
 
-func compareRow(dst, x, y []float64, dir string) {
+// f32Bytes views little-endian f32 bytes as float32s where the host
+// allows (nil otherwise).
+func f32Bytes(b []byte) []float32 {
+	if len(b) < 4 || !hostLittleEndian || uintptr(unsafe.Pointer(unsafe.SliceData(b)))%4 != 0 {
+		return nil
+	}
+	return unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(b))), len(b)/4)
+}
+
+// roundRow rounds float64 results to f32 where that is the node's type
+// (float32 rows hold rounded values already).
+func roundRow[T fnum](r []T, d dtype.DType) {
+	if d != dtype.F32 {
+		return
+	}
+	if r64, ok := any(r).([]float64); ok {
+		for k, v := range r64 {
+			r64[k] = float64(float32(v))
+		}
+	}
+}
+
+func compareRow[T fnum](dst, x, y []T, dir string) {
 	y = y[:len(x)]
+	dst = dst[:len(x)]
 	switch dir {
 	case "EQ":
 		for k, v := range x {
-			dst[k] = f2b(v == y[k])
+			dst[k] = f2b[T](v == y[k])
 		}
 	case "NE":
 		for k, v := range x {
-			dst[k] = f2b(v != y[k])
+			dst[k] = f2b[T](v != y[k])
 		}
 	case "LT":
 		for k, v := range x {
-			dst[k] = f2b(v < y[k])
+			dst[k] = f2b[T](v < y[k])
 		}
 	case "LE":
 		for k, v := range x {
-			dst[k] = f2b(v <= y[k])
+			dst[k] = f2b[T](v <= y[k])
 		}
 	case "GT":
 		for k, v := range x {
-			dst[k] = f2b(v > y[k])
+			dst[k] = f2b[T](v > y[k])
 		}
 	case "GE":
 		for k, v := range x {
-			dst[k] = f2b(v >= y[k])
+			dst[k] = f2b[T](v >= y[k])
 		}
 	}
 }
 
 // loadRow decodes elements [c, c+len(dst)) of contiguous data.
-func loadRow(dst []float64, data []byte, d dtype.DType, c int64) {
+func loadRow[T fnum](dst []T, data []byte, d dtype.DType, c int64) {
 	switch d {
 	case dtype.F32:
 		b := data[4*c : 4*(c+int64(len(dst)))]
+		if d32, ok := any(dst).([]float32); ok {
+			if v := f32Bytes(b); v != nil {
+				copy(d32, v)
+				return
+			}
+		}
 		for k := range dst {
-			dst[k] = float64(math.Float32frombits(binary.LittleEndian.Uint32(b[4*k:])))
+			dst[k] = T(math.Float32frombits(binary.LittleEndian.Uint32(b[4*k:])))
 		}
 	case dtype.F64:
 		b := data[8*c : 8*(c+int64(len(dst)))]
 		for k := range dst {
-			dst[k] = math.Float64frombits(binary.LittleEndian.Uint64(b[8*k:]))
+			dst[k] = T(math.Float64frombits(binary.LittleEndian.Uint64(b[8*k:])))
 		}
 	default:
 		b := data[c : c+int64(len(dst))]
 		for k := range dst {
-			dst[k] = f2b(b[k] != 0)
+			dst[k] = f2b[T](b[k] != 0)
 		}
 	}
 }
 
-// loadStrided decodes the elements of a leaf read through per-dim strides
-// for output elements [c, c+len(dst)) of an array of the given shape.
-func loadStrided(dst []float64, data []byte, d dtype.DType, shape, st, idx []int64, c int64) {
+// loadStrided decodes the elements of a leaf read through strides for
+// output elements [c, c+len(dst)), in runs along the innermost (collapsed)
+// dim: a fill where its stride is 0, a contiguous decode where it is 1.
+func loadStrided[T fnum](dst []T, data []byte, d dtype.DType, shape, st, idx []int64, c int64) {
 	r := len(shape)
+	if r == 0 {
+		v := loadAt[T](data, d, 0)
+		for k := range dst {
+			dst[k] = v
+		}
+		return
+	}
 	off, rem := int64(0), c
 	for j := r - 1; j >= 0; j-- {
 		idx[j] = rem % shape[j]
 		rem /= shape[j]
 		off += idx[j] * st[j]
 	}
-	for k := range dst {
-		switch d {
-		case dtype.F32:
-			dst[k] = float64(math.Float32frombits(binary.LittleEndian.Uint32(data[4*off:])))
-		case dtype.F64:
-			dst[k] = math.Float64frombits(binary.LittleEndian.Uint64(data[8*off:]))
+	inner, is := shape[r-1], st[r-1]
+	for k := 0; k < len(dst); {
+		run := min(int64(len(dst)-k), inner-idx[r-1])
+		seg := dst[k : k+int(run)]
+		switch is {
+		case 0:
+			v := loadAt[T](data, d, off)
+			for q := range seg {
+				seg[q] = v
+			}
+		case 1:
+			loadRow(seg, data, d, off)
 		default:
-			dst[k] = f2b(data[off] != 0)
+			for q := range seg {
+				seg[q] = loadAt[T](data, d, off+int64(q)*is)
+			}
 		}
-		if r == 0 {
-			continue
-		}
-		j := r - 1
-		idx[j]++
-		off += st[j]
-		for idx[j] == shape[j] && j > 0 {
+		k += int(run)
+		off += is * run
+		idx[r-1] += run
+		for j := r - 1; j > 0 && idx[j] == shape[j]; j-- {
 			off -= st[j] * shape[j]
 			idx[j] = 0
-			j--
-			idx[j]++
-			off += st[j]
+			idx[j-1]++
+			off += st[j-1]
 		}
 	}
 }
 
+func loadAt[T fnum](data []byte, d dtype.DType, off int64) T {
+	switch d {
+	case dtype.F32:
+		return T(math.Float32frombits(binary.LittleEndian.Uint32(data[4*off:])))
+	case dtype.F64:
+		return T(math.Float64frombits(binary.LittleEndian.Uint64(data[8*off:])))
+	}
+	return f2b[T](data[off] != 0)
+}
+
+// collapseStrides drops unit dims and merges adjacent dims that a
+// strided read walks as one (stride[i] == stride[i+1]*shape[i+1]).
+func collapseStrides(shape, st []int64) ([]int64, []int64) {
+	var cs, cst []int64
+	for i, n := range shape {
+		if n == 1 {
+			continue
+		}
+		if k := len(cs) - 1; k >= 0 && cst[k] == st[i]*n {
+			cs[k] *= n
+			cst[k] = st[i]
+			continue
+		}
+		cs = append(cs, n)
+		cst = append(cst, st[i])
+	}
+	return cs, cst
+}
+
 // storeRow encodes values at elements [c, c+len(v)) of out.
-func storeRow(out []byte, d dtype.DType, c int, v []float64) {
+func storeRow[T fnum](out []byte, d dtype.DType, c int, v []T) {
 	switch d {
 	case dtype.F32:
 		b := out[4*c : 4*(c+len(v))]
+		if v32, ok := any(v).([]float32); ok {
+			if o := f32Bytes(b); o != nil {
+				copy(o, v32)
+				return
+			}
+		}
 		for k, x := range v {
 			binary.LittleEndian.PutUint32(b[4*k:], math.Float32bits(float32(x)))
 		}
 	case dtype.F64:
 		b := out[8*c : 8*(c+len(v))]
 		for k, x := range v {
-			binary.LittleEndian.PutUint64(b[8*k:], math.Float64bits(x))
+			binary.LittleEndian.PutUint64(b[8*k:], math.Float64bits(float64(x)))
 		}
 	default:
 		b := out[c : c+len(v)]

@@ -199,7 +199,11 @@ func isBroadcastTo(op *stablehlo.Op, shape []int64) bool {
 
 func (b *groupBuilder) leaf(s int, dt dtype.DType, strides []int64) int {
 	b.leafRead[s] = true
-	return b.add(fuseNode{kind: fkLeaf, dt: dt, slot: s, strides: strides})
+	nd := fuseNode{kind: fkLeaf, dt: dt, slot: s, strides: strides}
+	if strides != nil {
+		nd.cshape, nd.cstrides = collapseStrides(b.grp.shape, strides)
+	}
+	return b.add(nd)
 }
 
 // compute adds the node of a member op after its operands' nodes.
@@ -231,6 +235,12 @@ func (b *groupBuilder) compute(op *stablehlo.Op) int {
 // finish records the in-place candidates: leaves read only with identity
 // indexing whose element size is the result's.
 func (b *groupBuilder) finish() {
+	b.grp.f32 = true
+	for _, nd := range b.grp.nodes {
+		if nd.dt == dtype.F64 {
+			b.grp.f32 = false
+		}
+	}
 	ident := map[int]bool{}
 	strided := map[int]bool{}
 	for _, nd := range b.grp.nodes {

@@ -36,6 +36,9 @@ type fuseNode struct {
 	args    [3]int
 	slot    int     // fkLeaf: the slot read
 	strides []int64 // fkLeaf: element stride of the slot per output dim; nil: identity
+	// cshape and cstrides are the output shape and strides with unit dims
+	// dropped and dims read as one merged (collapseStrides).
+	cshape, cstrides []int64
 	scalar  float64 // fkScalar
 	name    string  // op name (for the specialised loops)
 	un      func(float64) float64
@@ -55,6 +58,8 @@ type fusedGroup struct {
 	out   int
 	root  *stablehlo.Op
 	nops  int // ops fused (for statistics)
+	// f32 is set when no node is f64: the loop then computes in float32.
+	f32 bool
 	// inplace lists the leaf slots that the result may overwrite when they
 	// die at this group: read only with identity indexing, same element
 	// size.

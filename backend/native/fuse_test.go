@@ -79,6 +79,17 @@ var fuseModules = map[string]string{
   %7 = stablehlo.multiply %6, %6 : tensor<4x6xf32>
   return %4, %7 : tensor<24xf32>, tensor<4x6xf32>
 }`,
+	// Broadcasts over several dims, chunks across rows.
+	"bcast": `func.func @main(%a: tensor<3x4xf32>, %b: tensor<11xf32>, %c: tensor<4x3xf32>, %d: tensor<1x7x1x1xf32>) -> tensor<3x7x4x11xf32> {
+  %0 = stablehlo.broadcast_in_dim %a, dims = [0, 2] : (tensor<3x4xf32>) -> tensor<3x7x4x11xf32>
+  %1 = stablehlo.broadcast_in_dim %b, dims = [3] : (tensor<11xf32>) -> tensor<3x7x4x11xf32>
+  %2 = stablehlo.broadcast_in_dim %c, dims = [2, 0] : (tensor<4x3xf32>) -> tensor<3x7x4x11xf32>
+  %3 = stablehlo.broadcast_in_dim %d, dims = [0, 1, 2, 3] : (tensor<1x7x1x1xf32>) -> tensor<3x7x4x11xf32>
+  %4 = stablehlo.multiply %0, %1 : tensor<3x7x4x11xf32>
+  %5 = stablehlo.subtract %4, %2 : tensor<3x7x4x11xf32>
+  %6 = stablehlo.add %5, %3 : tensor<3x7x4x11xf32>
+  return %6 : tensor<3x7x4x11xf32>
+}`,
 	// Large enough to run on several goroutines; in-place chains.
 	"big": `func.func @main(%x: tensor<3x50000xf32>, %c: tensor<50000xf32>) -> tensor<3x50000xf32> {
   %0 = stablehlo.broadcast_in_dim %c, dims = [1] : (tensor<50000xf32>) -> tensor<3x50000xf32>
