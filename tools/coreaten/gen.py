@@ -90,19 +90,21 @@ conv_case("conv_bwd_depthwise", (2, 3, 6, 6), (3, 1, 3, 3), [1, 1], [0, 0], [1, 
 conv_case("conv_bwd_1d", (2, 3, 11), (2, 3, 4), [2], [1], [1], 1, [True, True, True])
 conv_case("conv_bwd_mask_w", (1, 2, 5, 5), (3, 2, 2, 2), [1, 1], [0, 0], [1, 1], 1, [False, True, False], bias=False)
 conv_case("conv_bwd_transposed", (1, 4, 4, 5), (4, 3, 3, 3), [2, 2], [1, 0], [1, 1], 2, [True, True, True], transposed=True, outpad=[1, 0])
+conv_case("conv_bwd_bf16", (1, 2, 5, 5), (3, 2, 3, 3), [1, 1], [1, 1], [1, 1], 1, [True, True, True], dtype=torch.bfloat16)
 conv_case("conv_bwd_3d", (1, 2, 4, 5, 4), (2, 2, 2, 3, 2), [1, 2, 1], [0, 1, 1], [1, 1, 1], 1, [True, True, True])
 
 
 # max_pool2d_with_indices_backward: indices from the real forward.
-def maxpool_case(name, shape, k, s, p, d, ceil):
-    x = r(*shape)
+def maxpool_case(name, shape, k, s, p, d, ceil, dtype=torch.float32):
+    x = r(*shape, dtype=dtype)
     y, idx = aten.max_pool2d_with_indices(x, k, s, p, d, ceil)
-    go = r(*y.shape)
+    go = r(*y.shape, dtype=dtype)
     case(name, lambda go, x, idx: aten.max_pool2d_with_indices_backward(go, x, k, s, p, d, ceil, idx), go, x, idx)
 
 
 maxpool_case("maxpool_bwd_overlap", (2, 3, 7, 7), [3, 3], [1, 2], [1, 1], [1, 1], False)
 maxpool_case("maxpool_bwd_ceil_dil", (1, 2, 9, 8), [2, 3], [2, 2], [1, 1], [2, 1], True)
+maxpool_case("maxpool_bwd_bf16", (1, 2, 6, 6), [3, 3], [1, 1], [1, 1], [1, 1], False, dtype=torch.bfloat16)
 maxpool_case("maxpool_bwd_3d", (3, 6, 6), [2, 2], [2, 2], [0, 0], [1, 1], False)
 
 
@@ -118,6 +120,7 @@ avgpool_case("avgpool_bwd_ceil_excl", (1, 2, 8, 7), [3, 3], [2, 2], [1, 1], True
 avgpool_case("avgpool_bwd_ceil_incl", (1, 2, 8, 7), [3, 2], [2, 2], [1, 1], True, True, None)
 avgpool_case("avgpool_bwd_divisor", (2, 2, 7, 7), [3, 3], [1, 2], [1, 0], False, True, 5)
 avgpool_case("avgpool_bwd_3d", (3, 5, 5), [2, 2], [1, 1], [0, 0], False, True, None)
+avgpool_case("avgpool_bwd_bf16", (1, 2, 6, 5), [3, 3], [2, 1], [1, 1], True, False, None, dtype=torch.bfloat16)
 avgpool_case("avgpool_bwd_f64", (1, 2, 5, 6), [3, 2], [2, 1], [1, 1], True, False, None, dtype=torch.float64)
 
 
@@ -131,11 +134,12 @@ def adaptive_case(name, shape, osz, dtype=torch.float32):
 adaptive_case("adaptive_bwd_uneven", (2, 3, 7, 5), [3, 2])
 adaptive_case("adaptive_bwd_even", (1, 2, 6, 8), [3, 4])
 adaptive_case("adaptive_bwd_up", (1, 2, 3, 2), [5, 4])
+adaptive_case("adaptive_bwd_f16", (1, 2, 7, 5), [3, 2], dtype=torch.float16)
 adaptive_case("adaptive_bwd_3d", (3, 5, 7), [2, 3])
 
 
-def embbwd_case(name, idx, num, pad, freq, d=4):
-    go = r(*idx.shape, d)
+def embbwd_case(name, idx, num, pad, freq, d=4, dtype=torch.float32):
+    go = r(*idx.shape, d, dtype=dtype)
     case(name, lambda go, idx: aten.embedding_dense_backward(go, idx, num, pad, freq), go, idx)
 
 
@@ -144,6 +148,7 @@ embbwd_case("emb_bwd_basic", ei, 10, -1, False)
 embbwd_case("emb_bwd_pad", ei, 10, 3, False)
 embbwd_case("emb_bwd_freq", ei, 10, -1, True)
 embbwd_case("emb_bwd_freq_pad", ei, 12, 1, True)
+embbwd_case("emb_bwd_bf16", ei, 10, 3, True, dtype=torch.bfloat16)
 embbwd_case("emb_bwd_1d_i32", torch.tensor([4, 0, 4, 4, 2], dtype=torch.int32), 6, -1, True, d=3)
 
 
@@ -166,19 +171,20 @@ ln_case("ln_bwd_2d_shape", (2, 3, 4, 5), [4, 5], True, [True, True, True])
 ln_case("ln_bwd_noaffine", (4, 7), [7], False, [True, False, False])
 ln_case("ln_bwd_nobias_mask", (2, 5, 3), [3], True, [True, True, False], bias=False)
 ln_case("ln_bwd_mask_wb", (2, 5, 3), [3], True, [False, True, True])
+ln_case("ln_bwd_bf16", (3, 8), [8], True, [True, True, True], dtype=torch.bfloat16)
 ln_case("ln_bwd_f64", (3, 8), [8], True, [True, True, True], dtype=torch.float64)
 
 
-def gn_case(name, shape, g, affine, mask):
-    x = r(*shape)
+def gn_case(name, shape, g, affine, mask, dtype=torch.float32):
+    x = r(*shape, dtype=dtype)
     N, C = shape[0], shape[1]
     hw = 1
     for s in shape[2:]:
         hw *= s
-    w = r(C) if affine else None
-    b = r(C) if affine else None
+    w = r(C, dtype=dtype) if affine else None
+    b = r(C, dtype=dtype) if affine else None
     _, mean, rstd = aten.native_group_norm(x, w, b, N, C, hw, g, 1e-5)
-    go = r(*shape)
+    go = r(*shape, dtype=dtype)
     if affine:
         case(name, lambda go, x, mean, rstd, w: aten.native_group_norm_backward(go, x, mean, rstd, w, N, C, hw, g, mask), go, x, mean, rstd, w)
     else:
@@ -188,6 +194,7 @@ def gn_case(name, shape, g, affine, mask):
 gn_case("gn_bwd_affine", (2, 6, 4, 3), 3, True, [True, True, True])
 gn_case("gn_bwd_noaffine", (3, 4, 5), 2, False, [True, False, False])
 gn_case("gn_bwd_mask", (2, 4, 3, 3), 4, True, [False, True, True])
+gn_case("gn_bwd_bf16", (2, 4, 3, 2), 2, True, [True, True, True], dtype=torch.bfloat16)
 gn_case("gn_bwd_one_group", (2, 3, 2, 2), 1, True, [True, True, True])
 
 
@@ -278,13 +285,13 @@ fft_c2r_case("fft_c2r_trunc", (2, 6), [1], 0, 4)
 # (safetensors cannot hold complex128, so the float64 forms are not cases.)
 
 # Random ops: PyTorch's values only pin dtype and shape.
-case("rand_f32", lambda x: aten.rand([200, 300]) + x, torch.zeros(()))
-case("rand_f64", lambda x: aten.rand([50000], dtype=torch.float64) + x, torch.zeros((), dtype=torch.float64))
-case("rand_f16", lambda x: aten.rand([100, 200], dtype=torch.float16) + x, torch.zeros((), dtype=torch.float16))
-case("rand_bf16", lambda x: aten.rand([100, 200], dtype=torch.bfloat16) + x, torch.zeros((), dtype=torch.bfloat16))
-case("randn_f32", lambda x: aten.randn([300, 200]) + x, torch.zeros(()))
-case("randn_f64", lambda x: aten.randn([40000], dtype=torch.float64) + x, torch.zeros((), dtype=torch.float64))
-case("randn_bf16", lambda x: aten.randn([100, 100], dtype=torch.bfloat16) + x, torch.zeros((), dtype=torch.bfloat16))
+case("rand_f32", lambda x: aten.rand([100, 100]) + x, torch.zeros(()))
+case("rand_f64", lambda x: aten.rand([10000], dtype=torch.float64) + x, torch.zeros((), dtype=torch.float64))
+case("rand_f16", lambda x: aten.rand([50, 100], dtype=torch.float16) + x, torch.zeros((), dtype=torch.float16))
+case("rand_bf16", lambda x: aten.rand([50, 100], dtype=torch.bfloat16) + x, torch.zeros((), dtype=torch.bfloat16))
+case("randn_f32", lambda x: aten.randn([100, 100]) + x, torch.zeros(()))
+case("randn_f64", lambda x: aten.randn([10000], dtype=torch.float64) + x, torch.zeros((), dtype=torch.float64))
+case("randn_bf16", lambda x: aten.randn([50, 100], dtype=torch.bfloat16) + x, torch.zeros((), dtype=torch.bfloat16))
 case("randperm_i64", lambda x: aten.randperm(1000) + x, torch.zeros((), dtype=torch.int64))
 case("randperm_i32", lambda x: aten.randperm(77, dtype=torch.int32) + x, torch.zeros((), dtype=torch.int32))
 case("randperm_f32", lambda x: aten.randperm(50, dtype=torch.float32) + x, torch.zeros(()))
