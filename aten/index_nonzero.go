@@ -11,7 +11,7 @@ import (
 // argwhere is nonzero, on the host.
 
 func init() {
-	lower("aten::nonzero_static", lowerNonzeroStatic)
+	decomp("aten::nonzero_static", lowerNonzeroStatic) // uses cumsum
 	Register(Entry{Name: "aten::argwhere", Kind: HostFallback, Host: hostNonzero})
 }
 
