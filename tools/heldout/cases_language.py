@@ -21,6 +21,17 @@ class Wrap(nn.Module):
         return tuple(getattr(r, k) for k in self.outs)
 
 
+def perturb_constants(m):
+    """Norm weights start at one and biases at zero: perturb every
+    parameter initialised to a constant so that they matter."""
+    g = torch.Generator().manual_seed(2)
+    with torch.no_grad():
+        for p in m.parameters():
+            if p.numel() > 1 and p.float().std() == 0:
+                p.add_(torch.randn(p.shape, generator=g) * 0.2)
+    return m
+
+
 def ids(batch, seq, vocab, seed):
     g = torch.Generator().manual_seed(seed)
     return torch.randint(0, vocab, (batch, seq), generator=g)
@@ -89,7 +100,7 @@ def cases(Case, full):
     seq = 64 if full else 9
     for i, (name, (cls, cfg, keys, outs)) in enumerate(configs(full).items()):
         torch.manual_seed(100 + i)
-        model = Wrap(cls(cfg).eval(), keys, outs)
+        model = Wrap(perturb_constants(cls(cfg).eval()), keys, outs)
         vocab = cfg.vocab_size
         for b in ((1, 2) if name in ("gpt2_lm", "llama") else (2,)):
             xs = [ids(b, seq, vocab, 10 * i + b), mask(b, seq, left=name in ("gpt2_lm", "llama", "qwen2", "gpt_neox"))]

@@ -18,7 +18,8 @@ from torchvision.models.vision_transformer import VisionTransformer
 
 def randomize_bn(m):
     """Give batch norms non-trivial running statistics and affine weights, so
-    eval mode does more than divide by sqrt(1+eps)."""
+    eval mode does more than divide by sqrt(1+eps), and perturb parameters
+    initialised to a constant."""
     g = torch.Generator().manual_seed(1)
     for mod in m.modules():
         if isinstance(mod, nn.modules.batchnorm._BatchNorm):
@@ -28,6 +29,11 @@ def randomize_bn(m):
             if mod.affine:
                 mod.weight.data.copy_(torch.rand(n, generator=g) + 0.5)
                 mod.bias.data.copy_(torch.randn(n, generator=g) * 0.1)
+    # Constant initialisations make parts of a model vacuous: ViT's heads
+    # start at zero (all-zero logits), ConvNeXt's layer scales at 1e-6.
+    for name, p in m.named_parameters():
+        if p.numel() > 1 and p.detach().float().std() == 0:
+            p.data.add_((torch.randn(p.shape, generator=g) * 0.2).to(p.dtype))
     return m.eval()
 
 
