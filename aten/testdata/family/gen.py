@@ -324,4 +324,32 @@ case("cross_entropy_probs_smooth_none", lambda x, t: F.cross_entropy(x, t, label
 case("nll_all_ignored", lambda x, t: F.nll_loss(x, t, ignore_index=1), torch.log_softmax(r(3, 4), 1), torch.tensor([1, 1, 1]))
 case("interp_nearest_uint8", lambda x: F.interpolate(x, scale_factor=2.5, mode="nearest"), torch.randint(0, 255, (1, 3, 4, 3), dtype=torch.uint8))
 case("interp_bilinear_ac_to1", lambda x: F.interpolate(x, size=(1, 3), mode="bilinear", align_corners=True), r(1, 2, 4, 5))
+
+
+def dyn_case(name, fn, xs, dyn, xs_run):
+    """Exports with symbolic dims (dyn: dynamic_shapes) and records a run at
+    other sizes (xs_run), as the shared *_dynamic_* fixtures do."""
+    try:
+        m = Fn(fn).eval()
+        ep = torch.export.export(m, tuple(xs), dynamic_shapes=(dyn,))
+        torch.export.save(ep, os.path.join(out, name + ".pt2"))
+        with torch.no_grad():
+            o = m(*xs_run)
+        if not isinstance(o, (tuple, list)):
+            o = (o,)
+        t = {f"input.{i}": x.contiguous() for i, x in enumerate(xs_run)}
+        t.update({f"output.{i}": y.contiguous() for i, y in enumerate(o)})
+        save_file(t, os.path.join(out, name + ".io.safetensors"))
+    except Exception as e:
+        print(f"{name}: {type(e).__name__}: {str(e).splitlines()[0]}")
+
+
+B = torch.export.Dim("B", min=2, max=64)
+S = torch.export.Dim("S", min=2, max=64)
+dyn_case("dyn_conv_pool_view", lambda x, w: F.max_pool2d(F.conv2d(x, w, padding=1), 2).view(x.shape[0], -1),
+         [r(3, 2, 8, 8), r(4, 2, 3, 3)], ({0: B}, None), [r(5, 2, 8, 8), r(4, 2, 3, 3)])
+dyn_case("dyn_sdpa_seq", lambda q, k, v: F.scaled_dot_product_attention(q, k, v, is_causal=True).transpose(1, 2).reshape(q.shape[0], q.shape[2], -1),
+         [r(2, 2, 6, 4), r(2, 2, 6, 4), r(2, 2, 6, 4)], ({2: S}, {2: S}, {2: S}), [r(2, 2, 9, 4), r(2, 2, 9, 4), r(2, 2, 9, 4)])
+dyn_case("dyn_index_cat_split", lambda x, i: torch.cat(torch.split(x[:, i], 2, dim=1)[::-1], 1).flatten(1),
+         [r(3, 6, 2), torch.tensor([0, 5, 1, 1])], ({0: B}, None), [r(7, 6, 2), torch.tensor([0, 5, 1, 1])])
 print("done")
