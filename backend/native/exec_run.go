@@ -187,6 +187,9 @@ func (fr *frame) runGroup(ep *execPlan, g *fusedGroup, persist []span) error {
 		}
 		leaves[i] = l
 	}
+	if g.red != nil {
+		return fr.runReduceGroup(g, leaves)
+	}
 	nbytes := g.n * g.dt.Size()
 	ar := fr.proc.arena
 	var data []byte

@@ -65,6 +65,8 @@ type fusion struct {
 	grp    []int // op index -> group index, -1 if not fused
 	groups []*fusedGroup
 	skip   []bool // broadcast/constant ops read only inside groups
+	// redAt maps groups folded into a reduce to the reduce's op index.
+	redAt map[int]int
 }
 
 // planFusion groups the fusible ops of a block. Walking backwards, an op
@@ -129,6 +131,7 @@ func planFusion(bp *blockPlan, u *blockUses, slots map[*stablehlo.Value]int) *fu
 		}
 		fu.skip[k] = all
 	}
+	fu.redAt = planReduceFusion(bp, u, fu)
 	return fu
 }
 

@@ -58,6 +58,9 @@ type fusedGroup struct {
 	out   int
 	root  *stablehlo.Op
 	nops  int // ops fused (for statistics)
+	// red is the reduce folding the group's values (input fusion), nil
+	// when the group's result is materialized.
+	red *reduceFuse
 	// f32 is set when no node is f64: the loop then computes in float32.
 	f32 bool
 	// inplace lists the leaf slots that the result may overwrite when they

@@ -90,8 +90,39 @@ var fuseModules = map[string]string{
   %6 = stablehlo.add %5, %3 : tensor<3x7x4x11xf32>
   return %6 : tensor<3x7x4x11xf32>
 }`,
+	// Softmax and layer norm: reduces over the trailing dim fed by groups
+	// (input fusion), one over a leading dim (not fused), max with NaNs.
+	"norms": `func.func @main(%x: tensor<64x4x33xf32>, %g: tensor<33xf32>) -> (tensor<64x4x33xf32>, tensor<64x4x33xf32>, tensor<4x33xf32>) {
+  %ninf = stablehlo.constant dense<0xFF800000> : tensor<f32>
+  %zero = stablehlo.constant dense<0.0> : tensor<f32>
+  %mx = stablehlo.reduce(%x init: %ninf) applies stablehlo.maximum across dimensions = [2] : (tensor<64x4x33xf32>, tensor<f32>) -> tensor<64x4xf32>
+  %mb = stablehlo.broadcast_in_dim %mx, dims = [0, 1] : (tensor<64x4xf32>) -> tensor<64x4x33xf32>
+  %d = stablehlo.subtract %x, %mb : tensor<64x4x33xf32>
+  %e = stablehlo.exponential %d : tensor<64x4x33xf32>
+  %s = stablehlo.reduce(%e init: %zero) applies stablehlo.add across dimensions = [2] : (tensor<64x4x33xf32>, tensor<f32>) -> tensor<64x4xf32>
+  %sb = stablehlo.broadcast_in_dim %s, dims = [0, 1] : (tensor<64x4xf32>) -> tensor<64x4x33xf32>
+  %sm = stablehlo.divide %e, %sb : tensor<64x4x33xf32>
+  %gb = stablehlo.broadcast_in_dim %g, dims = [2] : (tensor<33xf32>) -> tensor<64x4x33xf32>
+  %xg = stablehlo.multiply %x, %gb : tensor<64x4x33xf32>
+  %sum = stablehlo.reduce(%xg init: %zero) applies stablehlo.add across dimensions = [2] : (tensor<64x4x33xf32>, tensor<f32>) -> tensor<64x4xf32>
+  %n = stablehlo.constant dense<33.0> : tensor<64x4xf32>
+  %mean = stablehlo.divide %sum, %n : tensor<64x4xf32>
+  %meanb = stablehlo.broadcast_in_dim %mean, dims = [0, 1] : (tensor<64x4xf32>) -> tensor<64x4x33xf32>
+  %c = stablehlo.subtract %x, %meanb : tensor<64x4x33xf32>
+  %sq = stablehlo.multiply %c, %c : tensor<64x4x33xf32>
+  %v = stablehlo.reduce(%sq init: %zero) applies stablehlo.add across dimensions = [2] : (tensor<64x4x33xf32>, tensor<f32>) -> tensor<64x4xf32>
+  %vn = stablehlo.divide %v, %n : tensor<64x4xf32>
+  %eps = stablehlo.constant dense<1.0e-5> : tensor<64x4xf32>
+  %ve = stablehlo.add %vn, %eps : tensor<64x4xf32>
+  %r = stablehlo.rsqrt %ve : tensor<64x4xf32>
+  %rb = stablehlo.broadcast_in_dim %r, dims = [0, 1] : (tensor<64x4xf32>) -> tensor<64x4x33xf32>
+  %ln = stablehlo.multiply %c, %rb : tensor<64x4x33xf32>
+  %ab = stablehlo.abs %x : tensor<64x4x33xf32>
+  %lead = stablehlo.reduce(%ab init: %zero) applies stablehlo.add across dimensions = [0] : (tensor<64x4x33xf32>, tensor<f32>) -> tensor<4x33xf32>
+  return %sm, %ln, %lead : tensor<64x4x33xf32>, tensor<64x4x33xf32>, tensor<4x33xf32>
+}`,
 	// Large enough to run on several goroutines; in-place chains.
-	"big": `func.func @main(%x: tensor<3x50000xf32>, %c: tensor<50000xf32>) -> tensor<3x50000xf32> {
+	"big": `func.func @main(%x: tensor<3x50000xf32>, %c: tensor<50000xf32>) -> (tensor<3x50000xf32>, tensor<3xf32>) {
   %0 = stablehlo.broadcast_in_dim %c, dims = [1] : (tensor<50000xf32>) -> tensor<3x50000xf32>
   %1 = stablehlo.subtract %x, %0 : tensor<3x50000xf32>
   %2 = stablehlo.exponential %1 : tensor<3x50000xf32>
@@ -99,7 +130,10 @@ var fuseModules = map[string]string{
   %4 = stablehlo.add %2, %3 : tensor<3x50000xf32>
   %5 = stablehlo.sine %4 : tensor<3x50000xf32>
   %6 = stablehlo.multiply %5, %4 : tensor<3x50000xf32>
-  return %6 : tensor<3x50000xf32>
+  %7 = stablehlo.multiply %x, %0 : tensor<3x50000xf32>
+  %z = stablehlo.constant dense<0.0> : tensor<f32>
+  %8 = stablehlo.reduce(%7 init: %z) applies stablehlo.add across dimensions = [1] : (tensor<3x50000xf32>, tensor<f32>) -> tensor<3xf32>
+  return %6, %8 : tensor<3x50000xf32>, tensor<3xf32>
 }`,
 	// Values captured by a while body and a reduce fed by elementwise ops.
 	"regions": `func.func @main(%x: tensor<5x4xf32>) -> (tensor<5x4xf32>, tensor<5xf32>) {
@@ -213,7 +247,16 @@ func TestFusionMatchesInterpreter(t *testing.T) {
 			for _, a := range planned.(*Executable).prog.arenas.idle {
 				st = a.stats
 			}
-			t.Logf("%s: %d groups, %d ops fused; arena %+v", name, ep.groups, ep.fused, st)
+			reds := 0
+			for _, st := range ep.steps {
+				if st.group != nil && st.group.red != nil {
+					reds++
+				}
+			}
+			if (name == "norms" && reds < 2) || (name == "regions" && reds != 1) {
+				t.Errorf("%s: %d reduces fused", name, reds)
+			}
+			t.Logf("%s: %d groups (%d into reduces), %d ops fused; arena %+v", name, ep.groups, reds, ep.fused, st)
 			if name == "inplace" && (st.inplace == 0 || st.hits == 0) {
 				t.Errorf("inplace: want in-place writes and recycled buffers, got %+v", st)
 			}

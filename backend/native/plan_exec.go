@@ -65,28 +65,33 @@ func buildExec(bp *blockPlan, slots map[*stablehlo.Value]int) *execPlan {
 	for k := range bp.ops {
 		ep.top = append(ep.top, bp.ops[k].out...)
 	}
-	stepOf := make([]int, len(bp.ops)) // op index -> step index
+	redGroup := map[int]*fusedGroup{} // reduce op index -> group folded into it
+	for g, k := range fu.redAt {
+		redGroup[k] = fu.groups[g]
+	}
 	for k := range bp.ops {
 		pl := &bp.ops[k]
 		switch {
+		case redGroup[k] != nil:
+			g := redGroup[k]
+			ep.steps = append(ep.steps, execStep{kind: stepGroup, group: g})
+			ep.groups++
+			ep.fused += g.nops + 1
 		case fu.grp[k] >= 0:
 			g := fu.groups[fu.grp[k]]
-			if g.root != pl.op {
-				stepOf[k] = -1
+			if g.root != pl.op || g.red != nil {
 				continue
 			}
 			ep.steps = append(ep.steps, execStep{kind: stepGroup, group: g})
 			ep.groups++
 			ep.fused += g.nops
 		case fu.skip[k]:
-			stepOf[k] = -1
 			continue
 		case pl.op.Name == "stablehlo.constant" && len(pl.op.Operands) == 0:
 			ep.steps = append(ep.steps, execStep{kind: stepConst, op: pl, konst: &constCache{}})
 		default:
 			ep.steps = append(ep.steps, execStep{kind: stepOp, op: pl})
 		}
-		stepOf[k] = len(ep.steps) - 1
 	}
 	// Liveness: the last step reading each slot.
 	last := map[int]int{}
@@ -95,7 +100,12 @@ func buildExec(bp *blockPlan, slots map[*stablehlo.Value]int) *execPlan {
 		st := &ep.steps[i]
 		switch st.kind {
 		case stepGroup:
-			defAt[st.group.out] = i
+			if r := st.group.red; r != nil {
+				defAt[r.out] = i
+				last[r.init] = i
+			} else {
+				defAt[st.group.out] = i
+			}
 			for _, nd := range st.group.nodes {
 				if nd.kind == fkLeaf {
 					last[nd.slot] = i

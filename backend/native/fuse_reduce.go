@@ -1,0 +1,149 @@
+package native
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/torchtpu/torchtpu/dtype"
+	"github.com/torchtpu/torchtpu/literal"
+	"github.com/torchtpu/torchtpu/stablehlo"
+)
+
+// Input fusion: a reduce over the trailing dims of a value that a fusion
+// group computes and nothing else reads folds the group's values as they
+// are computed, chunk by chunk, instead of materializing them. The fold is
+// the reduce kernel's: per output element, in input order, starting from
+// the init value, rounded to the element type after each step.
+
+// reduceFuse describes the reduce a group feeds.
+type reduceFuse struct {
+	op    *stablehlo.Op
+	kind  foldKind
+	init  int // slot of the init value
+	out   int // slot of the result
+	shape []int64
+	size  int // elements folded per output element
+}
+
+// planReduceFusion attaches eligible reduces to the groups computing
+// their input; it returns the op index of each such reduce by group.
+func planReduceFusion(bp *blockPlan, u *blockUses, fu *fusion) map[int]int {
+	at := map[int]int{}
+	for k := range bp.ops {
+		pl := &bp.ops[k]
+		op := pl.op
+		if op.Name != "stablehlo.reduce" || pl.quant || len(pl.in) != 2 || len(pl.out) != 1 || len(op.Regions) != 1 {
+			continue
+		}
+		it, rt, ct := staticType(op.Operands[0]), staticType(op.Results[0]), staticType(op.Operands[1])
+		if it == nil || rt == nil || ct == nil || len(ct.Shape) != 0 {
+			continue
+		}
+		d := it.DType()
+		if (d != dtype.F32 && d != dtype.F64) || rt.DType() != d || ct.DType() != d {
+			continue
+		}
+		kind, ok := foldOf(binaryBody(op.Regions[0]))
+		if !ok || floatFold(kind, d) == nil {
+			continue
+		}
+		dims, ok := op.Ints("dimensions")
+		if !ok || !trailingDims(dims, len(it.Shape)) {
+			continue
+		}
+		def, ok := u.def[pl.in[0]]
+		if !ok || fu.grp[def] < 0 {
+			continue
+		}
+		g := fu.groups[fu.grp[def]]
+		if g.out != pl.in[0] || len(u.users[g.out]) != 1 || g.red != nil || g.dt != d {
+			continue
+		}
+		size := 1
+		for _, x := range dims {
+			size *= int(it.Shape[x])
+		}
+		g.red = &reduceFuse{op: op, kind: kind, init: pl.in[1], out: pl.out[0], shape: rt.Shape, size: size}
+		g.inplace = nil
+		at[fu.grp[def]] = k
+	}
+	return at
+}
+
+// trailingDims reports whether dims are the last len(dims) dims of a
+// rank-r array, in increasing order.
+func trailingDims(dims []int64, r int) bool {
+	for i, d := range dims {
+		if d != int64(r-len(dims)+i) {
+			return false
+		}
+	}
+	return true
+}
+
+// runReduceGroup computes a group and folds it into its reduce's result.
+func (fr *frame) runReduceGroup(g *fusedGroup, leaves []*literal.Literal) error {
+	rf := g.red
+	init, ok := fr.slots[rf.init].(*literal.Literal)
+	if !ok || init.DType != g.dt || init.Len() != 1 {
+		return fmt.Errorf("init value is %T %v, want a %v scalar", fr.slots[rf.init], fr.slots[rf.init], g.dt)
+	}
+	outN := elemCount(rf.shape)
+	nbytes := outN * g.dt.Size()
+	var data []byte
+	if ar := fr.proc.arena; ar != nil {
+		data = ar.take(nbytes)
+	} else {
+		data = make([]byte, nbytes)
+	}
+	if outN > 0 && outN*rf.size != g.n {
+		return fmt.Errorf("reduce of %d elements into %d groups of %d", g.n, outN, rf.size)
+	}
+	start := init.Float64(0)
+	f := floatFold(rf.kind, g.dt)
+	res := make([]float64, outN)
+	body := func(lo, hi int) {
+		if g.f32 {
+			foldGroups[float32](g, leaves, res, start, f, lo, hi, &scratch32)
+		} else {
+			foldGroups[float64](g, leaves, res, start, f, lo, hi, &scratch64)
+		}
+	}
+	if outN > 1 {
+		parallelRange(outN, max(1, fuseGrain/max(rf.size, 1)), body)
+	} else {
+		body(0, outN)
+	}
+	storeRow(data, g.dt, 0, res)
+	fr.slots[rf.out] = &literal.Literal{DType: g.dt, Shape: append([]int64(nil), rf.shape...), Data: data}
+	return nil
+}
+
+// foldGroups computes output elements [lo, hi) of a reduce-fused group.
+func foldGroups[T fnum](g *fusedGroup, leaves []*literal.Literal, res []float64, start float64, f func(a, x float64) float64, lo, hi int, pool *sync.Pool) {
+	s := getScratch[T](pool, len(g.nodes), len(g.shape))
+	defer pool.Put(s)
+	for i := range g.nodes {
+		if nd := &g.nodes[i]; nd.kind == fkScalar {
+			row := s.rows[i*fuseChunk : (i+1)*fuseChunk]
+			for k := range row {
+				row[k] = T(nd.scalar)
+			}
+		}
+	}
+	size := g.red.size
+	r := len(g.nodes) - 1
+	for o := lo; o < hi; o++ {
+		acc := start
+		for c := o * size; c < (o+1)*size; c += fuseChunk {
+			m := min(fuseChunk, (o+1)*size-c)
+			for i := range g.nodes {
+				fuseNodeChunk(g, i, leaves[i], s, c, m)
+			}
+			for _, x := range s.rows[r*fuseChunk : r*fuseChunk+m] {
+				acc = f(acc, float64(x))
+			}
+		}
+		res[o] = acc
+	}
+}
