@@ -39,13 +39,13 @@ type fuseNode struct {
 	// cshape and cstrides are the output shape and strides with unit dims
 	// dropped and dims read as one merged (collapseStrides).
 	cshape, cstrides []int64
-	scalar  float64 // fkScalar
-	name    string  // op name (for the specialised loops)
-	un      func(float64) float64
-	bin     func(float64, float64) float64
-	bun     func(bool) bool
-	bbin    func(bool, bool) bool
-	cmp     string // fkCompare direction
+	scalar           float64 // fkScalar
+	name             string  // op name (for the specialised loops)
+	un               func(float64) float64
+	bin              func(float64, float64) float64
+	bun              func(bool) bool
+	bbin             func(bool, bool) bool
+	cmp              string // fkCompare direction
 }
 
 // fusedGroup is a planned fusion: nodes computing the value of slot out,
