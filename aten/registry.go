@@ -10,6 +10,8 @@ package aten
 
 import (
 	"fmt"
+	"path/filepath"
+	goruntime "runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -63,6 +65,10 @@ type Entry struct {
 	Lower  LowerFunc
 	Host   HostFunc
 
+	// File is the source file whose init() registered the entry (for
+	// listings and per-family tests).
+	File string
+
 	schema *Schema
 	// Base is the functional entry an in-place or out= variant was
 	// derived from (nil otherwise).
@@ -101,12 +107,29 @@ func Register(e Entry) {
 		panic("aten: entry " + name + " has no Lower function")
 	}
 	e.Name, e.schema = name, s
+	e.File = registeringFile()
 	regMu.Lock()
 	defer regMu.Unlock()
 	if _, dup := registry[name]; dup {
 		panic("aten: duplicate registration of " + name)
 	}
 	registry[name] = &e
+}
+
+// registeringFile finds the file of the init function on the call stack.
+func registeringFile() string {
+	pcs := make([]uintptr, 16)
+	n := goruntime.Callers(2, pcs)
+	frames := goruntime.CallersFrames(pcs[:n])
+	for {
+		f, more := frames.Next()
+		if i := strings.LastIndex(f.Function, ".init."); i >= 0 && !strings.Contains(f.Function[i+1:], "func") {
+			return filepath.Base(f.File)
+		}
+		if !more {
+			return ""
+		}
+	}
 }
 
 // CanonicalName normalizes an op name to the registry spelling:

@@ -35,7 +35,7 @@ func deriveVariant(name string) *Entry {
 		if err != nil || s.Param("self") < 0 {
 			return nil
 		}
-		return &Entry{Name: name, Kind: fn.Kind, Lower: variantLower(fn, []string{"self"}), schema: s, Base: fn, Schema: text}
+		return &Entry{Name: name, Kind: fn.Kind, Lower: variantLower(fn, []string{"self"}), schema: s, Base: fn, Schema: text, File: fn.File}
 	case overload == "out" || strings.HasSuffix(overload, "_out"):
 		text := schemaText(name)
 		if text == "" {
@@ -55,7 +55,7 @@ func deriveVariant(name string) *Entry {
 		if fn == nil {
 			return nil
 		}
-		return &Entry{Name: name, Kind: fn.Kind, Lower: variantLower(fn, outs), schema: s, Base: fn, Schema: text}
+		return &Entry{Name: name, Kind: fn.Kind, Lower: variantLower(fn, outs), schema: s, Base: fn, Schema: text, File: fn.File}
 	}
 	return nil
 }

@@ -50,7 +50,7 @@ scripts written against the CLI contract.`)
 			entries := aten.Entries()
 			fmt.Fprintf(stdout, "all registered overloads (%d):\n", len(entries))
 			for _, e := range entries {
-				fmt.Fprintf(stdout, "  %-50s %s\n", e.Name, e.Kind)
+				fmt.Fprintf(stdout, "  %-50s %-13s %s\n", e.Name, e.Kind, e.File)
 			}
 		}
 		covered := len(core) - len(missing)
