@@ -21,6 +21,7 @@ from safetensors.torch import save_file
 from torch.utils import _pytree as pytree
 
 import cases_language
+import cases_misc
 import cases_ops
 import cases_recurrent
 import cases_vision
@@ -71,6 +72,7 @@ def main(outdir, which):
               cases_recurrent.cases(Case, full)]
     if not full:
         groups.append(cases_ops.cases(Case))
+        groups.append(cases_misc.cases(Case))
     only = set(sys.argv[3].split(",")) if len(sys.argv) > 3 else None
     index = []
     for group in groups:
