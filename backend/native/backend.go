@@ -47,6 +47,7 @@ func (*Backend) Compile(ctx context.Context, m *stablehlo.Module, opts backend.O
 	if err := p.planReachable(f); err != nil {
 		return nil, fmt.Errorf("native: compile @%s: %w", f.Name, err)
 	}
+	dumpPlans(p)
 	replicas, partitions := opts.Replicas, opts.Partitions
 	if replicas == 0 {
 		replicas = moduleInt(m, "mhlo.num_replicas")

@@ -27,3 +27,23 @@ func dumpModule(m *stablehlo.Module) {
 	defer f.Close()
 	_ = stablehlo.Print(f, m)
 }
+
+// dumpPlans writes the execution plan summaries of a compiled program
+// beside its module (TORCHTPU_NATIVE_DUMP).
+func dumpPlans(p *program) {
+	dir := os.Getenv("TORCHTPU_NATIVE_DUMP")
+	if dir == "" {
+		return
+	}
+	name := filepath.Join(dir, fmt.Sprintf("module%d.plan.txt", dumpSeq.Load()))
+	f, err := os.Create(name)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	for fn, fp := range p.plans {
+		if fp.exec != nil {
+			fmt.Fprintf(f, "@%s: %s\n", fn.Name, fp.exec.summary())
+		}
+	}
+}

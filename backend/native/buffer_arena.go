@@ -1,9 +1,11 @@
 package native
 
 import (
+	"fmt"
 	"sync"
 	"unsafe"
 
+	"github.com/torchtpu/torchtpu/dtype"
 	"github.com/torchtpu/torchtpu/literal"
 )
 
@@ -12,6 +14,7 @@ import (
 // handed to a later op asking for the same size. One run owns an arena at
 // a time; the program keeps them between runs.
 type arena struct {
+	mu    sync.Mutex // kernels may allocate from several goroutines
 	free  map[int][][]byte
 	taken map[int]int // requests per size in the current run
 	stats arenaStats
@@ -25,6 +28,8 @@ func newArena() *arena {
 
 // take returns a buffer of n bytes with arbitrary contents.
 func (a *arena) take(n int) []byte {
+	a.mu.Lock()
+	defer a.mu.Unlock()
 	a.taken[n]++
 	if l := a.free[n]; len(l) > 0 {
 		b := l[len(l)-1]
@@ -34,13 +39,18 @@ func (a *arena) take(n int) []byte {
 		return b
 	}
 	a.stats.misses++
-	return make([]byte, n)
+	a.mu.Unlock()
+	b := make([]byte, n)
+	a.mu.Lock()
+	return b
 }
 
 func (a *arena) put(b []byte) {
 	if len(b) == 0 {
 		return
 	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
 	a.stats.released++
 	a.free[len(b)] = append(a.free[len(b)], b)
 }
@@ -115,4 +125,28 @@ func valueSpans(dst []span, v Value) []span {
 		}
 	}
 	return dst
+}
+
+// newResult allocates a zero-filled kernel result, as literal.New does,
+// taking a recycled buffer from the running program's arena when there is
+// one (a fresh page costs far more to touch than a cleared one).
+func newResult(env Env, d dtype.DType, shape []int64) (*literal.Literal, error) {
+	fr, ok := env.(*frame)
+	if !ok || fr.proc.arena == nil {
+		return literal.New(d, shape)
+	}
+	n, err := literal.NumElements(shape)
+	if err != nil {
+		return nil, err
+	}
+	if d.Size() == 0 {
+		return nil, fmt.Errorf("literal of invalid dtype %v", d)
+	}
+	nb := n * int64(d.Size())
+	if nb > literal.MaxBytes {
+		return nil, fmt.Errorf("%v%v would take %d bytes, over the %d-byte limit per tensor (TORCHTPU_MAX_TENSOR_BYTES)", d, shape, nb, literal.MaxBytes)
+	}
+	b := fr.proc.arena.take(int(nb))
+	clear(b)
+	return &literal.Literal{DType: d, Shape: append([]int64(nil), shape...), Data: b}, nil
 }

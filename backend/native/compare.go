@@ -60,7 +60,7 @@ func totalKey(l *literal.Literal, i int) int64 {
 	return mag
 }
 
-func evalCompare(_ Env, op *stablehlo.Op, in []Value) ([]Value, error) {
+func evalCompare(env Env, op *stablehlo.Op, in []Value) ([]Value, error) {
 	x, err := tensorArg(op, in, 0)
 	if err != nil {
 		return nil, err
@@ -93,7 +93,7 @@ func evalCompare(_ Env, op *stablehlo.Op, in []Value) ([]Value, error) {
 			ct = "UNSIGNED"
 		}
 	}
-	out, err := literal.New(dtype.Bool, x.Shape)
+	out, err := newResult(env, dtype.Bool, x.Shape)
 	if err != nil {
 		return nil, err
 	}

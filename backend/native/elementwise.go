@@ -34,13 +34,18 @@ type binaryFns struct {
 // outLiteral allocates the result of an elementwise op: the op's static
 // result type when it has one, else shape with dtype d.
 func outLiteral(op *stablehlo.Op, d dtype.DType, shape []int64) (*literal.Literal, error) {
+	return outLiteralEnv(nil, op, d, shape)
+}
+
+// outLiteralEnv is outLiteral taking the buffer from env's arena.
+func outLiteralEnv(env Env, op *stablehlo.Op, d dtype.DType, shape []int64) (*literal.Literal, error) {
 	if t := resultType(op, 0); t != nil {
 		if !shapeEq(t.Shape, shape) {
 			return nil, fmt.Errorf("result type %v does not match operand shape %v", t, shape)
 		}
 		d = t.DType()
 	}
-	return literal.New(d, shape)
+	return newResult(env, d, shape)
 }
 
 func unsupportedType(d dtype.DType) error {
@@ -48,12 +53,12 @@ func unsupportedType(d dtype.DType) error {
 }
 
 func unaryKernel(fns unaryFns) Kernel {
-	return func(_ Env, op *stablehlo.Op, in []Value) ([]Value, error) {
+	return func(env Env, op *stablehlo.Op, in []Value) ([]Value, error) {
 		x, err := tensorArg(op, in, 0)
 		if err != nil {
 			return nil, err
 		}
-		out, err := outLiteral(op, x.DType, x.Shape)
+		out, err := outLiteralEnv(env, op, x.DType, x.Shape)
 		if err != nil {
 			return nil, err
 		}
@@ -104,7 +109,7 @@ func applyUnary(fns unaryFns, x, out *literal.Literal) error {
 }
 
 func binaryKernel(fns binaryFns) Kernel {
-	return func(_ Env, op *stablehlo.Op, in []Value) ([]Value, error) {
+	return func(env Env, op *stablehlo.Op, in []Value) ([]Value, error) {
 		if len(in) != 2 {
 			return nil, fmt.Errorf("want 2 operands, got %d", len(in))
 		}
@@ -119,7 +124,7 @@ func binaryKernel(fns binaryFns) Kernel {
 		if x.DType != y.DType || !shapeEq(x.Shape, y.Shape) {
 			return nil, fmt.Errorf("operands %v and %v differ", x, y)
 		}
-		out, err := outLiteral(op, x.DType, x.Shape)
+		out, err := outLiteralEnv(env, op, x.DType, x.Shape)
 		if err != nil {
 			return nil, err
 		}

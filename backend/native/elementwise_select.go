@@ -15,7 +15,7 @@ func init() {
 	register("stablehlo.clamp", evalClamp)
 }
 
-func evalSelect(_ Env, op *stablehlo.Op, in []Value) ([]Value, error) {
+func evalSelect(env Env, op *stablehlo.Op, in []Value) ([]Value, error) {
 	if len(in) != 3 {
 		return nil, fmt.Errorf("want 3 operands, got %d", len(in))
 	}
@@ -37,7 +37,7 @@ func evalSelect(_ Env, op *stablehlo.Op, in []Value) ([]Value, error) {
 	if len(p.Shape) != 0 && !shapeEq(p.Shape, a.Shape) {
 		return nil, fmt.Errorf("pred %v must be a scalar or have the shape of %v", p, a)
 	}
-	out, err := literal.New(a.DType, a.Shape)
+	out, err := newResult(env, a.DType, a.Shape)
 	if err != nil {
 		return nil, err
 	}

@@ -156,7 +156,7 @@ func mvBroadcastInDim(op *stablehlo.Op, x *literal.Literal, shape, dims []int64)
 	return []Value{out}, nil
 }
 
-func kTranspose(_ Env, op *stablehlo.Op, in []Value) ([]Value, error) {
+func kTranspose(env Env, op *stablehlo.Op, in []Value) ([]Value, error) {
 	x, err := tensorArg(op, in, 0)
 	if err != nil {
 		return nil, err
@@ -181,7 +181,7 @@ func kTranspose(_ Env, op *stablehlo.Op, in []Value) ([]Value, error) {
 	if err := mvCheckShape(op, 0, shape); err != nil {
 		return nil, err
 	}
-	out, err := mvNew(op, x.DType, shape)
+	out, err := mvNewEnv(env, op, x.DType, shape)
 	if err != nil {
 		return nil, err
 	}

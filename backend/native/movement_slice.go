@@ -127,7 +127,7 @@ func mvStarts(op *stablehlo.Op, in []Value, from int, shape, sizes []int64) ([]i
 	return starts, nil
 }
 
-func kDynamicSlice(_ Env, op *stablehlo.Op, in []Value) ([]Value, error) {
+func kDynamicSlice(env Env, op *stablehlo.Op, in []Value) ([]Value, error) {
 	x, err := tensorArg(op, in, 0)
 	if err != nil {
 		return nil, err
@@ -146,7 +146,7 @@ func kDynamicSlice(_ Env, op *stablehlo.Op, in []Value) ([]Value, error) {
 	if err := mvCheckShape(op, 0, sizes); err != nil {
 		return nil, err
 	}
-	out, err := mvNew(op, x.DType, sizes)
+	out, err := mvNewEnv(env, op, x.DType, sizes)
 	if err != nil {
 		return nil, err
 	}
@@ -188,7 +188,7 @@ func kDynamicUpdateSlice(_ Env, op *stablehlo.Op, in []Value) ([]Value, error) {
 	return []Value{out}, nil
 }
 
-func kConcatenate(_ Env, op *stablehlo.Op, in []Value) ([]Value, error) {
+func kConcatenate(env Env, op *stablehlo.Op, in []Value) ([]Value, error) {
 	if len(in) == 0 {
 		return nil, fmt.Errorf("%s: no operands", op.Name)
 	}
@@ -220,7 +220,7 @@ func kConcatenate(_ Env, op *stablehlo.Op, in []Value) ([]Value, error) {
 	if err := mvCheckShape(op, 0, shape); err != nil {
 		return nil, err
 	}
-	out, err := mvNew(op, first.DType, shape)
+	out, err := mvNewEnv(env, op, first.DType, shape)
 	if err != nil {
 		return nil, err
 	}

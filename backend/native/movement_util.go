@@ -157,6 +157,15 @@ func mvNew(op *stablehlo.Op, dt dtype.DType, shape []int64) (*literal.Literal, e
 	return l, nil
 }
 
+// mvNewEnv is mvNew taking the buffer from env's arena.
+func mvNewEnv(env Env, op *stablehlo.Op, dt dtype.DType, shape []int64) (*literal.Literal, error) {
+	l, err := newResult(env, dt, shape)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", op.Name, err)
+	}
+	return l, nil
+}
+
 // mvAxis checks 0 <= d < rank.
 func mvAxis(op *stablehlo.Op, what string, d int64, rank int) error {
 	if d < 0 || d >= int64(rank) {

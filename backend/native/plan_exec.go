@@ -1,7 +1,9 @@
 package native
 
 import (
+	"fmt"
 	"os"
+	"sort"
 	"strings"
 	"sync"
 
@@ -176,4 +178,32 @@ func recyclable(m *stablehlo.Module) bool {
 		})
 	}
 	return ok
+}
+
+// summary describes the plan: steps by kind and op name, fusion counts.
+func (ep *execPlan) summary() string {
+	count := map[string]int{}
+	var names []string
+	for _, st := range ep.steps {
+		n := st.name()
+		switch {
+		case st.kind == stepConst:
+			n = "constant (cached)"
+		case st.group != nil && st.group.red != nil:
+			n = "fusion->reduce"
+		case st.group != nil:
+			n = "fusion"
+		}
+		if count[n] == 0 {
+			names = append(names, n)
+		}
+		count[n]++
+	}
+	sort.Strings(names)
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d steps, %d fusion groups of %d ops:", len(ep.steps), ep.groups, ep.fused)
+	for _, n := range names {
+		fmt.Fprintf(&b, " %s×%d", n, count[n])
+	}
+	return b.String()
 }

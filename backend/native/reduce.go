@@ -84,7 +84,7 @@ func evalReduce(env Env, op *stablehlo.Op, in []Value) ([]Value, error) {
 			return nil, fmt.Errorf("%s: result #%d is %v but its init value is %v", op.Name, i, dt, inits[i].DType)
 		}
 		var err error
-		if outs[i], err = literal.New(dt, outShape); err != nil {
+		if outs[i], err = newResult(env, dt, outShape); err != nil {
 			return nil, fmt.Errorf("%s: %w", op.Name, err)
 		}
 	}
