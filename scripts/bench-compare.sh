@@ -69,7 +69,7 @@ for r in $(seq "$rounds"); do
   args=()
   for s in "${specs[@]}"; do args+=("$s.pt2:$s.io.safetensors"); done
   "$oracle" run -- python3 torch_bench.py --threads "$threads" --runs "$runs" --gemm "$gemm" "${args[@]}" |
-    sed 's/^{/{"side": "torch", /' >> results.jsonl
+    { grep '^{' || true; } | sed 's/^{/{"side": "torch", /' >> results.jsonl
   if [ -n "$gemm" ]; then
     ./sgemm -n "$gemm" -threads "$threads" -runs "$runs" | sed 's/^{/{"side": "torchtpu", /' >> results.jsonl
   fi
@@ -83,7 +83,7 @@ load=$(cut -d' ' -f1-3 /proc/loadavg)
 python3 - "$threads" "$load" results.jsonl <<'PY'
 import json, statistics, sys
 threads, load, path = sys.argv[1], sys.argv[2], sys.argv[3]
-rows = [json.loads(l) for l in open(path) if l.strip()]
+rows = [json.loads(l) for l in open(path) if l.startswith("{")]  # the chroot may print log lines
 info = next((r for r in rows if r.get("kind") == "info"), {})
 def med(side, kind, key, field):
     v = [r[field] for r in rows if r.get("side") == side and r.get("kind") == kind and r.get(key[0]) == key[1] and field in r]
