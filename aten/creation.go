@@ -104,7 +104,9 @@ func init() {
 			return nil, c.Errorf("arange: invalid range [%v, %v) with step %v", start, end, step)
 		}
 		n := int64(math.Max(0, nf))
-		if (start.Kind != KFloat && step.Kind != KFloat) && !dt.IsFloat() {
+		if !dt.IsFloat() {
+			// Integer results are computed in int64 from the truncated start
+			// and step (PyTorch's accscalar_t), the length from the floats.
 			i := c.Iota(dtype.I64, []int64{n}, 0)
 			v := c.Binary("add", c.SplatInt(dtype.I64, []int64{n}, start.Int()), c.Binary("multiply", i, c.SplatInt(dtype.I64, []int64{n}, step.Int())))
 			return one(c.Convert(v, dt)), nil

@@ -207,6 +207,12 @@ case("complex_math", lambda x: (x.exp(), x.sqrt(), x.log(), torch.sigmoid(x), x.
 case("complex_parts", lambda x: (x.real, x.imag, x.conj() * 1, torch.view_as_real(x), torch.angle(x)), ca)
 case("complex_make", lambda r, i: (torch.complex(r, i), torch.polar(r.abs(), i), torch.view_as_complex(torch.stack([r, i], -1))), torch.randn(4), torch.randn(4))
 case("complex_mixed", lambda x, y: (x + y, x == x, torch.where(x.real > 0, x, 0)), ca, torch.randn(3))
+# Creation with explicit dtypes.
+case("linspace_int", lambda x: (torch.linspace(0, 10, 4, dtype=torch.int64), torch.linspace(-5, 5, 6, dtype=torch.int32)), t([1.0]))
+case("arange_int_float_step", lambda x: torch.arange(0, 5, 1.5, dtype=torch.int64) + x, t([0]))
+case("arange_float_int_args", lambda x: torch.arange(2, 9, 3, dtype=torch.float16) + x, t([0.0], dtype=torch.float16))
+case("full_bool_u8", lambda x: (torch.full((3,), 5, dtype=torch.bool), torch.full((2,), -1, dtype=torch.uint8), torch.eye(3, dtype=torch.bool)), t([1.0]))
+case("scalar_tensor_dtypes", lambda x: (torch.scalar_tensor(True), torch.scalar_tensor(2.5, dtype=torch.int32) + x), t(1, dtype=torch.int32))
 
 
 class Counter(torch.nn.Module):
