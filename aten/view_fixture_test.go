@@ -42,6 +42,9 @@ transformer_encoder_layer transformer_encoder_layer_core_aten transformer_encode
 func fixtureDir(t *testing.T) string {
 	dir := filepath.Join("..", "..", "shared", "fixtures")
 	if _, err := os.Stat(dir); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("fixtures missing in CI: %v", err)
+		}
 		t.Skipf("fixtures missing: %v", err)
 	}
 	return dir
@@ -215,7 +218,7 @@ func compareLit(got, want *literal.Literal) error {
 func TestFamilyExtra(t *testing.T) {
 	files, _ := filepath.Glob(filepath.Join("testdata", "family", "*.pt2"))
 	if len(files) == 0 {
-		t.Skip("no extra cases")
+		t.Fatal("no cases in testdata/family: run testdata/family/gen.py")
 	}
 	pass, total := 0, 0
 	for _, f := range files {

@@ -40,7 +40,7 @@ func zipEntry(t *testing.T, path, name string) []byte {
 // module, and must give the values PyTorch wrote to safetensors.
 func TestPickledWeightsLayout(t *testing.T) {
 	if _, err := os.Stat("testdata/views_legacy.pt2"); err != nil {
-		t.Skip("not generated")
+		t.Fatal("testdata/views_legacy.pt2 missing: run testdata/gen_views.py")
 	}
 	state := zipEntry(t, "testdata/views_legacy.pt2", "serialized_state_dict.pt")
 	consts := zipEntry(t, "testdata/views_legacy.pt2", "serialized_constants.pt")

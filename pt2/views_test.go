@@ -15,7 +15,7 @@ func TestViews(t *testing.T) {
 	for _, name := range []string{"views", "views_legacy"} {
 		t.Run(name, func(t *testing.T) {
 			if _, err := os.Stat("testdata/" + name + ".pt2"); err != nil {
-				t.Skip("not generated")
+				t.Fatalf("testdata/%s.pt2 missing: run testdata/gen_views.py", name)
 			}
 			p, err := Load("testdata/" + name + ".pt2")
 			if err != nil {

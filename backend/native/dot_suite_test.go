@@ -39,6 +39,9 @@ var kernelSuiteKnown = map[string]string{
 // relative to the suite) and reports every failure not in kernelSuiteKnown.
 func TestKernelSuite(t *testing.T) {
 	if _, err := os.Stat(conformanceDir); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("conformance suite missing in CI: %v", err)
+		}
 		t.Skipf("conformance suite not found: %v", err)
 	}
 	globs := kernelSuiteGlobs
