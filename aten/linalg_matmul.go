@@ -19,6 +19,8 @@ func init() {
 	lower("aten::addmm", lowerAddmm)
 	lower("aten::baddbmm", lowerAddmm)
 	lower("aten::addmv", lowerAddmm)
+	lower("aten::addbmm", lowerAddmm)
+	lower("aten::addr", lowerAddmm)
 	lower("aten::mv", lowerMatmulLike("vec"))
 	lower("aten::dot", lowerMatmulLike("tensor"))
 	lower("aten::outer", lowerOuter)
@@ -183,45 +185,69 @@ func lowerLinear(c *LowerCtx, a *Args) ([]Value, error) {
 	return one(c.Convert(out, dt)), nil
 }
 
-// lowerAddmm lowers addmm, baddbmm and addmv: beta*self + alpha*(m1 @ m2),
+// lowerAddmm lowers addmm, baddbmm, addbmm, addmv and addr (the .dtype
+// forms, CUDA-only in PyTorch, would pass out_dtype): beta*self + alpha*product,
 // with self ignored when beta is 0 (NaN in it does not propagate).
 func lowerAddmm(c *LowerCtx, a *Args) ([]Value, error) {
 	self := a.Tensor("self")
 	var m1, m2 *stablehlo.Value
-	switch a.Schema.Name {
+	name := a.Schema.Name
+	switch name {
 	case "aten::addmm":
 		m1, m2 = a.Tensor("mat1"), a.Tensor("mat2")
-	case "aten::baddbmm":
+	case "aten::baddbmm", "aten::addbmm":
 		m1, m2 = a.Tensor("batch1"), a.Tensor("batch2")
+	case "aten::addr":
+		m1, m2 = a.Tensor("vec1"), a.Tensor("vec2")
 	default:
 		m1, m2 = a.Tensor("mat"), a.Tensor("vec")
 	}
 	beta, alpha := a.Scalar("beta"), a.Scalar("alpha")
+	outDT, hasOut := dtype.Invalid, a.Schema.Param("out_dtype") >= 0
+	if hasOut {
+		outDT = a.DType("out_dtype")
+	}
 	if a.Err() != nil {
 		return nil, a.Err()
 	}
-	want := map[string][2]int{"aten::addmm": {2, 2}, "aten::baddbmm": {3, 3}, "aten::addmv": {2, 1}}[a.Schema.Name]
+	want := map[string][2]int{"aten::addmm": {2, 2}, "aten::baddbmm": {3, 3}, "aten::addbmm": {3, 3},
+		"aten::addmv": {2, 1}, "aten::addr": {1, 1}}[name]
 	if c.Rank(m1) != want[0] || c.Rank(m2) != want[1] {
-		return nil, c.Errorf("%s: expected %dD and %dD operands, got %v and %v", a.Schema.Name, want[0], want[1], c.Shape(m1), c.Shape(m2))
+		return nil, c.Errorf("%s: expected %dD and %dD operands, got %v and %v", name, want[0], want[1], c.Shape(m1), c.Shape(m2))
 	}
-	xc, yc, dt, err := dotPrep(c, m1, m2, a.Schema.Name)
+	xc, yc, dt, err := dotPrep(c, m1, m2, name)
 	if err != nil {
 		return nil, err
 	}
-	if c.DType(self) != dt {
-		return nil, c.Errorf("%s: self dtype %v differs from operand dtype %v", a.Schema.Name, c.DType(self).Torch(), dt.Torch())
+	if !hasOut {
+		outDT = dt
+	}
+	if sd := c.DType(self); sd != dt && sd != outDT {
+		return nil, c.Errorf("%s: self dtype %v differs from operand dtype %v", name, sd.Torch(), dt.Torch())
 	}
 	if dt.IsInteger() && (beta.Kind == KFloat || alpha.Kind == KFloat) {
-		return nil, c.Errorf("%s: for integral input tensors, argument alpha/beta must not be a floating point number", a.Schema.Name)
+		return nil, c.Errorf("%s: for integral input tensors, argument alpha/beta must not be a floating point number", name)
+	}
+	if (name == "aten::baddbmm" || name == "aten::addbmm") && c.Shape(m1)[0] != c.Shape(m2)[0] {
+		return nil, c.Errorf("%s: batch sizes differ: %v and %v", name, c.Shape(m1), c.Shape(m2))
 	}
 	var out *stablehlo.Value
-	if a.Schema.Name == "aten::baddbmm" {
-		if c.Shape(m1)[0] != c.Shape(m2)[0] {
-			return nil, c.Errorf("baddbmm: batch sizes differ: %v and %v", c.Shape(m1), c.Shape(m2))
-		}
+	switch name {
+	case "aten::baddbmm":
 		out = dotGeneral(c, xc, yc, []int64{0}, []int64{0}, []int64{2}, []int64{1})
-	} else if out, err = matmulValues(c, xc, yc); err != nil {
-		return nil, err
+	case "aten::addbmm":
+		out = dotGeneral(c, xc, yc, nil, nil, []int64{0, 2}, []int64{0, 1})
+	case "aten::addr":
+		shape := []int64{c.Shape(xc)[0], c.Shape(yc)[0]}
+		mul := "multiply"
+		if c.DType(xc) == dtype.Bool {
+			mul = "and"
+		}
+		out = c.Binary(mul, c.BroadcastInDim(xc, shape, []int64{0}), c.BroadcastInDim(yc, shape, []int64{1}))
+	default:
+		if out, err = matmulValues(c, xc, yc); err != nil {
+			return nil, err
+		}
 	}
 	cdt := c.DType(out)
 	shape := c.Shape(out)
@@ -241,7 +267,7 @@ func lowerAddmm(c *LowerCtx, a *Args) ([]Value, error) {
 		}
 		out = c.Binary("add", s, out)
 	}
-	return one(c.Convert(out, dt)), nil
+	return one(c.Convert(out, outDT)), nil
 }
 
 func lowerOuter(c *LowerCtx, a *Args) ([]Value, error) {

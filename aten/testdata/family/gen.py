@@ -352,4 +352,6 @@ dyn_case("dyn_sdpa_seq", lambda q, k, v: F.scaled_dot_product_attention(q, k, v,
          [r(2, 2, 6, 4), r(2, 2, 6, 4), r(2, 2, 6, 4)], ({2: S}, {2: S}, {2: S}), [r(2, 2, 9, 4), r(2, 2, 9, 4), r(2, 2, 9, 4)])
 dyn_case("dyn_index_cat_split", lambda x, i: torch.cat(torch.split(x[:, i], 2, dim=1)[::-1], 1).flatten(1),
          [r(3, 6, 2), torch.tensor([0, 5, 1, 1])], ({0: B}, None), [r(7, 6, 2), torch.tensor([0, 5, 1, 1])])
+case("addbmm", lambda c, a, b: torch.addbmm(c, a, b, beta=0.5, alpha=2.0), r(3, 5), r(4, 3, 6), r(4, 6, 5))
+case("addr", lambda c, a, b: torch.addr(c, a, b, alpha=3), r(3, 4), r(3), r(4))
 print("done")
