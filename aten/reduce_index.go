@@ -66,6 +66,9 @@ func init() {
 		})
 		lower("aten::arg"+name+".default", func(c *LowerCtx, a *Args) ([]Value, error) {
 			x := a.Tensor("self")
+			if c.DType(x) == dtype.Bool {
+				return nil, c.Errorf("arg%s(): does not support bool input", name)
+			}
 			keep := a.Bool("keepdim")
 			dim, ok := a.OptInt("dim")
 			if !ok {
