@@ -37,6 +37,9 @@ type fnum interface{ ~float32 | ~float64 }
 type fuseScratch[T fnum] struct {
 	rows []T
 	idx  []int64
+	// cur holds each node's values for the current chunk: its scratch
+	// row, or a view of a leaf's or the output's bytes.
+	cur [][]T
 }
 
 var scratch32, scratch64 sync.Pool
@@ -54,7 +57,52 @@ func getScratch[T fnum](pool *sync.Pool, nodes, rank int) *fuseScratch[T] {
 		s.idx = make([]int64, rank)
 	}
 	s.idx = s.idx[:rank]
+	if cap(s.cur) < nodes {
+		s.cur = make([][]T, nodes)
+	}
+	s.cur = s.cur[:nodes]
 	return s
+}
+
+// viewAs returns data as a []T in place when the element type is T's and
+// the host allows it, else nil.
+func viewAs[T fnum](data []byte, d dtype.DType) []T {
+	if len(data) == 0 || !hostLittleEndian {
+		return nil
+	}
+	var z T
+	size := int(unsafe.Sizeof(z))
+	if (size == 4 && d != dtype.F32) || (size == 8 && d != dtype.F64) || uintptr(unsafe.Pointer(unsafe.SliceData(data)))%uintptr(size) != 0 {
+		return nil
+	}
+	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(data))), len(data)/size)
+}
+
+// leafViews returns, per node, the in-place view of identity leaves
+// (nil where the node's values must be decoded).
+func leafViews[T fnum](g *fusedGroup, leaves []*literal.Literal) [][]T {
+	views := make([][]T, len(g.nodes))
+	for i := range g.nodes {
+		if nd := &g.nodes[i]; nd.kind == fkLeaf && nd.strides == nil {
+			views[i] = viewAs[T](leaves[i].Data, nd.dt)
+		}
+	}
+	return views
+}
+
+// setRows points each node's current row at its view or scratch row
+// for a chunk of m elements at c; out, when not nil, receives the root.
+func setRows[T fnum](s *fuseScratch[T], views [][]T, out []T, c, m int) {
+	for i := range s.cur {
+		if v := views[i]; v != nil {
+			s.cur[i] = v[c : c+m]
+		} else {
+			s.cur[i] = s.rows[i*fuseChunk : i*fuseChunk+m]
+		}
+	}
+	if out != nil {
+		s.cur[len(s.cur)-1] = out[c : c+m]
+	}
 }
 
 // parallelRange runs body over [0, n) in contiguous parts, concurrently
@@ -90,6 +138,8 @@ func execFused(g *fusedGroup, leaves []*literal.Literal, out []byte) {
 }
 
 func execFusedT[T fnum](g *fusedGroup, leaves []*literal.Literal, out []byte, pool *sync.Pool) {
+	views := leafViews[T](g, leaves)
+	outView := viewAs[T](out, g.dt)
 	parallelRange(g.n, fuseGrain, func(lo, hi int) {
 		s := getScratch[T](pool, len(g.nodes), len(g.shape))
 		defer pool.Put(s)
@@ -103,16 +153,20 @@ func execFusedT[T fnum](g *fusedGroup, leaves []*literal.Literal, out []byte, po
 		}
 		for c := lo; c < hi; c += fuseChunk {
 			m := min(fuseChunk, hi-c)
+			setRows(s, views, outView, c, m)
 			for i := range g.nodes {
-				fuseNodeChunk(g, i, leaves[i], s, c, m)
+				if views[i] == nil {
+					fuseNodeChunk(g, i, leaves[i], s, c, m)
+				}
 			}
-			r := len(g.nodes) - 1
-			storeRow(out, g.dt, c, s.rows[r*fuseChunk:r*fuseChunk+m])
+			if outView == nil {
+				storeRow(out, g.dt, c, s.cur[len(g.nodes)-1])
+			}
 		}
 	})
 }
 
-func row[T fnum](s *fuseScratch[T], i, m int) []T { return s.rows[i*fuseChunk : i*fuseChunk+m] }
+func row[T fnum](s *fuseScratch[T], i, _ int) []T { return s.cur[i] }
 
 // fuseNodeChunk computes node i for elements [c, c+m).
 func fuseNodeChunk[T fnum](g *fusedGroup, i int, leaf *literal.Literal, s *fuseScratch[T], c, m int) {
@@ -149,6 +203,9 @@ func fuseNodeChunk[T fnum](g *fusedGroup, i int, leaf *literal.Literal, s *fuseS
 		binaryRow(nd, dst, row(s, nd.args[0], m), row(s, nd.args[1], m))
 	case fkCompare:
 		compareRow(dst, row(s, nd.args[0], m), row(s, nd.args[1], m), nd.cmp)
+	case fkNop:
+	case fkCmpSelect:
+		cmpSelectRow(dst, row(s, nd.args[0], m), row(s, nd.args[1], m), row(s, nd.args[2], m), row(s, nd.args[3], m), nd.cmp)
 	case fkSelect:
 		selectRow(dst, row(s, nd.args[0], m), row(s, nd.args[1], m), row(s, nd.args[2], m))
 	case fkConvert:
@@ -230,6 +287,92 @@ func selectRow[T fnum](dst, p, a, b []T) {
 				m = ^uint64(0)
 			}
 			d[k] = math.Float64frombits(math.Float64bits(aa[k])&m | math.Float64bits(bb[k])&^m)
+		}
+	}
+}
+
+func sel32(c bool, x, y float32) float32 {
+	var m uint32
+	if c {
+		m = ^uint32(0)
+	}
+	return math.Float32frombits(math.Float32bits(x)&m | math.Float32bits(y)&^m)
+}
+
+func sel64(c bool, x, y float64) float64 {
+	var m uint64
+	if c {
+		m = ^uint64(0)
+	}
+	return math.Float64frombits(math.Float64bits(x)&m | math.Float64bits(y)&^m)
+}
+
+// cmpSelectRow is selectRow of compareRow, in one pass.
+func cmpSelectRow[T fnum](dst, a, b, x, y []T, dir string) {
+	switch d := any(dst).(type) {
+	case []float32:
+		cmpSelect32(d, any(a).([]float32), any(b).([]float32), any(x).([]float32), any(y).([]float32), dir)
+	case []float64:
+		cmpSelect64(d, any(a).([]float64), any(b).([]float64), any(x).([]float64), any(y).([]float64), dir)
+	}
+}
+
+func cmpSelect32(d, a, b, x, y []float32, dir string) {
+	a, b, x, y = a[:len(d)], b[:len(d)], x[:len(d)], y[:len(d)]
+	switch dir {
+	case "EQ":
+		for k := range d {
+			d[k] = sel32(a[k] == b[k], x[k], y[k])
+		}
+	case "NE":
+		for k := range d {
+			d[k] = sel32(a[k] != b[k], x[k], y[k])
+		}
+	case "LT":
+		for k := range d {
+			d[k] = sel32(a[k] < b[k], x[k], y[k])
+		}
+	case "LE":
+		for k := range d {
+			d[k] = sel32(a[k] <= b[k], x[k], y[k])
+		}
+	case "GT":
+		for k := range d {
+			d[k] = sel32(a[k] > b[k], x[k], y[k])
+		}
+	case "GE":
+		for k := range d {
+			d[k] = sel32(a[k] >= b[k], x[k], y[k])
+		}
+	}
+}
+
+func cmpSelect64(d, a, b, x, y []float64, dir string) {
+	a, b, x, y = a[:len(d)], b[:len(d)], x[:len(d)], y[:len(d)]
+	switch dir {
+	case "EQ":
+		for k := range d {
+			d[k] = sel64(a[k] == b[k], x[k], y[k])
+		}
+	case "NE":
+		for k := range d {
+			d[k] = sel64(a[k] != b[k], x[k], y[k])
+		}
+	case "LT":
+		for k := range d {
+			d[k] = sel64(a[k] < b[k], x[k], y[k])
+		}
+	case "LE":
+		for k := range d {
+			d[k] = sel64(a[k] <= b[k], x[k], y[k])
+		}
+	case "GT":
+		for k := range d {
+			d[k] = sel64(a[k] > b[k], x[k], y[k])
+		}
+	case "GE":
+		for k := range d {
+			d[k] = sel64(a[k] >= b[k], x[k], y[k])
 		}
 	}
 }

@@ -211,7 +211,7 @@ func (b *groupBuilder) leaf(s int, dt dtype.DType, strides []int64) int {
 
 // compute adds the node of a member op after its operands' nodes.
 func (b *groupBuilder) compute(op *stablehlo.Op) int {
-	var args [3]int
+	var args [4]int
 	for j, v := range op.Operands {
 		args[j] = b.value(v)
 	}
@@ -238,6 +238,7 @@ func (b *groupBuilder) compute(op *stablehlo.Op) int {
 // finish records the in-place candidates: leaves read only with identity
 // indexing whose element size is the result's.
 func (b *groupBuilder) finish() {
+	b.foldCompares()
 	b.grp.f32 = true
 	for _, nd := range b.grp.nodes {
 		if nd.dt == dtype.F64 {
@@ -262,6 +263,40 @@ func (b *groupBuilder) finish() {
 		}
 	}
 	sortInts(b.grp.inplace)
+}
+
+// foldCompares turns select(compare(a, b), x, y), where the compare
+// feeds nothing else, into one node.
+func (b *groupBuilder) foldCompares() {
+	nodes := b.grp.nodes
+	refs := make([]int, len(nodes))
+	for _, nd := range nodes {
+		n := 0
+		switch nd.kind {
+		case fkUnary, fkConvert:
+			n = 1
+		case fkBinary, fkCompare:
+			n = 2
+		case fkSelect:
+			n = 3
+		}
+		for _, a := range nd.args[:n] {
+			refs[a]++
+		}
+	}
+	for i := range nodes {
+		nd := &nodes[i]
+		if nd.kind != fkSelect {
+			continue
+		}
+		p := nd.args[0]
+		if c := &nodes[p]; c.kind == fkCompare && refs[p] == 1 && p != len(nodes)-1 {
+			nd.kind = fkCmpSelect
+			nd.cmp = c.cmp
+			nd.args = [4]int{c.args[0], c.args[1], nd.args[1], nd.args[2]}
+			c.kind = fkNop
+		}
+	}
 }
 
 func sortInts(a []int) {

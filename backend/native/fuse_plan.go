@@ -26,6 +26,8 @@ const (
 	fkCompare                 // IEEE comparison of floats, i1 result
 	fkSelect                  // pred ? a : b
 	fkConvert                 // between f32, f64 and i1
+	fkCmpSelect               // compare(args 0, 1) ? args[2] : args[3]
+	fkNop                     // a compare folded into its select
 )
 
 // fuseNode is one value of a fusion group. Nodes are in topological order;
@@ -33,7 +35,7 @@ const (
 type fuseNode struct {
 	kind    fuseKind
 	dt      dtype.DType
-	args    [3]int
+	args    [4]int
 	slot    int     // fkLeaf: the slot read
 	strides []int64 // fkLeaf: element stride of the slot per output dim; nil: identity
 	// cshape and cstrides are the output shape and strides with unit dims

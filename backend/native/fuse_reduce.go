@@ -133,14 +133,18 @@ func foldGroups[T fnum](g *fusedGroup, leaves []*literal.Literal, res []float64,
 	}
 	size := g.red.size
 	r := len(g.nodes) - 1
+	views := leafViews[T](g, leaves)
 	for o := lo; o < hi; o++ {
 		acc := start
 		for c := o * size; c < (o+1)*size; c += fuseChunk {
 			m := min(fuseChunk, (o+1)*size-c)
+			setRows(s, views, nil, c, m)
 			for i := range g.nodes {
-				fuseNodeChunk(g, i, leaves[i], s, c, m)
+				if views[i] == nil {
+					fuseNodeChunk(g, i, leaves[i], s, c, m)
+				}
 			}
-			for _, x := range s.rows[r*fuseChunk : r*fuseChunk+m] {
+			for _, x := range s.cur[r] {
 				acc = f(acc, float64(x))
 			}
 		}
