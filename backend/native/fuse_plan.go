@@ -19,15 +19,15 @@ import (
 type fuseKind uint8
 
 const (
-	fkLeaf    fuseKind = iota // a slot read with strides (nil: identity)
-	fkScalar                  // a constant
-	fkUnary                   // fns.f or fns.b on one operand
-	fkBinary                  // fns.f or fns.b on two operands
-	fkCompare                 // IEEE comparison of floats, i1 result
-	fkSelect                  // pred ? a : b
-	fkConvert                 // between f32, f64 and i1
-	fkCmpSelect               // compare(args 0, 1) ? args[2] : args[3]
-	fkNop                     // a compare folded into its select
+	fkLeaf      fuseKind = iota // a slot read with strides (nil: identity)
+	fkScalar                    // a constant
+	fkUnary                     // fns.f or fns.b on one operand
+	fkBinary                    // fns.f or fns.b on two operands
+	fkCompare                   // IEEE comparison of floats, i1 result
+	fkSelect                    // pred ? a : b
+	fkConvert                   // between f32, f64 and i1
+	fkCmpSelect                 // compare(args 0, 1) ? args[2] : args[3]
+	fkNop                       // a compare folded into its select
 )
 
 // fuseNode is one value of a fusion group. Nodes are in topological order;
