@@ -92,6 +92,10 @@ func (c *LowerCtx) Convert(v *stablehlo.Value, dt dtype.DType) *stablehlo.Value 
 	if t.DType() == dt {
 		return v
 	}
+	if t.DType().IsComplex() && !dt.IsComplex() && dt != dtype.Bool {
+		// PyTorch drops the imaginary part (with a warning).
+		return c.Convert(c.Unary("real", v), dt)
+	}
 	if dt == dtype.Bool {
 		return c.Compare("NE", v, c.Splat(t.DType(), t.Shape, 0))
 	}

@@ -230,6 +230,8 @@ case("f16_misc", lambda x: (torch.round(x), x.abs(), torch.floor_divide(x, 0.7),
 case("u8_unary", lambda x: (torch.sign(x), ~x, torch.relu(x), x // 3, x % 7), u8)
 case("logical_xor_float", lambda x, y: torch.logical_xor(x, y), edge, edge.flip(0))
 case("div_floor_neg_scalar", lambda x: torch.div(x, -3, rounding_mode="floor"), a7)
+case("complex_casts", lambda x: (x.to(torch.float32), x.to(torch.int32), x.to(torch.bool)),
+     t([1.5 + 2j, -2.7 - 0.5j, 0j, 0.5j], dtype=torch.complex64))
 
 
 class Counter(torch.nn.Module):
