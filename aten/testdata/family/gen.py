@@ -354,4 +354,23 @@ dyn_case("dyn_index_cat_split", lambda x, i: torch.cat(torch.split(x[:, i], 2, d
          [r(3, 6, 2), torch.tensor([0, 5, 1, 1])], ({0: B}, None), [r(7, 6, 2), torch.tensor([0, 5, 1, 1])])
 case("addbmm", lambda c, a, b: torch.addbmm(c, a, b, beta=0.5, alpha=2.0), r(3, 5), r(4, 3, 6), r(4, 6, 5))
 case("addr", lambda c, a, b: torch.addr(c, a, b, alpha=3), r(3, 4), r(3), r(4))
+
+
+def spd(n, b=()):
+    a = torch.randn(*b, n, n, dtype=torch.float64)
+    return (a @ a.transpose(-1, -2) + n * torch.eye(n, dtype=torch.float64)).float()
+
+
+case("cholesky", lambda a: torch.linalg.cholesky(a), spd(4, (2,)))
+case("cholesky_upper_f64", lambda a: torch.linalg.cholesky(a, upper=True), spd(3).double())
+case("cholesky_ex_info", lambda a: tuple(torch.linalg.cholesky_ex(a)), torch.stack([spd(3), -spd(3)]))
+case("solve_triangular", lambda a, b: torch.linalg.solve_triangular(a, b, upper=False), torch.tril(r(3, 3)) + 3 * torch.eye(3), r(2, 3, 4))
+case("solve_triangular_right_unit", lambda a, b: torch.linalg.solve_triangular(a, b, upper=True, left=False, unitriangular=True), r(4, 4), r(3, 4))
+case("triangular_solve_t", lambda b, a: tuple(torch.triangular_solve(b, a, upper=True, transpose=True)), r(3, 2), torch.triu(r(3, 3)) + 3 * torch.eye(3))
+case("cholesky_solve", lambda b, l: torch.cholesky_solve(b, l), r(4, 2), torch.linalg.cholesky(spd(4)))
+case("cholesky_solve_upper", lambda b, u: torch.cholesky_solve(b, u, upper=True), r(2, 3, 2), torch.linalg.cholesky(spd(3, (2,)), upper=True))
+case("cholesky_inverse", lambda l: torch.cholesky_inverse(l), torch.linalg.cholesky(spd(4)))
+mid_fail = torch.tensor([[4.0, 2.0, 0.0, 1.0], [2.0, 2.0, 3.0, 0.5], [0.0, 3.0, 1.0, 2.0], [1.0, 0.5, 2.0, 5.0]])
+case("cholesky_ex_midfail", lambda a: tuple(torch.linalg.cholesky_ex(a)), torch.stack([mid_fail, spd(4)]))
+case("cholesky_ex_midfail_upper", lambda a: tuple(torch.linalg.cholesky_ex(a, upper=True)), mid_fail)
 print("done")
