@@ -14,8 +14,10 @@ func (fr *frame) runPlan(ep *execPlan, args []Value) ([]Value, error) {
 	if len(args) != len(ep.args) {
 		return nil, fmt.Errorf("block called with %d arguments, want %d", len(args), len(ep.args))
 	}
+	fr.livePos = make([]int32, len(fr.slots))
+	fr.live = fr.live[:0]
 	for i, s := range ep.args {
-		fr.slots[s] = args[i]
+		fr.define(s, args[i])
 	}
 	ar := fr.proc.arena
 	var persist []span
@@ -47,7 +49,7 @@ func (fr *frame) runPlan(ep *execPlan, args []Value) ([]Value, error) {
 				return nil, fmt.Errorf("%s (%s): %w", st.op.op.Name, st.op.op.Loc, k.err)
 			}
 			for j, s := range st.op.out {
-				fr.slots[s] = k.v[j]
+				fr.define(s, k.v[j])
 				if ar != nil {
 					persist = valueSpans(persist, k.v[j])
 				}
@@ -72,7 +74,7 @@ func (fr *frame) runPlan(ep *execPlan, args []Value) ([]Value, error) {
 				return nil, err
 			}
 			for j, s := range pl.out {
-				fr.slots[s] = out[j]
+				fr.define(s, out[j])
 			}
 		case stepGroup:
 			if err := fr.runGroup(ep, st.group, persist); err != nil {
@@ -123,7 +125,7 @@ func overlapsAny(s span, list []span) bool {
 // skip holds bytes overlapping s.
 func (fr *frame) sharedElsewhere(ep *execPlan, skip int, s span) bool {
 	var buf [4]span
-	for _, t := range ep.top {
+	for _, t := range fr.live {
 		if t == skip || fr.slots[t] == nil {
 			continue
 		}
@@ -140,7 +142,7 @@ func (fr *frame) release(ep *execPlan, s int, persist []span) {
 	v := fr.slots[s]
 	ar := fr.proc.arena
 	if ar == nil || v == nil {
-		fr.slots[s] = nil
+		fr.undefine(s)
 		return
 	}
 	var lits []*literal.Literal
@@ -157,7 +159,28 @@ func (fr *frame) release(ep *execPlan, s int, persist []span) {
 		}
 		ar.put(l.Data)
 	}
+	fr.undefine(s)
+}
+
+// define sets a slot of the planned block and records it as live.
+func (fr *frame) define(s int, v Value) {
+	fr.slots[s] = v
+	if fr.livePos[s] == 0 {
+		fr.live = append(fr.live, s)
+		fr.livePos[s] = int32(len(fr.live))
+	}
+}
+
+// undefine clears a slot and drops it from the live list.
+func (fr *frame) undefine(s int) {
 	fr.slots[s] = nil
+	if p := fr.livePos[s]; p != 0 {
+		last := fr.live[len(fr.live)-1]
+		fr.live[p-1] = last
+		fr.livePos[last] = p
+		fr.live = fr.live[:len(fr.live)-1]
+		fr.livePos[s] = 0
+	}
 }
 
 func tupleLiterals(dst []*literal.Literal, t Tuple) []*literal.Literal {
@@ -217,6 +240,6 @@ func (fr *frame) runGroup(ep *execPlan, g *fusedGroup, persist []span) error {
 	if g.n > 0 {
 		execFused(g, leaves, data)
 	}
-	fr.slots[g.out] = &literal.Literal{DType: g.dt, Shape: append([]int64(nil), g.shape...), Data: data}
+	fr.define(g.out, &literal.Literal{DType: g.dt, Shape: append([]int64(nil), g.shape...), Data: data})
 	return nil
 }

@@ -115,7 +115,7 @@ func (fr *frame) runReduceGroup(g *fusedGroup, leaves []*literal.Literal) error 
 		body(0, outN)
 	}
 	storeRow(data, g.dt, 0, res)
-	fr.slots[rf.out] = &literal.Literal{DType: g.dt, Shape: append([]int64(nil), rf.shape...), Data: data}
+	fr.define(rf.out, &literal.Literal{DType: g.dt, Shape: append([]int64(nil), rf.shape...), Data: data})
 	return nil
 }
 

@@ -32,6 +32,10 @@ type frame struct {
 	fn    *funcPlan
 	slots []Value
 	steps int
+	// live lists the slots of a planned block holding values, livePos
+	// their positions in it plus one (runPlan).
+	live    []int
+	livePos []int32
 }
 
 func (fr *frame) Context() context.Context { return fr.proc.ctx }

@@ -42,12 +42,9 @@ type constCache struct {
 }
 
 type execPlan struct {
-	steps []execStep
-	args  []int
-	ret   []int
-	// top lists the slots of the block (arguments and op results): the
-	// values a released buffer is checked against for aliasing.
-	top    []int
+	steps  []execStep
+	args   []int
+	ret    []int
 	groups int
 	fused  int // ops inside groups
 }
@@ -61,12 +58,6 @@ func buildExec(bp *blockPlan, slots map[*stablehlo.Value]int) *execPlan {
 	u := useInfo(bp, slots)
 	fu := planFusion(bp, u, slots)
 	ep := &execPlan{args: bp.args, ret: bp.ret}
-	for _, s := range bp.args {
-		ep.top = append(ep.top, s)
-	}
-	for k := range bp.ops {
-		ep.top = append(ep.top, bp.ops[k].out...)
-	}
 	redGroup := map[int]*fusedGroup{} // reduce op index -> group folded into it
 	for g, k := range fu.redAt {
 		redGroup[k] = fu.groups[g]
