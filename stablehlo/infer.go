@@ -104,6 +104,15 @@ func wantOperands(op *Op, n int) error {
 	return nil
 }
 
+// soleOperand checks that op has exactly one operand, a tensor, and
+// returns its type.
+func soleOperand(op *Op) (*TensorType, error) {
+	if err := wantOperands(op, 1); err != nil {
+		return nil, err
+	}
+	return operandTensor(op, 0)
+}
+
 // givenResult returns the declared tensor type of result i.
 func givenResult(op *Op, i int) (*TensorType, error) {
 	if len(op.Results) <= i || op.Results[i] == nil {

@@ -70,10 +70,7 @@ func matchTypes(what string, got, want []Type) error {
 }
 
 func inferIfCase(op *Op) ([]Type, error) {
-	if err := wantOperands(op, 1); err != nil {
-		return nil, err
-	}
-	p, err := operandTensor(op, 0)
+	p, err := soleOperand(op)
 	if err != nil {
 		return nil, err
 	}
@@ -129,10 +126,7 @@ func inferCollective(op *Op) ([]Type, error) {
 // inferQuantize: the result type is declared (its quantization parameters
 // are not implied) and keeps the operand's shape.
 func inferQuantize(op *Op) ([]Type, error) {
-	if err := wantOperands(op, 1); err != nil {
-		return nil, err
-	}
-	t, err := operandTensor(op, 0)
+	t, err := soleOperand(op)
 	if err != nil {
 		return nil, err
 	}
@@ -201,10 +195,7 @@ func inferProcessID(op *Op) ([]Type, error) {
 func inferNoResults(op *Op) ([]Type, error) { return []Type{}, nil }
 
 func inferRngBitGenerator(op *Op) ([]Type, error) {
-	if err := wantOperands(op, 1); err != nil {
-		return nil, err
-	}
-	s, err := operandTensor(op, 0)
+	s, err := soleOperand(op)
 	if err != nil {
 		return nil, err
 	}

@@ -44,10 +44,7 @@ func init() {
 }
 
 func inferUnary(op *Op) ([]Type, error) {
-	if err := wantOperands(op, 1); err != nil {
-		return nil, err
-	}
-	t, err := operandTensor(op, 0)
+	t, err := soleOperand(op)
 	if err != nil {
 		return nil, err
 	}
@@ -87,10 +84,7 @@ func inferBinary(op *Op) ([]Type, error) {
 
 // abs, real, imag: complex operands give their part type.
 func inferComplexPart(op *Op) ([]Type, error) {
-	if err := wantOperands(op, 1); err != nil {
-		return nil, err
-	}
-	t, err := operandTensor(op, 0)
+	t, err := soleOperand(op)
 	if err != nil {
 		return nil, err
 	}
@@ -104,10 +98,7 @@ func inferComplexPart(op *Op) ([]Type, error) {
 }
 
 func inferIsFinite(op *Op) ([]Type, error) {
-	if err := wantOperands(op, 1); err != nil {
-		return nil, err
-	}
-	t, err := operandTensor(op, 0)
+	t, err := soleOperand(op)
 	if err != nil {
 		return nil, err
 	}
@@ -183,10 +174,7 @@ func inferClamp(op *Op) ([]Type, error) {
 }
 
 func inferConvert(op *Op) ([]Type, error) {
-	if err := wantOperands(op, 1); err != nil {
-		return nil, err
-	}
-	t, err := operandTensor(op, 0)
+	t, err := soleOperand(op)
 	if err != nil {
 		return nil, err
 	}
@@ -201,10 +189,7 @@ func inferConvert(op *Op) ([]Type, error) {
 }
 
 func inferBitcastConvert(op *Op) ([]Type, error) {
-	if err := wantOperands(op, 1); err != nil {
-		return nil, err
-	}
-	t, err := operandTensor(op, 0)
+	t, err := soleOperand(op)
 	if err != nil {
 		return nil, err
 	}

@@ -223,10 +223,7 @@ func inferConvolution(op *Op) ([]Type, error) {
 }
 
 func inferFFT(op *Op) ([]Type, error) {
-	if err := wantOperands(op, 1); err != nil {
-		return nil, err
-	}
-	t, err := operandTensor(op, 0)
+	t, err := soleOperand(op)
 	if err != nil {
 		return nil, err
 	}

@@ -37,10 +37,7 @@ func inferConstant(op *Op) ([]Type, error) {
 }
 
 func inferBroadcastInDim(op *Op) ([]Type, error) {
-	if err := wantOperands(op, 1); err != nil {
-		return nil, err
-	}
-	t, err := operandTensor(op, 0)
+	t, err := soleOperand(op)
 	if err != nil {
 		return nil, err
 	}
@@ -74,10 +71,7 @@ func inferBroadcastInDim(op *Op) ([]Type, error) {
 }
 
 func inferBroadcast(op *Op) ([]Type, error) {
-	if err := wantOperands(op, 1); err != nil {
-		return nil, err
-	}
-	t, err := operandTensor(op, 0)
+	t, err := soleOperand(op)
 	if err != nil {
 		return nil, err
 	}
@@ -89,10 +83,7 @@ func inferBroadcast(op *Op) ([]Type, error) {
 }
 
 func inferReshape(op *Op) ([]Type, error) {
-	if err := wantOperands(op, 1); err != nil {
-		return nil, err
-	}
-	t, err := operandTensor(op, 0)
+	t, err := soleOperand(op)
 	if err != nil {
 		return nil, err
 	}
@@ -113,10 +104,7 @@ func inferReshape(op *Op) ([]Type, error) {
 }
 
 func inferTranspose(op *Op) ([]Type, error) {
-	if err := wantOperands(op, 1); err != nil {
-		return nil, err
-	}
-	t, err := operandTensor(op, 0)
+	t, err := soleOperand(op)
 	if err != nil {
 		return nil, err
 	}
@@ -159,10 +147,7 @@ func inferIota(op *Op) ([]Type, error) {
 }
 
 func inferGetDimensionSize(op *Op) ([]Type, error) {
-	if err := wantOperands(op, 1); err != nil {
-		return nil, err
-	}
-	t, err := operandTensor(op, 0)
+	t, err := soleOperand(op)
 	if err != nil {
 		return nil, err
 	}

@@ -17,10 +17,7 @@ func init() {
 }
 
 func inferSlice(op *Op) ([]Type, error) {
-	if err := wantOperands(op, 1); err != nil {
-		return nil, err
-	}
-	t, err := operandTensor(op, 0)
+	t, err := soleOperand(op)
 	if err != nil {
 		return nil, err
 	}
