@@ -14,3 +14,19 @@ func reportFlops(b *testing.B, flops float64, cpu time.Duration, threads int) {
 		b.ReportMetric(flops/(cpu.Seconds()/float64(threads))/1e9, "cpuGFLOP/s")
 	}
 }
+
+// BenchmarkMicroKernel times each kernel set's micro-kernel alone on
+// L1-resident panels (kc = 256): the per-core ceiling of the GEMM.
+func BenchmarkMicroKernel(b *testing.B) {
+	for _, ks := range kernelSets() {
+		b.Run(ks.name, func(b *testing.B) {
+			const kb = 256
+			a, bp, c := make([]float32, ks.mr*kb), make([]float32, ks.nr*kb), make([]float32, ks.mr*ks.nr)
+			cpu0 := processCPU()
+			for i := 0; i < b.N; i++ {
+				ks.acc(kb, a, bp, c, ks.nr)
+			}
+			reportFlops(b, 2*float64(ks.mr*ks.nr*kb)*float64(b.N), processCPU()-cpu0, 1)
+		})
+	}
+}

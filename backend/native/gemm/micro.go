@@ -14,35 +14,37 @@ type kernelSet struct {
 	packA    func(p, src []float32, lda, kb int)
 }
 
-// generic is the portable kernel set (any CPU).
-var generic = &kernelSet{name: "go-4x16", mr: 4, nr: 16, acc: microGenericAcc, set: microGenericSet}
+// generic is the portable kernel set (any CPU): a 4×4 tile whose sixteen
+// sums live in registers.
+var generic = &kernelSet{name: "go-4x4", mr: 4, nr: 4, acc: microGenericAcc, set: microGenericSet}
 
 func microGenericAcc(kb int, a, b, c []float32, ldc int) { microGeneric(kb, a, b, c, ldc, false) }
 func microGenericSet(kb int, a, b, c []float32, ldc int) { microGeneric(kb, a, b, c, ldc, true) }
 
-// microGeneric computes the 4×16 tile: C (+)= Apanel·Bpanel.
+// microGeneric computes the 4×4 tile: C (+)= Apanel·Bpanel.
 func microGeneric(kb int, a, b, c []float32, ldc int, set bool) {
-	const mr, nr = 4, 16
-	var acc [mr][nr]float32
-	a, b = a[:mr*kb], b[:nr*kb]
+	var c00, c01, c02, c03, c10, c11, c12, c13 float32
+	var c20, c21, c22, c23, c30, c31, c32, c33 float32
+	a, b = a[:4*kb], b[:4*kb]
 	for q := 0; q < kb; q++ {
-		bq := (*[nr]float32)(b[q*nr:])
-		aq := (*[mr]float32)(a[q*mr:])
-		for i, av := range aq {
-			row := &acc[i]
-			for j, bv := range bq {
-				row[j] += av * bv
-			}
-		}
+		aq := (*[4]float32)(a[4*q:])
+		bq := (*[4]float32)(b[4*q:])
+		a0, a1, a2, a3 := aq[0], aq[1], aq[2], aq[3]
+		b0, b1, b2, b3 := bq[0], bq[1], bq[2], bq[3]
+		c00, c01, c02, c03 = c00+a0*b0, c01+a0*b1, c02+a0*b2, c03+a0*b3
+		c10, c11, c12, c13 = c10+a1*b0, c11+a1*b1, c12+a1*b2, c13+a1*b3
+		c20, c21, c22, c23 = c20+a2*b0, c21+a2*b1, c22+a2*b2, c23+a2*b3
+		c30, c31, c32, c33 = c30+a3*b0, c31+a3*b1, c32+a3*b2, c33+a3*b3
 	}
-	for i := 0; i < mr; i++ {
-		row := (*[nr]float32)(c[i*ldc:])
+	tile := [4][4]float32{{c00, c01, c02, c03}, {c10, c11, c12, c13}, {c20, c21, c22, c23}, {c30, c31, c32, c33}}
+	for i := range tile {
+		row := (*[4]float32)(c[i*ldc:])
 		if set {
-			*row = acc[i]
+			*row = tile[i]
 			continue
 		}
 		for j := range row {
-			row[j] += acc[i][j]
+			row[j] += tile[i][j]
 		}
 	}
 }
