@@ -17,6 +17,7 @@ func init() {
 	lower("aten::log_softmax.int", lowerSoftmax(true, false))
 	lower("aten::_log_softmax", lowerSoftmax(true, false))
 	lower("aten::scaled_dot_product_attention", lowerSDPA)
+	lower("aten::_scaled_dot_product_attention_math", lowerSDPAMath)
 	lower("aten::dropout", lowerDropout)
 	lower("aten::feature_dropout", lowerDropout)
 	lower("aten::alpha_dropout", lowerDropout)
@@ -100,6 +101,29 @@ func lowerSoftmax(logSoftmax, safe bool) LowerFunc {
 }
 
 func lowerSDPA(c *LowerCtx, a *Args) ([]Value, error) {
+	out, _, err := sdpaCore(c, a)
+	if err != nil {
+		return nil, err
+	}
+	return one(out), nil
+}
+
+// lowerSDPAMath lowers _scaled_dot_product_attention_math, which also
+// returns the attention weights.
+func lowerSDPAMath(c *LowerCtx, a *Args) ([]Value, error) {
+	if a.Has("dropout_mask") {
+		return nil, c.Errorf("_scaled_dot_product_attention_math with a dropout mask: %w", ErrUnsupported)
+	}
+	out, p, err := sdpaCore(c, a)
+	if err != nil {
+		return nil, err
+	}
+	return []Value{TensorValue(out), TensorValue(p)}, nil
+}
+
+// sdpaCore computes softmax(q kᵀ * scale + mask) v in float32 for half
+// types; it returns the output and the attention weights in q's dtype.
+func sdpaCore(c *LowerCtx, a *Args) (out, weights *stablehlo.Value, err error) {
 	q, k, v := a.Tensor("query"), a.Tensor("key"), a.Tensor("value")
 	mask := a.OptTensor("attn_mask")
 	dropout := a.Float("dropout_p")
@@ -107,18 +131,18 @@ func lowerSDPA(c *LowerCtx, a *Args) ([]Value, error) {
 	scale, hasScale := a.OptFloat("scale")
 	gqa := a.Bool("enable_gqa")
 	if a.Err() != nil {
-		return nil, a.Err()
+		return nil, nil, a.Err()
 	}
 	if dropout != 0 {
-		return nil, c.Errorf("scaled_dot_product_attention with dropout_p=%g draws random numbers: %w", dropout, ErrUnsupported)
+		return nil, nil, c.Errorf("scaled_dot_product_attention with dropout_p=%g draws random numbers: %w", dropout, ErrUnsupported)
 	}
 	qs, ks, vs := c.Shape(q), c.Shape(k), c.Shape(v)
 	if len(qs) < 2 || len(ks) < 2 || len(vs) < 2 {
-		return nil, c.Errorf("scaled_dot_product_attention: query, key and value must be at least 2-D, got %v, %v, %v", qs, ks, vs)
+		return nil, nil, c.Errorf("scaled_dot_product_attention: query, key and value must be at least 2-D, got %v, %v, %v", qs, ks, vs)
 	}
 	dt := c.DType(q)
 	if !dt.IsFloat() || c.DType(k) != dt || c.DType(v) != dt {
-		return nil, c.Errorf("scaled_dot_product_attention: expected query, key and value of one float dtype, got %v, %v, %v", dt.Torch(), c.DType(k).Torch(), c.DType(v).Torch())
+		return nil, nil, c.Errorf("scaled_dot_product_attention: expected query, key and value of one float dtype, got %v, %v, %v", dt.Torch(), c.DType(k).Torch(), c.DType(v).Torch())
 	}
 	L, E := qs[len(qs)-2], qs[len(qs)-1]
 	S := ks[len(ks)-2]
@@ -128,7 +152,7 @@ func lowerSDPA(c *LowerCtx, a *Args) ([]Value, error) {
 	if gqa && len(qs) >= 3 && len(ks) >= 3 {
 		hq, hk := qs[len(qs)-3], ks[len(ks)-3]
 		if hk == 0 || hq%hk != 0 {
-			return nil, c.Errorf("scaled_dot_product_attention: number of query heads %d is not a multiple of key heads %d", hq, hk)
+			return nil, nil, c.Errorf("scaled_dot_product_attention: number of query heads %d is not a multiple of key heads %d", hq, hk)
 		}
 		k = repeatInterleaveDim(c, k, len(ks)-3, hq/hk)
 		v = repeatInterleaveDim(c, v, len(vs)-3, hq/hk)
@@ -140,7 +164,7 @@ func lowerSDPA(c *LowerCtx, a *Args) ([]Value, error) {
 	perm[kr-2], perm[kr-1] = perm[kr-1], perm[kr-2]
 	attn, err := matmulValues(c, qc, emitTranspose(c, kc, perm))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	shape := c.Shape(attn)
 	attn = c.Binary("multiply", attn, c.Splat(cdt, shape, scale))
@@ -154,7 +178,7 @@ func lowerSDPA(c *LowerCtx, a *Args) ([]Value, error) {
 		ms := c.Shape(mask)
 		bs, err := broadcastShapes(ms, shape)
 		if err != nil || !sameShape(bs, shape) {
-			return nil, c.Errorf("scaled_dot_product_attention: attn_mask of shape %v does not broadcast to %v", ms, shape)
+			return nil, nil, c.Errorf("scaled_dot_product_attention: attn_mask of shape %v does not broadcast to %v", ms, shape)
 		}
 		if c.DType(mask) == dtype.Bool {
 			attn = c.Select(c.BroadcastTo(mask, shape), attn, ninf)
@@ -163,11 +187,11 @@ func lowerSDPA(c *LowerCtx, a *Args) ([]Value, error) {
 		}
 	}
 	p := softmaxAlong(c, attn, len(shape)-1, false, true)
-	out, err := matmulValues(c, p, vc)
+	o, err := matmulValues(c, p, vc)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return one(c.Convert(out, dt)), nil
+	return c.Convert(o, dt), c.Convert(p, dt), nil
 }
 
 // repeatInterleaveDim repeats each slice along d r times in place.

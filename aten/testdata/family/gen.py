@@ -373,4 +373,6 @@ case("cholesky_inverse", lambda l: torch.cholesky_inverse(l), torch.linalg.chole
 mid_fail = torch.tensor([[4.0, 2.0, 0.0, 1.0], [2.0, 2.0, 3.0, 0.5], [0.0, 3.0, 1.0, 2.0], [1.0, 0.5, 2.0, 5.0]])
 case("cholesky_ex_midfail", lambda a: tuple(torch.linalg.cholesky_ex(a)), torch.stack([mid_fail, spd(4)]))
 case("cholesky_ex_midfail_upper", lambda a: tuple(torch.linalg.cholesky_ex(a, upper=True)), mid_fail)
+case("sdpa_math", lambda q, k, v, m: tuple(torch.ops.aten._scaled_dot_product_attention_math(q, k, v, m)), r(2, 2, 4, 8), r(2, 2, 5, 8), r(2, 2, 5, 8), r(4, 5))
+case("sdpa_math_bf16_causal", lambda q, k, v: tuple(torch.ops.aten._scaled_dot_product_attention_math(q, k, v, is_causal=True)), r(1, 2, 4, 8, dtype=torch.bfloat16), r(1, 2, 4, 8, dtype=torch.bfloat16), r(1, 2, 4, 8, dtype=torch.bfloat16))
 print("done")
