@@ -83,7 +83,7 @@ func viewAs[T fnum](data []byte, d dtype.DType) []T {
 func leafViews[T fnum](g *fusedGroup, leaves []*literal.Literal) [][]T {
 	views := make([][]T, len(g.nodes))
 	for i := range g.nodes {
-		if nd := &g.nodes[i]; nd.kind == fkLeaf && nd.strides == nil {
+		if nd := &g.nodes[i]; nd.kind == fkLeaf && nd.strides == nil && leaves[i] != nil { // nil: empty reduce
 			views[i] = viewAs[T](leaves[i].Data, nd.dt)
 		}
 	}
