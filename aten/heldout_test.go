@@ -19,18 +19,20 @@ import (
 // TestHeldout runs the held-out programs of tools/heldout/gen.py (vision,
 // language and recurrent models with small random weights, and single ops
 // at other dtypes and values; PyTorch's outputs checked in under
-// testdata/heldout) through pt2 → runtime → native backend, as `torchtpu
-// verify` does. testdata/heldout_failures.txt lists the cases known to
+// testdata/heldout, and under testdata/heldout-torch2.6 the same kinds
+// exported by torch 2.6 in the legacy archive layout) through pt2 →
+// runtime → native backend, as `torchtpu verify` does.
+// testdata/heldout_failures.txt lists the cases (folder/case) known to
 // fail; it may only shrink: a new failure fails the test, and so does a
 // listed case that passes. HELDOUT_UPDATE=1 rewrites the list;
-// HELDOUT_CASES=name1,name2 narrows the run.
+// HELDOUT_CASES=heldout/name1,... narrows the run.
 
-const (
-	heldoutDir      = "testdata/heldout"
-	heldoutFailures = "testdata/heldout_failures.txt"
-)
+const heldoutFailures = "testdata/heldout_failures.txt"
 
-func heldoutCases(t *testing.T) []string {
+var heldoutDirs = []string{"heldout", "heldout-torch2.6"}
+
+func heldoutCases(t *testing.T, folder string) []string {
+	heldoutDir := filepath.Join("testdata", folder)
 	b, err := os.ReadFile(filepath.Join(heldoutDir, "INDEX.json"))
 	if err != nil {
 		if os.Getenv("CI") == "true" {
@@ -72,7 +74,6 @@ func readHeldoutFailures(t *testing.T) map[string]string {
 }
 
 func TestHeldout(t *testing.T) {
-	names := heldoutCases(t)
 	known := readHeldoutFailures(t)
 	filter := map[string]bool{}
 	for _, n := range strings.Split(os.Getenv("HELDOUT_CASES"), ",") {
@@ -82,12 +83,18 @@ func TestHeldout(t *testing.T) {
 	}
 	failed := map[string]string{}
 	pass, total := 0, 0
+	var names []string
+	for _, folder := range heldoutDirs {
+		for _, c := range heldoutCases(t, folder) {
+			names = append(names, folder+"/"+c)
+		}
+	}
 	for _, name := range names {
 		if len(filter) > 0 && !filter[name] {
 			continue
 		}
 		total++
-		maxAbs, err := runHeldout(filepath.Join(heldoutDir, name))
+		maxAbs, err := runHeldout(filepath.Join("testdata", name))
 		if err != nil {
 			failed[name] = strings.Join(strings.Fields(err.Error()), " ")
 			if _, ok := known[name]; !ok {
