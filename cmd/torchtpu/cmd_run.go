@@ -37,9 +37,8 @@ Example:
 		inputs := fs.String("inputs", "", "safetensors file with input.0, input.1, ... (default: the archive's sample inputs)")
 		out := fs.String("out", "", "write the outputs to this safetensors file")
 		device := fs.String("device", "cpu", "device to run on (see 'torchtpu devices')")
-		fallback := fs.String("fallback", "cpu", "ops with data-dependent output shapes: cpu (run them on the host, counted) or error")
 		seed := fs.Int64("seed", -1, "seed the random generator of rand/randn/randperm (like torch.manual_seed; -1: the default seed)")
-		rf := addRuntimeFlags(fs) // cache, buckets, metrics, trace (flags_runtime.go)
+		rf := addRuntimeFlags(fs) // cache, fallback, buckets, metrics, trace (flags_runtime.go)
 		pos, err := parseInterleaved(fs, args)
 		if err != nil {
 			return 2, err
@@ -50,9 +49,6 @@ Example:
 		p, prog, err := loadProgram(pos[0], *device)
 		if err != nil {
 			return 1, err
-		}
-		if prog.Fallback = *fallback; *fallback != "cpu" && *fallback != "error" {
-			return 2, fmt.Errorf("%w: --fallback must be cpu or error", errUsage)
 		}
 		if err := rf.apply(prog, stderr); err != nil {
 			return 2, err

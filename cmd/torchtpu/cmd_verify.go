@@ -34,8 +34,7 @@ Example:
 		rtol := fs.Float64("rtol", -1, "relative tolerance for float outputs (default: per dtype)")
 		atol := fs.Float64("atol", -1, "absolute tolerance for float outputs (default: per dtype)")
 		device := fs.String("device", "cpu", "device to run on (see 'torchtpu devices')")
-		fallback := fs.String("fallback", "cpu", "ops with data-dependent output shapes: cpu (run them on the host, counted) or error")
-		rf := addRuntimeFlags(fs) // cache, buckets, metrics, trace (flags_runtime.go)
+		rf := addRuntimeFlags(fs) // cache, fallback, buckets, metrics, trace (flags_runtime.go)
 		pos, err := parseInterleaved(fs, args)
 		if err != nil {
 			return 2, err
@@ -46,9 +45,6 @@ Example:
 		_, prog, err := loadProgram(pos[0], *device)
 		if err != nil {
 			return 1, err
-		}
-		if prog.Fallback = *fallback; *fallback != "cpu" && *fallback != "error" {
-			return 2, fmt.Errorf("%w: --fallback must be cpu or error", errUsage)
 		}
 		if err := rf.apply(prog, stderr); err != nil {
 			return 2, err

@@ -15,7 +15,6 @@ import (
 // runtimeFlags are the flags run, verify and bench share: the compile
 // cache, the fallback policy, bucketing, debugging and reports.
 type runtimeFlags struct {
-	fs         *flag.FlagSet
 	cacheDir   *string
 	cacheMaxMB *int64
 	noCache    *bool
@@ -25,12 +24,12 @@ type runtimeFlags struct {
 	verbose    *bool
 	metrics    *string
 	trace      *string
+	fallback   *string
 }
 
-// addRuntimeFlags defines the shared flags on fs (--fallback only if the
-// command has not defined it).
+// addRuntimeFlags defines the shared flags on fs.
 func addRuntimeFlags(fs *flag.FlagSet) *runtimeFlags {
-	f := &runtimeFlags{fs: fs}
+	f := &runtimeFlags{}
 	f.cacheDir = fs.String("cache-dir", cache.DefaultDir(), "compile cache folder ($TORCHTPU_CACHE_DIR overrides the default)")
 	f.cacheMaxMB = fs.Int64("cache-max-mb", 1024, "size cap of the disk cache in MiB (least recently used entries go first; 0: no cap)")
 	f.noCache = fs.Bool("no-cache", false, "compile everything again: no memory, disk or per-shape cache")
@@ -41,9 +40,7 @@ func addRuntimeFlags(fs *flag.FlagSet) *runtimeFlags {
 	f.verbose = fs.Bool("v", false, "verbose: explain recompiles and print the cache and compile counts")
 	f.metrics = fs.String("metrics", "", "write run metrics (compiles, cache hits, fallbacks, recompiles, segment times) as JSON to this file")
 	f.trace = fs.String("trace", "", "write a Chrome/Perfetto trace (lower, compile, execute, host fallback) to this file")
-	if fs.Lookup("fallback") == nil {
-		fs.String("fallback", "cpu", "ops a device cannot lower: cpu (run them on the host, counted) or error")
-	}
+	f.fallback = fs.String("fallback", "cpu", "ops with data-dependent output shapes: cpu (run them on the host, counted) or error")
 	return f
 }
 
@@ -72,10 +69,7 @@ func (f *runtimeFlags) apply(prog *runtime.Program, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fallback := "cpu"
-	if fl := f.fs.Lookup("fallback"); fl != nil {
-		fallback = fl.Value.String()
-	}
+	fallback := *f.fallback
 	if fallback != "cpu" && fallback != "error" {
 		return fmt.Errorf("%w: --fallback must be cpu or error", errUsage)
 	}
