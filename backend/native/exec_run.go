@@ -40,7 +40,12 @@ func (fr *frame) runPlan(ep *execPlan, args []Value) ([]Value, error) {
 		case stepConst:
 			k := st.konst
 			k.once.Do(func() {
-				k.v, k.err = st.op.kernel(fr, st.op.op, nil)
+				in = in[:0]
+				for _, s := range st.op.in {
+					in = append(in, fr.slots[s])
+				}
+				// Not from the arena: the value outlives the run.
+				k.v, k.err = st.op.kernel(constEnv{fr}, st.op.op, in)
 				if k.err == nil {
 					k.err = checkResults(st.op.op, k.v)
 				}
@@ -95,6 +100,9 @@ func (fr *frame) runPlan(ep *execPlan, args []Value) ([]Value, error) {
 	}
 	return res, nil
 }
+
+// constEnv hides the frame's arena from kernels computing cached values.
+type constEnv struct{ Env }
 
 func (st *execStep) name() string {
 	if st.group != nil {

@@ -72,14 +72,14 @@ type fusion struct {
 // planFusion groups the fusible ops of a block. Walking backwards, an op
 // joins the group of its users when they all belong to one group and its
 // result has that group's shape; otherwise it roots a new group.
-func planFusion(bp *blockPlan, u *blockUses, slots map[*stablehlo.Value]int) *fusion {
+func planFusion(bp *blockPlan, u *blockUses, slots map[*stablehlo.Value]int, folded []bool) *fusion {
 	n := len(bp.ops)
 	fu := &fusion{grp: make([]int, n), skip: make([]bool, n)}
 	var roots []int
 	for k := n - 1; k >= 0; k-- {
 		fu.grp[k] = -1
 		op := bp.ops[k].op
-		if bp.ops[k].quant || !fusibleCompute(op) {
+		if bp.ops[k].quant || folded[k] || !fusibleCompute(op) {
 			continue
 		}
 		s := bp.ops[k].out[0]

@@ -47,6 +47,7 @@ type execPlan struct {
 	ret    []int
 	groups int
 	fused  int // ops inside groups
+	folded int // ops evaluated once (constants and ops of constants)
 }
 
 // noFusion disables execution plans (TORCHTPU_NATIVE_PLAN=0): every
@@ -56,7 +57,8 @@ var noFusion = os.Getenv("TORCHTPU_NATIVE_PLAN") == "0"
 // buildExec plans the body block of a function.
 func buildExec(bp *blockPlan, slots map[*stablehlo.Value]int) *execPlan {
 	u := useInfo(bp, slots)
-	fu := planFusion(bp, u, slots)
+	folded := constantOps(bp)
+	fu := planFusion(bp, u, slots, folded)
 	ep := &execPlan{args: bp.args, ret: bp.ret}
 	redGroup := map[int]*fusedGroup{} // reduce op index -> group folded into it
 	for g, k := range fu.redAt {
@@ -80,8 +82,9 @@ func buildExec(bp *blockPlan, slots map[*stablehlo.Value]int) *execPlan {
 			ep.fused += g.nops
 		case fu.skip[k]:
 			continue
-		case pl.op.Name == "stablehlo.constant" && len(pl.op.Operands) == 0:
+		case folded[k]:
 			ep.steps = append(ep.steps, execStep{kind: stepConst, op: pl, konst: &constCache{}})
+			ep.folded++
 		default:
 			ep.steps = append(ep.steps, execStep{kind: stepOp, op: pl})
 		}
@@ -147,6 +150,48 @@ func buildExec(bp *blockPlan, slots map[*stablehlo.Value]int) *execPlan {
 	return ep
 }
 
+// foldableOps are the deterministic ops without side effects or regions
+// whose results depend only on their operands and attributes.
+var foldableOps = map[string]bool{
+	"stablehlo.constant": true, "stablehlo.iota": true, "stablehlo.broadcast_in_dim": true,
+	"stablehlo.reshape": true, "stablehlo.transpose": true, "stablehlo.slice": true,
+	"stablehlo.concatenate": true, "stablehlo.pad": true, "stablehlo.reverse": true,
+	"stablehlo.dynamic_slice": true, "stablehlo.gather": true, "stablehlo.convert": true,
+	"stablehlo.compare": true, "stablehlo.select": true, "stablehlo.clamp": true,
+	"stablehlo.abs": true,
+}
+
+// constantOps marks the ops computed from constants alone: their values
+// are the same on every run, so the plan evaluates them once.
+func constantOps(bp *blockPlan) []bool {
+	folded := make([]bool, len(bp.ops))
+	isConst := map[int]bool{}
+	for k := range bp.ops {
+		pl := &bp.ops[k]
+		name := pl.op.Name
+		_, un := unaryTable[name]
+		_, bin := binaryTable[name]
+		if pl.quant || len(pl.op.Regions) != 0 || !(foldableOps[name] || un || bin) {
+			continue
+		}
+		if name == "stablehlo.constant" && len(pl.in) != 0 {
+			continue
+		}
+		ok := true
+		for _, s := range pl.in {
+			ok = ok && isConst[s]
+		}
+		if !ok {
+			continue
+		}
+		folded[k] = true
+		for _, s := range pl.out {
+			isConst[s] = true
+		}
+	}
+	return folded
+}
+
 // recyclable reports whether buffers of m's runs may be recycled: no op
 // hands values to other processes or keeps them (collectives, the
 // interpreter dialect's probes, custom calls).
@@ -179,7 +224,7 @@ func (ep *execPlan) summary() string {
 		n := st.name()
 		switch {
 		case st.kind == stepConst:
-			n = "constant (cached)"
+			n = "evaluated once"
 		case st.group != nil && st.group.red != nil:
 			n = "fusion->reduce"
 		case st.group != nil:
@@ -192,7 +237,7 @@ func (ep *execPlan) summary() string {
 	}
 	sort.Strings(names)
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d steps, %d fusion groups of %d ops:", len(ep.steps), ep.groups, ep.fused)
+	fmt.Fprintf(&b, "%d steps, %d fusion groups of %d ops, %d ops evaluated once:", len(ep.steps), ep.groups, ep.fused, ep.folded)
 	for _, n := range names {
 		fmt.Fprintf(&b, " %s×%d", n, count[n])
 	}
