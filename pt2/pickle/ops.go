@@ -87,17 +87,14 @@ func (m *machine) step(op byte) error {
 		m.push(&List{Items: items})
 	case 'a', 'e': // APPEND, APPENDS
 		var items []any
+		var err error
 		if op == 'a' {
-			v, err := m.pop()
-			if err != nil {
-				return err
-			}
-			items = []any{v}
+			items, err = m.popN(1)
 		} else {
-			var err error
-			if items, err = m.popMark(); err != nil {
-				return err
-			}
+			items, err = m.popMark()
+		}
+		if err != nil {
+			return err
 		}
 		t, err := m.top()
 		if err != nil {
@@ -122,21 +119,14 @@ func (m *machine) step(op byte) error {
 		m.push(d)
 	case 's', 'u': // SETITEM, SETITEMS
 		var items []any
+		var err error
 		if op == 's' {
-			v, err := m.pop()
-			if err != nil {
-				return err
-			}
-			k, err := m.pop()
-			if err != nil {
-				return err
-			}
-			items = []any{k, v}
+			items, err = m.popN(2) // key, value
 		} else {
-			var err error
-			if items, err = m.popMark(); err != nil {
-				return err
-			}
+			items, err = m.popMark()
+		}
+		if err != nil {
+			return err
 		}
 		t, err := m.top()
 		if err != nil {
@@ -214,47 +204,31 @@ func (m *machine) step(op byte) error {
 		}
 		return m.global(mod, name)
 	case 0x93: // STACK_GLOBAL
-		name, err := m.pop()
+		v, err := m.popN(2) // module, name
 		if err != nil {
 			return err
 		}
-		mod, err := m.pop()
-		if err != nil {
-			return err
-		}
-		ms, ok1 := mod.(string)
-		ns, ok2 := name.(string)
+		ms, ok1 := v[0].(string)
+		ns, ok2 := v[1].(string)
 		if !ok1 || !ok2 {
 			return errors.New("pickle: STACK_GLOBAL needs two strings")
 		}
 		return m.global(ms, ns)
 	case 'R', 0x81: // REDUCE, NEWOBJ
-		args, err := m.pop()
+		v, err := m.popN(2) // callable, arguments
 		if err != nil {
 			return err
 		}
-		fn, err := m.pop()
-		if err != nil {
-			return err
-		}
-		return m.call(fn, args)
+		return m.call(v[0], v[1])
 	case 0x92: // NEWOBJ_EX
-		kw, err := m.pop()
+		v, err := m.popN(3) // class, arguments, keyword arguments
 		if err != nil {
 			return err
 		}
-		args, err := m.pop()
-		if err != nil {
-			return err
-		}
-		fn, err := m.pop()
-		if err != nil {
-			return err
-		}
-		if d, ok := kw.(*Dict); !ok || d.Len() != 0 {
+		if d, ok := v[2].(*Dict); !ok || d.Len() != 0 {
 			return errors.New("pickle: NEWOBJ_EX with keyword arguments")
 		}
-		return m.call(fn, args)
+		return m.call(v[0], v[1])
 	case 'b': // BUILD
 		state, err := m.pop()
 		if err != nil {

@@ -1,6 +1,7 @@
 package pickle
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -54,7 +55,7 @@ func (m *machine) need(n uint64) ([]byte, error) {
 }
 
 func (m *machine) line() (string, error) {
-	i := strings.IndexByte(string(m.data[m.pos:min(len(m.data), m.pos+1<<16)]), '\n')
+	i := bytes.IndexByte(m.data[m.pos:min(len(m.data), m.pos+1<<16)], '\n')
 	if i < 0 {
 		return "", errors.New("pickle: unterminated text line")
 	}
@@ -75,6 +76,20 @@ func (m *machine) pop() (any, error) {
 	v := m.stack[len(m.stack)-1]
 	m.stack = m.stack[:len(m.stack)-1]
 	return v, nil
+}
+
+// popN pops the top n values and returns them bottom first; its errors
+// are those of n calls to pop.
+func (m *machine) popN(n int) ([]any, error) {
+	vs := make([]any, n)
+	for i := n - 1; i >= 0; i-- {
+		v, err := m.pop()
+		if err != nil {
+			return nil, err
+		}
+		vs[i] = v
+	}
+	return vs, nil
 }
 
 func (m *machine) top() (any, error) {
