@@ -59,17 +59,7 @@ func (a Arg) String() string {
 	case ArgStrings:
 		return fmt.Sprintf("%q", a.Strs)
 	case ArgSymInt, ArgSymInts:
-		parts := make([]string, len(a.SymInts))
-		for i, s := range a.SymInts {
-			parts[i] = fmt.Sprint(s.Const)
-			if s.Name != "" {
-				parts[i] = "%" + s.Name
-			}
-		}
-		if a.Kind == ArgSymInt && len(parts) == 1 {
-			return parts[0]
-		}
-		return "[" + strings.Join(parts, ", ") + "]"
+		return symString(len(a.SymInts), a.Kind == ArgSymInt, func(i int) (string, any) { return a.SymInts[i].Name, a.SymInts[i].Const })
 	case ArgScalarType:
 		return "torch." + a.DType.Torch()
 	case ArgDevice:
@@ -93,29 +83,9 @@ func (a Arg) String() string {
 		}
 		return "[" + strings.Join(parts, ", ") + "]"
 	case ArgSymFloat, ArgSymFloats:
-		parts := make([]string, len(a.SymFloats))
-		for i, s := range a.SymFloats {
-			parts[i] = fmt.Sprint(s.Const)
-			if s.Name != "" {
-				parts[i] = "%" + s.Name
-			}
-		}
-		if a.Kind == ArgSymFloat && len(parts) == 1 {
-			return parts[0]
-		}
-		return "[" + strings.Join(parts, ", ") + "]"
+		return symString(len(a.SymFloats), a.Kind == ArgSymFloat, func(i int) (string, any) { return a.SymFloats[i].Name, a.SymFloats[i].Const })
 	case ArgSymBool, ArgSymBools:
-		parts := make([]string, len(a.SymBools))
-		for i, s := range a.SymBools {
-			parts[i] = fmt.Sprint(s.Const)
-			if s.Name != "" {
-				parts[i] = "%" + s.Name
-			}
-		}
-		if a.Kind == ArgSymBool && len(parts) == 1 {
-			return parts[0]
-		}
-		return "[" + strings.Join(parts, ", ") + "]"
+		return symString(len(a.SymBools), a.Kind == ArgSymBool, func(i int) (string, any) { return a.SymBools[i].Name, a.SymBools[i].Const })
 	case ArgMemoryFormat:
 		return [...]string{"unknown_format", "torch.contiguous_format", "torch.channels_last", "torch.channels_last_3d", "torch.preserve_format"}[min(int(a.MemoryFormat), 4)]
 	case ArgLayout:
@@ -131,4 +101,22 @@ func (a Arg) String() string {
 		return "{" + strings.Join(parts, ", ") + "}"
 	}
 	return "<" + a.Kind.String() + ">"
+}
+
+// symString formats n symbolic values (%name, or else the constant): the
+// value alone when single and n is 1, else a list.
+func symString(n int, single bool, at func(i int) (name string, c any)) string {
+	parts := make([]string, n)
+	for i := range parts {
+		name, c := at(i)
+		if name != "" {
+			parts[i] = "%" + name
+		} else {
+			parts[i] = fmt.Sprint(c)
+		}
+	}
+	if single && n == 1 {
+		return parts[0]
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
 }
