@@ -44,7 +44,7 @@ func TestBenchBadArgs(t *testing.T) {
 }
 
 func TestBenchSummarize(t *testing.T) {
-	var r benchResult
+	r := benchResult{CompileEstimate: true}
 	r.FirstRunMS = 50
 	benchSummarize(&r, []float64{5, 1, 4, 2, 3, 10, 6, 7, 8, 9})
 	if r.MedianMS != 5.5 || r.P90MS != 9 || r.MinMS != 1 || r.CompileMS != 44.5 {
