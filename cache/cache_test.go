@@ -49,7 +49,7 @@ func TestDiskRoundTripAndCorruption(t *testing.T) {
 		t.Fatalf("Get after Put: found=%v err=%v equal=%v", found, err, bytes.Equal(got, payload))
 	}
 	// Flip one payload byte, then truncate: both are detected and removed.
-	p := d.path(key)
+	p := d.Path(key)
 	b, _ := os.ReadFile(p)
 	b[len(b)-1] ^= 1
 	os.WriteFile(p, b, 0o644)
@@ -80,7 +80,7 @@ func TestDiskEvictsLeastRecentlyUsed(t *testing.T) {
 			t.Fatal(err)
 		}
 		at := old.Add(time.Duration(i) * time.Minute) // key 0 oldest
-		os.Chtimes(d.path(keys[i]), at, at)
+		os.Chtimes(d.Path(keys[i]), at, at)
 	}
 	d.MaxBytes = 2500 // room for two entries of 1000 bytes plus headers
 	if _, found, _ := d.Get(keys[0]); !found {

@@ -41,7 +41,8 @@ func OpenDisk(dir string, maxBytes int64) (*Disk, error) {
 	return &Disk{Dir: dir, MaxBytes: maxBytes}, nil
 }
 
-func (d *Disk) path(key string) string { return filepath.Join(d.Dir, key[:2], key+".bin") }
+// Path is the file that holds the entry for key (a key Get and Put accept).
+func (d *Disk) Path(key string) string { return filepath.Join(d.Dir, key[:2], key+".bin") }
 
 // Get returns the payload stored under key. found is false when there is
 // none. A corrupt entry is removed and reported with ErrCorrupt.
@@ -49,7 +50,7 @@ func (d *Disk) Get(key string) (payload []byte, found bool, err error) {
 	if !validKey(key) {
 		return nil, false, fmt.Errorf("cache: invalid key %q", key)
 	}
-	p := d.path(key)
+	p := d.Path(key)
 	b, err := os.ReadFile(p)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, false, nil
@@ -89,7 +90,7 @@ func (d *Disk) Put(key string, payload []byte) error {
 	if !validKey(key) {
 		return fmt.Errorf("cache: invalid key %q", key)
 	}
-	p := d.path(key)
+	p := d.Path(key)
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return fmt.Errorf("cache: %w", err)
 	}

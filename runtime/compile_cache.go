@@ -180,7 +180,7 @@ func (st *rtState) load(ctx context.Context, d *cache.Disk, b backend.Backend, k
 			return nil, ctx.Err()
 		}
 		st.metrics.corrupt()
-		st.logf("torchtpu: warning: cache entry %s: %v; recompiling %s\n", d.Dir+"/"+key[:2]+"/"+key+".bin", err, label)
+		st.logf("torchtpu: warning: cache entry %s: %v; recompiling %s\n", d.Path(key), err, label)
 		return nil, nil
 	}
 	dur := time.Since(start)
