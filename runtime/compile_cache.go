@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -158,18 +159,18 @@ func (st *rtState) load(ctx context.Context, d *cache.Disk, b backend.Backend, k
 		return nil, nil
 	}
 	start := time.Now()
-	kind, body, _ := strings.Cut(string(payload), "\n")
+	kind, body, _ := bytes.Cut(payload, []byte("\n"))
 	var exe backend.Executable
-	switch kind + "\n" {
+	switch string(kind) + "\n" {
 	case payloadSerialized:
 		if ds, ok := b.(Deserializer); ok {
-			exe, err = ds.Deserialize(ctx, []byte(body))
+			exe, err = ds.Deserialize(ctx, body)
 		} else {
 			err = fmt.Errorf("backend %s cannot load serialized executables", b.Name())
 		}
 	case payloadText:
 		var m *stablehlo.Module
-		if m, err = stablehlo.ParseModule(key, []byte(body)); err == nil {
+		if m, err = stablehlo.ParseModule(key, body); err == nil {
 			exe, err = b.Compile(ctx, m, backend.Options{})
 		}
 	default:
@@ -185,7 +186,7 @@ func (st *rtState) load(ctx context.Context, d *cache.Disk, b backend.Backend, k
 	}
 	dur := time.Since(start)
 	st.trace.span("load "+label, "compile", start, dur, map[string]any{"key": short(key)})
-	if kind+"\n" == payloadText && b.Name() != "cpu" {
+	if string(kind)+"\n" == payloadText && b.Name() != "cpu" {
 		st.metrics.compiled(dur) // loading text on a compiling backend is a compile
 	} else {
 		st.metrics.hit("disk")
