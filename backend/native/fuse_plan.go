@@ -172,7 +172,13 @@ func splatValue(op *stablehlo.Op) (float64, bool) {
 
 // broadcastStrides returns, for a broadcast_in_dim op, the element stride
 // of its operand per result dim (0 where the operand is repeated).
+//
+// A transpose is read the same way: its result dim i walks operand dim
+// permutation[i].
 func broadcastStrides(op *stablehlo.Op) ([]int64, bool) {
+	if op.Name == "stablehlo.transpose" {
+		return transposeStrides(op)
+	}
 	if op.Name != "stablehlo.broadcast_in_dim" || len(op.Operands) != 1 || len(op.Results) != 1 {
 		return nil, false
 	}
@@ -197,6 +203,31 @@ func broadcastStrides(op *stablehlo.Op) ([]int64, bool) {
 		default:
 			return nil, false
 		}
+	}
+	return st, true
+}
+
+func transposeStrides(op *stablehlo.Op) ([]int64, bool) {
+	if len(op.Operands) != 1 || len(op.Results) != 1 {
+		return nil, false
+	}
+	it, rt := staticType(op.Operands[0]), staticType(op.Results[0])
+	if it == nil || rt == nil || !fusibleDType(it.DType()) || it.DType() != rt.DType() || len(it.Shape) != len(rt.Shape) {
+		return nil, false
+	}
+	perm, ok := op.Ints("permutation")
+	if !ok || len(perm) != len(it.Shape) {
+		return nil, false
+	}
+	in := literal.Strides(it.Shape)
+	st := make([]int64, len(perm))
+	seen := make([]bool, len(perm))
+	for i, p := range perm {
+		if p < 0 || int(p) >= len(perm) || seen[p] || it.Shape[p] != rt.Shape[i] {
+			return nil, false
+		}
+		seen[p] = true
+		st[i] = in[p]
 	}
 	return st, true
 }
