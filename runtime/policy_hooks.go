@@ -94,7 +94,7 @@ func (a *accountedExe) check(st *rtState, outs []*literal.Literal) error {
 }
 
 // host runs node n's op on the host under the fallback policy, counting
-// it with the bytes it moved.
+// it with the bytes it moved in the run's stats and the metrics.
 func (r *run) host(n *fx.Node, e *aten.Entry, args *aten.Args) ([]aten.Value, error) {
 	st := r.p.state()
 	if r.p.Fallback == "error" || st.opts.Fallback == "error" {
@@ -113,6 +113,8 @@ func (r *run) host(n *fx.Node, e *aten.Entry, args *aten.Args) ([]aten.Value, er
 		bytes += valueBytes(v)
 	}
 	st.metrics.fallback(e.Name, bytes)
+	r.stats.HostFallbacks[e.Name]++
+	r.stats.HostBytes += bytes
 	st.trace.span("host "+e.Name, "host", start, time.Since(start), map[string]any{"node": n.Name, "bytes": bytes})
 	st.dyn.mark = time.Now()
 	return res, nil

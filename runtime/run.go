@@ -189,23 +189,9 @@ func (r *run) node(i int, n *fx.Node) error {
 		if r.p.Fallback == "error" {
 			return fmt.Errorf("%s has a data-dependent output shape and runs on the host, which --fallback=error forbids", e.Name)
 		}
-		if err := r.flush(i); err != nil {
+		var err error
+		if res, err = r.onHost(i, e, n); err != nil {
 			return err
-		}
-		args, err := r.bind(e, n, true)
-		if err != nil {
-			return err
-		}
-		res, err = r.host(n, e, args) // fallback policy and counters (policy_hooks.go)
-		if err != nil {
-			return err
-		}
-		r.stats.HostFallbacks[e.Name]++
-		for _, v := range args.Values {
-			r.stats.HostBytes += valueBytes(v)
-		}
-		for _, v := range res {
-			r.stats.HostBytes += valueBytes(v)
 		}
 	} else {
 		args, err := r.bind(e, n, false)
@@ -220,7 +206,7 @@ func (r *run) node(i int, n *fx.Node) error {
 		if err != nil && e.Host != nil && errors.Is(err, aten.ErrHostOnly) {
 			// A lowered entry with a host kernel hands the calls it cannot
 			// lower statically (boolean mask indexing) to the host.
-			res, err = r.hostRetry(i, e, n)
+			res, err = r.onHost(i, e, n)
 		}
 		if err != nil {
 			return err
@@ -253,9 +239,9 @@ func (r *run) node(i int, n *fx.Node) error {
 	return nil
 }
 
-// hostRetry runs node i on the host through the entry's host kernel,
-// counted like any host fallback.
-func (r *run) hostRetry(i int, e *aten.Entry, n *fx.Node) ([]aten.Value, error) {
+// onHost runs node i on the host through the entry's host kernel, after
+// the open segment.
+func (r *run) onHost(i int, e *aten.Entry, n *fx.Node) ([]aten.Value, error) {
 	if err := r.flush(i); err != nil {
 		return nil, err
 	}
@@ -263,18 +249,7 @@ func (r *run) hostRetry(i int, e *aten.Entry, n *fx.Node) ([]aten.Value, error) 
 	if err != nil {
 		return nil, err
 	}
-	res, err := r.host(n, e, args)
-	if err != nil {
-		return nil, err
-	}
-	r.stats.HostFallbacks[e.Name]++
-	for _, v := range args.Values {
-		r.stats.HostBytes += valueBytes(v)
-	}
-	for _, v := range res {
-		r.stats.HostBytes += valueBytes(v)
-	}
-	return res, nil
+	return r.host(n, e, args) // fallback policy and counters (policy_hooks.go)
 }
 
 func valueBytes(v aten.Value) int64 {
