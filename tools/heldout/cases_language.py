@@ -94,6 +94,63 @@ def configs(full):
     }
 
 
+def more_configs():
+    """Further architectures at the small size (one case each, batch 2)."""
+    h, layers, heads, ff, vocab = 32, 2, 4, 64, 100
+    io = ["input_ids", "attention_mask"]
+    return {
+        "bloom": (tf.BloomModel, tf.BloomConfig(vocab_size=vocab, hidden_size=h, n_layer=layers, n_head=heads,
+                                                use_cache=False), io, ["last_hidden_state"]),
+        "mistral": (tf.MistralModel, tf.MistralConfig(vocab_size=vocab, hidden_size=h, intermediate_size=ff,
+                                                      num_hidden_layers=layers, num_attention_heads=heads,
+                                                      num_key_value_heads=2, sliding_window=4, use_cache=False,
+                                                      max_position_embeddings=128), io, ["last_hidden_state"]),
+        "phi": (tf.PhiModel, tf.PhiConfig(vocab_size=vocab, hidden_size=h, intermediate_size=ff, num_hidden_layers=layers,
+                                          num_attention_heads=heads, partial_rotary_factor=0.5, use_cache=False,
+                                          max_position_embeddings=128), io, ["last_hidden_state"]),
+        "gemma": (tf.GemmaModel, tf.GemmaConfig(vocab_size=vocab, hidden_size=h, intermediate_size=ff,
+                                                num_hidden_layers=layers, num_attention_heads=heads, num_key_value_heads=1,
+                                                head_dim=8, use_cache=False, max_position_embeddings=128),
+                  io, ["last_hidden_state"]),
+        "deberta_v2": (tf.DebertaV2Model, tf.DebertaV2Config(vocab_size=vocab, hidden_size=h, num_hidden_layers=layers,
+                                                             num_attention_heads=heads, intermediate_size=ff,
+                                                             relative_attention=True, position_buckets=8,
+                                                             pos_att_type=["p2c", "c2p"], max_position_embeddings=128),
+                       io, ["last_hidden_state"]),
+        "electra": (tf.ElectraModel, tf.ElectraConfig(vocab_size=vocab, embedding_size=16, hidden_size=h,
+                                                      num_hidden_layers=layers, num_attention_heads=heads,
+                                                      intermediate_size=ff, max_position_embeddings=128),
+                    io, ["last_hidden_state"]),
+        "clip_text": (tf.CLIPTextModel, tf.CLIPTextConfig(vocab_size=vocab, hidden_size=h, intermediate_size=ff,
+                                                          num_hidden_layers=layers, num_attention_heads=heads,
+                                                          max_position_embeddings=16, eos_token_id=2),
+                      io, ["last_hidden_state", "pooler_output"]),
+        "mobilebert": (tf.MobileBertModel, tf.MobileBertConfig(vocab_size=vocab, hidden_size=32, embedding_size=16,
+                                                               num_hidden_layers=2, num_attention_heads=4,
+                                                               intermediate_size=64, intra_bottleneck_size=16,
+                                                               true_hidden_size=16, num_feedforward_networks=2,
+                                                               max_position_embeddings=128),
+                       io, ["last_hidden_state", "pooler_output"]),
+    }
+
+
+def vision_audio_cases(Case):
+    """transformers models on pixels and waveforms."""
+    out = []
+    torch.manual_seed(800)
+    vit = tf.ViTModel(tf.ViTConfig(image_size=16, patch_size=4, hidden_size=32, num_hidden_layers=2,
+                                   num_attention_heads=4, intermediate_size=64))
+    out.append(Case("hf_vit", Wrap(perturb_constants(vit.eval()), ["pixel_values"], ["last_hidden_state", "pooler_output"]),
+                    [torch.randn(2, 3, 16, 16)]))
+    w2v = tf.Wav2Vec2Model(tf.Wav2Vec2Config(hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
+                                             intermediate_size=64, conv_dim=(16, 16), conv_stride=(5, 2),
+                                             conv_kernel=(10, 3), num_conv_pos_embeddings=8,
+                                             num_conv_pos_embedding_groups=4, feat_extract_norm="group"))
+    out.append(Case("wav2vec2", Wrap(perturb_constants(w2v.eval()), ["input_values"], ["last_hidden_state"]),
+                    [torch.randn(2, 400)]))
+    return out
+
+
 def cases(Case, full):
     out = []
     prefix = "full_" if full else ""
@@ -111,6 +168,12 @@ def cases(Case, full):
                                      torch.ones(b, seq - seq // 2, dtype=torch.long)], 1))
             out.append(Case(f"{prefix}{name}_b{b}", model, xs))
     if not full:
+        for i, (name, (cls, cfg, keys, outs)) in enumerate(more_configs().items()):
+            torch.manual_seed(900 + i)
+            model = Wrap(perturb_constants(cls(cfg).eval()), keys, outs)
+            xs = [ids(2, seq, cfg.vocab_size, 50 + i), mask(2, seq, left=name in ("mistral", "phi", "gemma", "bloom"))]
+            out.append(Case(f"{name}_b2", model, xs))
+        out += vision_audio_cases(Case)
         torch.manual_seed(200)
         cls, cfg, keys, outs = configs(False)["bert"]
         model = Wrap(cls(cfg).eval(), keys[:2], outs)

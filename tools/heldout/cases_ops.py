@@ -88,6 +88,11 @@ def cases(Case):
         ("setitem_slice_mask", setitem_mask, torch.randn(6, 6)),
         ("setitem_select_row", lambda x: setitem_rows(x), torch.randn(4, 5)),
         ("inplace_view_chain", inplace_views, torch.randn(3, 4)),
+        ("weight_norm_dims", lambda v, g0, g1, g2, s: (torch._weight_norm(v, g0, 0), torch._weight_norm(v, g1, 1),
+                                                    torch._weight_norm(v, g2, 2), torch._weight_norm(v, s, -1),
+                                                    torch.norm_except_dim(v, 2, 1)),
+         torch.randn(4, 3, 5), torch.rand(4, 1, 1) + 0.5, torch.rand(1, 3, 1) + 0.5, torch.rand(1, 1, 5) + 0.5,
+         t(1.5)),
         # Empty tensors.
         ("empty_reduce", lambda x: (x.sum(0), x.mean(0), x.prod(0), x.sum()), torch.randn(0, 3)),
         ("empty_matmul", lambda a, b: a @ b, torch.randn(2, 0), torch.randn(0, 3)),
