@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -236,7 +237,7 @@ func (p *Program) lowerBucketed(ctx context.Context, bp *bucketPlan, padded, arg
 // resize copies l into a zero tensor of shape (padding or slicing each
 // dim at its end).
 func resize(l *literal.Literal, shape []int64) (*literal.Literal, error) {
-	if equalShape(l.Shape, shape) {
+	if slices.Equal(l.Shape, shape) {
 		return l, nil
 	}
 	out, err := literal.New(l.DType, shape)

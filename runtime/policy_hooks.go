@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/torchtpu/torchtpu/aten"
@@ -76,7 +77,7 @@ func (a *accountedExe) check(st *rtState, outs []*literal.Literal) error {
 		if o == nil || t == nil {
 			return fmt.Errorf("result %d is missing or not a tensor", i)
 		}
-		if o.DType != t.DType() || !equalShape(o.Shape, t.Shape) {
+		if o.DType != t.DType() || !slices.Equal(o.Shape, t.Shape) {
 			return fmt.Errorf("result %d is %v, the module declares %v", i, o, t)
 		}
 		if o.DType.IsFloat() {

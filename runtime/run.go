@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/torchtpu/torchtpu/aten"
 	"github.com/torchtpu/torchtpu/backend"
@@ -113,7 +114,7 @@ func newRun(ctx context.Context, p *Program, inputs []*literal.Literal) (*run, e
 		if err != nil {
 			return nil, fmt.Errorf("input %s: %w", spec.Arg.Name, err)
 		}
-		if !equalShape(want, v.Lit.Shape) {
+		if !slices.Equal(want, v.Lit.Shape) {
 			return nil, fmt.Errorf("input %s has shape %v, the program expects %v (%s)", spec.Arg.Name, v.Lit.Shape, want, m)
 		}
 	}
@@ -147,18 +148,6 @@ func bindInput(g *fx.Graph, name string, in *literal.Literal, bindings map[strin
 		}
 	}
 	return nil
-}
-
-func equalShape(a, b []int64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // constArg converts a constant argument (constant inputs).

@@ -3,6 +3,7 @@ package runtime
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/torchtpu/torchtpu/dtype"
 	"github.com/torchtpu/torchtpu/literal"
@@ -58,7 +59,7 @@ func Compare(got, want *literal.Literal, tol Tolerance) Comparison {
 	case got.DType != want.DType:
 		c.Detail = fmt.Sprintf("dtype %s, want %s", got.DType.Torch(), want.DType.Torch())
 		return c
-	case !equalShape(got.Shape, want.Shape):
+	case !slices.Equal(got.Shape, want.Shape):
 		c.Detail = fmt.Sprintf("shape %v, want %v", got.Shape, want.Shape)
 		return c
 	}
