@@ -3,6 +3,7 @@ package stablehlo
 import (
 	"encoding/binary"
 	"fmt"
+	"slices"
 
 	"github.com/torchtpu/torchtpu/dtype"
 	"github.com/torchtpu/torchtpu/literal"
@@ -64,7 +65,7 @@ func (p *parser) parseDense(at int) *DenseAttr {
 	case isHex:
 		a.Value, a.Splat, err = denseFromHex(hex, dt, tt.Shape, n)
 	case isList:
-		if !sameShape(shape, tt.Shape) && !(n == 0 && len(elems) == 0) {
+		if !slices.Equal(shape, tt.Shape) && !(n == 0 && len(elems) == 0) {
 			p.fail(at, "dense literal of shape %v does not match type %s", shape, tt)
 		}
 		a.Value, err = p.denseFromElems(elems, dt, tt.Shape)
@@ -82,18 +83,6 @@ func (p *parser) parseDense(at int) *DenseAttr {
 	return a
 }
 
-func sameShape(a, b []int64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
 // denseList parses a nested list and returns its shape.
 func (p *parser) denseList(elems *[]denseElem) []int64 {
 	p.enter()
@@ -109,7 +98,7 @@ func (p *parser) denseList(elems *[]denseElem) []int64 {
 	for {
 		if childList {
 			s := p.denseList(elems)
-			if n > 0 && !sameShape(s, sub) {
+			if n > 0 && !slices.Equal(s, sub) {
 				p.fail(at, "ragged dense literal")
 			}
 			sub = s
