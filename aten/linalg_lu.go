@@ -226,8 +226,11 @@ func lowerSolve(form string) LowerFunc {
 			return nil, a.Err()
 		}
 		as, bs := c.Shape(A), c.Shape(Bv)
-		if len(as) < 2 {
-			return nil, c.Errorf("linalg.solve: A must have at least 2 dims, got %v", as)
+		if len(as) < 2 || as[len(as)-1] != as[len(as)-2] {
+			return nil, c.Errorf("linalg.solve: A must be batches of square matrices, got %v", as)
+		}
+		if len(bs) == 0 {
+			return nil, c.Errorf("linalg.solve: B must have at least 1 dimension")
 		}
 		if c.DType(A) != c.DType(Bv) {
 			return nil, c.Errorf("linalg.solve: expected A and B to have the same dtype, got %v and %v", c.DType(A).Torch(), c.DType(Bv).Torch())
@@ -235,6 +238,9 @@ func lowerSolve(form string) LowerFunc {
 		n := as[len(as)-1]
 		// B is a batch of vectors when it has one dim less than A (and fits).
 		vector := len(bs) == 1 || (len(bs) == len(as)-1 && sameShape(bs, as[:len(as)-1]))
+		if !vector && len(bs) < 2 {
+			return nil, c.Errorf("linalg.solve: incompatible shapes of A %v and B %v", as, bs)
+		}
 		if !left {
 			// X A = B  ⇔  Aᵀ Xᵀ = Bᵀ
 			pa := seqI64(len(as))
