@@ -1,0 +1,141 @@
+package native
+
+import (
+	"encoding/binary"
+	"math"
+
+	"github.com/torchtpu/torchtpu/dtype"
+)
+
+// Reading leaves into rows and storing the result row, from and to
+// little-endian literal bytes.
+
+// loadRow decodes elements [c, c+len(dst)) of contiguous data.
+func loadRow[T fnum](dst []T, data []byte, d dtype.DType, c int64) {
+	switch d {
+	case dtype.F32:
+		b := data[4*c : 4*(c+int64(len(dst)))]
+		if d32, ok := any(dst).([]float32); ok {
+			if v := f32Bytes(b); v != nil {
+				copy(d32, v)
+				return
+			}
+		}
+		for k := range dst {
+			dst[k] = T(math.Float32frombits(binary.LittleEndian.Uint32(b[4*k:])))
+		}
+	case dtype.F64:
+		b := data[8*c : 8*(c+int64(len(dst)))]
+		for k := range dst {
+			dst[k] = T(math.Float64frombits(binary.LittleEndian.Uint64(b[8*k:])))
+		}
+	default:
+		b := data[c : c+int64(len(dst))]
+		for k := range dst {
+			dst[k] = f2b[T](b[k] != 0)
+		}
+	}
+}
+
+// loadStrided decodes the elements of a leaf read through strides for
+// output elements [c, c+len(dst)), in runs along the innermost (collapsed)
+// dim: a fill where its stride is 0, a contiguous decode where it is 1.
+func loadStrided[T fnum](dst []T, data []byte, d dtype.DType, shape, st, idx []int64, c int64) {
+	r := len(shape)
+	if r == 0 {
+		v := loadAt[T](data, d, 0)
+		for k := range dst {
+			dst[k] = v
+		}
+		return
+	}
+	off, rem := int64(0), c
+	for j := r - 1; j >= 0; j-- {
+		idx[j] = rem % shape[j]
+		rem /= shape[j]
+		off += idx[j] * st[j]
+	}
+	inner, is := shape[r-1], st[r-1]
+	for k := 0; k < len(dst); {
+		run := min(int64(len(dst)-k), inner-idx[r-1])
+		seg := dst[k : k+int(run)]
+		switch is {
+		case 0:
+			v := loadAt[T](data, d, off)
+			for q := range seg {
+				seg[q] = v
+			}
+		case 1:
+			loadRow(seg, data, d, off)
+		default:
+			for q := range seg {
+				seg[q] = loadAt[T](data, d, off+int64(q)*is)
+			}
+		}
+		k += int(run)
+		off += is * run
+		idx[r-1] += run
+		for j := r - 1; j > 0 && idx[j] == shape[j]; j-- {
+			off -= st[j] * shape[j]
+			idx[j] = 0
+			idx[j-1]++
+			off += st[j-1]
+		}
+	}
+}
+
+func loadAt[T fnum](data []byte, d dtype.DType, off int64) T {
+	switch d {
+	case dtype.F32:
+		return T(math.Float32frombits(binary.LittleEndian.Uint32(data[4*off:])))
+	case dtype.F64:
+		return T(math.Float64frombits(binary.LittleEndian.Uint64(data[8*off:])))
+	}
+	return f2b[T](data[off] != 0)
+}
+
+// collapseStrides drops unit dims and merges adjacent dims that a
+// strided read walks as one (stride[i] == stride[i+1]*shape[i+1]).
+func collapseStrides(shape, st []int64) ([]int64, []int64) {
+	var cs, cst []int64
+	for i, n := range shape {
+		if n == 1 {
+			continue
+		}
+		if k := len(cs) - 1; k >= 0 && cst[k] == st[i]*n {
+			cs[k] *= n
+			cst[k] = st[i]
+			continue
+		}
+		cs = append(cs, n)
+		cst = append(cst, st[i])
+	}
+	return cs, cst
+}
+
+// storeRow encodes values at elements [c, c+len(v)) of out.
+func storeRow[T fnum](out []byte, d dtype.DType, c int, v []T) {
+	switch d {
+	case dtype.F32:
+		b := out[4*c : 4*(c+len(v))]
+		if v32, ok := any(v).([]float32); ok {
+			if o := f32Bytes(b); o != nil {
+				copy(o, v32)
+				return
+			}
+		}
+		for k, x := range v {
+			binary.LittleEndian.PutUint32(b[4*k:], math.Float32bits(float32(x)))
+		}
+	case dtype.F64:
+		b := out[8*c : 8*(c+len(v))]
+		for k, x := range v {
+			binary.LittleEndian.PutUint64(b[8*k:], math.Float64bits(float64(x)))
+		}
+	default:
+		b := out[c : c+len(v)]
+		for k, x := range v {
+			b[k] = byte(b2i(x != 0))
+		}
+	}
+}

@@ -1,0 +1,220 @@
+package native
+
+import (
+	"math"
+	"unsafe"
+
+	"github.com/torchtpu/torchtpu/dtype"
+)
+
+// The row kernels of fused loops: each computes one node for a chunk of
+// elements, over float32 or float64 rows.
+
+func binaryRow[T fnum](nd *fuseNode, dst, x, y []T) {
+	y = y[:len(x)]
+	dst = dst[:len(x)]
+	if nd.dt == dtype.Bool {
+		for k, v := range x {
+			dst[k] = f2b[T](nd.bbin(v != 0, y[k] != 0))
+		}
+		return
+	}
+	switch nd.name {
+	case "stablehlo.add":
+		for k, v := range x {
+			dst[k] = v + y[k]
+		}
+	case "stablehlo.subtract":
+		for k, v := range x {
+			dst[k] = v - y[k]
+		}
+	case "stablehlo.multiply":
+		for k, v := range x {
+			dst[k] = v * y[k]
+		}
+	case "stablehlo.divide":
+		for k, v := range x {
+			dst[k] = v / y[k]
+		}
+	default:
+		for k, v := range x {
+			dst[k] = T(nd.bin(float64(v), float64(y[k])))
+		}
+	}
+	roundRow(dst, nd.dt)
+}
+
+// f2b is 1 for true and 0 for false, without a branch.
+func f2b[T fnum](b bool) T {
+	var x uint8
+	if b {
+		x = 1
+	}
+	return T(x)
+}
+
+// selectRow picks a[k] where p[k] != 0, else b[k], bit for bit and
+// without branches.
+func selectRow[T fnum](dst, p, a, b []T) {
+	switch d := any(dst).(type) {
+	case []float32:
+		pp, aa, bb := any(p).([]float32), any(a).([]float32)[:len(d)], any(b).([]float32)[:len(d)]
+		pp = pp[:len(d)]
+		for k := range d {
+			var m uint32
+			if pp[k] != 0 {
+				m = ^uint32(0)
+			}
+			d[k] = math.Float32frombits(math.Float32bits(aa[k])&m | math.Float32bits(bb[k])&^m)
+		}
+	case []float64:
+		pp, aa, bb := any(p).([]float64), any(a).([]float64)[:len(d)], any(b).([]float64)[:len(d)]
+		pp = pp[:len(d)]
+		for k := range d {
+			var m uint64
+			if pp[k] != 0 {
+				m = ^uint64(0)
+			}
+			d[k] = math.Float64frombits(math.Float64bits(aa[k])&m | math.Float64bits(bb[k])&^m)
+		}
+	}
+}
+
+func sel32(c bool, x, y float32) float32 {
+	var m uint32
+	if c {
+		m = ^uint32(0)
+	}
+	return math.Float32frombits(math.Float32bits(x)&m | math.Float32bits(y)&^m)
+}
+
+func sel64(c bool, x, y float64) float64 {
+	var m uint64
+	if c {
+		m = ^uint64(0)
+	}
+	return math.Float64frombits(math.Float64bits(x)&m | math.Float64bits(y)&^m)
+}
+
+// cmpSelectRow is selectRow of compareRow, in one pass.
+func cmpSelectRow[T fnum](dst, a, b, x, y []T, dir string) {
+	switch d := any(dst).(type) {
+	case []float32:
+		cmpSelect32(d, any(a).([]float32), any(b).([]float32), any(x).([]float32), any(y).([]float32), dir)
+	case []float64:
+		cmpSelect64(d, any(a).([]float64), any(b).([]float64), any(x).([]float64), any(y).([]float64), dir)
+	}
+}
+
+func cmpSelect32(d, a, b, x, y []float32, dir string) {
+	a, b, x, y = a[:len(d)], b[:len(d)], x[:len(d)], y[:len(d)]
+	switch dir {
+	case "EQ":
+		for k := range d {
+			d[k] = sel32(a[k] == b[k], x[k], y[k])
+		}
+	case "NE":
+		for k := range d {
+			d[k] = sel32(a[k] != b[k], x[k], y[k])
+		}
+	case "LT":
+		for k := range d {
+			d[k] = sel32(a[k] < b[k], x[k], y[k])
+		}
+	case "LE":
+		for k := range d {
+			d[k] = sel32(a[k] <= b[k], x[k], y[k])
+		}
+	case "GT":
+		for k := range d {
+			d[k] = sel32(a[k] > b[k], x[k], y[k])
+		}
+	case "GE":
+		for k := range d {
+			d[k] = sel32(a[k] >= b[k], x[k], y[k])
+		}
+	}
+}
+
+func cmpSelect64(d, a, b, x, y []float64, dir string) {
+	a, b, x, y = a[:len(d)], b[:len(d)], x[:len(d)], y[:len(d)]
+	switch dir {
+	case "EQ":
+		for k := range d {
+			d[k] = sel64(a[k] == b[k], x[k], y[k])
+		}
+	case "NE":
+		for k := range d {
+			d[k] = sel64(a[k] != b[k], x[k], y[k])
+		}
+	case "LT":
+		for k := range d {
+			d[k] = sel64(a[k] < b[k], x[k], y[k])
+		}
+	case "LE":
+		for k := range d {
+			d[k] = sel64(a[k] <= b[k], x[k], y[k])
+		}
+	case "GT":
+		for k := range d {
+			d[k] = sel64(a[k] > b[k], x[k], y[k])
+		}
+	case "GE":
+		for k := range d {
+			d[k] = sel64(a[k] >= b[k], x[k], y[k])
+		}
+	}
+}
+
+// f32Bytes views little-endian f32 bytes as float32s where the host
+// allows (nil otherwise).
+func f32Bytes(b []byte) []float32 {
+	if len(b) < 4 || !hostLittleEndian || uintptr(unsafe.Pointer(unsafe.SliceData(b)))%4 != 0 {
+		return nil
+	}
+	return unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(b))), len(b)/4)
+}
+
+// roundRow rounds float64 results to f32 where that is the node's type
+// (float32 rows hold rounded values already).
+func roundRow[T fnum](r []T, d dtype.DType) {
+	if d != dtype.F32 {
+		return
+	}
+	if r64, ok := any(r).([]float64); ok {
+		for k, v := range r64 {
+			r64[k] = float64(float32(v))
+		}
+	}
+}
+
+func compareRow[T fnum](dst, x, y []T, dir string) {
+	y = y[:len(x)]
+	dst = dst[:len(x)]
+	switch dir {
+	case "EQ":
+		for k, v := range x {
+			dst[k] = f2b[T](v == y[k])
+		}
+	case "NE":
+		for k, v := range x {
+			dst[k] = f2b[T](v != y[k])
+		}
+	case "LT":
+		for k, v := range x {
+			dst[k] = f2b[T](v < y[k])
+		}
+	case "LE":
+		for k, v := range x {
+			dst[k] = f2b[T](v <= y[k])
+		}
+	case "GT":
+		for k, v := range x {
+			dst[k] = f2b[T](v > y[k])
+		}
+	case "GE":
+		for k, v := range x {
+			dst[k] = f2b[T](v >= y[k])
+		}
+	}
+}
