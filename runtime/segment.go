@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/torchtpu/torchtpu/aten"
@@ -212,20 +213,25 @@ func (r *run) tensor(name string, host bool) (aten.Value, error) {
 func (r *run) flush(next int) error {
 	seg := r.seg
 	var names []string
-	var outs []*stablehlo.Value
 	for name, v := range r.env {
 		if v.Kind == aten.KTensor && v.T != nil {
 			if r.p.lastUse[name] >= next {
 				names = append(names, name)
-				outs = append(outs, v.T)
 			} else {
 				delete(r.env, name)
 			}
 		}
 	}
 	r.seg = r.newSegment()
-	if len(outs) == 0 {
+	if len(names) == 0 {
 		return nil
+	}
+	// The results in name order, not map order: the module text, and so
+	// its compile cache key, must not change from run to run.
+	slices.Sort(names)
+	outs := make([]*stablehlo.Value, len(names))
+	for i, name := range names {
+		outs[i] = r.env[name].T
 	}
 	lits, err := r.execute(seg, outs)
 	if err != nil {
