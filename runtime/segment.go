@@ -18,10 +18,6 @@ type segment struct {
 	block  *stablehlo.Block
 	ctx    *aten.LowerCtx
 	params []*literal.Literal
-	// defined lists the value names whose current value is a StableHLO
-	// value of this segment (in definition order).
-	defined []string
-	nops    int
 }
 
 func (r *run) newSegment() *segment {
