@@ -2,6 +2,7 @@ package native
 
 import (
 	"bytes"
+	"fmt"
 	"context"
 	"math"
 	"math/rand"
@@ -286,5 +287,48 @@ func TestFusionMatchesInterpreter(t *testing.T) {
 				t.Errorf("inplace: want in-place writes and recycled buffers, got %+v", st)
 			}
 		})
+	}
+}
+
+// TestPlanConcurrentRuns runs one planned executable from several
+// goroutines at once: each run has its own arena, and results agree.
+func TestPlanConcurrentRuns(t *testing.T) {
+	m, err := stablehlo.ParseModule("norms", []byte("module {\n"+fuseModules["norms"]+"\n}"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	planned, plain := compileWith(t, m, true), compileWith(t, m, false)
+	rng := rand.New(rand.NewSource(2))
+	var args []*literal.Literal
+	for _, it := range m.Func("main").Type.Inputs {
+		args = append(args, randomLiteral(t, rng, stablehlo.AsTensor(it)))
+	}
+	want, err := plain.Run(context.Background(), args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	errs := make(chan error, 8)
+	for w := 0; w < 8; w++ {
+		go func() {
+			for r := 0; r < 5; r++ {
+				got, err := planned.Run(context.Background(), args)
+				if err != nil {
+					errs <- err
+					return
+				}
+				for i := range want {
+					if !bytes.Equal(got[i].Data, want[i].Data) {
+						errs <- fmt.Errorf("result #%d differs", i)
+						return
+					}
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for w := 0; w < 8; w++ {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
 	}
 }
