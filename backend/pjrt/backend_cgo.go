@@ -138,10 +138,14 @@ func (e *executable) Run(ctx context.Context, args []*literal.Literal) ([]*liter
 	if err != nil {
 		return nil, fmt.Errorf("pjrt %s: execute: %w", e.b.Name(), err)
 	}
+	defer func() { // every output, also those after one that fails to copy
+		for _, o := range outs {
+			_ = o.Destroy()
+		}
+	}()
 	res := make([]*literal.Literal, len(outs))
 	for i, o := range outs {
 		l, err := toHost(o)
-		_ = o.Destroy()
 		if err != nil {
 			return nil, fmt.Errorf("output %d: %w", i, err)
 		}
