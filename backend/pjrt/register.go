@@ -4,13 +4,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/torchtpu/torchtpu/backend"
 )
 
 func init() {
 	for _, kind := range Kinds {
-		kind := kind
 		backend.RegisterIndexed(kind, func(ordinal int) (backend.Backend, error) {
 			return openKind(kind, ordinal)
 		})
@@ -30,18 +30,7 @@ func AddPluginPaths(paths ...string) error {
 			return fmt.Errorf("--plugin %s: %w", p, err)
 		}
 	}
-	return os.Setenv("PJRT_PLUGIN_LIBRARY_PATH", joinList(list))
-}
-
-func joinList(l []string) string {
-	s := ""
-	for i, p := range l {
-		if i > 0 {
-			s += string(filepath.ListSeparator)
-		}
-		s += p
-	}
-	return s
+	return os.Setenv("PJRT_PLUGIN_LIBRARY_PATH", strings.Join(list, string(filepath.ListSeparator)))
 }
 
 // Status says what discovery found for one device kind.
