@@ -31,6 +31,10 @@ func init() {
 	lower("aten::upsample_trilinear3d", lowerUpsample(3, "linear", false))
 	lower("aten::upsample_bicubic2d.vec", lowerUpsample(2, "cubic", true))
 	lower("aten::upsample_bicubic2d", lowerUpsample(2, "cubic", false))
+	lower("aten::_upsample_bilinear2d_aa.vec", lowerUpsample(2, "linear-aa", true))
+	lower("aten::_upsample_bilinear2d_aa", lowerUpsample(2, "linear-aa", false))
+	lower("aten::_upsample_bicubic2d_aa.vec", lowerUpsample(2, "cubic-aa", true))
+	lower("aten::_upsample_bicubic2d_aa", lowerUpsample(2, "cubic-aa", false))
 	for n := 1; n <= 3; n++ {
 		name := fmt.Sprintf("aten::_upsample_nearest_exact%dd", n)
 		lower(name+".vec", lowerUpsample(n, "nearest-exact", true))
@@ -165,7 +169,7 @@ func lowerUpsample(n int, mode string, vec bool) LowerFunc {
 			x = a.Tensor("self")
 		}
 		align := false
-		if mode == "linear" || mode == "cubic" {
+		if mode != "nearest" && mode != "nearest-exact" {
 			align = a.Bool("align_corners")
 		}
 		if a.Err() != nil {
@@ -216,8 +220,10 @@ func lowerUpsample(n int, mode string, vec bool) LowerFunc {
 				for j := int64(0); j < o; j++ {
 					taps[0][j], taps[1][j], weights[0][j], weights[1][j] = linearSource(j, in, o, align, scales[i], f32)
 				}
-			} else {
+			} else if mode == "cubic" {
 				taps, weights = cubicTaps(in, o, align, scales[i], f32)
+			} else {
+				taps, weights = antialiasTaps(in, o, align, scales[i], f32, mode == "cubic-aa")
 			}
 			var acc *stablehlo.Value
 			for t := range taps {
@@ -294,4 +300,90 @@ func cubicTaps(in, out int64, align bool, scale float64, f32 bool) ([][]int64, [
 		}
 	}
 	return taps, ws
+}
+
+// antialiasTaps gives the source indices and weights of the antialiased
+// bilinear / bicubic resampling (PyTorch's
+// _compute_indices_min_size_weights_aa): a triangle or a = -0.5 cubic
+// filter stretched by the scale when downsampling, normalised per output.
+// Outputs with fewer taps than the widest get zero weights on an in-range
+// index.
+func antialiasTaps(in, out int64, align bool, scale float64, f32 bool, cubic bool) ([][]int64, [][]float64) {
+	r := func(x float64) float64 {
+		if f32 {
+			return float64(float32(x))
+		}
+		return x
+	}
+	var ratio float64
+	switch {
+	case align:
+		if out > 1 {
+			ratio = r(r(float64(in-1)) / r(float64(out-1)))
+		}
+	case scale > 0:
+		ratio = r(1.0 / scale)
+	default:
+		ratio = r(r(float64(in)) / r(float64(out)))
+	}
+	interp := 2.0
+	if cubic {
+		interp = 4
+	}
+	support := r(interp * 0.5)
+	invscale := 1.0
+	if ratio >= 1 {
+		support = r(interp * 0.5 * ratio)
+		invscale = r(1 / ratio)
+	}
+	filter := func(x float64) float64 {
+		x = math.Abs(x)
+		if !cubic {
+			if x < 1 {
+				return r(1 - x)
+			}
+			return 0
+		}
+		const A = -0.5
+		if x < 1 {
+			return r(r(r(r(r((A+2)*x)-(A+3))*x)*x) + 1)
+		}
+		if x < 2 {
+			return r(r(r(r(r(r(A*x)-5*A)*x)+8*A)*x) - 4*A)
+		}
+		return 0
+	}
+	xmins := make([]int64, out)
+	ws := make([][]float64, out)
+	width := 0
+	for o := int64(0); o < out; o++ {
+		center := r(ratio * r(float64(o)+0.5))
+		xmin := max(int64(r(r(center-support)+0.5)), 0)
+		xsize := min(int64(r(r(center+support)+0.5)), in) - xmin
+		w := make([]float64, max(xsize, 0))
+		total := 0.0
+		for j := range w {
+			w[j] = filter(r(r(r(float64(int64(j)+xmin)-center)+0.5) * invscale))
+			total = r(total + w[j])
+		}
+		if total != 0 {
+			for j := range w {
+				w[j] = r(w[j] / total)
+			}
+		}
+		xmins[o], ws[o] = xmin, w
+		width = max(width, len(w))
+	}
+	taps := make([][]int64, width)
+	weights := make([][]float64, width)
+	for t := 0; t < width; t++ {
+		taps[t], weights[t] = make([]int64, out), make([]float64, out)
+		for o := int64(0); o < out; o++ {
+			taps[t][o] = min(xmins[o]+int64(t), in-1)
+			if t < len(ws[o]) {
+				weights[t][o] = ws[o][t]
+			}
+		}
+	}
+	return taps, weights
 }

@@ -385,4 +385,7 @@ case("linalg_solve_right", lambda a, b: torch.linalg.solve(a, b, left=False), r(
 case("linalg_lu_factor", lambda a: tuple(torch.linalg.lu_factor_ex(a)), r(2, 5, 5))
 case("linalg_lu", lambda a: tuple(torch.linalg.lu(a)), r(4, 4))
 case("linalg_det_f64", lambda a: torch.linalg.det(a), r(3, 3).double())
+case("interp_bilinear_aa_down", lambda x: F.interpolate(x, size=(5, 4), mode="bilinear", antialias=True), r(1, 2, 13, 9))
+case("interp_bilinear_aa_up", lambda x: F.interpolate(x, scale_factor=1.6, mode="bilinear", antialias=True), r(1, 2, 4, 5))
+case("interp_bicubic_aa_down", lambda x: F.interpolate(x, size=(4, 6), mode="bicubic", antialias=True), r(1, 2, 11, 15))
 print("done")
