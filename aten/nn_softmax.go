@@ -187,10 +187,37 @@ func sdpaCore(c *LowerCtx, a *Args) (out, weights *stablehlo.Value, err error) {
 		}
 	}
 	p := softmaxAlong(c, attn, len(shape)-1, false, true)
+	if (dt == dtype.BF16 || dt == dtype.F16) && len(shape) == 4 {
+		return sdpaHalf(c, attn, p, vc, dt)
+	}
 	o, err := matmulValues(c, p, vc)
 	if err != nil {
 		return nil, nil, err
 	}
+	return c.Convert(o, dt), c.Convert(p, dt), nil
+}
+
+// sdpaHalf is PyTorch's CPU flash-attention kernel for half types (4-D,
+// one key block: S ≤ 512): exp(s - max) in float32, rounded to the half
+// type for the product with v, summed unrounded; the output is divided by
+// the sum last. Fully masked rows give zeros, as the safe softmax does.
+func sdpaHalf(c *LowerCtx, attn, p, vc *stablehlo.Value, dt dtype.DType) (out, weights *stablehlo.Value, err error) {
+	shape := c.Shape(attn)
+	d := len(shape) - 1
+	dims := []int64{int64(d)}
+	m := reduceInit(c, attn, dims, "maximum", lowestConst(c, c.DType(attn)))
+	mb := c.BroadcastInDim(m, shape, dropDim(len(shape), d))
+	e := c.Unary("exponential", c.Binary("subtract", attn, mb))
+	e = c.Select(c.Compare("EQ", mb, c.Like(mb, math.Inf(-1))), c.Like(e, 0), e)
+	sum := c.Reduce(e, dims, "add", 0)
+	o, err := matmulValues(c, c.Convert(c.Convert(e, dt), c.DType(attn)), vc)
+	if err != nil {
+		return nil, nil, err
+	}
+	os := c.Shape(o)
+	sb := c.BroadcastInDim(sum, os, dropDim(len(os), len(os)-1))
+	o = c.Binary("divide", o, sb)
+	o = c.Select(c.Compare("EQ", sb, c.Like(sb, 0)), c.Like(o, 0), o)
 	return c.Convert(o, dt), c.Convert(p, dt), nil
 }
 
