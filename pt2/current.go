@@ -6,7 +6,6 @@ import (
 	"path"
 	"strings"
 
-	"github.com/torchtpu/torchtpu/fx"
 	"github.com/torchtpu/torchtpu/literal"
 )
 
@@ -40,16 +39,10 @@ func readCurrent(fs *zipFS, model string) (*Program, error) {
 		}
 		model = strings.TrimSuffix(path.Base(models[0]), ".json")
 	}
-	jsonName := root + "models/" + model + ".json"
-	data, err := fs.read(jsonName, maxJSON)
+	p, err := readProgramJSON(fs, root+"models/"+model+".json")
 	if err != nil {
 		return nil, err
 	}
-	g, ep, err := decodeProgram(data)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", jsonName, err)
-	}
-	p := newProgram(g, ep)
 	p.Layout, p.Model = "pt2", model
 
 	pool := map[string]*literal.Literal{}
@@ -100,14 +93,24 @@ func archiveRoot(fs *zipFS) string {
 	return root
 }
 
-func newProgram(g *fx.Graph, ep *jExportedProgram) *Program {
+// readProgramJSON reads and decodes the serialized ExportedProgram in
+// file name.
+func readProgramJSON(fs *zipFS, name string) (*Program, error) {
+	data, err := fs.read(name, maxJSON)
+	if err != nil {
+		return nil, err
+	}
+	g, ep, err := decodeProgram(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
 	return &Program{
 		Graph:         g,
 		TorchVersion:  ep.TorchVersion,
 		SchemaVersion: SchemaVersion{ep.SchemaVersion.Major, ep.SchemaVersion.Minor},
 		OpsetVersion:  ep.OpsetVersion,
 		Verifiers:     ep.Verifiers,
-	}
+	}, nil
 }
 
 // readPayloads reads a PayloadConfig and the raw tensors it describes.

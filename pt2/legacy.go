@@ -17,16 +17,10 @@ func readLegacy(fs *zipFS) (*Program, error) {
 			return nil, fmt.Errorf("version %q: schema major %s is not supported", v, major)
 		}
 	}
-	const jsonName = "serialized_exported_program.json"
-	data, err := fs.read(jsonName, maxJSON)
+	p, err := readProgramJSON(fs, "serialized_exported_program.json")
 	if err != nil {
 		return nil, err
 	}
-	g, ep, err := decodeProgram(data)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", jsonName, err)
-	}
-	p := newProgram(g, ep)
 	p.Layout = "legacy"
 	pool := map[string]*literal.Literal{}
 	for _, name := range []string{"serialized_state_dict.pt", "serialized_constants.pt", "serialized_state_dict.json"} {
