@@ -179,18 +179,21 @@ func boolU(b bool) uint32 {
 	return 0
 }
 
+// The formats of the per-element conversions below, looked up once.
+var f16Format, bf16Format = miniFormats[F16], miniFormats[BF16]
+
 // F16ToFloat64 decodes IEEE half precision bits.
-func F16ToFloat64(b uint16) float64 { return miniFormats[F16].decode(uint32(b)) }
+func F16ToFloat64(b uint16) float64 { return f16Format.decode(uint32(b)) }
 
 // Float64ToF16 rounds v to the nearest half (ties to even).
-func Float64ToF16(v float64) uint16 { return uint16(miniFormats[F16].encode(v)) }
+func Float64ToF16(v float64) uint16 { return uint16(f16Format.encode(v)) }
 
 // BF16ToFloat32 decodes bfloat16 bits.
 func BF16ToFloat32(b uint16) float32 { return math.Float32frombits(uint32(b) << 16) }
 
 // Float64ToBF16 rounds v to the nearest bfloat16 (ties to even), directly
 // from float64 (no double rounding through float32).
-func Float64ToBF16(v float64) uint16 { return uint16(miniFormats[BF16].encode(v)) }
+func Float64ToBF16(v float64) uint16 { return uint16(bf16Format.encode(v)) }
 
 // Float32ToBF16 rounds v to the nearest bfloat16 (ties to even).
 func Float32ToBF16(v float32) uint16 {
