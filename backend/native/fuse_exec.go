@@ -23,7 +23,7 @@ const fuseChunk = 256
 
 // fuseGrain is the element count per goroutine from which a group runs in
 // parallel.
-const fuseGrain = 1 << 14
+const fuseGrain = 1 << 13
 
 // fnum is the element type of the scratch rows: float32 for groups whose
 // float values are all f32 (f32 add, subtract, multiply, divide, max, min
