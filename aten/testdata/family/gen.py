@@ -388,4 +388,12 @@ case("linalg_det_f64", lambda a: torch.linalg.det(a), r(3, 3).double())
 case("interp_bilinear_aa_down", lambda x: F.interpolate(x, size=(5, 4), mode="bilinear", antialias=True), r(1, 2, 13, 9))
 case("interp_bilinear_aa_up", lambda x: F.interpolate(x, scale_factor=1.6, mode="bilinear", antialias=True), r(1, 2, 4, 5))
 case("interp_bicubic_aa_down", lambda x: F.interpolate(x, size=(4, 6), mode="bicubic", antialias=True), r(1, 2, 11, 15))
+
+
+def unpool2d(x):
+    y, i = F.max_pool2d(x, 2, stride=2, return_indices=True)
+    return F.max_unpool2d(y, i, 2, stride=2, output_size=(5, 7))
+
+
+case("max_unpool2d", unpool2d, r(2, 3, 5, 7))
 print("done")
