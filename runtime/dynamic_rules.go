@@ -72,6 +72,8 @@ func (a *padAnalysis) node(n *fx.Node) error {
 		return nil // nothing padded here
 	case len(ins) == 0:
 		return fmt.Errorf("creates a tensor with a padded dim from nothing padded")
+	case len(n.Outputs) == 0:
+		return fmt.Errorf("reads a padded tensor and returns nothing")
 	}
 	out := n.Outputs[0].Name
 	switch {
