@@ -122,7 +122,9 @@ func (a *padAnalysis) node(n *fx.Node) error {
 		k := 1
 		if o == "aten::layer_norm" {
 			ns, _ := n.Input("normalized_shape")
-			k = len(ns.Ints) + len(ns.SymInts)
+			if k = len(ns.Ints) + len(ns.SymInts); k > len(l) {
+				return fmt.Errorf("normalized_shape has %d dims, the input %d", k, len(l))
+			}
 		} else {
 			d, _ := intArg(n, "dim")
 			if d < 0 {
