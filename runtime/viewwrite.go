@@ -21,7 +21,7 @@ import (
 // of, if it is one.
 func (r *run) writeBack(name string, v aten.Value) error {
 	for depth := 0; depth < 64; depth++ {
-		p := r.producer(name)
+		p := r.p.Graph.Producer(name) // nil for graph inputs
 		if p == nil {
 			return nil
 		}
@@ -150,16 +150,4 @@ func (r *run) scatterInto(op string, args *aten.Args, src aten.Value) (aten.Valu
 		return aten.None(), fmt.Errorf("base is not a tensor of the open segment")
 	}
 	return call("aten::reshape", map[string]aten.Value{"self": src, "shape": aten.IntsValue(t.Shape)})
-}
-
-// producer returns the node that defines name (nil for graph inputs).
-func (r *run) producer(name string) *fx.Node {
-	for _, n := range r.p.Graph.Nodes {
-		for _, o := range n.OutputNames() {
-			if o == name {
-				return n
-			}
-		}
-	}
-	return nil
 }
