@@ -63,7 +63,10 @@ func Compare(got, want *literal.Literal, tol Tolerance) Comparison {
 		c.Detail = fmt.Sprintf("shape %v, want %v", got.Shape, want.Shape)
 		return c
 	}
-	float := want.DType.IsFloat() || want.DType.IsComplex()
+	float, parts := want.DType.IsFloat(), 1
+	if want.DType.IsComplex() {
+		float, parts = true, 2 // real, imaginary
+	}
 	for i := 0; i < want.Len(); i++ {
 		if !float {
 			if g, w := got.Int64(i), want.Int64(i); g != w {
@@ -74,28 +77,25 @@ func Compare(got, want *literal.Literal, tol Tolerance) Comparison {
 			}
 			continue
 		}
-		for part := 0; part < 2; part++ {
+		for part := range parts {
 			var g, w float64
-			if want.DType.IsComplex() {
+			if parts == 2 {
 				gc, wc := got.Complex128(i), want.Complex128(i)
 				g, w = real(gc), real(wc)
 				if part == 1 {
 					g, w = imag(gc), imag(wc)
 				}
-			} else if part == 1 {
-				break
 			} else {
 				g, w = got.Float64(i), want.Float64(i)
 			}
-			if ok, abs, rel := closeTo(g, w, tol); !ok {
+			ok, abs, rel := closeTo(g, w, tol)
+			if !ok {
 				if c.Mismatches == 0 {
 					c.Detail = fmt.Sprintf("element %d: got %v, want %v", i, g, w)
 				}
 				c.Mismatches++
-				c.MaxAbs, c.MaxRel = math.Max(c.MaxAbs, abs), math.Max(c.MaxRel, rel)
-			} else {
-				c.MaxAbs, c.MaxRel = math.Max(c.MaxAbs, abs), math.Max(c.MaxRel, rel)
 			}
+			c.MaxAbs, c.MaxRel = math.Max(c.MaxAbs, abs), math.Max(c.MaxRel, rel)
 		}
 	}
 	c.OK = c.Mismatches == 0
