@@ -124,6 +124,17 @@ func TestCompareTolerances(t *testing.T) {
 	if c := runtime.Compare(mustLit(t, dtype.I64, 3), want, runtime.Tolerance{}); c.OK || !strings.Contains(c.Detail, "dtype") {
 		t.Errorf("dtype mismatch not reported: %+v", c)
 	}
+	// Complex values compare part by part: a difference in the imaginary
+	// part alone is a mismatch.
+	cw, cg := mustLit(t, dtype.C64, 2), mustLit(t, dtype.C64, 2)
+	cw.SetComplex128(1, complex(1, 2))
+	cg.SetComplex128(1, complex(1, 2.5))
+	if c := runtime.Compare(cg, cw, runtime.DefaultTolerance(dtype.C64)); c.OK || c.Mismatches != 1 || !strings.Contains(c.Detail, "got 2.5, want 2") {
+		t.Errorf("complex compare = %+v, want one mismatch in the imaginary part of element 1", c)
+	}
+	if c := runtime.Compare(cw, cw, runtime.DefaultTolerance(dtype.C64)); !c.OK {
+		t.Errorf("complex compare with itself = %+v", c)
+	}
 }
 
 // A buffer the program mutates keeps its new value for the next run, as the
