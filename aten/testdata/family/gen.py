@@ -396,4 +396,6 @@ def unpool2d(x):
 
 
 case("max_unpool2d", unpool2d, r(2, 3, 5, 7))
+case("unique_dim0", lambda x: torch.unique(x, dim=0, return_inverse=True, return_counts=True), torch.tensor([[1, 2], [0, 5], [1, 2], [0, 1], [0, 5]]))
+case("unique_dim1_float", lambda x: torch.unique(x, dim=1), torch.tensor([[1.0, 0.5, 1.0, -2.0], [3.0, 0.5, 3.0, 0.0]]))
 print("done")
