@@ -90,15 +90,7 @@ func New(g *fx.Graph, weights map[string]*literal.Literal, device string) (*Prog
 }
 
 // UserInputs returns the input specs of the user inputs, in order.
-func (p *Program) UserInputs() []fx.InputSpec {
-	var out []fx.InputSpec
-	for _, s := range p.Graph.Signature.Inputs {
-		if s.Kind == fx.InputUser {
-			out = append(out, s)
-		}
-	}
-	return out
-}
+func (p *Program) UserInputs() []fx.InputSpec { return p.Graph.UserInputs() }
 
 // runExact executes the program on the user inputs (in the order of the
 // user input specs), at their exact shapes, and returns the user outputs.
