@@ -101,9 +101,9 @@ func (g *Graph) Node(name string) *Node {
 	return nil
 }
 
-// UserInputs returns the user_input specs that are runtime tensors or
-// symbolic values (not baked-in constants), in order: the order of the
-// `input.N` tensors of an I/O file.
+// UserInputs returns the user_input specs in order, those whose value the
+// export baked in as a constant included: the tensors among them are the
+// `input.N` tensors of an I/O file, in that order.
 func (g *Graph) UserInputs() []InputSpec {
 	if g.Signature == nil {
 		return nil
