@@ -27,14 +27,10 @@ func asStrided(dt dtype.DType, storage []byte, shape, strides []int64, offset in
 	if offset < 0 {
 		return nil, fmt.Errorf("negative storage offset %d", offset)
 	}
-	avail := int64(len(storage) / es)
-	out, err := literal.New(dt, shape)
-	if err != nil {
-		return nil, err
-	}
 	if n == 0 {
-		return out, nil
+		return literal.New(dt, shape)
 	}
+	avail := int64(len(storage) / es)
 	// The furthest element reached: offset + Σ (size-1)·stride.
 	last := uint64(offset)
 	for i, s := range strides {
@@ -50,6 +46,11 @@ func asStrided(dt dtype.DType, storage []byte, shape, strides []int64, offset in
 	}
 	if last >= uint64(avail) {
 		return nil, fmt.Errorf("view %v strides %v offset %d reaches element %d of a storage of %d", shape, strides, offset, last, avail)
+	}
+	// Allocate only once the view is known to lie inside the storage.
+	out, err := literal.New(dt, shape)
+	if err != nil {
+		return nil, err
 	}
 	if isContiguous(shape, strides) {
 		copy(out.Data, storage[offset*int64(es):(offset+n)*int64(es)])
