@@ -174,6 +174,19 @@ def cases(Case, full):
             xs = [ids(2, seq, cfg.vocab_size, 50 + i), mask(2, seq, left=name in ("mistral", "phi", "gemma", "bloom"))]
             out.append(Case(f"{name}_b2", model, xs))
         out += vision_audio_cases(Case)
+        for i, (name, dt) in enumerate([("llama", torch.bfloat16), ("gpt2_lm", torch.float16)]):
+            torch.manual_seed(950 + i)
+            cls, cfg, keys, outs = configs(False)[name]
+            model = Wrap(perturb_constants(cls(cfg).eval()).to(dt), keys, outs)
+            out.append(Case(f"{name}_{str(dt).split('.')[1]}", model, [ids(2, seq, 100, 60 + i), mask(2, seq, left=True)]))
+        for i, name in enumerate(["bert", "llama"]):
+            torch.manual_seed(970 + i)
+            cls, cfg, keys, outs = configs(False)[name]
+            model = Wrap(perturb_constants(cls(cfg).eval()), keys[:2], outs)
+            b, s = torch.export.Dim("batch", min=1, max=8), torch.export.Dim("seq", min=2, max=64)
+            out.append(Case(f"{name}_dynamic", model, [ids(2, 8, 100, 70 + i), mask(2, 8)],
+                            dynamic=(({0: b, 1: s}, {0: b, 1: s}),),
+                            run_inputs=(ids(3, 11, 100, 80 + i), mask(3, 11, left=name == "llama"))))
         torch.manual_seed(200)
         cls, cfg, keys, outs = configs(False)["bert"]
         model = Wrap(cls(cfg).eval(), keys[:2], outs)

@@ -30,7 +30,11 @@ def common(dt, out, tag):
         return torch.randn(*shape, generator=g).to(dt)
 
     w = r(4, 3, 3, 3)
+    q, k, v = r(2, 4, 9, 8), r(2, 2, 7, 8), r(2, 2, 7, 8)
     out += [
+        (f"{tag}_sdpa", lambda q, k, v, m: (F.scaled_dot_product_attention(q, k, v, attn_mask=m, enable_gqa=True),
+                                            F.scaled_dot_product_attention(q, q, q, is_causal=True)),
+         q, k, v, torch.ones(9, 7, dtype=torch.bool).tril()),
         (f"{tag}_matmul", lambda a, b: a @ b, r(2, 3, 5), r(5, 4)),
         (f"{tag}_linear", lambda x, w, b: F.linear(x, w, b), r(3, 6), r(4, 6), r(4)),
         (f"{tag}_softmax", lambda x: (x.softmax(-1), x.log_softmax(0)), r(3, 7)),
@@ -93,6 +97,8 @@ def cases(Case):
                                                     torch.norm_except_dim(v, 2, 1)),
          torch.randn(4, 3, 5), torch.rand(4, 1, 1) + 0.5, torch.rand(1, 3, 1) + 0.5, torch.rand(1, 1, 5) + 0.5,
          t(1.5)),
+        ("bf16_pow_cube_invsq", lambda x: (x.pow(3), x.pow(-2), x.pow(2), x.pow(0.5), x ** 3.0),
+         (torch.randn(64) * 3).to(torch.bfloat16)),
         # Empty tensors.
         ("empty_reduce", lambda x: (x.sum(0), x.mean(0), x.prod(0), x.sum()), torch.randn(0, 3)),
         ("empty_matmul", lambda a, b: a @ b, torch.randn(2, 0), torch.randn(0, 3)),

@@ -93,6 +93,50 @@ class UNetStyle(nn.Module):
         return torch.sigmoid(self.out(torch.cat([u, x], 1))), u.mean((2, 3))
 
 
+class SegASPP(nn.Module):
+    """DeepLabV3's ASPP head (atrous convs, image pooling branch upsampled
+    back) on a small stem, logits upsampled bilinearly to the input."""
+
+    def __init__(self):
+        super().__init__()
+        from torchvision.models.segmentation.deeplabv3 import ASPP
+        self.stem = nn.Sequential(nn.Conv2d(3, 16, 3, 2, 1), nn.BatchNorm2d(16), nn.ReLU(), nn.Conv2d(16, 16, 3, 2, 1))
+        self.aspp = ASPP(16, [2, 3], 8)
+        self.cls = nn.Conv2d(8, 3, 1)
+
+    def forward(self, x):
+        y = self.cls(self.aspp(self.stem(x)))
+        return nn.functional.interpolate(y, size=x.shape[-2:], mode="bilinear", align_corners=False)
+
+
+class Video3D(nn.Module):
+    """r3d-style: conv3d stem, 3-D batch norm, max/avg pooling in 3-D."""
+
+    def __init__(self):
+        super().__init__()
+        self.f = nn.Sequential(nn.Conv3d(3, 8, (3, 5, 5), stride=(1, 2, 2), padding=(1, 2, 2)), nn.BatchNorm3d(8),
+                               nn.ReLU(), nn.MaxPool3d((1, 2, 2)), nn.Conv3d(8, 8, 3, padding=1, groups=2),
+                               nn.AdaptiveAvgPool3d(1))
+        self.head = nn.Linear(8, 5)
+
+    def forward(self, x):
+        return self.head(self.f(x).flatten(1))
+
+
+class FPN(nn.Module):
+    """torchvision's FeaturePyramidNetwork (nearest upsampling to each
+    level's size, LastLevelMaxPool) over three feature maps."""
+
+    def __init__(self):
+        super().__init__()
+        from torchvision.ops import FeaturePyramidNetwork
+        from torchvision.ops.feature_pyramid_network import LastLevelMaxPool
+        self.fpn = FeaturePyramidNetwork([8, 16, 32], 8, extra_blocks=LastLevelMaxPool())
+
+    def forward(self, a, b, c):
+        return tuple(self.fpn({"a": a, "b": b, "c": c}).values())
+
+
 def small_vgg():
     m = tvv.VGG(tvv.make_layers([8, "M", 16, "M", 32, 32, "M"], batch_norm=True), num_classes=10)
     m.classifier = nn.Sequential(nn.Linear(32 * 7 * 7, 16), nn.ReLU(True), nn.Dropout(), nn.Linear(16, 10))
@@ -137,6 +181,7 @@ def small_models():
         ("alexnet_style", AlexStyle, 95),
         ("swin_tiny", lambda: tvm.SwinTransformer([4, 4], 16, [2, 2], [2, 4], [4, 4], num_classes=10), 32),
         ("unet_style", UNetStyle, 24),
+        ("seg_aspp", SegASPP, 33),
     ]
 
 
@@ -179,6 +224,10 @@ def cases(Case, full):
         out.append(Case("shufflenet_v2_core_aten", m, (torch.randn(1, 3, 64, 64),), decomp=True))
         m = randomize_bn(MiniSqueeze())
         out.append(Case("squeezenet_mini_core_aten", m, (torch.randn(2, 3, 63, 63),), decomp=True))
+        m = randomize_bn(Video3D())
+        out.append(Case("video_conv3d", m, (torch.randn(2, 3, 4, 16, 16),)))
+        m = FPN().eval()
+        out.append(Case("fpn", m, (torch.randn(1, 8, 16, 16), torch.randn(1, 16, 8, 8), torch.randn(1, 32, 5, 5))))
         # Other dtypes of whole models.
         m = randomize_bn(tvm.ShuffleNetV2([2, 2, 2], [8, 16, 32, 64, 128], num_classes=10)).to(torch.bfloat16)
         out.append(Case("shufflenet_v2_bf16", m, (torch.randn(2, 3, 64, 64, dtype=torch.bfloat16),)))
