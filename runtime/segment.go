@@ -96,27 +96,15 @@ func (r *run) arg(a fx.Arg, host bool) (aten.Value, error) {
 	case fx.ArgFloat:
 		return aten.FloatValue(a.Float), nil
 	case fx.ArgFloats:
-		items := make([]aten.Value, len(a.Floats))
-		for i, f := range a.Floats {
-			items[i] = aten.FloatValue(f)
-		}
-		return aten.ListValue(items...), nil
+		return listOf(a.Floats, aten.FloatValue), nil
 	case fx.ArgBool:
 		return aten.BoolValue(a.Bool), nil
 	case fx.ArgBools:
-		items := make([]aten.Value, len(a.Bools))
-		for i, b := range a.Bools {
-			items[i] = aten.BoolValue(b)
-		}
-		return aten.ListValue(items...), nil
+		return listOf(a.Bools, aten.BoolValue), nil
 	case fx.ArgString:
 		return aten.StrValue(a.Str), nil
 	case fx.ArgStrings:
-		items := make([]aten.Value, len(a.Strs))
-		for i, s := range a.Strs {
-			items[i] = aten.StrValue(s)
-		}
-		return aten.ListValue(items...), nil
+		return listOf(a.Strs, aten.StrValue), nil
 	case fx.ArgSymInt:
 		return r.symInt(a.SymInts[0])
 	case fx.ArgSymInts:
@@ -153,6 +141,15 @@ func (r *run) arg(a fx.Arg, host bool) (aten.Value, error) {
 		return aten.StrValue(a.Device.String()), nil
 	}
 	return aten.None(), fmt.Errorf("arguments of kind %s are not supported", a.Kind)
+}
+
+// listOf makes a list value of xs, converting each with value.
+func listOf[T any](xs []T, value func(T) aten.Value) aten.Value {
+	items := make([]aten.Value, len(xs))
+	for i, x := range xs {
+		items[i] = value(x)
+	}
+	return aten.ListValue(items...)
 }
 
 func memoryFormatName(m fx.MemoryFormat) string {
