@@ -38,25 +38,25 @@ func (fr *frame) runPlan(ep *execPlan, args []Value) ([]Value, error) {
 		}
 		switch st.kind {
 		case stepConst:
-			k := st.konst
-			k.once.Do(func() {
+			vals, err := st.konst.get(func() ([]Value, error) {
 				in = in[:0]
 				for _, s := range st.op.in {
 					in = append(in, fr.slots[s])
 				}
 				// Not from the arena: the value outlives the run.
-				k.v, k.err = st.op.kernel(constEnv{fr}, st.op.op, in)
-				if k.err == nil {
-					k.err = checkResults(st.op.op, k.v)
+				v, err := st.op.kernel(constEnv{fr}, st.op.op, in)
+				if err == nil {
+					err = checkResults(st.op.op, v)
 				}
+				return v, err
 			})
-			if k.err != nil {
-				return nil, fmt.Errorf("%s (%s): %w", st.op.op.Name, st.op.op.Loc, k.err)
+			if err != nil {
+				return nil, fmt.Errorf("%s (%s): %w", st.op.op.Name, st.op.op.Loc, err)
 			}
 			for j, s := range st.op.out {
-				fr.define(s, k.v[j])
+				fr.define(s, vals[j])
 				if ar != nil {
-					persist = valueSpans(persist, k.v[j])
+					persist = valueSpans(persist, vals[j])
 				}
 			}
 		case stepOp:

@@ -2,8 +2,8 @@ package native
 
 import (
 	"bytes"
-	"fmt"
 	"context"
+	"fmt"
 	"math"
 	"math/rand"
 	"testing"

@@ -34,11 +34,26 @@ type execStep struct {
 
 // constCache holds the value of a constant op, computed on first use and
 // shared by every run of the plan (kernels never write their inputs, and
-// the arena never recycles it).
+// the arena never recycles it). A failed evaluation (a cancelled run) is
+// not remembered.
 type constCache struct {
-	once sync.Once
+	mu   sync.Mutex
+	done bool
 	v    []Value
-	err  error
+}
+
+func (k *constCache) get(compute func() ([]Value, error)) ([]Value, error) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.done {
+		return k.v, nil
+	}
+	v, err := compute()
+	if err != nil {
+		return nil, err
+	}
+	k.v, k.done = v, true
+	return v, nil
 }
 
 type execPlan struct {
