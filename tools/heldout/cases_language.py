@@ -134,6 +134,42 @@ def more_configs():
     }
 
 
+class LMLoss(nn.Module):
+    """A causal LM called with labels (-100 ignored): loss and logits."""
+
+    def __init__(self, m):
+        super().__init__()
+        self.m = m
+
+    def forward(self, ids, labels):
+        r = self.m(input_ids=ids, labels=labels)
+        return r.loss, r.logits
+
+
+class KVCache(nn.Module):
+    """GPT-2 with use_cache: logits and every layer's keys and values."""
+
+    def __init__(self, m):
+        super().__init__()
+        self.m = m
+
+    def forward(self, ids):
+        r = self.m(input_ids=ids, use_cache=True)
+        return (r.logits,) + tuple(t for layer in r.past_key_values.layers for t in (layer.keys, layer.values))
+
+
+def lm_head_cases(Case):
+    torch.manual_seed(990)
+    llama = tf.LlamaForCausalLM(tf.LlamaConfig(vocab_size=100, hidden_size=32, intermediate_size=64,
+                                               num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
+                                               use_cache=False)).eval()
+    labels = ids(2, 9, 100, 91)
+    labels[0, :3] = -100
+    gpt = tf.GPT2LMHeadModel(tf.GPT2Config(vocab_size=100, n_embd=32, n_layer=2, n_head=4, n_positions=64)).eval()
+    return [Case("llama_lm_loss", LMLoss(perturb_constants(llama)), [ids(2, 9, 100, 90), labels]),
+            Case("gpt2_kv_cache", KVCache(perturb_constants(gpt)), [ids(2, 9, 100, 92)])]
+
+
 def vision_audio_cases(Case):
     """transformers models on pixels and waveforms."""
     out = []
@@ -174,6 +210,7 @@ def cases(Case, full):
             xs = [ids(2, seq, cfg.vocab_size, 50 + i), mask(2, seq, left=name in ("mistral", "phi", "gemma", "bloom"))]
             out.append(Case(f"{name}_b2", model, xs))
         out += vision_audio_cases(Case)
+        out += lm_head_cases(Case)
         for i, (name, dt) in enumerate([("llama", torch.bfloat16), ("gpt2_lm", torch.float16)]):
             torch.manual_seed(950 + i)
             cls, cfg, keys, outs = configs(False)[name]

@@ -70,6 +70,32 @@ class GRUClassifier(nn.Module):
         return self.head(self.norm(y.amax(1))), torch.cat([h[0], h[1]], -1)
 
 
+class GreedySeq2Seq(nn.Module):
+    """GRU encoder, dot-attention GRUCell decoder, greedy argmax decoding
+    (each step embeds the previous step's argmax) for 5 steps."""
+
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(20, 8)
+        self.enc = nn.GRU(8, 8, batch_first=True)
+        self.dec = nn.GRUCell(16, 8)
+        self.out = nn.Linear(8, 20)
+
+    def forward(self, src):
+        mem, h = self.enc(self.emb(src))
+        h = h[0]
+        tok = torch.zeros(src.shape[0], dtype=torch.long)
+        logits = []
+        for _ in range(5):
+            a = torch.softmax((mem @ h.unsqueeze(-1)).squeeze(-1), -1)
+            ctx = (a.unsqueeze(-1) * mem).sum(1)
+            h = self.dec(torch.cat([self.emb(tok), ctx], -1))
+            step = self.out(h)
+            logits.append(step)
+            tok = step.argmax(-1)
+        return torch.stack(logits, 1)
+
+
 def rnn_cases(full):
     f, hdim, seq = (32, 64, 20) if full else (5, 6, 4)
     return [
@@ -114,6 +140,8 @@ def cases(Case, full):
     if not full:
         torch.manual_seed(600)
         out.append(Case("lstm_lm", LSTMLanguageModel(50, 8, 12), [torch.randint(0, 50, (2, 7))]))
+        torch.manual_seed(601)
+        out.append(Case("seq2seq_greedy", GreedySeq2Seq(), [torch.randint(0, 20, (2, 6))]))
         out.append(Case("gru_classifier_packed_free", GRUClassifier(), [torch.randn(3, 6, 5)]))
         m = Seq(nn.LSTM(f, hdim, num_layers=2, bidirectional=True).double().eval())
         out.append(Case("lstm_f64", m, [torch.randn(seq, 2, f, dtype=torch.float64)]))

@@ -137,6 +137,17 @@ class FPN(nn.Module):
         return tuple(self.fpn({"a": a, "b": b, "c": c}).values())
 
 
+class Logits(nn.Module):
+    """The "out" tensor of a torchvision segmentation model's dict."""
+
+    def __init__(self, m):
+        super().__init__()
+        self.m = m
+
+    def forward(self, x):
+        return self.m(x)["out"]
+
+
 def small_vgg():
     m = tvv.VGG(tvv.make_layers([8, "M", 16, "M", 32, 32, "M"], batch_norm=True), num_classes=10)
     m.classifier = nn.Sequential(nn.Linear(32 * 7 * 7, 16), nn.ReLU(True), nn.Dropout(), nn.Linear(16, 10))
@@ -202,6 +213,14 @@ def full_models():
         ("full_resnet50", tvm.resnet50, 128),
         ("full_googlenet", lambda: tvm.googlenet(aux_logits=False, init_weights=True), 64),
         ("full_mnasnet0_5", tvm.mnasnet0_5, 96),
+        ("full_swin_t", tvm.swin_t, 64),
+        ("full_efficientnet_v2_s", tvm.efficientnet_v2_s, 96),
+        ("full_regnet_y_400mf", tvm.regnet_y_400mf, 96),
+        ("full_resnext50_32x4d", tvm.resnext50_32x4d, 64),
+        ("full_lraspp_mobilenet_v3", lambda: Logits(tvm.segmentation.lraspp_mobilenet_v3_large(
+            weights=None, weights_backbone=None, num_classes=4)), 96),
+        ("full_deeplabv3_mobilenet_v3", lambda: Logits(tvm.segmentation.deeplabv3_mobilenet_v3_large(
+            weights=None, weights_backbone=None, num_classes=4, aux_loss=False)), 96),
     ]
 
 

@@ -12,6 +12,8 @@ MB); "legacy", run under torch 2.6 (`torch-oracle run trixie`), the same
 set less the transformers models, in the legacy archive layout; "full" writes full-size torchvision models and larger configs for a
 one-off check (scripts in run_full.sh), not committed. Each case NAME gives
 NAME.pt2 and NAME.io.safetensors (input.N, output.N) plus OUTDIR/INDEX.json.
+A third argument NAME1,NAME2,... writes only those cases and adds them to
+an existing OUTDIR/INDEX.json.
 """
 import json
 import os
@@ -111,7 +113,13 @@ def main(outdir, which):
                 continue
             size = sum(os.path.getsize(os.path.join(outdir, c.name + s)) for s in (".pt2", ".io.safetensors"))
             print(f"{c.name}: {size / 1e3:.0f} kB", file=sys.stderr)
-    with open(os.path.join(outdir, "INDEX.json"), "w") as f:
+    path = os.path.join(outdir, "INDEX.json")
+    if only and os.path.exists(path):  # adding cases: keep the others listed
+        with open(path) as f:
+            old = json.load(f)["cases"]
+        names = {c["name"] for c in index}
+        index = [c for c in old if c["name"] not in names] + index
+    with open(path, "w") as f:
         json.dump({"torch": torch.__version__, "cases": index}, f, indent=1)
 
 
