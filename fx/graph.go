@@ -116,6 +116,16 @@ func (k InputKind) String() string {
 	return fmt.Sprintf("InputKind(%d)", uint8(k))
 }
 
+// ParseInputKind returns the kind the schema's tag names.
+func ParseInputKind(tag string) (InputKind, bool) {
+	for k, s := range inputKindNames {
+		if s == tag {
+			return k, true
+		}
+	}
+	return 0, false
+}
+
 // InputSpec describes one graph input.
 type InputSpec struct {
 	Kind InputKind
@@ -159,6 +169,16 @@ func (k OutputKind) String() string {
 		return s
 	}
 	return fmt.Sprintf("OutputKind(%d)", uint8(k))
+}
+
+// ParseOutputKind returns the kind the schema's tag names.
+func ParseOutputKind(tag string) (OutputKind, bool) {
+	for k, s := range outputKindNames {
+		if s == tag {
+			return k, true
+		}
+	}
+	return 0, false
 }
 
 // OutputSpec describes one graph output.

@@ -95,3 +95,20 @@ func TestSourceLine(t *testing.T) {
 		t.Error("empty trace")
 	}
 }
+
+// The schema tags parse back to the kinds that print them.
+func TestKindTags(t *testing.T) {
+	for k := InputUser; k <= InputConstant; k++ {
+		if got, ok := ParseInputKind(k.String()); !ok || got != k {
+			t.Errorf("ParseInputKind(%q) = %v, %v", k.String(), got, ok)
+		}
+	}
+	for k := OutputUser; k <= OutputParameterMutation; k++ {
+		if got, ok := ParseOutputKind(k.String()); !ok || got != k {
+			t.Errorf("ParseOutputKind(%q) = %v, %v", k.String(), got, ok)
+		}
+	}
+	if _, ok := ParseInputKind("no_such_kind"); ok {
+		t.Error("an unknown input tag parsed")
+	}
+}

@@ -78,18 +78,12 @@ func (d *decoder) signature(js *jGraphSignature) (*fx.Signature, error) {
 	return sig, nil
 }
 
-var inputKinds = map[string]fx.InputKind{
-	"user_input": fx.InputUser, "parameter": fx.InputParameter, "buffer": fx.InputBuffer,
-	"tensor_constant": fx.InputTensorConstant, "custom_obj": fx.InputCustomObj,
-	"token": fx.InputToken, "constant_input": fx.InputConstant,
-}
-
 func (d *decoder) inputSpec(raw json.RawMessage) (fx.InputSpec, error) {
 	tag, v, err := union(raw)
 	if err != nil {
 		return fx.InputSpec{}, err
 	}
-	kind, ok := inputKinds[tag]
+	kind, ok := fx.ParseInputKind(tag)
 	if !ok {
 		return fx.InputSpec{}, fmt.Errorf("unknown input spec %q", tag)
 	}
@@ -129,19 +123,12 @@ func (d *decoder) inputSpec(raw json.RawMessage) (fx.InputSpec, error) {
 	return s, nil
 }
 
-var outputKinds = map[string]fx.OutputKind{
-	"user_output": fx.OutputUser, "loss_output": fx.OutputLoss, "buffer_mutation": fx.OutputBufferMutation,
-	"gradient_to_parameter": fx.OutputGradientToParam, "gradient_to_user_input": fx.OutputGradientToInput,
-	"user_input_mutation": fx.OutputUserInputMutation, "token": fx.OutputToken,
-	"parameter_mutation": fx.OutputParameterMutation,
-}
-
 func (d *decoder) outputSpec(raw json.RawMessage) (fx.OutputSpec, error) {
 	tag, v, err := union(raw)
 	if err != nil {
 		return fx.OutputSpec{}, err
 	}
-	kind, ok := outputKinds[tag]
+	kind, ok := fx.ParseOutputKind(tag)
 	if !ok {
 		return fx.OutputSpec{}, fmt.Errorf("unknown output spec %q", tag)
 	}
