@@ -46,9 +46,11 @@ func Open(kind, path string, ordinal int) (*Backend, error) {
 	}
 	devs := client.AddressableDevices()
 	if len(devs) == 0 {
+		_ = client.Destroy() // no Backend will own it
 		return nil, fmt.Errorf("pjrt %s (%s): the plugin reports no addressable device", kind, path)
 	}
 	if ordinal < 0 || ordinal >= len(devs) {
+		_ = client.Destroy()
 		return nil, fmt.Errorf("pjrt %s: device %d out of range (the plugin has %d)", kind, ordinal, len(devs))
 	}
 	return &Backend{kind: kind, path: path, plugin: p, client: client, device: devs[ordinal], ordinal: ordinal, shlo: shlo}, nil
