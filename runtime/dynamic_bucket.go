@@ -194,44 +194,18 @@ func (p *Program) runBucketed(ctx context.Context, st *rtState, bp *bucketPlan, 
 
 // lowerBucketed lowers the padded program, masking attention over padded
 // keys with the actual lengths (segment arguments), and caches the plan.
-func (p *Program) lowerBucketed(ctx context.Context, bp *bucketPlan, padded, args []*literal.Literal, lens map[string]*literal.Literal, sig string) (outs []*literal.Literal, stats *Stats, err error) {
+func (p *Program) lowerBucketed(ctx context.Context, bp *bucketPlan, padded, args []*literal.Literal, lens map[string]*literal.Literal, sig string) ([]*literal.Literal, *Stats, error) {
 	r, err := newRun(ctx, p, padded)
 	if err != nil {
 		return nil, nil, err
 	}
 	r.inputs = args // the lengths trace back to inputs in the plan
-	var cur *fx.Node
-	defer func() {
-		if e := recover(); e != nil {
-			outs, stats = nil, r.stats
-			err = fmt.Errorf("runtime: internal error: %v", e)
-			if cur != nil {
-				err = nodeError(cur, err)
-			}
-		}
-	}()
-	for i, n := range p.Graph.Nodes {
-		if err := ctx.Err(); err != nil {
-			return nil, r.stats, err
-		}
-		cur = n
+	return p.lowerAndRun(ctx, r, sig, func(i int, n *fx.Node) error {
 		if s, ok := bp.a.masks[n.Name]; ok {
-			err = r.maskedAttention(n, lens[s])
-		} else {
-			err = r.node(i, n)
+			return r.maskedAttention(n, lens[s])
 		}
-		if err != nil {
-			return nil, r.stats, nodeError(n, err)
-		}
-	}
-	cur = nil
-	if outs, err = r.finish(); err != nil {
-		return nil, r.stats, err
-	}
-	if pl := r.record(outs, r.writes); pl != nil && !p.NoCache {
-		p.cache.put(sig, pl)
-	}
-	return outs, r.stats, nil
+		return r.node(i, n)
+	})
 }
 
 // resize copies l into a zero tensor of shape (padding or slicing each

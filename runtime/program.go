@@ -98,7 +98,7 @@ func (p *Program) UserInputs() []fx.InputSpec { return p.Graph.UserInputs() }
 //
 // A panic inside a lowering or a host kernel is a bug, but it must not take
 // the caller down: it is returned as an error naming the node.
-func (p *Program) runExact(ctx context.Context, inputs []*literal.Literal) (outs []*literal.Literal, stats *Stats, err error) {
+func (p *Program) runExact(ctx context.Context, inputs []*literal.Literal) ([]*literal.Literal, *Stats, error) {
 	key := signature(inputs)
 	if !p.NoCache {
 		if pl := p.cache.get(key); pl != nil {
@@ -109,6 +109,13 @@ func (p *Program) runExact(ctx context.Context, inputs []*literal.Literal) (outs
 	if err != nil {
 		return nil, nil, err
 	}
+	return p.lowerAndRun(ctx, r, key, r.node)
+}
+
+// lowerAndRun lowers every node with lower (and runs the segments), collects
+// the outputs and caches the run's plan under key. A panic becomes an
+// error naming the node.
+func (p *Program) lowerAndRun(ctx context.Context, r *run, key string, lower func(i int, n *fx.Node) error) (outs []*literal.Literal, stats *Stats, err error) {
 	var cur *fx.Node
 	defer func() {
 		if e := recover(); e != nil {
@@ -125,7 +132,7 @@ func (p *Program) runExact(ctx context.Context, inputs []*literal.Literal) (outs
 			return nil, r.stats, err
 		}
 		cur = n
-		if err := r.node(i, n); err != nil {
+		if err := lower(i, n); err != nil {
 			return nil, r.stats, nodeError(n, err)
 		}
 	}
