@@ -27,6 +27,7 @@ import cases_misc
 import cases_ops
 import cases_recurrent
 import cases_vision
+import cases_zoo
 
 
 LEGACY_VISION = ("squeezenet_mini", "vit_tiny_b2", "shufflenet_v2_b2", "alexnet_style_b2", "swin_tiny",
@@ -100,6 +101,7 @@ def main(outdir, which):
     if not full:
         groups.append(cases_ops.cases(Case))
         groups.append(cases_misc.cases(Case))
+        groups.append(cases_zoo.cases(Case))
     only = set(sys.argv[3].split(",")) if len(sys.argv) > 3 else None
     index = []
     for group in groups:
