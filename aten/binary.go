@@ -107,13 +107,8 @@ func init() {
 		if dt := c.ResultType(x, ScalarOperand(e)); !dt.IsFloat() && !dt.IsComplex() && e.Kind == KInt && e.I < 0 {
 			return nil, c.Errorf("integers to negative integer powers are not allowed")
 		}
-		if x.V != nil && c.DType(x.V) == dtype.BF16 && (e.Float() == 3 || e.Float() == -2) {
-			// ATen's bf16 kernel: base*base*base and 1/(base*base), rounding each product.
-			sq := c.Call1("aten::mul.Tensor", TensorValue(x.V), TensorValue(x.V))
-			if e.Float() == 3 {
-				return one(c.Call1("aten::mul.Tensor", TensorValue(sq), TensorValue(x.V))), nil
-			}
-			return one(c.Call1("aten::reciprocal", TensorValue(sq))), nil
+		if v, ok := powSpecial(c, x, e); ok {
+			return one(v), nil
 		}
 		return one(pointwise(c, false, powFn, x, ScalarOperand(e))), nil
 	})
