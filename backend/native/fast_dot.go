@@ -4,10 +4,11 @@ package native
 // strided matrices (no gathered copies, transposed operands included) and
 // the packed GEMM writes straight into the result literal. It applies when
 // every group of dims the product merges (batch, lhs free, rhs free,
-// contracting) is laid out with one stride per group in each operand, and
-// each batch's product reaches fastGemmMinFlops; otherwise the exact kernel
-// of dot.go runs (which still uses the GEMM through dot_fast.go for large
-// products that need a gather first).
+// contracting) is laid out with one stride per group in each operand.
+// Products from fastGemmMinFlops (per batch) run on the packed GEMM; smaller
+// ones run the exact kernel's summation order in place (fast_dot_exact.go).
+// Other layouts take the exact kernel of dot.go (which still uses the GEMM
+// through dot_fast.go for large products that need a gather first).
 
 import (
 	"runtime"
@@ -71,7 +72,7 @@ func fastDot(op *stablehlo.Op, in []Value) (*literal.Literal, bool) {
 	if !ok1 || !ok2 {
 		return nil, false
 	}
-	p, ok := fastDotShape(op, lhs, rhs)
+	p, ok := stridedDotShape(op, lhs, rhs)
 	if !ok {
 		return nil, false
 	}
@@ -79,17 +80,42 @@ func fastDot(op *stablehlo.Op, in []Value) (*literal.Literal, bool) {
 	if err != nil {
 		return nil, false
 	}
-	p.run(f32View(lhs.Data), f32View(rhs.Data), out)
+	if p.small() {
+		p.runExact(f32View(lhs.Data), f32View(rhs.Data), out)
+	} else {
+		p.run(f32View(lhs.Data), f32View(rhs.Data), out)
+	}
 	return out, true
 }
 
+// small reports whether each batch's product is below fastGemmMinFlops,
+// where the exact kernel's summation order is kept.
+func (p *fastDotPlan) small() bool {
+	return int64(p.m)*int64(p.n)*int64(p.k) < fastGemmMinFlops
+}
+
+// fastDotShape plans the packed GEMM path: a strided product that reaches
+// fastGemmMinFlops.
 func fastDotShape(op *stablehlo.Op, lhs, rhs *literal.Literal) (*fastDotPlan, bool) {
+	p, ok := stridedDotShape(op, lhs, rhs)
+	if !ok || p.small() {
+		return nil, false
+	}
+	return p, true
+}
+
+// stridedDotShape plans a float32 dot_general whose operands can be read in
+// place as strided batched matrices, of any size.
+func stridedDotShape(op *stablehlo.Op, lhs, rhs *literal.Literal) (*fastDotPlan, bool) {
 	dims, ok := op.Attr("dot_dimension_numbers").(*stablehlo.DotDims)
 	if !ok || lhs.DType != dtype.F32 || rhs.DType != dtype.F32 || computeResultDType(op, 0, lhs.DType) != dtype.F32 {
 		return nil, false
 	}
+	if _, ok := readDotAlgorithm(op); ok {
+		return nil, false // dotWithAlgorithm rounds the operands as the algorithm says
+	}
 	p, err := planDot(op, lhs.Shape, rhs.Shape, dims)
-	if err != nil || checkComputedShape(op, 0, p.shape) != nil || int64(p.m)*int64(p.n)*int64(p.k) < fastGemmMinFlops {
+	if err != nil || checkComputedShape(op, 0, p.shape) != nil {
 		return nil, false
 	}
 	nb := len(dims.LhsBatchingDims)

@@ -1,0 +1,75 @@
+package native
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// The in-place exact path gives the exact kernel's bits for every layout
+// the strided plan accepts, special values included (any NaN for a NaN:
+// which operand's NaN an add keeps depends on how the compiler orders it).
+func TestExactStridedDotMatchesExactBits(t *testing.T) {
+	r := rand.New(rand.NewPCG(21, 22))
+	none := []int64{}
+	cases := []dotCase{
+		{[]int64{20, 64}, []int64{64, 64}, none, none, []int64{1}, []int64{0}, true},                           // A·B
+		{[]int64{20, 64}, []int64{64, 64}, none, none, []int64{1}, []int64{1}, true},                           // A·Bᵀ (linear)
+		{[]int64{20, 63}, []int64{7, 63}, none, none, []int64{1}, []int64{1}, true},                            // A·Bᵀ, n not a multiple of 4
+		{[]int64{64, 20}, []int64{64, 30}, none, none, []int64{0}, []int64{0}, true},                           // Aᵀ·B
+		{[]int64{64, 20}, []int64{30, 64}, none, none, []int64{0}, []int64{1}, true},                           // Aᵀ·Bᵀ
+		{[]int64{4, 20, 16}, []int64{4, 20, 16}, []int64{0}, []int64{0}, []int64{2}, []int64{2}, true},         // q·kᵀ per head
+		{[]int64{4, 20, 20}, []int64{4, 20, 16}, []int64{0}, []int64{0}, []int64{2}, []int64{1}, true},         // p·v per head
+		{[]int64{20, 4, 16}, []int64{4, 16, 20}, []int64{1}, []int64{0}, []int64{2}, []int64{1}, true},         // batch dim in the middle
+		{[]int64{2, 3, 5, 8}, []int64{8, 5, 6}, none, none, []int64{3}, []int64{0}, true},                      // merged free dims
+		{[]int64{3, 6, 2, 4}, []int64{3, 2, 4, 5}, []int64{0}, []int64{0}, []int64{2, 3}, []int64{1, 2}, true}, // two contracting dims
+		{[]int64{1, 9}, []int64{9, 1}, none, none, []int64{1}, []int64{0}, true},                               // vector product
+		{[]int64{5, 0}, []int64{0, 3}, none, none, []int64{1}, []int64{0}, true},                               // empty sum
+		{[]int64{0, 4}, []int64{4, 3}, none, none, []int64{1}, []int64{0}, true},                               // empty result
+	}
+	special := []float32{float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.Copysign(0, -1)), 0, 3e38, -3e38, 1e-45}
+	for _, dc := range cases {
+		op := dc.op(t)
+		a := randF32Literal(t, r, dc.lhs...)
+		b := randF32Literal(t, r, dc.rhs...)
+		for _, l := range []interface {
+			Len() int
+			SetFloat64(int, float64)
+		}{a, b} {
+			for i := 0; i < l.Len(); i += 7 {
+				l.SetFloat64(i, float64(special[r.IntN(len(special))]))
+			}
+		}
+		p, ok := stridedDotShape(op, a, b)
+		if !ok || !p.small() {
+			t.Fatalf("%v x %v: strided exact path not taken", dc.lhs, dc.rhs)
+		}
+		got, want := runDot(t, op, a, b, true), runDot(t, op, a, b, false)
+		if got.DType != want.DType || len(got.Shape) != len(want.Shape) || len(got.Data) != len(want.Data) {
+			t.Fatalf("%v x %v: %v, want %v", dc.lhs, dc.rhs, got, want)
+		}
+		g, w := f32View(got.Data), f32View(want.Data)
+		for i := range w {
+			if math.Float32bits(g[i]) != math.Float32bits(w[i]) && !(g[i] != g[i] && w[i] != w[i]) { // a NaN's sign and payload are not specified
+				t.Fatalf("%v x %v: element %d = %#x, exact kernel %#x", dc.lhs, dc.rhs, i, math.Float32bits(g[i]), math.Float32bits(w[i]))
+			}
+		}
+	}
+}
+
+// Rows split across goroutines give the same bits as one goroutine.
+func TestExactStridedDotParallel(t *testing.T) {
+	r := rand.New(rand.NewPCG(23, 24))
+	none := []int64{}
+	dc := dotCase{[]int64{37, 41}, []int64{43, 41}, none, none, []int64{1}, []int64{1}, true}
+	op := dc.op(t)
+	a := randF32Literal(t, r, dc.lhs...)
+	b := randF32Literal(t, r, dc.rhs...)
+	if int64(37*41*43) < exactDotParallelMin {
+		t.Fatal("case too small to split")
+	}
+	got, want := runDot(t, op, a, b, true), runDot(t, op, a, b, false)
+	if string(got.Data) != string(want.Data) {
+		t.Fatal("split product differs from the exact kernel")
+	}
+}
