@@ -48,4 +48,23 @@ def cases(Case):
                           nn.GroupNorm(2, 4), nn.InstanceNorm2d(4, affine=True), nn.InstanceNorm1d(5),
                           nn.LayerNorm([6, 6])), [x4, x3]),
     ]
+    a, b, t = torch.randn(3, 8), torch.randn(3, 8), torch.tensor([1, 2, 7])
+    losses = {
+        "ce": lambda a, b, t: (F.cross_entropy(a, t, label_smoothing=0.1), F.cross_entropy(a, b.softmax(1)),
+                               F.cross_entropy(a, t, reduction="none", ignore_index=2),
+                               F.nll_loss(a.log_softmax(1), t, weight=torch.linspace(0.5, 2, 8))),
+        "bce": lambda a, b, t: (F.binary_cross_entropy(a.sigmoid(), b.sigmoid()),
+                                F.binary_cross_entropy_with_logits(a, b.sigmoid(), pos_weight=torch.ones(8) * 2),
+                                F.binary_cross_entropy(a.sigmoid(), b.sigmoid(), weight=torch.linspace(0.2, 1.5, 8), reduction="none")),
+        "regression": lambda a, b, t: (F.smooth_l1_loss(a, b, beta=0.5), F.huber_loss(a, b, delta=0.7),
+                                       F.mse_loss(a, b), F.l1_loss(a, b, reduction="sum"),
+                                       F.kl_div(a.log_softmax(1), b.softmax(1), reduction="batchmean"),
+                                       F.kl_div(a.log_softmax(1), b.log_softmax(1), log_target=True, reduction="none")),
+        "margin": lambda a, b, t: (F.cosine_embedding_loss(a, b, torch.tensor([1, -1, 1]), margin=0.2),
+                                   F.margin_ranking_loss(a[:, 0], b[:, 0], torch.tensor([1, -1, 1]), margin=0.1),
+                                   F.hinge_embedding_loss(a, b.sign()), F.soft_margin_loss(a, b.sign()),
+                                   F.multilabel_soft_margin_loss(a, (b > 0).float()),
+                                   F.triplet_margin_loss(a, b, a.flip(0), swap=True)),
+    }
+    spec += [(f"loss_{k}", Mods(lambda m, a, b, t, f=f: f(a, b, t)), [a, b, t]) for k, f in losses.items()]
     return [Case(name, m, xs) for name, m, xs in spec]
