@@ -60,16 +60,38 @@ func TestExactStridedDotMatchesExactBits(t *testing.T) {
 // Rows split across goroutines give the same bits as one goroutine.
 func TestExactStridedDotParallel(t *testing.T) {
 	r := rand.New(rand.NewPCG(23, 24))
-	none := []int64{}
-	dc := dotCase{[]int64{37, 41}, []int64{43, 41}, none, none, []int64{1}, []int64{1}, true}
+	dc := dotCase{[]int64{64, 41, 47}, []int64{64, 43, 47}, []int64{0}, []int64{0}, []int64{2}, []int64{2}, true}
 	op := dc.op(t)
 	a := randF32Literal(t, r, dc.lhs...)
 	b := randF32Literal(t, r, dc.rhs...)
-	if int64(37*41*43) < exactDotParallelMin {
+	if int64(64*41*43*47) < exactDotParallelMin || 41*43*47 >= fastGemmMinFlops {
 		t.Fatal("case too small to split")
 	}
 	got, want := runDot(t, op, a, b, true), runDot(t, op, a, b, false)
 	if string(got.Data) != string(want.Data) {
 		t.Fatal("split product differs from the exact kernel")
+	}
+}
+
+// BenchmarkSmallDot is a linear layer of the transformer encoder fixture
+// (20×64 by 64×64ᵀ, below the GEMM threshold): in place vs gathered copies.
+func BenchmarkSmallDot(b *testing.B) {
+	r := rand.New(rand.NewPCG(25, 26))
+	none := []int64{}
+	dc := dotCase{[]int64{20, 64}, []int64{64, 64}, none, none, []int64{1}, []int64{1}, true}
+	op := dc.op(&testing.T{})
+	x := randF32Literal(&testing.T{}, r, dc.lhs...)
+	w := randF32Literal(&testing.T{}, r, dc.rhs...)
+	for _, inPlace := range []bool{true, false} {
+		b.Run(map[bool]string{true: "in-place", false: "gathered"}[inPlace], func(b *testing.B) {
+			defer func(old bool) { fastDotEnabled = old }(fastDotEnabled)
+			fastDotEnabled = inPlace
+			k := kernels["stablehlo.dot_general"]
+			for b.Loop() {
+				if _, err := k(nil, op, []Value{x, w}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
