@@ -99,6 +99,9 @@ def cases(Case):
          t(1.5)),
         ("bf16_pow_cube_invsq", lambda x: (x.pow(3), x.pow(-2), x.pow(2), x.pow(0.5), x ** 3.0),
          (torch.randn(64) * 3).to(torch.bfloat16)),
+        ("renorm_linalg_norm", lambda x: (x.renorm(2, 0, 2.0), x.renorm(1, 2, 1.5), torch.linalg.norm(x),
+                                          torch.linalg.norm(x, dim=(1, 2)), torch.linalg.norm(x, 3, dim=1, keepdim=True),
+                                          torch.linalg.norm(x, "fro", dim=(0, 2))), torch.randn(3, 4, 5)),
         # Empty tensors.
         ("empty_reduce", lambda x: (x.sum(0), x.mean(0), x.prod(0), x.sum()), torch.randn(0, 3)),
         ("empty_matmul", lambda a, b: a @ b, torch.randn(2, 0), torch.randn(0, 3)),
