@@ -35,6 +35,13 @@ func init() {
 		return c.Call("aten::linalg_vector_norm", []Value{a.Value("self"), IntValue(2)},
 			map[string]Value{"dim": dim, "keepdim": a.Value("keepdim"), "dtype": a.Value("dtype")})
 	})
+	decomp("aten::linalg_matrix_norm.str_ord", func(c *LowerCtx, a *Args) ([]Value, error) {
+		if o := a.Str("ord"); o != "fro" {
+			return nil, fmt.Errorf("linalg_matrix_norm: ord %q: %w", o, ErrUnsupported)
+		}
+		return c.Call("aten::linalg_vector_norm", []Value{a.Value("self"), IntValue(2)},
+			map[string]Value{"dim": a.Value("dim"), "keepdim": a.Value("keepdim"), "dtype": a.Value("dtype")})
+	})
 	decomp("aten::renorm", func(c *LowerCtx, a *Args) ([]Value, error) {
 		x, p, dim, maxnorm := a.Tensor("self"), a.Scalar("p"), a.Int("dim"), a.Scalar("maxnorm")
 		if a.Err() != nil {
