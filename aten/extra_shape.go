@@ -2,10 +2,9 @@ package aten
 
 import "fmt"
 
-// Small composite ops nobody registered: trace, numpy_T (x.T), atleast_1d/
-// 2d/3d, cross and linalg_cross (3-vectors along dim; for cross the first
-// dim of size 3 when dim is
-// None) and kron.
+// Small composite ops nobody registered: trace, numpy_T (x.T),
+// atleast_1d/2d/3d, cross and linalg_cross (3-vectors along dim; for cross
+// the first dim of size 3 when dim is None) and kron.
 
 func init() {
 	decomp("aten::trace", func(c *LowerCtx, a *Args) ([]Value, error) {

@@ -102,6 +102,12 @@ def cases(Case):
         ("renorm_linalg_norm", lambda x: (x.renorm(2, 0, 2.0), x.renorm(1, 2, 1.5), torch.linalg.norm(x),
                                           torch.linalg.norm(x, dim=(1, 2)), torch.linalg.norm(x, 3, dim=1, keepdim=True),
                                           torch.linalg.norm(x, "fro", dim=(0, 2))), torch.randn(3, 4, 5)),
+        ("composite_small_ops", lambda x, v, s, i, a, b: (
+            torch.trace(x[:, :3]), torch.trace(i), x.T, torch.atleast_1d(s), torch.atleast_2d(v), torch.atleast_3d(x),
+            torch.atleast_3d(v), torch.atleast_2d(s), torch.linalg.cross(a, b), torch.cross(a.T, b.T, dim=0),
+            torch.kron(x, i.float()), torch.kron(v[:2], x), torch.kron(i, i), torch.linalg.matrix_norm(x),
+            torch.linalg.matrix_norm(x.unsqueeze(0), "fro", keepdim=True)),
+         torch.randn(3, 4), torch.randn(5), t(2.5), t([[1, 2], [3, 4]]), torch.randn(4, 3), torch.randn(4, 3)),
         # Empty tensors.
         ("empty_reduce", lambda x: (x.sum(0), x.mean(0), x.prod(0), x.sum()), torch.randn(0, 3)),
         ("empty_matmul", lambda a, b: a @ b, torch.randn(2, 0), torch.randn(0, 3)),
