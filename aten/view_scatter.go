@@ -92,19 +92,9 @@ func lowerSelectScatter(c *LowerCtx, a *Args) ([]Value, error) {
 		return nil, a.Err()
 	}
 	shape := c.Shape(x)
-	if len(shape) == 0 {
-		return nil, c.Errorf("select_scatter() cannot be applied to a 0-dim tensor")
-	}
-	d, err := canonDim(dim, len(shape))
+	d, index, err := selectPos(c, "select_scatter", shape, dim, index)
 	if err != nil {
 		return nil, err
-	}
-	n := shape[d]
-	if index < -n || index >= n {
-		return nil, c.Errorf("select_scatter(): index %d out of range for tensor of size %v at dimension %d", index, shape, dim)
-	}
-	if index < 0 {
-		index += n
 	}
 	want := append(append([]int64(nil), shape[:d]...), shape[d+1:]...)
 	if !sameShape(c.Shape(src), want) {

@@ -76,22 +76,31 @@ func lowerSelectInt(c *LowerCtx, a *Args) ([]Value, error) {
 	if a.Err() != nil {
 		return nil, a.Err()
 	}
-	shape := c.Shape(x)
-	if len(shape) == 0 {
-		return nil, c.Errorf("select() cannot be applied to a 0-dim tensor")
-	}
-	d, err := canonDim(dim, len(shape))
+	d, index, err := selectPos(c, "select", c.Shape(x), dim, index)
 	if err != nil {
 		return nil, err
 	}
+	return one(selectIndex(c, x, d, index)), nil
+}
+
+// selectPos checks select's dim and index (op names the op in the errors)
+// against shape and returns both canonical.
+func selectPos(c *LowerCtx, op string, shape []int64, dim, index int64) (int, int64, error) {
+	if len(shape) == 0 {
+		return 0, 0, c.Errorf("%s() cannot be applied to a 0-dim tensor", op)
+	}
+	d, err := canonDim(dim, len(shape))
+	if err != nil {
+		return 0, 0, err
+	}
 	n := shape[d]
 	if index < -n || index >= n {
-		return nil, c.Errorf("select(): index %d out of range for tensor of size %v at dimension %d", index, shape, dim)
+		return 0, 0, c.Errorf("%s(): index %d out of range for tensor of size %v at dimension %d", op, index, shape, dim)
 	}
 	if index < 0 {
 		index += n
 	}
-	return one(selectIndex(c, x, d, index)), nil
+	return d, index, nil
 }
 
 func lowerNarrow(c *LowerCtx, a *Args) ([]Value, error) {
