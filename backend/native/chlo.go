@@ -197,21 +197,30 @@ func chloBroadcast(op *stablehlo.Op, a, b *literal.Literal) ([]int64, []int, []i
 	return shape, index(a, dimsA), index(b, dimsB), nil
 }
 
+// chloOperands reads the two operands of a broadcasting binary op, checks
+// that they are of one type that ok accepts (kind names it in the error) and
+// broadcasts them: the result shape and each result element's index in a and b.
+func chloOperands(op *stablehlo.Op, in []Value, ok func(dtype.DType) bool, kind string) (a, b *literal.Literal, shape []int64, ia, ib []int, err error) {
+	if a, err = tensorArg(op, in, 0); err != nil {
+		return nil, nil, nil, nil, nil, err
+	}
+	if b, err = tensorArg(op, in, 1); err != nil {
+		return nil, nil, nil, nil, nil, err
+	}
+	if !ok(a.DType) || b.DType != a.DType {
+		return nil, nil, nil, nil, nil, fmt.Errorf("%s: operands %v and %v must be %s of one type", op.Name, a, b, kind)
+	}
+	shape, ia, ib, err = chloBroadcast(op, a, b)
+	if err != nil {
+		return nil, nil, nil, nil, nil, err
+	}
+	return a, b, shape, ia, ib, nil
+}
+
 // chloBinaryFloat is a broadcasting binary op on real floats.
 func chloBinaryFloat(f func(a, b float64) float64) Kernel {
 	return func(env Env, op *stablehlo.Op, in []Value) ([]Value, error) {
-		a, err := tensorArg(op, in, 0)
-		if err != nil {
-			return nil, err
-		}
-		b, err := tensorArg(op, in, 1)
-		if err != nil {
-			return nil, err
-		}
-		if !a.DType.IsFloat() || b.DType != a.DType {
-			return nil, fmt.Errorf("%s: operands %v and %v must be floats of one type", op.Name, a, b)
-		}
-		shape, ia, ib, err := chloBroadcast(op, a, b)
+		a, b, shape, ia, ib, err := chloOperands(op, in, dtype.DType.IsFloat, "floats")
 		if err != nil {
 			return nil, err
 		}
@@ -232,18 +241,7 @@ func chloBinaryFloat(f func(a, b float64) float64) Kernel {
 // evalNextAfter returns the next representable value of the element type
 // after x in the direction of y.
 func evalNextAfter(env Env, op *stablehlo.Op, in []Value) ([]Value, error) {
-	a, err := tensorArg(op, in, 0)
-	if err != nil {
-		return nil, err
-	}
-	b, err := tensorArg(op, in, 1)
-	if err != nil {
-		return nil, err
-	}
-	if !a.DType.IsFloat() || b.DType != a.DType {
-		return nil, fmt.Errorf("%s: operands %v and %v must be floats of one type", op.Name, a, b)
-	}
-	shape, ia, ib, err := chloBroadcast(op, a, b)
+	a, b, shape, ia, ib, err := chloOperands(op, in, dtype.DType.IsFloat, "floats")
 	if err != nil {
 		return nil, err
 	}
@@ -292,18 +290,7 @@ func evalNextAfter(env Env, op *stablehlo.Op, in []Value) ([]Value, error) {
 
 // evalMulhi returns the high half of the double-width product.
 func evalMulhi(env Env, op *stablehlo.Op, in []Value) ([]Value, error) {
-	a, err := tensorArg(op, in, 0)
-	if err != nil {
-		return nil, err
-	}
-	b, err := tensorArg(op, in, 1)
-	if err != nil {
-		return nil, err
-	}
-	if !a.DType.IsInteger() || b.DType != a.DType {
-		return nil, fmt.Errorf("%s: operands %v and %v must be integers of one type", op.Name, a, b)
-	}
-	shape, ia, ib, err := chloBroadcast(op, a, b)
+	a, b, shape, ia, ib, err := chloOperands(op, in, dtype.DType.IsInteger, "integers")
 	if err != nil {
 		return nil, err
 	}
