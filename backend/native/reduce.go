@@ -112,6 +112,15 @@ func evalReduce(env Env, op *stablehlo.Op, in []Value) ([]Value, error) {
 	if vals, ok := reduceScalar(body, inputs, inits, outs, groups, size, at); ok {
 		return vals, nil
 	}
+	return reduceRegion(env, op, body, inputs, inits, outs, groups, size, at)
+}
+
+// reduceRegion folds each of groups runs of size elements (element r of
+// group g is at(g*size+r) of each input; a negative position reads the init
+// value) by calling the body region, the general path that reduce and
+// reduce_window take when no fast fold applies.
+func reduceRegion(env Env, op *stablehlo.Op, body *stablehlo.Region, inputs, inits, outs []*literal.Literal, groups, size int, at func(int) int) ([]Value, error) {
+	n := len(inputs)
 	args := make([]Value, 2*n)
 	for g := 0; g < groups; g++ {
 		if g&1023 == 0 {
@@ -124,13 +133,14 @@ func evalReduce(env Env, op *stablehlo.Op, in []Value) ([]Value, error) {
 			acc[i] = inits[i]
 		}
 		for r := 0; r < size; r++ {
-			at := g*size + r
-			if idx != nil {
-				at = idx[at]
-			}
+			p := at(g*size + r)
 			copy(args, acc)
 			for i := 0; i < n; i++ {
-				args[n+i] = scalarAt(inputs[i], at)
+				if p < 0 {
+					args[n+i] = inits[i]
+				} else {
+					args[n+i] = scalarAt(inputs[i], p)
+				}
 			}
 			res, err := env.CallRegion(body, args)
 			if err != nil {

@@ -190,54 +190,11 @@ func evalReduceWindow(env Env, op *stablehlo.Op, in []Value) ([]Value, error) {
 			return []Value{outs[0]}, nil
 		}
 	}
-	if vals, ok := reduceScalar(body, inputs, inits, outs, groups, size, func(flat int) int { return tab[flat] }); ok {
+	tabAt := func(flat int) int { return tab[flat] }
+	if vals, ok := reduceScalar(body, inputs, inits, outs, groups, size, tabAt); ok {
 		return vals, nil
 	}
-	args := make([]Value, 2*n)
-	for g := 0; g < groups; g++ {
-		if g&1023 == 0 {
-			if err := env.Context().Err(); err != nil {
-				return nil, err
-			}
-		}
-		acc := make([]Value, n)
-		for i := range acc {
-			acc[i] = inits[i]
-		}
-		for r := 0; r < size; r++ {
-			at := tab[g*size+r]
-			copy(args, acc)
-			for i := 0; i < n; i++ {
-				if at < 0 {
-					args[n+i] = inits[i]
-				} else {
-					args[n+i] = scalarAt(inputs[i], at)
-				}
-			}
-			res, err := env.CallRegion(body, args)
-			if err != nil {
-				return nil, fmt.Errorf("%s: body: %w", op.Name, err)
-			}
-			if len(res) != n {
-				return nil, fmt.Errorf("%s: body returned %d values, want %d", op.Name, len(res), n)
-			}
-			copy(acc, res)
-		}
-		for i := range acc {
-			s, ok := acc[i].(*literal.Literal)
-			if !ok {
-				return nil, fmt.Errorf("%s: body returned %T, want a tensor", op.Name, acc[i])
-			}
-			if err := storeScalarAt(outs[i], g, s); err != nil {
-				return nil, fmt.Errorf("%s: body result #%d: %w", op.Name, i, err)
-			}
-		}
-	}
-	vals := make([]Value, n)
-	for i := range outs {
-		vals[i] = outs[i]
-	}
-	return vals, nil
+	return reduceRegion(env, op, body, inputs, inits, outs, groups, size, tabAt)
 }
 
 // windowFast folds windows given by a table (entries -1 read the init
