@@ -24,15 +24,8 @@ func kIota(_ Env, op *stablehlo.Op, _ []Value) ([]Value, error) {
 }
 
 func kDynamicIota(_ Env, op *stablehlo.Op, in []Value) ([]Value, error) {
-	s, err := tensorArg(op, in, 0)
+	shape, err := mvDynamicShape(op, in, 0, "output_shape")
 	if err != nil {
-		return nil, err
-	}
-	shape, err := mvShapeFrom(op, s, "output_shape")
-	if err != nil {
-		return nil, err
-	}
-	if err := mvCheckShape(op, 0, shape); err != nil {
 		return nil, err
 	}
 	return mvIota(op, shape)

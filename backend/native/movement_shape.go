@@ -39,15 +39,8 @@ func kDynamicReshape(_ Env, op *stablehlo.Op, in []Value) ([]Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	s, err := tensorArg(op, in, 1)
+	shape, err := mvDynamicShape(op, in, 1, "output_shape")
 	if err != nil {
-		return nil, err
-	}
-	shape, err := mvShapeFrom(op, s, "output_shape")
-	if err != nil {
-		return nil, err
-	}
-	if err := mvCheckShape(op, 0, shape); err != nil {
 		return nil, err
 	}
 	return mvReshape(op, x, shape)
@@ -87,15 +80,8 @@ func kDynamicBroadcastInDim(_ Env, op *stablehlo.Op, in []Value) ([]Value, error
 	if err != nil {
 		return nil, err
 	}
-	s, err := tensorArg(op, in, 1)
+	shape, err := mvDynamicShape(op, in, 1, "output_dimensions")
 	if err != nil {
-		return nil, err
-	}
-	shape, err := mvShapeFrom(op, s, "output_dimensions")
-	if err != nil {
-		return nil, err
-	}
-	if err := mvCheckShape(op, 0, shape); err != nil {
 		return nil, err
 	}
 	dims, err := mvInts(op, "broadcast_dimensions")

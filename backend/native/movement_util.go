@@ -97,6 +97,23 @@ func mvShapeFrom(op *stablehlo.Op, l *literal.Literal, what string) ([]int64, er
 	return s, nil
 }
 
+// mvDynamicShape reads operand i as the shape (what) of a dynamic op's
+// result, checked against the static dims of result 0's type.
+func mvDynamicShape(op *stablehlo.Op, in []Value, i int, what string) ([]int64, error) {
+	s, err := tensorArg(op, in, i)
+	if err != nil {
+		return nil, err
+	}
+	shape, err := mvShapeFrom(op, s, what)
+	if err != nil {
+		return nil, err
+	}
+	if err := mvCheckShape(op, 0, shape); err != nil {
+		return nil, err
+	}
+	return shape, nil
+}
+
 // mvResultDType is the element type of result i when its type says, else
 // def.
 func mvResultDType(op *stablehlo.Op, i int, def dtype.DType) dtype.DType {
