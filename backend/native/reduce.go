@@ -21,31 +21,47 @@ func init() {
 	register("stablehlo.reduce", evalReduce)
 }
 
-func evalReduce(env Env, op *stablehlo.Op, in []Value) ([]Value, error) {
+// reduceOperands reads the N inputs and N init values of reduce and
+// reduce_window, each input promoted to its init's type, and calls check
+// on pair i as soon as it is read.
+func reduceOperands(op *stablehlo.Op, in []Value, check func(inputs, inits []*literal.Literal, i int) error) (inputs, inits []*literal.Literal, err error) {
 	if len(in) == 0 || len(in)%2 != 0 {
-		return nil, fmt.Errorf("%s: want N inputs and N init values, got %d operands", op.Name, len(in))
+		return nil, nil, fmt.Errorf("%s: want N inputs and N init values, got %d operands", op.Name, len(in))
 	}
 	n := len(in) / 2
-	inputs := make([]*literal.Literal, n)
-	inits := make([]*literal.Literal, n)
+	inputs = make([]*literal.Literal, n)
+	inits = make([]*literal.Literal, n)
 	for i := 0; i < n; i++ {
-		var err error
 		if inputs[i], err = tensorArg(op, in, i); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if inits[i], err = tensorArg(op, in, n+i); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if inputs[i], err = promoteTo(inputs[i], inits[i].DType); err != nil {
-			return nil, fmt.Errorf("%s: input #%d: %w", op.Name, i, err)
+			return nil, nil, fmt.Errorf("%s: input #%d: %w", op.Name, i, err)
 		}
-		if inits[i].Rank() != 0 {
-			return nil, fmt.Errorf("%s: init value #%d is %v, want a scalar", op.Name, i, inits[i])
-		}
-		if !reduceShapeEq(inputs[i].Shape, inputs[0].Shape) {
-			return nil, fmt.Errorf("%s: inputs %v and %v differ in shape", op.Name, inputs[0], inputs[i])
+		if err := check(inputs, inits, i); err != nil {
+			return nil, nil, err
 		}
 	}
+	return inputs, inits, nil
+}
+
+func evalReduce(env Env, op *stablehlo.Op, in []Value) ([]Value, error) {
+	inputs, inits, err := reduceOperands(op, in, func(inputs, inits []*literal.Literal, i int) error {
+		if inits[i].Rank() != 0 {
+			return fmt.Errorf("%s: init value #%d is %v, want a scalar", op.Name, i, inits[i])
+		}
+		if !reduceShapeEq(inputs[i].Shape, inputs[0].Shape) {
+			return fmt.Errorf("%s: inputs %v and %v differ in shape", op.Name, inputs[0], inputs[i])
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	n := len(inputs)
 	dims, ok := op.Ints("dimensions")
 	if !ok {
 		return nil, fmt.Errorf("%s: missing dimensions", op.Name)

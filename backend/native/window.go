@@ -144,27 +144,16 @@ func (w *windowSpec) table(in, out []int64) []int {
 }
 
 func evalReduceWindow(env Env, op *stablehlo.Op, in []Value) ([]Value, error) {
-	if len(in) == 0 || len(in)%2 != 0 {
-		return nil, fmt.Errorf("%s: want N inputs and N init values, got %d operands", op.Name, len(in))
-	}
-	n := len(in) / 2
-	inputs := make([]*literal.Literal, n)
-	inits := make([]*literal.Literal, n)
-	for i := 0; i < n; i++ {
-		var err error
-		if inputs[i], err = tensorArg(op, in, i); err != nil {
-			return nil, err
-		}
-		if inits[i], err = tensorArg(op, in, n+i); err != nil {
-			return nil, err
-		}
-		if inputs[i], err = promoteTo(inputs[i], inits[i].DType); err != nil {
-			return nil, fmt.Errorf("%s: input #%d: %w", op.Name, i, err)
-		}
+	inputs, inits, err := reduceOperands(op, in, func(inputs, inits []*literal.Literal, i int) error {
 		if inits[i].Rank() != 0 || !reduceShapeEq(inputs[i].Shape, inputs[0].Shape) {
-			return nil, fmt.Errorf("%s: operands #%d (%v, init %v) do not match input %v", op.Name, i, inputs[i], inits[i], inputs[0])
+			return fmt.Errorf("%s: operands #%d (%v, init %v) do not match input %v", op.Name, i, inputs[i], inits[i], inputs[0])
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
+	n := len(inputs)
 	if len(op.Regions) != 1 || op.Regions[0].Entry() == nil {
 		return nil, fmt.Errorf("%s: want one body region", op.Name)
 	}
