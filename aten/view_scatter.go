@@ -169,22 +169,11 @@ func lowerAsStridedScatter(c *LowerCtx, a *Args) ([]Value, error) {
 	}
 	shape := c.Shape(x)
 	numel := numelOf(shape)
-	total, err := checkedNumel(size)
+	idx, err := stridedIndex(c, "as_strided_scatter", size, stride, off, numel)
 	if err != nil {
-		return nil, c.Errorf("as_strided_scatter: %w", err)
+		return nil, err
 	}
-	idx := make([]int64, total)
-	for i := int64(0); i < total; i++ {
-		rem, p := i, off
-		for k := len(size) - 1; k >= 0; k-- {
-			p += (rem % size[k]) * stride[k]
-			rem /= size[k]
-		}
-		if p < 0 || p >= numel {
-			return nil, c.Errorf("as_strided_scatter: size %v, stride %v, offset %d reach element %d of a tensor with %d elements", size, stride, off, p, numel)
-		}
-		idx[i] = p
-	}
+	total := int64(len(idx))
 	flat := c.Reshape(x, []int64{numel})
 	upd := c.Reshape(c.Convert(src, c.DType(x)), []int64{total})
 	s := &stablehlo.ScatterDims{InsertedWindowDims: []int64{0}, ScatterDimsToOperandDims: []int64{0}, IndexVectorDim: 1}

@@ -345,9 +345,22 @@ func lowerAsStrided(c *LowerCtx, a *Args) ([]Value, error) {
 		return nil, c.Errorf("as_strided: mismatch in length of strides and shape")
 	}
 	numel := numelOf(c.Shape(x))
+	idx, err := stridedIndex(c, "as_strided", size, stride, off, numel)
+	if err != nil {
+		return nil, err
+	}
+	flat := c.Reshape(x, []int64{numel})
+	g := takeAlong(c, flat, 0, []int64{int64(len(idx))}, idx)
+	return one(c.Reshape(g, size)), nil
+}
+
+// stridedIndex lists, in row-major order of size, the flat position of each
+// element that size, stride and offset off select from a contiguous buffer
+// of numel elements; op names the op in the errors.
+func stridedIndex(c *LowerCtx, op string, size, stride []int64, off, numel int64) ([]int64, error) {
 	total, err := checkedNumel(size)
 	if err != nil {
-		return nil, c.Errorf("as_strided: %w", err)
+		return nil, c.Errorf("%s: %w", op, err)
 	}
 	idx := make([]int64, total)
 	for i := int64(0); i < total; i++ {
@@ -357,11 +370,9 @@ func lowerAsStrided(c *LowerCtx, a *Args) ([]Value, error) {
 			rem /= size[k]
 		}
 		if p < 0 || p >= numel {
-			return nil, c.Errorf("as_strided: size %v, stride %v, offset %d reach element %d of a tensor with %d elements", size, stride, off, p, numel)
+			return nil, c.Errorf("%s: size %v, stride %v, offset %d reach element %d of a tensor with %d elements", op, size, stride, off, p, numel)
 		}
 		idx[i] = p
 	}
-	flat := c.Reshape(x, []int64{numel})
-	g := takeAlong(c, flat, 0, []int64{total}, idx)
-	return one(c.Reshape(g, size)), nil
+	return idx, nil
 }
