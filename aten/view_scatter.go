@@ -61,10 +61,7 @@ func lowerSliceScatter(c *LowerCtx, a *Args) ([]Value, error) {
 		return nil, a.Err()
 	}
 	shape := c.Shape(x)
-	if len(shape) == 0 {
-		return nil, c.Errorf("slice_scatter() cannot be applied to a 0-dim tensor")
-	}
-	d, err := canonDim(dim, len(shape))
+	d, err := nonScalarDim(c, "slice_scatter", shape, dim)
 	if err != nil {
 		return nil, err
 	}

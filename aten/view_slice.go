@@ -86,10 +86,7 @@ func lowerSelectInt(c *LowerCtx, a *Args) ([]Value, error) {
 // selectPos checks select's dim and index (op names the op in the errors)
 // against shape and returns both canonical.
 func selectPos(c *LowerCtx, op string, shape []int64, dim, index int64) (int, int64, error) {
-	if len(shape) == 0 {
-		return 0, 0, c.Errorf("%s() cannot be applied to a 0-dim tensor", op)
-	}
-	d, err := canonDim(dim, len(shape))
+	d, err := nonScalarDim(c, op, shape, dim)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -103,6 +100,15 @@ func selectPos(c *LowerCtx, op string, shape []int64, dim, index int64) (int, in
 	return d, index, nil
 }
 
+// nonScalarDim is canonDim for the ops (op names it in the error) that
+// refuse a 0-dim tensor before they look at dim.
+func nonScalarDim(c *LowerCtx, op string, shape []int64, dim int64) (int, error) {
+	if len(shape) == 0 {
+		return 0, c.Errorf("%s() cannot be applied to a 0-dim tensor", op)
+	}
+	return canonDim(dim, len(shape))
+}
+
 func lowerNarrow(c *LowerCtx, a *Args) ([]Value, error) {
 	x := a.Tensor("self")
 	dim, start, length := a.Int("dim"), a.Int("start"), a.Int("length")
@@ -110,10 +116,7 @@ func lowerNarrow(c *LowerCtx, a *Args) ([]Value, error) {
 		return nil, a.Err()
 	}
 	shape := c.Shape(x)
-	if len(shape) == 0 {
-		return nil, c.Errorf("narrow() cannot be applied to a 0-dim tensor")
-	}
-	d, err := canonDim(dim, len(shape))
+	d, err := nonScalarDim(c, "narrow", shape, dim)
 	if err != nil {
 		return nil, err
 	}
