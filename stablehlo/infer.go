@@ -113,6 +113,18 @@ func soleOperand(op *Op) (*TensorType, error) {
 	return operandTensor(op, 0)
 }
 
+// soleOperandAndResult returns the tensor type of an op's one operand and
+// the declared tensor type of its result 0, checked in that order.
+func soleOperandAndResult(op *Op) (t, r *TensorType, err error) {
+	if t, err = soleOperand(op); err != nil {
+		return nil, nil, err
+	}
+	if r, err = givenResult(op, 0); err != nil {
+		return nil, nil, err
+	}
+	return t, r, nil
+}
+
 // givenResult returns the declared tensor type of result i.
 func givenResult(op *Op, i int) (*TensorType, error) {
 	if len(op.Results) <= i || op.Results[i] == nil {

@@ -126,11 +126,7 @@ func inferCollective(op *Op) ([]Type, error) {
 // inferQuantize: the result type is declared (its quantization parameters
 // are not implied) and keeps the operand's shape.
 func inferQuantize(op *Op) ([]Type, error) {
-	t, err := soleOperand(op)
-	if err != nil {
-		return nil, err
-	}
-	r, err := givenResult(op, 0)
+	t, r, err := soleOperandAndResult(op)
 	if err != nil {
 		return nil, err
 	}

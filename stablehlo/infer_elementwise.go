@@ -174,11 +174,7 @@ func inferClamp(op *Op) ([]Type, error) {
 }
 
 func inferConvert(op *Op) ([]Type, error) {
-	t, err := soleOperand(op)
-	if err != nil {
-		return nil, err
-	}
-	r, err := givenResult(op, 0)
+	t, r, err := soleOperandAndResult(op)
 	if err != nil {
 		return nil, err
 	}
@@ -189,11 +185,7 @@ func inferConvert(op *Op) ([]Type, error) {
 }
 
 func inferBitcastConvert(op *Op) ([]Type, error) {
-	t, err := soleOperand(op)
-	if err != nil {
-		return nil, err
-	}
-	r, err := givenResult(op, 0)
+	t, r, err := soleOperandAndResult(op)
 	if err != nil {
 		return nil, err
 	}

@@ -37,11 +37,7 @@ func inferConstant(op *Op) ([]Type, error) {
 }
 
 func inferBroadcastInDim(op *Op) ([]Type, error) {
-	t, err := soleOperand(op)
-	if err != nil {
-		return nil, err
-	}
-	r, err := givenResult(op, 0)
+	t, r, err := soleOperandAndResult(op)
 	if err != nil {
 		return nil, err
 	}
@@ -83,11 +79,7 @@ func inferBroadcast(op *Op) ([]Type, error) {
 }
 
 func inferReshape(op *Op) ([]Type, error) {
-	t, err := soleOperand(op)
-	if err != nil {
-		return nil, err
-	}
-	r, err := givenResult(op, 0)
+	t, r, err := soleOperandAndResult(op)
 	if err != nil {
 		return nil, err
 	}
