@@ -15,7 +15,7 @@ import (
 func init() {
 	c := &command{
 		name:    "stablehlo run",
-		usage:   "[-timeout D] [-v] FILE.mlir...",
+		usage:   "[-timeout D] [-v] [--device D] FILE.mlir...",
 		summary: "execute StableHLO test files on the native backend; their checks decide pass/fail",
 	}
 	c.run = func(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
