@@ -170,18 +170,8 @@ func runModule(ctx context.Context, m *stablehlo.Module, args []Value, opts RunO
 		return []FuncResult{{Name: prefix + "<module>", Err: err}}
 	}
 	p.out = opts.Output
-	var tests []*stablehlo.Func
-	if f := m.Func("main"); f != nil {
-		tests = []*stablehlo.Func{f}
-	} else {
-		for _, f := range m.Funcs {
-			if f.Body != nil && f.Type != nil && len(f.Type.Inputs) == 0 {
-				tests = append(tests, f)
-			}
-		}
-	}
 	var out []FuncResult
-	for _, f := range tests {
+	for _, f := range testFuncs(m) {
 		r := FuncResult{Name: prefix + "@" + f.Name}
 		start := time.Now()
 		fargs := []Value{}

@@ -38,7 +38,8 @@ func RunFileOn(ctx context.Context, path string, b backend.Backend, opts RunOpti
 		return res
 	}
 	for mi, m := range mods {
-		for _, name := range testFuncs(m) {
+		for _, tf := range testFuncs(m) {
+			name := tf.Name
 			r := FuncResult{Name: "@" + name}
 			if m.Name != "" {
 				r.Name = "@" + m.Name + "::" + r.Name
@@ -58,15 +59,16 @@ func RunFileOn(ctx context.Context, path string, b backend.Backend, opts RunOpti
 	return res
 }
 
-// testFuncs names the test functions of a module, as runModule picks them.
-func testFuncs(m *stablehlo.Module) []string {
-	if m.Func("main") != nil {
-		return []string{"main"}
+// testFuncs returns the test functions of a module: @main when there is
+// one, else every function without parameters.
+func testFuncs(m *stablehlo.Module) []*stablehlo.Func {
+	if f := m.Func("main"); f != nil {
+		return []*stablehlo.Func{f}
 	}
-	var out []string
+	var out []*stablehlo.Func
 	for _, f := range m.Funcs {
 		if f.Body != nil && f.Type != nil && len(f.Type.Inputs) == 0 {
-			out = append(out, f.Name)
+			out = append(out, f)
 		}
 	}
 	return out
