@@ -169,14 +169,8 @@ func (f miniFormat) overflow(sign uint32) uint32 {
 	case f.noNaN: // saturate
 		return sign | f.encode(f.maxFinite())
 	}
-	return f.nan() | sign&^(1<<f.signShift()*boolU(f.fnuz))
-}
-
-func boolU(b bool) uint32 {
-	if b {
-		return 1
-	}
-	return 0
+	// FN: NaN keeps the sign; FNUZ: the NaN pattern is the sign bit itself.
+	return f.nan() | sign
 }
 
 // The formats of the per-element conversions below, looked up once.
