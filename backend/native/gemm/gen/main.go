@@ -80,17 +80,17 @@ func (k kernel) emit(w func(string, ...any), set bool) {
 	for off := 0; off < vb*k.nv; off += 64 {
 		w("\tPREFETCHT0 %d(BX)", k.pfB+off)
 	}
-	bc := nacc + k.nv // broadcast register (AVX2)
+	// one broadcast per A element, alternating between the free registers
+	// so consecutive rows do not wait on each other
+	nbc := 1
+	if k.avx512 {
+		nbc = 32 - nacc - k.nv
+	}
 	for r := 0; r < k.mr; r++ {
-		if !k.avx512 {
-			w("\tVBROADCASTSS %d(AX), %s", 4*r, reg(bc))
-		}
+		bc := reg(nacc + k.nv + r%nbc)
+		w("\tVBROADCASTSS %d(AX), %s", 4*r, bc)
 		for v := 0; v < k.nv; v++ {
-			if k.avx512 {
-				w("\tVFMADD231PS.BCST %d(AX), %s, %s", 4*r, reg(nacc+v), reg(r*k.nv+v))
-			} else {
-				w("\tVFMADD231PS %s, %s, %s", reg(bc), reg(nacc+v), reg(r*k.nv+v))
-			}
+			w("\tVFMADD231PS %s, %s, %s", bc, reg(nacc+v), reg(r*k.nv+v))
 		}
 	}
 	w("\tADDQ $%d, AX", 4*k.mr)
