@@ -68,7 +68,9 @@ for r in $(seq "$rounds"); do
   echo "round $r/$rounds: load $(cut -d' ' -f1-3 /proc/loadavg)" >&2
   args=()
   for s in "${specs[@]}"; do args+=("$s.pt2:$s.io.safetensors"); done
-  "$oracle" run -- python3 torch_bench.py --threads "$threads" --runs "$runs" --gemm "$gemm" "${args[@]}" |
+  # torch.set_num_threads does not reach OpenBLAS's own thread pool (it
+  # uses every core unless told): pin it through the environment too
+  "$oracle" run -- env OPENBLAS_NUM_THREADS="$threads" OMP_NUM_THREADS="$threads" python3 torch_bench.py --threads "$threads" --runs "$runs" --gemm "$gemm" "${args[@]}" |
     { grep '^{' || true; } | sed 's/^{/{"side": "torch", /' >> results.jsonl
   if [ -n "$gemm" ]; then
     ./sgemm -n "$gemm" -threads "$threads" -runs "$runs" | sed 's/^{/{"side": "torchtpu", /' >> results.jsonl
