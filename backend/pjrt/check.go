@@ -16,5 +16,11 @@ func checkAPI(info APIInfo) error {
 		return fmt.Errorf("PJRT_Api table is %d bytes, too small for the %d entry points used (need %d bytes)",
 			info.StructSize, len(apiEntries), need)
 	}
+	for _, f := range apiFarEntries {
+		if need := uint64(apiHeaderBytes + 8*(f.Index+1)); info.StructSize < need {
+			return fmt.Errorf("PJRT_Api table is %d bytes, too small to hold %s (entry %d, called on every compile; need %d bytes): the plugin is too old",
+				info.StructSize, f.Name, f.Index, need)
+		}
+	}
 	return nil
 }

@@ -32,6 +32,16 @@ var apiEntries = []string{
 	"PJRT_Buffer_ReadyEvent",
 }
 
+// apiFarEntries are entry points past apiEntries that the binding calls
+// unconditionally, with their index in the table: gopjrt asks every
+// executable it compiles for its memory statistics.
+var apiFarEntries = []struct {
+	Index int
+	Name  string
+}{
+	{96, "PJRT_Executable_GetCompiledMemoryStats"},
+}
+
 // APIMajor is the PJRT C API major version this build speaks; a plugin of
 // another major version is refused.
 const APIMajor = 0

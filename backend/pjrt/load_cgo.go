@@ -105,5 +105,10 @@ func openAPI(path string) (unsafe.Pointer, APIInfo, error) {
 			return nil, info, fmt.Errorf("pjrt plugin %s: entry point %s is missing (NULL)", path, apiEntries[i])
 		}
 	}
+	for _, f := range apiFarEntries {
+		if *(*uintptr)(unsafe.Add(api, apiHeaderBytes+8*f.Index)) == 0 {
+			return nil, info, fmt.Errorf("pjrt plugin %s: entry point %s is missing (NULL)", path, f.Name)
+		}
+	}
 	return api, info, nil
 }
