@@ -17,21 +17,72 @@ import (
 	"github.com/torchtpu/torchtpu/stablehlo"
 )
 
-// Backend is a PJRT client on one plugin, targeting one device.
+// Backend targets one device of a plugin. Every Backend on a plugin
+// shares the plugin's one client (see sharedClient); Open returns the same
+// Backend for the same plugin and device, so a process holds one client
+// per plugin however many programs run on it. A Backend is safe for
+// concurrent use: PJRT clients, executables and buffers are thread-safe,
+// and every call builds its own argument structs.
 type Backend struct {
 	kind    string
-	path    string
-	plugin  *gopjrt.Plugin
-	client  *gopjrt.Client
+	shared  *sharedClient
 	device  *gopjrt.Device
 	ordinal int
-	shlo    string     // the plugin's StableHLO version, "unknown" when not reported
-	mu      sync.Mutex // the binding's clients are not documented as concurrent-safe
 }
 
-// Open loads the plugin at path and creates a client on its device number
-// ordinal.
+// sharedClient is the process's client on one plugin file. libtpu allows
+// one client per process, and a client owns the device memory, so every
+// program on the plugin uses this one. It lives as long as the process.
+type sharedClient struct {
+	path   string
+	plugin *gopjrt.Plugin
+	client *gopjrt.Client
+	shlo   string // the plugin's StableHLO version, "unknown" when not reported
+}
+
+type backendKey struct {
+	kind, path string
+	ordinal    int
+}
+
+var (
+	clientsMu sync.Mutex // held while a client is created: creation is not repeated concurrently
+	clients   = map[string]*sharedClient{}
+	backends  = map[backendKey]*Backend{}
+)
+
+// Open returns the backend for device number ordinal of the plugin at
+// path, creating the plugin's client on first use. A failed client
+// creation is not remembered: a later Open tries again.
 func Open(kind, path string, ordinal int) (*Backend, error) {
+	clientsMu.Lock()
+	defer clientsMu.Unlock()
+	key := backendKey{kind, path, ordinal}
+	if b, ok := backends[key]; ok {
+		return b, nil
+	}
+	sc, err := clientFor(kind, path)
+	if err != nil {
+		return nil, err
+	}
+	devs := sc.client.AddressableDevices()
+	if len(devs) == 0 {
+		return nil, fmt.Errorf("pjrt %s (%s): the plugin reports no addressable device", kind, path)
+	}
+	if ordinal < 0 || ordinal >= len(devs) {
+		return nil, fmt.Errorf("pjrt %s: device %d out of range (the plugin has %d)", kind, ordinal, len(devs))
+	}
+	b := &Backend{kind: kind, shared: sc, device: devs[ordinal], ordinal: ordinal}
+	backends[key] = b
+	return b, nil
+}
+
+// clientFor returns the shared client of the plugin at path, creating it.
+// clientsMu is held.
+func clientFor(kind, path string) (*sharedClient, error) {
+	if sc, ok := clients[path]; ok {
+		return sc, nil
+	}
 	p, _, err := Load(path)
 	if err != nil {
 		return nil, err
@@ -44,16 +95,9 @@ func Open(kind, path string, ordinal int) (*Backend, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pjrt %s (%s): create client: %w", kind, path, err)
 	}
-	devs := client.AddressableDevices()
-	if len(devs) == 0 {
-		_ = client.Destroy() // no Backend will own it
-		return nil, fmt.Errorf("pjrt %s (%s): the plugin reports no addressable device", kind, path)
-	}
-	if ordinal < 0 || ordinal >= len(devs) {
-		_ = client.Destroy()
-		return nil, fmt.Errorf("pjrt %s: device %d out of range (the plugin has %d)", kind, ordinal, len(devs))
-	}
-	return &Backend{kind: kind, path: path, plugin: p, client: client, device: devs[ordinal], ordinal: ordinal, shlo: shlo}, nil
+	sc := &sharedClient{path: path, plugin: p, client: client, shlo: shlo}
+	clients[path] = sc
+	return sc, nil
 }
 
 // Name is the device name, e.g. "cuda" or "tpu:1".
@@ -66,14 +110,15 @@ func (b *Backend) Name() string {
 
 // Version identifies the plugin and platform, for cache keys.
 func (b *Backend) Version() string {
-	maj, min := b.plugin.Version()
-	return fmt.Sprintf("pjrt-%d.%d/stablehlo-%s/%s/%s", maj, min, b.shlo, b.client.Platform(), b.client.PlatformVersion())
+	maj, min := b.shared.plugin.Version()
+	c := b.shared.client
+	return fmt.Sprintf("pjrt-%d.%d/stablehlo-%s/%s/%s", maj, min, b.shared.shlo, c.Platform(), c.PlatformVersion())
 }
 
 // Devices describes the client's addressable devices.
 func (b *Backend) Devices() []string {
 	var out []string
-	for i, d := range b.client.AddressableDevices() {
+	for i, d := range b.shared.client.AddressableDevices() {
 		desc := fmt.Sprintf("%s:%d", b.kind, i)
 		if dd, err := d.GetDescription(); err == nil {
 			desc += " " + strings.TrimSpace(dd.DebugString())
@@ -83,60 +128,174 @@ func (b *Backend) Devices() []string {
 	return out
 }
 
-// Compile prints m as MLIR text and compiles it with the plugin.
+// Compile prints m as MLIR text and compiles it with the plugin. The
+// arguments of the entry function that carry tf.aliasing_output or
+// jax.buffer_donor are donated when the executable runs.
 func (b *Backend) Compile(ctx context.Context, m *stablehlo.Module, opts backend.Options) (backend.Executable, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
+	}
+	if opts.Replicas > 1 || opts.Partitions > 1 {
+		return nil, fmt.Errorf("pjrt %s: %d replicas x %d partitions: only single-device programs run here: %w",
+			b.Name(), opts.Replicas, opts.Partitions, backend.ErrNotImplemented)
+	}
+	entry := opts.Entry
+	if entry == "" {
+		entry = "main"
+	}
+	if entry != "main" {
+		return nil, fmt.Errorf("pjrt %s: entry @%s: PJRT plugins run @main: %w", b.Name(), entry, backend.ErrNotImplemented)
+	}
+	f := m.Func(entry)
+	if f == nil {
+		return nil, fmt.Errorf("pjrt %s: the module has no @%s function", b.Name(), entry)
 	}
 	var sb strings.Builder
 	if err := stablehlo.Print(&sb, m); err != nil {
 		return nil, fmt.Errorf("pjrt %s: print module: %w", b.Name(), err)
 	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	exe, err := b.client.Compile().WithStableHLO([]byte(sb.String())).Done()
+	exe, err := compileBlocking(ctx, func() (*gopjrt.LoadedExecutable, error) {
+		return b.shared.client.Compile().WithStableHLO([]byte(sb.String())).Done()
+	})
 	if err != nil {
 		return nil, fmt.Errorf("pjrt %s: compile: %w", b.Name(), err)
 	}
-	return &executable{b: b, exe: exe}, nil
+	return &executable{b: b, exe: exe, nargs: len(f.Type.Inputs), donate: Donatable(f)}, nil
+}
+
+// compileBlocking runs a plugin compile, which cannot be interrupted, in a
+// goroutine, so that a cancelled ctx returns at once; an executable that
+// arrives after that is destroyed.
+func compileBlocking(ctx context.Context, compile func() (*gopjrt.LoadedExecutable, error)) (*gopjrt.LoadedExecutable, error) {
+	type result struct {
+		exe *gopjrt.LoadedExecutable
+		err error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		exe, err := compile()
+		ch <- result{exe, err}
+	}()
+	select {
+	case r := <-ch:
+		return r.exe, r.err
+	case <-ctx.Done():
+		go func() {
+			if r := <-ch; r.exe != nil {
+				_ = r.exe.Destroy()
+			}
+		}()
+		return nil, ctx.Err()
+	}
 }
 
 type executable struct {
-	b   *Backend
-	exe *gopjrt.LoadedExecutable
+	b      *Backend
+	exe    *gopjrt.LoadedExecutable
+	nargs  int
+	donate []bool // per argument: the program lets its input buffer be donated
 }
 
-// Run copies the inputs to the device, executes, and reads the outputs back.
+// Run copies the inputs to the device, executes, and reads the outputs
+// back. When ctx ends first, Run returns ctx's error at once; the device
+// work already queued finishes and its buffers are released then.
 func (e *executable) Run(ctx context.Context, args []*literal.Literal) ([]*literal.Literal, error) {
+	p, err := e.RunAsync(ctx, args)
+	if err != nil {
+		return nil, err
+	}
+	return p.Wait(ctx)
+}
+
+// Pending is a run started by RunAsync.
+type Pending struct {
+	done chan struct{}
+	outs []*literal.Literal
+	err  error
+}
+
+// Wait returns the run's outputs when it is done, or ctx's error when ctx
+// ends first (the run goes on and cleans up after itself).
+func (p *Pending) Wait(ctx context.Context) ([]*literal.Literal, error) {
+	select {
+	case <-p.done:
+		return p.outs, p.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// Done is closed when the run is over.
+func (p *Pending) Done() <-chan struct{} { return p.done }
+
+// RunAsync copies the inputs to the device and returns once they are
+// there; execution and the copy of the outputs back to the host go on in
+// the background. The binding (gopjrt v0.10.0) executes synchronously (it
+// awaits PJRT's completion event inside its Execute call), so the
+// execution waits in a goroutine of its own. A ctx that ends before the
+// execution is enqueued stops the run; once enqueued, device work cannot
+// be recalled and only the wait is abandoned.
+func (e *executable) RunAsync(ctx context.Context, args []*literal.Literal) (*Pending, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	e.b.mu.Lock()
-	defer e.b.mu.Unlock()
+	if len(args) != e.nargs {
+		return nil, fmt.Errorf("pjrt %s: the program takes %d arguments, got %d", e.b.Name(), e.nargs, len(args))
+	}
 	bufs := make([]*gopjrt.Buffer, len(args))
-	defer func() {
+	release := func() {
 		for _, buf := range bufs {
+			if buf != nil {
+				_ = buf.Destroy() // a no-op for buffers the execution consumed (donated)
+			}
+		}
+	}
+	for i, a := range args {
+		buf, err := e.b.toDevice(a)
+		if err == nil {
+			err = ctx.Err()
+		}
+		if err != nil {
 			if buf != nil {
 				_ = buf.Destroy()
 			}
-		}
-	}()
-	for i, a := range args {
-		dt, err := toPJRT(a.DType)
-		if err != nil {
-			return nil, fmt.Errorf("argument %d: %w", i, err)
-		}
-		dims := make([]int, len(a.Shape))
-		for j, d := range a.Shape {
-			dims[j] = int(d)
-		}
-		buf, err := e.b.client.BufferFromHost().FromRawData(a.Data, dt, dims).ToDevice(e.b.device).Done()
-		if err != nil {
-			return nil, fmt.Errorf("argument %d (%v): copy to %s: %w", i, a, e.b.Name(), err)
+			release()
+			return nil, fmt.Errorf("pjrt %s: argument %d (%v): %w", e.b.Name(), i, a, err)
 		}
 		bufs[i] = buf
 	}
-	outs, err := e.exe.Execute(bufs...).OnDevice(e.b.device).DonateNone().Done()
+	p := &Pending{done: make(chan struct{})}
+	go func() {
+		defer close(p.done)
+		defer release()
+		if err := ctx.Err(); err != nil {
+			p.err = err
+			return
+		}
+		p.outs, p.err = e.execute(bufs)
+	}()
+	return p, nil
+}
+
+func (b *Backend) toDevice(a *literal.Literal) (*gopjrt.Buffer, error) {
+	dt, err := toPJRT(a.DType)
+	if err != nil {
+		return nil, err
+	}
+	dims := make([]int, len(a.Shape))
+	for j, d := range a.Shape {
+		dims[j] = int(d)
+	}
+	buf, err := b.shared.client.BufferFromHost().FromRawData(a.Data, dt, dims).ToDevice(b.device).Done()
+	if err != nil {
+		return nil, fmt.Errorf("copy to %s: %w", b.Name(), err)
+	}
+	return buf, nil
+}
+
+// execute runs the program on device buffers and reads its outputs back.
+func (e *executable) execute(bufs []*gopjrt.Buffer) ([]*literal.Literal, error) {
+	outs, err := e.exe.Execute(bufs...).OnDevice(e.b.device).SetDonate(e.donate).Done()
 	if err != nil {
 		return nil, fmt.Errorf("pjrt %s: execute: %w", e.b.Name(), err)
 	}
@@ -149,7 +308,7 @@ func (e *executable) Run(ctx context.Context, args []*literal.Literal) ([]*liter
 	for i, o := range outs {
 		l, err := toHost(o)
 		if err != nil {
-			return nil, fmt.Errorf("output %d: %w", i, err)
+			return nil, fmt.Errorf("pjrt %s: output %d: %w", e.b.Name(), i, err)
 		}
 		res[i] = l
 	}

@@ -22,7 +22,7 @@ func buildFake(t *testing.T, name string) string {
 		t.Skip("no gcc")
 	}
 	out := filepath.Join(t.TempDir(), name)
-	cmd := exec.Command(cc, "-shared", "-fPIC", "-O1", "-o", out, "testdata/fake_plugin.c")
+	cmd := exec.Command(cc, "-shared", "-fPIC", "-pthread", "-O1", "-o", out, "testdata/fake_plugin.c")
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("build fake plugin: %v\n%s", err, b)
 	}
@@ -30,6 +30,7 @@ func buildFake(t *testing.T, name string) string {
 }
 
 func TestFakePluginLoadsAndReportsClientError(t *testing.T) {
+	t.Setenv("FAKE_PJRT_DEVICES", "0")
 	path := buildFake(t, "pjrt_c_api_cpu_plugin.so")
 	info, err := Inspect(path)
 	if err != nil {
@@ -60,6 +61,8 @@ func TestFakePluginVersionChecks(t *testing.T) {
 		{map[string]string{"FAKE_PJRT_MINOR": "3"}, "PJRT C API version 0.3 is too old"},
 		{map[string]string{"FAKE_PJRT_TABLE_BYTES": "64"}, "PJRT_Api table is 64 bytes"},
 		{map[string]string{"FAKE_PJRT_NULL_ENTRY": "20"}, "entry point PJRT_Client_Compile is missing"},
+		{map[string]string{"FAKE_PJRT_NULL_ENTRY": "96"}, "entry point PJRT_Executable_GetCompiledMemoryStats is missing"},
+		{map[string]string{"FAKE_PJRT_TABLE_BYTES": "700"}, "too small to hold PJRT_Executable_GetCompiledMemoryStats"},
 	}
 	for i, c := range cases {
 		for k, v := range c.env {
@@ -145,7 +148,9 @@ func TestStableHLOVersionCheck(t *testing.T) {
 	if v, err := checkStableHLO(p.Attributes()); err != nil || v != "1.9.2" {
 		t.Errorf("current StableHLO: %q, %v", v, err)
 	}
-	// Past the version check the fake refuses to make a client.
+	// Past the version check the fake (told to have no device) refuses
+	// to make a client.
+	t.Setenv("FAKE_PJRT_DEVICES", "0")
 	if _, err := Open("xla-cpu", cur, 0); err == nil || !strings.Contains(err.Error(), "fake plugin has no devices") {
 		t.Errorf("Open: %v", err)
 	}
