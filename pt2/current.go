@@ -57,11 +57,7 @@ func readCurrent(fs *zipFS, model string) (*Program, error) {
 				return nil, err
 			}
 		case fs.has(base + dir.pickled): // torch ~2.8: one torch.save dict
-			raw, err := fs.read(base+dir.pickled, 0)
-			if err != nil {
-				return nil, err
-			}
-			if err := poolTorchSave(raw, base+dir.pickled, pool); err != nil {
+			if err := poolTorchSave(fs, base+dir.pickled, pool); err != nil {
 				return nil, err
 			}
 		}
@@ -70,12 +66,7 @@ func readCurrent(fs *zipFS, model string) (*Program, error) {
 		return nil, err
 	}
 	if si := root + "data/sample_inputs/" + model + ".pt"; fs.has(si) {
-		raw, err := fs.read(si, 0)
-		if err != nil {
-			p.sampleInputs(nil, err)
-		} else {
-			p.sampleInputs(loadTorchSave(raw, si))
-		}
+		p.sampleInputs(loadTorchSaveEntry(fs, si))
 	}
 	return p, nil
 }
@@ -124,6 +115,16 @@ func readPayloads(fs *zipFS, base, config string, pool map[string]*literal.Liter
 	if err := json.Unmarshal(quoteNonFinite(data), &pc); err != nil {
 		return fmt.Errorf("%s: bad JSON: %w", name, err)
 	}
+	// A storage file is read when its first tensor needs it and dropped
+	// after its last, so a loaded archive never holds a weight's bytes
+	// twice: the last (usually the only) tensor of a file adopts its bytes
+	// when it is the whole storage (see adoptStrided).
+	uses := map[string]int{}
+	for _, meta := range pc.Config {
+		if meta.TensorMeta != nil && !meta.UsePickle {
+			uses[meta.PathName]++
+		}
+	}
 	files := map[string][]byte{}
 	for _, fqn := range sortedNames(pc.Config) {
 		meta := pc.Config[fqn]
@@ -134,18 +135,23 @@ func readPayloads(fs *zipFS, base, config string, pool map[string]*literal.Liter
 		if meta.PathName == "" || strings.ContainsAny(meta.PathName, "/\\") || meta.PathName == ".." {
 			return fmt.Errorf("%s: %q: bad path_name %q", name, fqn, meta.PathName)
 		}
-		raw, ok := files[meta.PathName]
-		if !ok {
-			if raw, err = fs.read(base+meta.PathName, 0); err != nil {
-				return fmt.Errorf("%s: %q: %w", name, fqn, err)
-			}
-			files[meta.PathName] = raw
-		}
 		var l *literal.Literal
 		if meta.UsePickle {
-			l, err = pickledTensor(raw, base+meta.PathName)
+			l, err = pickledTensor(fs, base+meta.PathName)
 		} else {
-			l, err = rawTensor(raw, meta.TensorMeta)
+			raw, ok := files[meta.PathName]
+			if !ok {
+				if raw, err = fs.read(base+meta.PathName, 0); err != nil {
+					return fmt.Errorf("%s: %q: %w", name, fqn, err)
+				}
+				files[meta.PathName] = raw
+			}
+			uses[meta.PathName]--
+			last := uses[meta.PathName] == 0
+			if last {
+				delete(files, meta.PathName)
+			}
+			l, err = rawTensor(raw, meta.TensorMeta, last)
 		}
 		if err != nil {
 			return fmt.Errorf("%s: %q (%s): %w", name, fqn, meta.PathName, err)
@@ -155,8 +161,9 @@ func readPayloads(fs *zipFS, base, config string, pool map[string]*literal.Liter
 	return nil
 }
 
-// rawTensor rebuilds a tensor from the raw bytes of its whole storage.
-func rawTensor(raw []byte, jm *jTensorMeta) (*literal.Literal, error) {
+// rawTensor rebuilds a tensor from the raw bytes of its whole storage. With
+// adopt, raw is handed over: the tensor may keep it as its data.
+func rawTensor(raw []byte, jm *jTensorMeta, adopt bool) (*literal.Literal, error) {
 	m, err := tensorMeta(jm)
 	if err != nil {
 		return nil, err
@@ -184,11 +191,16 @@ func rawTensor(raw []byte, jm *jTensorMeta) (*literal.Literal, error) {
 	if !m.StorageOffset.IsStatic() {
 		return nil, fmt.Errorf("symbolic storage offset")
 	}
+	if adopt {
+		return adoptStrided(m.DType, raw, shape, strides, m.StorageOffset.Static)
+	}
 	return asStrided(m.DType, raw, shape, strides, m.StorageOffset.Static)
 }
 
-func pickledTensor(raw []byte, what string) (*literal.Literal, error) {
-	v, err := loadTorchSave(raw, what)
+// pickledTensor reads a tensor saved on its own with torch.save in entry
+// name.
+func pickledTensor(fs *zipFS, name string) (*literal.Literal, error) {
+	v, err := loadTorchSaveEntry(fs, name)
 	if err != nil {
 		return nil, err
 	}
@@ -199,9 +211,10 @@ func pickledTensor(raw []byte, what string) (*literal.Literal, error) {
 	return t.Literal, nil
 }
 
-// poolTorchSave adds the tensors of a torch.save'd dict to pool.
-func poolTorchSave(raw []byte, what string, pool map[string]*literal.Literal) error {
-	v, err := loadTorchSave(raw, what)
+// poolTorchSave adds the tensors of the torch.save'd dict in entry what to
+// pool.
+func poolTorchSave(fs *zipFS, what string, pool map[string]*literal.Literal) error {
+	v, err := loadTorchSaveEntry(fs, what)
 	if err != nil {
 		return err
 	}

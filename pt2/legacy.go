@@ -24,17 +24,10 @@ func readLegacy(fs *zipFS) (*Program, error) {
 	p.Layout = "legacy"
 	pool := map[string]*literal.Literal{}
 	for _, name := range []string{"serialized_state_dict.pt", "serialized_constants.pt", "serialized_state_dict.json"} {
-		if !fs.has(name) {
+		if f := fs.files[name]; f == nil || f.UncompressedSize64 == 0 {
 			continue
 		}
-		raw, err := fs.read(name, 0)
-		if err != nil {
-			return nil, err
-		}
-		if len(raw) == 0 {
-			continue
-		}
-		if err := poolTorchSave(raw, name, pool); err != nil {
+		if err := poolTorchSave(fs, name, pool); err != nil {
 			return nil, err
 		}
 	}
@@ -42,12 +35,7 @@ func readLegacy(fs *zipFS) (*Program, error) {
 		return nil, err
 	}
 	if fs.has("serialized_example_inputs.pt") {
-		raw, err := fs.read("serialized_example_inputs.pt", 0)
-		if err != nil {
-			p.sampleInputs(nil, err)
-		} else {
-			p.sampleInputs(loadTorchSave(raw, "serialized_example_inputs.pt"))
-		}
+		p.sampleInputs(loadTorchSaveEntry(fs, "serialized_example_inputs.pt"))
 	}
 	return p, nil
 }

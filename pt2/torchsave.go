@@ -3,6 +3,7 @@ package pt2
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/torchtpu/torchtpu/dtype"
@@ -34,6 +35,9 @@ var storageTypes = map[string]dtype.DType{
 type storage struct {
 	dt   dtype.DType
 	data []byte
+	// adopted is set once a tensor has taken data as its own (it was the
+	// whole storage); later views of the storage copy from it.
+	adopted bool
 }
 
 // torchSave reads torch.save's zip format: <prefix>/data.pkl and the
@@ -47,10 +51,31 @@ type torchSave struct {
 // loadTorchSave decodes a torch.save file held in data. what names it in
 // errors.
 func loadTorchSave(data []byte, what string) (any, error) {
-	if len(data) >= 2 && data[0] == 0x80 {
-		return nil, fmt.Errorf("%s: legacy (non-zip) torch.save format is not supported", what)
+	return loadTorchSaveAt(bytes.NewReader(data), int64(len(data)), what)
+}
+
+// loadTorchSaveEntry decodes the torch.save file stored in entry name of
+// fs, reading it in place where it is stored uncompressed (see nested).
+func loadTorchSaveEntry(fs *zipFS, name string) (any, error) {
+	r, size, err := fs.nested(name)
+	if err != nil {
+		return nil, err
 	}
-	fs, err := openZip(bytes.NewReader(data), int64(len(data)))
+	return loadTorchSaveAt(r, size, name)
+}
+
+// loadTorchSaveAt decodes a torch.save file of size bytes read from r.
+func loadTorchSaveAt(r io.ReaderAt, size int64, what string) (any, error) {
+	var magic [1]byte
+	if size >= 2 {
+		if _, err := r.ReadAt(magic[:], 0); err != nil {
+			return nil, fmt.Errorf("%s: %w", what, err)
+		}
+		if magic[0] == 0x80 {
+			return nil, fmt.Errorf("%s: legacy (non-zip) torch.save format is not supported", what)
+		}
+	}
+	fs, err := openZip(r, size)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
@@ -175,10 +200,13 @@ func rebuildTensor(args pickle.Tuple) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	lit, err := asStrided(st.dt, st.data, size, stride, off)
+	// The first view that is the whole storage takes its bytes instead
+	// of a copy: a weight is held once.
+	lit, adopted, err := view(st.dt, st.data, size, stride, off, !st.adopted)
 	if err != nil {
 		return nil, err
 	}
+	st.adopted = st.adopted || adopted
 	t := &torchTensor{Literal: lit}
 	if len(args) > 4 {
 		t.RequiresGrad, _ = args[4].(bool)

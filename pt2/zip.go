@@ -15,6 +15,7 @@ const maxEntries = 1 << 20
 
 // zipFS is a validated view of a zip archive's entries.
 type zipFS struct {
+	r     io.ReaderAt // the archive
 	files map[string]*zip.File
 	order []string // entry names in archive order
 	size  int64    // archive size in bytes
@@ -30,7 +31,7 @@ func openZip(r io.ReaderAt, size int64) (*zipFS, error) {
 	if len(z.File) > maxEntries {
 		return nil, fmt.Errorf("zip has %d entries (limit %d)", len(z.File), maxEntries)
 	}
-	fs := &zipFS{files: make(map[string]*zip.File, len(z.File)), size: size}
+	fs := &zipFS{r: r, files: make(map[string]*zip.File, len(z.File)), size: size}
 	for _, f := range z.File {
 		if err := checkEntryName(f.Name); err != nil {
 			return nil, err
@@ -74,8 +75,14 @@ func checkEntryName(name string) error {
 func (fs *zipFS) has(name string) bool { _, ok := fs.files[name]; return ok }
 
 // read returns an entry's bytes. limit bounds the size (0: the archive's own
-// size times 64, which is enough for any real compression ratio); memory is
-// grown as data arrives, so a lying header cannot make it allocate.
+// size times 64, which is enough for any real compression ratio).
+//
+// The buffer is allocated once at the declared size when that size cannot
+// lie about memory: a stored entry's bytes lie inside the archive, so its
+// header cannot claim more than the archive holds. A compressed entry's
+// buffer grows as data arrives, so a lying header cannot make it allocate.
+// Either way the entry is read to its end, which makes archive/zip check
+// its CRC-32.
 func (fs *zipFS) read(name string, limit int64) ([]byte, error) {
 	f, ok := fs.files[name]
 	if !ok {
@@ -92,18 +99,96 @@ func (fs *zipFS) read(name string, limit int64) ([]byte, error) {
 		return nil, fmt.Errorf("entry %s: %w", name, err)
 	}
 	defer rc.Close()
-	var buf bytes.Buffer
-	if f.Method == zip.Store && f.UncompressedSize64 <= uint64(fs.size) {
-		buf.Grow(int(f.UncompressedSize64))
+	n := int64(f.UncompressedSize64)
+	initial := min(n, readChunk)
+	if f.Method == zip.Store && n <= fs.size {
+		initial = n
 	}
-	n, err := io.Copy(&buf, io.LimitReader(rc, int64(f.UncompressedSize64)+1))
+	buf, err := readExact(rc, n, initial)
 	if err != nil {
 		return nil, fmt.Errorf("entry %s: %w", name, err)
 	}
-	if uint64(n) != f.UncompressedSize64 {
-		return nil, fmt.Errorf("entry %s: has %d bytes, header says %d", name, n, f.UncompressedSize64)
+	return buf, nil
+}
+
+// nested opens an entry that is itself a zip archive (a torch.save file
+// inside a .pt2) for reading at random. A stored entry is read in place
+// through a section of the archive, so the nested archive is never held
+// in memory whole, only the parts read from it; it is read through once
+// first so that archive/zip checks its size and CRC-32. A compressed entry
+// is inflated into memory.
+func (fs *zipFS) nested(name string) (io.ReaderAt, int64, error) {
+	f, ok := fs.files[name]
+	if !ok {
+		return nil, 0, fmt.Errorf("entry %s: missing", name)
 	}
-	return buf.Bytes(), nil
+	if f.Method != zip.Store {
+		b, err := fs.read(name, 0)
+		if err != nil {
+			return nil, 0, err
+		}
+		return bytes.NewReader(b), int64(len(b)), nil
+	}
+	off, err := f.DataOffset()
+	if err != nil {
+		return nil, 0, fmt.Errorf("entry %s: %w", name, err)
+	}
+	n := f.UncompressedSize64
+	if off < 0 || off > fs.size || n > uint64(fs.size-off) {
+		return nil, 0, fmt.Errorf("entry %s: %d bytes at offset %d run past the end of the %d-byte archive", name, n, off, fs.size)
+	}
+	rc, err := f.Open()
+	if err != nil {
+		return nil, 0, fmt.Errorf("entry %s: %w", name, err)
+	}
+	defer rc.Close()
+	if _, err := io.Copy(io.Discard, rc); err != nil {
+		return nil, 0, fmt.Errorf("entry %s: %w", name, err)
+	}
+	return io.NewSectionReader(fs.r, off, int64(n)), int64(n), nil
+}
+
+// readChunk is the first buffer size for an entry whose declared size is
+// not trusted; the buffer doubles from there up to the declared size.
+const readChunk = 1 << 20
+
+// readExact reads exactly n bytes and then the end of r into a buffer of
+// capacity initial at first, grown by doubling up to n; the result's
+// capacity is n once all n bytes have arrived. Fewer or more bytes than n
+// is an error.
+func readExact(r io.Reader, n, initial int64) ([]byte, error) {
+	buf := make([]byte, 0, initial)
+	for int64(len(buf)) < n {
+		if len(buf) == cap(buf) {
+			bigger := make([]byte, len(buf), min(n, max(2*int64(cap(buf)), readChunk)))
+			copy(bigger, buf)
+			buf = bigger
+		}
+		m, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+m]
+		if err == io.EOF {
+			return nil, fmt.Errorf("has %d bytes, header says %d", len(buf), n)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	// Read to the end: archive/zip checks the CRC there, and an entry
+	// longer than its header says is caught here.
+	var extra [1]byte
+	for range 100 {
+		m, err := r.Read(extra[:])
+		if m > 0 {
+			return nil, fmt.Errorf("has more bytes than the %d its header says", n)
+		}
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return nil, io.ErrNoProgress
 }
 
 // withPrefix lists the entries under dir (which ends in "/"), in order.

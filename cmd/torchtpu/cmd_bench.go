@@ -87,6 +87,7 @@ Example:
 		asJSON := fs.Bool("json", false, "print one JSON object")
 		rf := addRuntimeFlags(fs) // cache, buckets, metrics, trace (flags_runtime.go)
 		cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the timed runs to this file (go tool pprof)")
+		memProfile := fs.String("memprofile", "", "write a heap profile (after the timed runs) to this file (go tool pprof -sample_index=alloc_space)")
 		pos, err := parseInterleaved(fs, args)
 		if err != nil {
 			return 2, err
@@ -175,6 +176,11 @@ Example:
 		res.AllocMBPerRun = float64(after.TotalAlloc-before.TotalAlloc) / float64(*runs) / (1 << 20)
 		benchSummarize(&res, lat)
 		res.PeakRSSMB = peakRSSMB()
+		if *memProfile != "" {
+			if err := writeHeapProfile(*memProfile); err != nil {
+				return 1, err
+			}
+		}
 
 		if *asJSON {
 			enc := json.NewEncoder(stdout)
@@ -272,4 +278,22 @@ func peakRSSMB() float64 {
 		}
 	}
 	return 0
+}
+
+// writeHeapProfile writes the heap profile: what is live now (inuse_*) and
+// everything allocated since the start (alloc_*), loading included.
+func writeHeapProfile(path string) error {
+	goruntime.GC() // the profile shows the heap as of the last collection
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("bench: %w", err)
+	}
+	if err := pprof.Lookup("heap").WriteTo(f, 0); err != nil {
+		f.Close()
+		return fmt.Errorf("bench: heap profile: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("bench: %w", err)
+	}
+	return nil
 }
