@@ -167,6 +167,9 @@ func readExact(r io.Reader, n, initial int64) ([]byte, error) {
 		m, err := r.Read(buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+m]
 		if err == io.EOF {
+			if int64(len(buf)) == n {
+				return buf, nil // the CRC was checked at the end
+			}
 			return nil, fmt.Errorf("has %d bytes, header says %d", len(buf), n)
 		}
 		if err != nil {
