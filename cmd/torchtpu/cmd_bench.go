@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -11,8 +10,6 @@ import (
 	goruntime "runtime"
 	"runtime/pprof"
 	"sort"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/torchtpu/torchtpu/backend/native/gemm"
@@ -39,6 +36,10 @@ type benchResult struct {
 	CPUMS           float64 `json:"cpu_ms"`
 	ThroughputPerS  float64 `json:"throughput_per_s"`
 	PeakRSSMB       float64 `json:"peak_rss_mb"`
+	BaselineRSSMB   float64 `json:"baseline_rss_mb"`
+	ActivationsMB   float64 `json:"activations_mb"`
+	MemRatio        float64 `json:"mem_ratio"`
+	MemRatioNet     float64 `json:"mem_ratio_net"`
 	AllocMBPerRun   float64 `json:"alloc_mb_per_run"`
 	WeightsMB       float64 `json:"weights_mb"`
 	InputsMB        float64 `json:"inputs_mb"`
@@ -67,6 +68,12 @@ times, and prints:
                machine, what the run takes while its threads run
   throughput   runs per second at the median latency
   peak RSS     the process's peak resident memory (VmHWM), weights included
+  mem ratio    peak RSS / (weights + activations), where activations is the
+               largest sum of values (inputs, intermediates, outputs) live
+               at once when each is freed after its last use: what the
+               program needs at least, besides its weights. The second
+               ratio takes off the RSS before loading (the binary and the
+               Go runtime), which dominates for small models
   alloc/run    bytes the Go heap allocated per timed run
 
 Inputs come from a safetensors file with input.0, input.1, ... (a model's
@@ -102,6 +109,7 @@ Example:
 		res := benchResult{Model: pos[0], Device: *device, Threads: *threads, Runs: *runs, Warmup: *warmup,
 			CompileEstimate: true, GemmKernel: gemm.Kernel()}
 
+		res.BaselineRSSMB = procStatusMB("VmRSS")
 		t0 := time.Now()
 		p, prog, err := loadProgram(pos[0], *device)
 		if err != nil {
@@ -118,6 +126,8 @@ Example:
 		res.LoadMS = ms(time.Since(t0))
 		res.WeightsMB = literalsMB(prog.Weights)
 		res.InputsMB = literalsMB(ins)
+		act, _ := prog.ActivationBytes(ins)
+		res.ActivationsMB = float64(act) / (1 << 20)
 
 		run := func() (time.Duration, error) {
 			if err := ctx.Err(); err != nil {
@@ -175,7 +185,7 @@ Example:
 		goruntime.ReadMemStats(&after)
 		res.AllocMBPerRun = float64(after.TotalAlloc-before.TotalAlloc) / float64(*runs) / (1 << 20)
 		benchSummarize(&res, lat)
-		res.PeakRSSMB = peakRSSMB()
+		benchMemory(&res)
 		if *memProfile != "" {
 			if err := writeHeapProfile(*memProfile); err != nil {
 				return 1, err
@@ -234,6 +244,8 @@ func printBench(w io.Writer, r *benchResult) {
 	fmt.Fprintf(w, "cpu         %.3f ms per run per thread\n", r.CPUMS)
 	fmt.Fprintf(w, "throughput  %.2f runs/s\n", r.ThroughputPerS)
 	fmt.Fprintf(w, "memory      peak RSS %.1f MB, %.2f MB allocated per run\n", r.PeakRSSMB, r.AllocMBPerRun)
+	fmt.Fprintf(w, "            %.2f x (weights %.1f MB + activations %.1f MB); %.2f x over the %.1f MB the process held before loading\n",
+		r.MemRatio, r.WeightsMB, r.ActivationsMB, r.MemRatioNet, r.BaselineRSSMB)
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
@@ -256,44 +268,4 @@ func literalsMB[C ~[]*literal.Literal | ~map[string]*literal.Literal](c C) float
 		}
 	}
 	return float64(n) / (1 << 20)
-}
-
-// peakRSSMB reads the peak resident set (VmHWM) from /proc/self/status; 0
-// where that file does not exist.
-func peakRSSMB() float64 {
-	f, err := os.Open("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := sc.Text()
-		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			kb, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 64)
-			if err != nil {
-				return 0
-			}
-			return kb / 1024
-		}
-	}
-	return 0
-}
-
-// writeHeapProfile writes the heap profile: what is live now (inuse_*) and
-// everything allocated since the start (alloc_*), loading included.
-func writeHeapProfile(path string) error {
-	goruntime.GC() // the profile shows the heap as of the last collection
-	f, err := os.Create(path)
-	if err != nil {
-		return fmt.Errorf("bench: %w", err)
-	}
-	if err := pprof.Lookup("heap").WriteTo(f, 0); err != nil {
-		f.Close()
-		return fmt.Errorf("bench: heap profile: %w", err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("bench: %w", err)
-	}
-	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"math"
 	"strings"
 	"testing"
 )
@@ -22,6 +23,20 @@ func TestBenchJSON(t *testing.T) {
 		v, ok := r[k].(float64)
 		if !ok || v < 0 {
 			t.Errorf("%s = %v, want a number >= 0", k, r[k])
+		}
+	}
+	// The memory bar's figures: mlp has 268 bytes of weights and, at its
+	// sample input f32[2,4], a peak of two f32[2,8] values live at once.
+	if w := r["weights_mb"].(float64) * (1 << 20); w != 268 {
+		t.Errorf("weights %v bytes, want 268", w)
+	}
+	if a := r["activations_mb"].(float64) * (1 << 20); a != 128 {
+		t.Errorf("activations %v bytes, want 128", a)
+	}
+	if peak := r["peak_rss_mb"].(float64); peak > 0 {
+		want := peak / (r["weights_mb"].(float64) + r["activations_mb"].(float64))
+		if got := r["mem_ratio"].(float64); math.Abs(got-want) > 1e-9*want {
+			t.Errorf("mem_ratio %v, want peak_rss / (weights + activations) = %v", got, want)
 		}
 	}
 	if r["median_ms"].(float64) > r["p90_ms"].(float64) {
