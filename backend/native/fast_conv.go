@@ -17,6 +17,7 @@ package native
 import (
 	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"github.com/torchtpu/torchtpu/backend/native/gemm"
 	"github.com/torchtpu/torchtpu/dtype"
@@ -49,6 +50,8 @@ type conv2d struct {
 	sh, sw, dh, dw     int
 	padT, padL, groups int
 	lhs, rhs           []float32
+	outShape           []int64
+	vx                 []int // per kernel column: output columns inside the image (setValidColumns)
 }
 
 // fastConv runs the convolution when it is one the fast path covers;
@@ -59,7 +62,7 @@ func fastConv(op *stablehlo.Op, in []Value) (*literal.Literal, bool) {
 	if !ok {
 		return nil, false
 	}
-	out, err := literal.New(dtype.F32, []int64{int64(c.batch), int64(c.outC), int64(c.oh), int64(c.ow)})
+	out, err := literal.New(dtype.F32, c.outShape)
 	if err != nil {
 		return nil, false
 	}
@@ -108,12 +111,19 @@ func fastConvShape(op *stablehlo.Op, in []Value) (*conv2d, bool) {
 		return nil, false
 	}
 	c.oh, c.ow = (ph-spanH)/c.sh+1, (pw-spanW)/c.sw+1
-	if checkComputedShape(op, 0, []int64{int64(c.batch), int64(c.outC), int64(c.oh), int64(c.ow)}) != nil {
+	c.outShape = []int64{int64(c.batch), int64(c.outC), int64(c.oh), int64(c.ow)}
+	if checkComputedShape(op, 0, c.outShape) != nil {
 		return nil, false
 	}
 	// per group product: (outC/groups) × (oh·ow) × (kerC·kh·kw)
 	if int64(c.outC/c.groups)*int64(c.oh*c.ow)*int64(c.kerC*c.kh*c.kw) < fastGemmMinFlops {
 		return nil, false
+	}
+	if c.kh == 1 && c.kw == 1 && c.sh == 1 && c.sw == 1 && c.oh == c.h && c.ow == c.w {
+		// pointwise (no padding either): the same convolution over the image
+		// seen as one row, whose column runs span whole micro-panels
+		c.w, c.ow = c.h*c.w, c.oh*c.ow
+		c.h, c.oh = 1, 1
 	}
 	c.lhs, c.rhs = f32View(lhs.Data), f32View(rhs.Data)
 	return c, true
@@ -121,77 +131,122 @@ func fastConvShape(op *stablehlo.Op, in []Value) (*conv2d, bool) {
 
 func isSeq(d []int64) bool { return len(d) == 2 && d[0] == 2 && d[1] == 3 }
 
-// run computes the convolution into dst ([batch, outC, oh, ow]).
+// run computes the convolution into dst ([batch, outC, oh, ow]) as implicit
+// GEMMs, one per image and group: the weights of each group are packed
+// once for the whole batch, the image columns are packed block by block
+// straight from the input (fast_conv_pack.go). The work is cut into items
+// (image × group × column chunk, or row band when the images are few and
+// small) that the cores take in turn.
 func (c *conv2d) run(dst []float32) {
-	ocPer := c.outC / c.groups
-	k := c.kerC * c.kh * c.kw
-	n := c.oh * c.ow
-	direct := c.kh == 1 && c.kw == 1 && c.sh == 1 && c.sw == 1 && c.padT == 0 && c.padL == 0 && c.oh == c.h && c.ow == c.w
-	var col []float32
-	if !direct {
-		col = gemm.GetBuffer(k * n)
-		defer gemm.PutBuffer(col)
-	}
-	for b := 0; b < c.batch; b++ {
-		for g := 0; g < c.groups; g++ {
-			src := c.lhs[(b*c.inC+g*c.kerC)*c.h*c.w : (b*c.inC+(g+1)*c.kerC)*c.h*c.w]
-			bm := src
-			if !direct {
-				c.im2col(col, src)
-				bm = col
-			}
-			w := c.rhs[g*ocPer*k : (g+1)*ocPer*k]
-			out := dst[(b*c.outC+g*ocPer)*n : (b*c.outC+(g+1)*ocPer)*n]
-			gemm.Sgemm(ocPer, n, k, gemm.RowMajor(w, k), gemm.RowMajor(bm, n), out, n, false, 0)
-		}
-	}
-}
+	ocPer, k, n := c.outC/c.groups, c.kerC*c.kh*c.kw, c.oh*c.ow
+	imgs := c.batch * c.groups
+	threads := runtime.GOMAXPROCS(0)
+	threads = int(min(int64(threads), max(1, int64(imgs)*int64(ocPer)*int64(n)*int64(k)/convWorkPerThread)))
+	c.setValidColumns()
 
-// im2col writes col[(ci·kh + i)·kw + j][oy·ow + ox] = src[ci][oy·sh - padT + i·dh][ox·sw - padL + j·dw]
-// (zero outside the image) for one image and group, rows split among
-// goroutines when the matrix is large.
-func (c *conv2d) im2col(col, src []float32) {
-	rows := c.kerC * c.kh * c.kw
-	n := c.oh * c.ow
-	fill := func(r0, r1 int) {
-		for r := r0; r < r1; r++ {
-			ci, i, j := r/(c.kh*c.kw), r/c.kw%c.kh, r%c.kw
-			plane := src[ci*c.h*c.w : (ci+1)*c.h*c.w]
-			row := col[r*n : (r+1)*n]
-			// output columns whose input column is inside the image
-			x0, x1 := c.validRange(j*c.dw-c.padL, c.sw, c.w, c.ow)
-			for oy := 0; oy < c.oh; oy++ {
-				out := row[oy*c.ow : (oy+1)*c.ow]
-				y := oy*c.sh - c.padT + i*c.dh
-				if y < 0 || y >= c.h || x0 >= x1 {
-					clear(out)
-					continue
-				}
-				clear(out[:x0])
-				clear(out[x1:])
-				in := plane[y*c.w : (y+1)*c.w]
-				x := x0*c.sw + j*c.dw - c.padL
-				if c.sw == 1 {
-					copy(out[x0:x1], in[x:x+x1-x0])
-					continue
-				}
-				for ox := x0; ox < x1; ox, x = ox+1, x+c.sw {
-					out[ox] = in[x]
-				}
-			}
-		}
+	pas := make([]*gemm.PackedA, c.groups)
+	for g := range pas {
+		pas[g] = gemm.NewPackedA(ocPer, k)
+		defer pas[g].Release()
 	}
-	workers := min(runtime.GOMAXPROCS(0), rows, max(1, rows*n/(1<<16)))
-	if workers <= 1 {
-		fill(0, rows)
+	mr, nr := pas[0].Rows(), pas[0].Cols()
+	aUnits := pas[0].Units()
+	weights := func(g int) gemm.Matrix { return gemm.RowMajor(c.rhs[g*ocPer*k:(g+1)*ocPer*k], k) }
+	image := func(img int) []float32 { // img = b·groups + g
+		b, g := img/c.groups, img%c.groups
+		return c.lhs[(b*c.inC+g*c.kerC)*c.h*c.w : (b*c.inC+(g+1)*c.kerC)*c.h*c.w]
+	}
+	output := func(img int) []float32 {
+		b, g := img/c.groups, img%c.groups
+		return dst[(b*c.outC+g*ocPer)*n : (b*c.outC+(g+1)*ocPer)*n]
+	}
+
+	// Few small images: pack each image's B once (all of k), shared by
+	// bands of output rows, so that every core gets work.
+	panelsM, panelsN := (ocPer+mr-1)/mr, (n+nr-1)/nr
+	bands := 1
+	if threads > 1 && n <= convSharedCols && imgs < convItemsPerThread*threads {
+		bands = min(panelsM, (convItemsPerThread*threads+imgs-1)/imgs)
+	}
+	if bands > 1 && int64(imgs)*int64(pas[0].PackedBLen(n)) <= convSharedMax {
+		bLen, kBlocks := pas[0].PackedBLen(n), pas[0].KBlocks()
+		shared := gemm.GetBuffer(imgs * bLen)
+		defer gemm.PutBuffer(shared)
+		parallel(threads, c.groups*aUnits+imgs*kBlocks, func(u int) {
+			if u < c.groups*aUnits {
+				pas[u/aUnits].PackUnit(weights(u/aUnits), u%aUnits)
+				return
+			}
+			u -= c.groups * aUnits
+			img := u / kBlocks
+			runs := c.columnRuns(nil, nr, 0, n)
+			pack := func(d []float32, nr, p0, kb, j0, nb int) { c.packB(image(img), runs, d, nr, p0, kb, nb) }
+			pas[img%c.groups].PackB(shared[img*bLen:(img+1)*bLen], pack, u%kBlocks, 0, n)
+		})
+		parallel(threads, imgs*bands, func(it int) {
+			img, band := it/bands, it%bands
+			r0, r1 := band*panelsM/bands*mr, min(ocPer, (band+1)*panelsM/bands*mr)
+			pas[img%c.groups].MulPacked(r0, r1, shared[img*bLen:(img+1)*bLen], n, output(img)[r0*n:], n, false)
+		})
 		return
 	}
-	var wg sync.WaitGroup
-	per := (rows + workers - 1) / workers
-	for r0 := 0; r0 < rows; r0 += per {
-		wg.Add(1)
-		go func(r0, r1 int) { defer wg.Done(); fill(r0, r1) }(r0, min(r0+per, rows))
+
+	// Otherwise stream: each item packs its own column chunk block by
+	// block. Chunks are whole micro-panels, at most convChunkCols wide,
+	// and numerous enough to balance the cores.
+	chunks := (n + convChunkCols - 1) / convChunkCols
+	if n <= convSharedCols {
+		chunks = 1
 	}
+	if threads > 1 {
+		chunks = max(chunks, (convItemsPerThread*threads+imgs-1)/imgs)
+	}
+	chunks = min(chunks, panelsN)
+	parallel(threads, c.groups*aUnits, func(u int) { pas[u/aUnits].PackUnit(weights(u/aUnits), u%aUnits) })
+	parallel(threads, imgs*chunks, func(it int) {
+		img, ch := it/chunks, it%chunks
+		j0, j1 := ch*panelsN/chunks*nr, min(n, (ch+1)*panelsN/chunks*nr)
+		runs := c.columnRuns(make([]colRun, 0, 64), nr, j0, j1-j0)
+		src := image(img)
+		pack := func(d []float32, nr, p0, kb, _, nb int) { c.packB(src, runs, d, nr, p0, kb, nb) }
+		pas[img%c.groups].Mul(0, ocPer, pack, j0, j1-j0, output(img)[j0:], n, false)
+	})
+}
+
+const (
+	convWorkPerThread  = 1 << 21  // multiply-adds below which an extra core does not pay
+	convItemsPerThread = 4        // work items per core, for balance
+	convChunkCols      = 256      // widest column chunk (its packed B block stays in L2)
+	convSharedCols     = 512      // images up to this many columns are not cut into chunks
+	convSharedMax      = 16 << 20 // floats of packed B shared between row bands at most
+)
+
+// parallel runs f(0) … f(n-1) on up to threads goroutines (the caller's
+// included), each taking the next index when done with its last.
+func parallel(threads, n int, f func(i int)) {
+	threads = min(threads, n)
+	if threads <= 1 {
+		for i := 0; i < n; i++ {
+			f(i)
+		}
+		return
+	}
+	var next atomic.Int64
+	work := func() {
+		for {
+			i := int(next.Add(1)) - 1
+			if i >= n {
+				return
+			}
+			f(i)
+		}
+	}
+	var wg sync.WaitGroup
+	for t := 1; t < threads; t++ {
+		wg.Add(1)
+		go func() { defer wg.Done(); work() }()
+	}
+	work()
 	wg.Wait()
 }
 

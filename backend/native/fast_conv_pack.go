@@ -1,0 +1,92 @@
+package native
+
+// Implicit GEMM: the B operand of a convolution, the im2col matrix
+// [c·kh·kw, oh·ow], is never built. The GEMM asks for it one k block ×
+// column chunk at a time in its packed layout (micro-panels of nr columns,
+// nr values per k step) and packB reads those values straight from the
+// NCHW image, writing zeros where the window reaches into the padding.
+// Each value is thus read from the image and written once, into a block
+// that stays in L2 for the micro-kernels.
+
+// colRun is a run of consecutive output columns that lie in one output row
+// and one micro-panel: output positions (oy, ox0 … ox0+cnt-1), stored from
+// position jj of panel t.
+type colRun struct{ oy, ox0, cnt, t, jj int }
+
+// columnRuns splits output columns [j0, j0+nb) into runs for panels of nr
+// columns, appending to runs[:0].
+func (c *conv2d) columnRuns(runs []colRun, nr, j0, nb int) []colRun {
+	runs = runs[:0]
+	for col := j0; col < j0+nb; {
+		oy, ox := col/c.ow, col%c.ow
+		rel := col - j0
+		cnt := min(c.ow-ox, nr-rel%nr, j0+nb-col)
+		runs = append(runs, colRun{oy: oy, ox0: ox, cnt: cnt, t: rel / nr, jj: rel % nr})
+		col += cnt
+	}
+	return runs
+}
+
+// packB writes rows [p0, p0+kb) of the im2col matrix of img (one image's
+// channels of one group, [kerC, h, w]) for the columns described by runs
+// (nb of them) into dst in the gemm.BPacker layout. Row p is kernel tap
+// (ci, i, j) = (p / (kh·kw), p / kw % kh, p % kw); its column (oy, ox)
+// holds img[ci][oy·sh − padT + i·dh][ox·sw − padL + j·dw], zero outside.
+func (c *conv2d) packB(img []float32, runs []colRun, dst []float32, nr, p0, kb, nb int) {
+	stride := nr * kb // one panel
+	if rem := nb % nr; rem != 0 {
+		last := dst[nb/nr*stride:]
+		for q := 0; q < kb; q++ {
+			clear(last[q*nr+rem : q*nr+nr])
+		}
+	}
+	hw := c.h * c.w
+	ci, i, j := p0/(c.kh*c.kw), p0/c.kw%c.kh, p0%c.kw
+	for q := 0; q < kb; q++ {
+		plane := img[ci*hw : (ci+1)*hw]
+		x0, x1 := c.vx[2*j], c.vx[2*j+1] // output columns reading inside the image
+		yoff, xoff := i*c.dh-c.padT, j*c.dw-c.padL
+		for _, r := range runs {
+			off := r.t*stride + q*nr + r.jj
+			d := dst[off : off+r.cnt]
+			y := r.oy*c.sh + yoff
+			lo, hi := max(r.ox0, x0), min(r.ox0+r.cnt, x1)
+			if y < 0 || y >= c.h || lo >= hi {
+				clear(d)
+				continue
+			}
+			src := plane[y*c.w+lo*c.sw+xoff:]
+			lo, hi = lo-r.ox0, hi-r.ox0
+			if lo > 0 {
+				clear(d[:lo])
+			}
+			if hi < r.cnt {
+				clear(d[hi:])
+			}
+			if c.sw == 1 {
+				copy(d[lo:hi], src)
+				continue
+			}
+			d = d[lo:hi]
+			for t := range d {
+				d[t] = src[t*c.sw]
+			}
+		}
+		if j++; j == c.kw {
+			j = 0
+			if i++; i == c.kh {
+				i = 0
+				ci++
+			}
+		}
+	}
+}
+
+// setValidColumns fills c.vx: for each kernel column j, the output columns
+// [vx[2j], vx[2j+1]) whose input column lies inside the image.
+func (c *conv2d) setValidColumns() {
+	c.vx = make([]int, 2*c.kw)
+	for j := 0; j < c.kw; j++ {
+		c.vx[2*j], c.vx[2*j+1] = c.validRange(j*c.dw-c.padL, c.sw, c.w, c.ow)
+	}
+}

@@ -1,0 +1,129 @@
+package gemm
+
+// Products on packed operands, for callers that run one A against many B
+// operands or build B themselves (a convolution: its weights against every
+// image, B read straight from the image, "implicit GEMM"). The caller owns
+// the parallelism: PackedA's units and Mul calls are independent and safe
+// to run from several goroutines at once.
+
+// BPacker packs rows [p0, p0+kb) × columns [j0, j0+nb) of a B operand into
+// micro-panels of nr columns: column j0+j, row p0+q goes to
+// dst[j/nr*nr*kb + q*nr + j%nr]. The columns of the last panel past nb must
+// be written as zeros.
+type BPacker func(dst []float32, nr, p0, kb, j0, nb int)
+
+// PackedA is an m×k A packed once in the layout of the micro-kernels: per
+// k block, the micro-panels of mr rows one after the other.
+type PackedA struct {
+	ks             *kernelSet
+	m, k, kcb      int
+	mr, nr, panels int
+	b              *buf
+}
+
+// KBlock is the depth of the k blocks a product of depth k is cut into.
+func KBlock(k int) int {
+	nk := (k + kcMax - 1) / kcMax
+	return min(k, roundUp((k+nk-1)/nk, 8)) // k blocks of even depth
+}
+
+// NewPackedA allocates an m×k packed A (m, k > 0); fill it with PackUnit
+// for every unit in [0, Units()), then Release it when done.
+func NewPackedA(m, k int) *PackedA { return newPackedA(active, m, k) }
+
+func newPackedA(ks *kernelSet, m, k int) *PackedA {
+	p := &PackedA{ks: ks, m: m, k: k, kcb: KBlock(k), mr: ks.mr, nr: ks.nr, panels: (m + ks.mr - 1) / ks.mr}
+	p.b = getBuf(p.panels * ks.mr * k)
+	return p
+}
+
+// Rows is the micro-panel height: row bands given to Mul start at a
+// multiple of it.
+func (p *PackedA) Rows() int { return p.mr }
+
+// Cols is the micro-panel width of B (the nr a BPacker is called with).
+func (p *PackedA) Cols() int { return p.nr }
+
+// Units is the number of independent packing units (micro-panel × k block).
+func (p *PackedA) Units() int { return p.panels * ((p.k + p.kcb - 1) / p.kcb) }
+
+// PackUnit packs unit u of A (the m×k matrix a).
+func (p *PackedA) PackUnit(a Matrix, u int) {
+	pc, i := u/p.panels*p.kcb, u%p.panels
+	kb := min(p.kcb, p.k-pc)
+	off := pc*p.panels*p.mr + i*p.mr*kb
+	packAPanel(p.ks, p.b.s[off:off+p.mr*kb], a, i*p.mr, pc, min(p.mr, p.m-i*p.mr), kb)
+}
+
+// Release gives the packed data back to the buffer cache.
+func (p *PackedA) Release() {
+	if p.b != nil {
+		putBuf(p.b)
+		p.b = nil
+	}
+}
+
+// PackedBLen is the length of a buffer for k rows × nb columns of B packed
+// by PackB.
+func (p *PackedA) PackedBLen(nb int) int { return p.k * roundUp(nb, p.nr) }
+
+// KBlocks is the number of k blocks (the units of PackB).
+func (p *PackedA) KBlocks() int { return (p.k + p.kcb - 1) / p.kcb }
+
+// PackB packs k block kblock of columns [j0, j0+nb) of B into dst (of
+// PackedBLen(nb)), in the layout MulPacked reads.
+func (p *PackedA) PackB(dst []float32, pack BPacker, kblock, j0, nb int) {
+	pc := kblock * p.kcb
+	kb := min(p.kcb, p.k-pc)
+	w := roundUp(nb, p.nr)
+	pack(dst[pc*w:pc*w+kb*w], p.nr, pc, kb, j0, nb)
+}
+
+// MulPacked computes rows [r0, r1) of C (+)= A·B for the nb columns of B
+// packed in bp by PackB: C(i, j) is c[(i-r0)*ldc + j]. r0 is a multiple of
+// Rows(). With accumulate unset C is overwritten.
+func (p *PackedA) MulPacked(r0, r1 int, bp []float32, nb int, c []float32, ldc int, accumulate bool) {
+	if !p.band(r0, r1, nb) {
+		return
+	}
+	var tile [maxTile]float32
+	w := roundUp(nb, p.nr)
+	for pc := 0; pc < p.k; pc += p.kcb {
+		kb := min(p.kcb, p.k-pc)
+		macro(p.ks, p.b.s[pc*p.panels*p.mr+r0*kb:], bp[pc*w:pc*w+kb*w], r1-r0, nb, kb, c, ldc, pc == 0 && !accumulate, &tile)
+	}
+}
+
+// Mul computes rows [r0, r1) of C (+)= A·B for columns [j0, j0+nb) of a B
+// that pack writes block by block into scratch memory (kept in L2 between
+// the micro-kernel calls): C(i, j0+j) is c[(i-r0)*ldc + j]. r0 is a
+// multiple of Rows(); nb should stay within a few hundred columns.
+func (p *PackedA) Mul(r0, r1 int, pack BPacker, j0, nb int, c []float32, ldc int, accumulate bool) {
+	if !p.band(r0, r1, nb) {
+		return
+	}
+	var tile [maxTile]float32
+	w := roundUp(nb, p.nr)
+	bp := getBuf(min(p.kcb, p.k) * w)
+	defer putBuf(bp)
+	for pc := 0; pc < p.k; pc += p.kcb {
+		kb := min(p.kcb, p.k-pc)
+		pack(bp.s[:kb*w], p.nr, pc, kb, j0, nb)
+		macro(p.ks, p.b.s[pc*p.panels*p.mr+r0*kb:], bp.s[:kb*w], r1-r0, nb, kb, c, ldc, pc == 0 && !accumulate, &tile)
+	}
+}
+
+// band reports whether rows [r0, r1) × nb columns is a non-empty product
+// Mul can run, and panics on a band that does not start on a micro-panel
+// (a caller's bug, not bad input).
+func (p *PackedA) band(r0, r1, nb int) bool {
+	if r0%p.mr != 0 || r0 < 0 || r1 > p.m {
+		panic("gemm: row band not aligned to the micro-panels")
+	}
+	return r1 > r0 && nb > 0
+}
+
+// MatrixPacker is the BPacker of a strided matrix.
+func MatrixPacker(b Matrix) BPacker {
+	return func(dst []float32, nr, p0, kb, j0, nb int) { packBBlock(nr, dst, b, p0, j0, kb, nb) }
+}
