@@ -16,6 +16,26 @@ func k6x16acc(kc int, a, b, c *float32, ldc int)
 //go:noescape
 func k6x16set(kc int, a, b, c *float32, ldc int)
 
+//go:noescape
+func transposeA14(p, src *float32, lda, n16 int)
+
+//go:noescape
+func peakFMA512(n int)
+
+// packA14Fast packs 14 rows of A like packA14, 16 k steps at a time
+// transposed in AVX-512 registers, the last kb%16 steps in Go.
+func packA14Fast(p, src []float32, lda, kb int) {
+	n16 := kb / 16
+	if n16 > 0 {
+		_ = src[13*lda+16*n16-1]
+		_ = p[14*16*n16-1]
+		transposeA14(&p[0], &src[0], lda, n16)
+	}
+	if t := 16 * n16; t < kb {
+		packA14(p[14*t:], src[t:], lda, kb-t)
+	}
+}
+
 // asmKernel wraps an assembly kernel with the bounds checks it relies on.
 func asmKernel(mr, nr int, f func(kc int, a, b, c *float32, ldc int)) func(kb int, a, b, c []float32, ldc int) {
 	return func(kb int, a, b, c []float32, ldc int) {
@@ -27,7 +47,7 @@ func asmKernel(mr, nr int, f func(kc int, a, b, c *float32, ldc int)) func(kb in
 }
 
 var avx512 = &kernelSet{name: "avx512-14x32", mr: 14, nr: 32,
-	acc: asmKernel(14, 32, k14x32acc), set: asmKernel(14, 32, k14x32set), packA: packA14}
+	acc: asmKernel(14, 32, k14x32acc), set: asmKernel(14, 32, k14x32set), packA: packA14Fast}
 
 var avx2 = &kernelSet{name: "avx2-6x16", mr: 6, nr: 16,
 	acc: asmKernel(6, 16, k6x16acc), set: asmKernel(6, 16, k6x16set), packA: packA6}

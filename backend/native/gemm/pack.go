@@ -6,12 +6,26 @@ package gemm
 func packAPanel(ks *kernelSet, p []float32, a Matrix, i0, p0, mm, kb int) {
 	mr := ks.mr
 	p = p[:mr*kb]
-	if mm < mr {
+	if mm < mr && !(a.ColStride == 1 && ks.packA != nil) {
 		clear(p)
 	}
 	switch {
 	case a.ColStride == 1 && mm == mr && ks.packA != nil:
 		ks.packA(p, a.Data[a.Off+i0*a.RowStride+p0:], a.RowStride, kb)
+	case a.ColStride == 1 && ks.packA != nil:
+		// the last rows: copied out (zero rows below) for the fast packer,
+		// much quicker than gathering them element by element
+		t := getBuf(mr * kb)
+		for i := 0; i < mr; i++ {
+			if i < mm {
+				base := a.Off + (i0+i)*a.RowStride + p0
+				copy(t.s[i*kb:(i+1)*kb], a.Data[base:base+kb])
+			} else {
+				clear(t.s[i*kb : (i+1)*kb])
+			}
+		}
+		ks.packA(p, t.s, kb, kb)
+		putBuf(t)
 	case a.RowStride == 1: // A transposed: each k step is a run of rows
 		for q := 0; q < kb; q++ {
 			base := a.Off + i0 + (p0+q)*a.ColStride
