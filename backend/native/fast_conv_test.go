@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 
 	"github.com/torchtpu/torchtpu/dtype"
@@ -74,6 +75,44 @@ func TestFastConvMatchesExact(t *testing.T) {
 		{1, 8, 40, 40, 64, 3, 3, 3, 3, 1, 1, 0, 0, 0, 0, 1},  // stride larger than overlap
 		{1, 16, 9, 9, 96, 4, 4, 1, 1, 3, 3, 4, 4, 0, 5, 1},   // kernel reaching into padding only
 	}
+	checkFastConv(t, r, cases)
+}
+
+// TestFastConvWorkSplits runs shapes large enough for several cores, with
+// one and with four of them, so that every way of cutting the work (row
+// bands over a shared packed image, column chunks, images as items) meets
+// padding, strides, dilation, groups and batches.
+func TestFastConvWorkSplits(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	cases := []convCase{
+		{1, 128, 7, 7, 256, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},   // late ResNet layer: row bands
+		{3, 32, 20, 20, 48, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},   // few small images: shared B, bands
+		{2, 16, 40, 40, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},   // column chunks
+		{8, 64, 7, 7, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},     // images as items
+		{2, 16, 30, 30, 32, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 1},   // strided and dilated
+		{2, 8, 128, 128, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 8},   // depthwise
+		{2, 48, 17, 19, 96, 3, 3, 2, 1, 1, 2, 1, 0, 2, 1, 3},   // grouped, asymmetric
+		{2, 64, 28, 28, 128, 1, 1, 2, 2, 1, 1, 0, 0, 0, 0, 1},  // 1×1 stride-2 downsample
+		{1, 3, 64, 64, 64, 7, 7, 2, 2, 1, 1, 3, 3, 3, 3, 1},    // stem
+		{2, 100, 9, 9, 70, 2, 2, 1, 1, 1, 1, 0, 1, 1, 0, 1},    // odd sizes, partial panels
+		{1, 256, 14, 14, 600, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1}, // pointwise, many rows
+		{4, 24, 33, 31, 40, 5, 3, 1, 3, 1, 1, 2, 2, 1, 1, 1},   // stride wider than the kernel row
+		{1, 16, 100, 100, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1}, // one large image: many chunks
+		{5, 32, 10, 10, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},   // images not a multiple of the cores
+		{1, 64, 5, 5, 1000, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},   // tiny image, very many output channels
+		{2, 32, 56, 56, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},   // early ResNet layer
+		{1, 32, 300, 5, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},   // tall narrow image
+		{1, 32, 5, 300, 16, 1, 3, 1, 1, 1, 1, 0, 0, 1, 1, 1},   // wide short image
+	}
+	for _, procs := range []int{1, 4} {
+		old := runtime.GOMAXPROCS(procs)
+		checkFastConv(t, r, cases)
+		runtime.GOMAXPROCS(old)
+	}
+}
+
+func checkFastConv(t *testing.T, r *rand.Rand, cases []convCase) {
+	t.Helper()
 	for _, cc := range cases {
 		op := cc.op(t)
 		x := randF32Literal(t, r, int64(cc.b), int64(cc.c), int64(cc.h), int64(cc.w))
