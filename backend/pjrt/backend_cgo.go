@@ -5,8 +5,10 @@ package pjrt
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"strings"
 	"sync"
+	"unsafe"
 
 	"github.com/gomlx/gopjrt/dtypes"
 	gopjrt "github.com/gomlx/gopjrt/pjrt"
@@ -24,10 +26,11 @@ import (
 // concurrent use: PJRT clients, executables and buffers are thread-safe,
 // and every call builds its own argument structs.
 type Backend struct {
-	kind    string
-	shared  *sharedClient
-	device  *gopjrt.Device
-	ordinal int
+	kind      string
+	shared    *sharedClient
+	device    *gopjrt.Device
+	rawDevice unsafe.Pointer // device's PJRT_Device
+	ordinal   int
 }
 
 // sharedClient is the process's client on one plugin file. libtpu allows
@@ -37,7 +40,9 @@ type sharedClient struct {
 	path   string
 	plugin *gopjrt.Plugin
 	client *gopjrt.Client
-	shlo   string // the plugin's StableHLO version, "unknown" when not reported
+	api    capi           // for the calls made without the binding
+	raw    unsafe.Pointer // client's PJRT_Client
+	shlo   string         // the plugin's StableHLO version, "unknown" when not reported
 }
 
 type backendKey struct {
@@ -72,7 +77,11 @@ func Open(kind, path string, ordinal int) (*Backend, error) {
 	if ordinal < 0 || ordinal >= len(devs) {
 		return nil, fmt.Errorf("pjrt %s: device %d out of range (the plugin has %d)", kind, ordinal, len(devs))
 	}
-	b := &Backend{kind: kind, shared: sc, device: devs[ordinal], ordinal: ordinal}
+	raw, err := deviceHandle(devs[ordinal])
+	if err != nil {
+		return nil, fmt.Errorf("pjrt %s: %w", kind, err)
+	}
+	b := &Backend{kind: kind, shared: sc, device: devs[ordinal], rawDevice: raw, ordinal: ordinal}
 	backends[key] = b
 	return b, nil
 }
@@ -83,7 +92,7 @@ func clientFor(kind, path string) (*sharedClient, error) {
 	if sc, ok := clients[path]; ok {
 		return sc, nil
 	}
-	p, _, err := Load(path)
+	p, api, _, err := load(path)
 	if err != nil {
 		return nil, err
 	}
@@ -95,7 +104,12 @@ func clientFor(kind, path string) (*sharedClient, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pjrt %s (%s): create client: %w", kind, path, err)
 	}
-	sc := &sharedClient{path: path, plugin: p, client: client, shlo: shlo}
+	raw, err := clientHandle(client)
+	if err != nil {
+		_ = client.Destroy()
+		return nil, fmt.Errorf("pjrt %s: %w", kind, err)
+	}
+	sc := &sharedClient{path: path, plugin: p, client: client, api: capi{api}, raw: raw, shlo: shlo}
 	clients[path] = sc
 	return sc, nil
 }
@@ -160,7 +174,12 @@ func (b *Backend) Compile(ctx context.Context, m *stablehlo.Module, opts backend
 	if err != nil {
 		return nil, fmt.Errorf("pjrt %s: compile: %w", b.Name(), err)
 	}
-	return &executable{b: b, exe: exe, nargs: len(f.Type.Inputs), donate: Donatable(f)}, nil
+	h, err := executableHandle(exe)
+	if err != nil {
+		_ = exe.Destroy()
+		return nil, fmt.Errorf("pjrt %s: %w", b.Name(), err)
+	}
+	return &executable{b: b, owner: exe, handle: h, nargs: len(f.Type.Inputs), nout: exe.NumOutputs, donate: Donatable(f)}, nil
 }
 
 // compileBlocking runs a plugin compile, which cannot be interrupted, in a
@@ -191,8 +210,10 @@ func compileBlocking(ctx context.Context, compile func() (*gopjrt.LoadedExecutab
 
 type executable struct {
 	b      *Backend
-	exe    *gopjrt.LoadedExecutable
+	owner  any            // what keeps handle alive: the binding's *LoadedExecutable or a *rawExecutable
+	handle unsafe.Pointer // the PJRT_LoadedExecutable
 	nargs  int
+	nout   int
 	donate []bool // per argument: the program lets its input buffer be donated
 }
 
@@ -228,13 +249,12 @@ func (p *Pending) Wait(ctx context.Context) ([]*literal.Literal, error) {
 // Done is closed when the run is over.
 func (p *Pending) Done() <-chan struct{} { return p.done }
 
-// RunAsync copies the inputs to the device and returns once they are
-// there; execution and the copy of the outputs back to the host go on in
-// the background. The binding (gopjrt v0.10.0) executes synchronously (it
-// awaits PJRT's completion event inside its Execute call), so the
-// execution waits in a goroutine of its own. A ctx that ends before the
-// execution is enqueued stops the run; once enqueued, device work cannot
-// be recalled and only the wait is abandoned.
+// RunAsync copies the inputs to the device, enqueues the execution and
+// returns: the plugin signals completion through a PJRT event
+// (PJRT_Event_OnReady), after which the outputs are copied to the host
+// and every device buffer is released, whether or not anyone waits. A ctx
+// that ends before the execution is enqueued stops the run; device work
+// once enqueued cannot be recalled, and only waits are abandoned.
 func (e *executable) RunAsync(ctx context.Context, args []*literal.Literal) (*Pending, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -243,15 +263,19 @@ func (e *executable) RunAsync(ctx context.Context, args []*literal.Literal) (*Pe
 		return nil, fmt.Errorf("pjrt %s: the program takes %d arguments, got %d", e.b.Name(), e.nargs, len(args))
 	}
 	bufs := make([]*gopjrt.Buffer, len(args))
+	handles := make([]unsafe.Pointer, len(args))
 	release := func() {
 		for _, buf := range bufs {
 			if buf != nil {
-				_ = buf.Destroy() // a no-op for buffers the execution consumed (donated)
+				_ = buf.Destroy() // donated or not, the handle is ours to destroy
 			}
 		}
 	}
 	for i, a := range args {
 		buf, err := e.b.toDevice(a)
+		if err == nil {
+			handles[i], err = bufferHandle(buf)
+		}
 		if err == nil {
 			err = ctx.Err()
 		}
@@ -264,15 +288,37 @@ func (e *executable) RunAsync(ctx context.Context, args []*literal.Literal) (*Pe
 		}
 		bufs[i] = buf
 	}
+	var keep []int64
+	for i := range args {
+		if !e.donate[i] {
+			keep = append(keep, int64(i))
+		}
+	}
+	l, err := e.b.shared.api.execute(e.handle, e.b.rawDevice, handles, keep, e.nout)
+	if err != nil {
+		release()
+		return nil, fmt.Errorf("pjrt %s: execute: %w", e.b.Name(), err)
+	}
 	p := &Pending{done: make(chan struct{})}
 	go func() {
 		defer close(p.done)
 		defer release()
-		if err := ctx.Err(); err != nil {
-			p.err = err
+		defer l.release()
+		defer runtime.KeepAlive(e) // its executable outlives the run
+		if err := <-l.done; err != nil {
+			p.err = fmt.Errorf("pjrt %s: execute: %w", e.b.Name(), err)
 			return
 		}
-		p.outs, p.err = e.execute(bufs)
+		outs := make([]*literal.Literal, len(l.outs))
+		for i, o := range l.outs {
+			lit, err := e.b.shared.api.toHost(o)
+			if err != nil {
+				p.err = fmt.Errorf("pjrt %s: output %d: %w", e.b.Name(), i, err)
+				return
+			}
+			outs[i] = lit
+		}
+		p.outs = outs
 	}()
 	return p, nil
 }
@@ -291,55 +337,6 @@ func (b *Backend) toDevice(a *literal.Literal) (*gopjrt.Buffer, error) {
 		return nil, fmt.Errorf("copy to %s: %w", b.Name(), err)
 	}
 	return buf, nil
-}
-
-// execute runs the program on device buffers and reads its outputs back.
-func (e *executable) execute(bufs []*gopjrt.Buffer) ([]*literal.Literal, error) {
-	outs, err := e.exe.Execute(bufs...).OnDevice(e.b.device).SetDonate(e.donate).Done()
-	if err != nil {
-		return nil, fmt.Errorf("pjrt %s: execute: %w", e.b.Name(), err)
-	}
-	defer func() { // every output, also those after one that fails to copy
-		for _, o := range outs {
-			_ = o.Destroy()
-		}
-	}()
-	res := make([]*literal.Literal, len(outs))
-	for i, o := range outs {
-		l, err := toHost(o)
-		if err != nil {
-			return nil, fmt.Errorf("pjrt %s: output %d: %w", e.b.Name(), i, err)
-		}
-		res[i] = l
-	}
-	return res, nil
-}
-
-func toHost(b *gopjrt.Buffer) (*literal.Literal, error) {
-	pdt, err := b.DType()
-	if err != nil {
-		return nil, err
-	}
-	dims, err := b.Dimensions()
-	if err != nil {
-		return nil, err
-	}
-	dt, err := fromPJRT(pdt)
-	if err != nil {
-		return nil, err
-	}
-	shape := make([]int64, len(dims))
-	for i, d := range dims {
-		shape[i] = int64(d)
-	}
-	l, err := literal.New(dt, shape)
-	if err != nil {
-		return nil, err
-	}
-	if err := b.ToHost(l.Data); err != nil {
-		return nil, fmt.Errorf("copy to host: %w", err)
-	}
-	return l, nil
 }
 
 var dtypePairs = []struct {
@@ -362,13 +359,5 @@ func toPJRT(d dtype.DType) (dtypes.DType, error) {
 	return dtypes.InvalidDType, fmt.Errorf("element type %v cannot be transferred to a PJRT device: %w", d, backend.ErrNotImplemented)
 }
 
-func fromPJRT(d dtypes.DType) (dtype.DType, error) {
-	for _, p := range dtypePairs {
-		if p.pj == d {
-			return p.ours, nil
-		}
-	}
-	return dtype.Invalid, fmt.Errorf("PJRT element type %v is not supported: %w", d, backend.ErrNotImplemented)
-}
 
 func open(kind, path string, ordinal int) (backend.Backend, error) { return Open(kind, path, ordinal) }

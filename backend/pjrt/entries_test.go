@@ -7,9 +7,9 @@ import (
 )
 
 // The entry lists must match the PJRT_Api field order of the header the
-// binding is built against (a copy is in testdata, for the fake plugin).
+// binding is built against (a copy is in include/, used by our own calls and the fake plugin).
 func TestEntriesMatchHeader(t *testing.T) {
-	src, err := os.ReadFile("testdata/pjrt_c_api.h")
+	src, err := os.ReadFile("include/pjrt_c_api.h")
 	if err != nil {
 		t.Fatal(err)
 	}

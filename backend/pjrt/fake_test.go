@@ -22,7 +22,7 @@ func buildFake(t *testing.T, name string) string {
 		t.Skip("no gcc")
 	}
 	out := filepath.Join(t.TempDir(), name)
-	cmd := exec.Command(cc, "-shared", "-fPIC", "-pthread", "-O1", "-o", out, "testdata/fake_plugin.c")
+	cmd := exec.Command(cc, "-shared", "-fPIC", "-pthread", "-O1", "-Iinclude", "-o", out, "testdata/fake_plugin.c")
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("build fake plugin: %v\n%s", err, b)
 	}

@@ -33,6 +33,7 @@ type APIInfo struct {
 var (
 	loadMu sync.Mutex
 	loaded = map[string]*gopjrt.Plugin{} // by absolute path
+	apis   = map[string]unsafe.Pointer{}  // the plugins' PJRT_Api tables, by path
 )
 
 // CanLoad reports whether this build can load plugins (it has cgo).
@@ -41,25 +42,33 @@ const CanLoad = true
 // Load opens a plugin file, checks it, and returns the binding's plugin.
 // The library stays loaded for the life of the process.
 func Load(path string) (*gopjrt.Plugin, APIInfo, error) {
+	p, _, info, err := load(path)
+	return p, info, err
+}
+
+// load is Load that also returns the plugin's PJRT_Api table, for the
+// calls this package makes itself.
+func load(path string) (*gopjrt.Plugin, unsafe.Pointer, APIInfo, error) {
 	loadMu.Lock()
 	defer loadMu.Unlock()
 	api, info, err := openAPI(path)
 	if err != nil {
-		return nil, info, err
+		return nil, nil, info, err
 	}
 	if p, ok := loaded[path]; ok {
-		return p, info, nil
+		return p, apis[path], info, nil
 	}
 	name := fmt.Sprintf("torchtpu-%d", len(loaded))
 	if err := gopjrt.RegisterPreloadedPlugin(name, uintptr(api)); err != nil {
-		return nil, info, fmt.Errorf("pjrt plugin %s: initialize: %w", path, err)
+		return nil, nil, info, fmt.Errorf("pjrt plugin %s: initialize: %w", path, err)
 	}
 	p, err := gopjrt.GetPlugin(name)
 	if err != nil {
-		return nil, info, fmt.Errorf("pjrt plugin %s: %w", path, err)
+		return nil, nil, info, fmt.Errorf("pjrt plugin %s: %w", path, err)
 	}
 	loaded[path] = p
-	return p, info, nil
+	apis[path] = api
+	return p, api, info, nil
 }
 
 // Inspect opens a plugin file and checks its API table without

@@ -1,5 +1,5 @@
 // A fake PJRT plugin for torchtpu's tests. It has the PJRT_Api table of a
-// real plugin (pjrt_c_api.h, the header the gopjrt binding is built
+// real plugin (include/pjrt_c_api.h, the header the gopjrt binding is built
 // against), creates clients with FAKE_PJRT_DEVICES devices, "compiles" any
 // MLIR module into an executable that echoes its inputs back as outputs
 // (output i is a copy of input i; the number of outputs is the number of
