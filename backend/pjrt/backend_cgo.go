@@ -359,5 +359,4 @@ func toPJRT(d dtype.DType) (dtypes.DType, error) {
 	return dtypes.InvalidDType, fmt.Errorf("element type %v cannot be transferred to a PJRT device: %w", d, backend.ErrNotImplemented)
 }
 
-
 func open(kind, path string, ordinal int) (backend.Backend, error) { return Open(kind, path, ordinal) }

@@ -33,7 +33,7 @@ type APIInfo struct {
 var (
 	loadMu sync.Mutex
 	loaded = map[string]*gopjrt.Plugin{} // by absolute path
-	apis   = map[string]unsafe.Pointer{}  // the plugins' PJRT_Api tables, by path
+	apis   = map[string]unsafe.Pointer{} // the plugins' PJRT_Api tables, by path
 )
 
 // CanLoad reports whether this build can load plugins (it has cgo).
