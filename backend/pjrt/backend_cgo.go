@@ -3,6 +3,7 @@
 package pjrt
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"runtime"
@@ -360,3 +361,75 @@ func toPJRT(d dtype.DType) (dtypes.DType, error) {
 }
 
 func open(kind, path string, ordinal int) (backend.Backend, error) { return Open(kind, path, ordinal) }
+
+// serialMagic starts a serialized executable: torchtpu's header (what the
+// plugin's bytes do not say: the argument count, output count and
+// donation), then the plugin's PJRT_Executable_Serialize bytes.
+const serialMagic = "torchtpu-pjrt-exe 1\n"
+
+// Serialize returns the executable in a form Deserialize loads on the
+// same plugin version (the compile cache keys entries by Version).
+func (e *executable) Serialize() ([]byte, error) {
+	blob, err := e.b.shared.api.serialize(e.handle)
+	runtime.KeepAlive(e)
+	if err != nil {
+		return nil, fmt.Errorf("pjrt %s: serialize: %w", e.b.Name(), err)
+	}
+	donate := make([]byte, len(e.donate))
+	for i, d := range e.donate {
+		donate[i] = '0'
+		if d {
+			donate[i] = '1'
+		}
+	}
+	head := fmt.Sprintf("%s%d %d %s\n", serialMagic, e.nargs, e.nout, "d"+string(donate))
+	return append([]byte(head), blob...), nil
+}
+
+// Deserialize loads what Serialize produced.
+func (b *Backend) Deserialize(ctx context.Context, data []byte) (backend.Executable, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	rest, ok := bytes.CutPrefix(data, []byte(serialMagic))
+	line, blob, found := bytes.Cut(rest, []byte("\n"))
+	var nargs, nout int
+	var donate string
+	if ok && found {
+		_, err := fmt.Sscanf(string(line), "%d %d %s", &nargs, &nout, &donate)
+		ok = err == nil && nargs >= 0 && nout >= 0 && len(donate) == nargs+1 && donate[0] == 'd'
+	}
+	if !ok || !found {
+		return nil, fmt.Errorf("pjrt %s: not a serialized torchtpu executable", b.Name())
+	}
+	flags := make([]bool, nargs)
+	for i := range flags {
+		flags[i] = donate[i+1] == '1'
+	}
+	type result struct {
+		r   *rawExecutable
+		err error
+	}
+	ch := make(chan result, 1)
+	go func() { // loading cannot be interrupted: a cancelled ctx abandons it
+		r, err := b.shared.api.deserialize(b.shared.raw, blob)
+		ch <- result{r, err}
+	}()
+	var r result
+	select {
+	case r = <-ch:
+	case <-ctx.Done():
+		return nil, ctx.Err() // the executable, if any, is collected
+	}
+	if r.err != nil {
+		return nil, fmt.Errorf("pjrt %s: deserialize: %w", b.Name(), r.err)
+	}
+	n, err := b.shared.api.numOutputs(r.r.p)
+	if err != nil {
+		return nil, fmt.Errorf("pjrt %s: deserialized executable: %w", b.Name(), err)
+	}
+	if n != nout {
+		return nil, fmt.Errorf("pjrt %s: deserialized executable has %d outputs, its header says %d", b.Name(), n, nout)
+	}
+	return &executable{b: b, owner: r.r, handle: r.r.p, nargs: nargs, nout: nout, donate: flags}, nil
+}

@@ -4,29 +4,17 @@ package pjrt
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/torchtpu/torchtpu/backend/pjrt/pjrttest"
 )
 
-// buildFake compiles testdata/fake_plugin.c into a fresh shared library
-// (one file per call: a loaded library stays loaded for the process).
+// buildFake compiles testdata/fake_plugin.c into a fresh shared library.
 func buildFake(t *testing.T, name string) string {
 	t.Helper()
-	cc, err := exec.LookPath("gcc")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("gcc is needed to build the fake PJRT plugin")
-		}
-		t.Skip("no gcc")
-	}
-	out := filepath.Join(t.TempDir(), name)
-	cmd := exec.Command(cc, "-shared", "-fPIC", "-pthread", "-O1", "-Iinclude", "-o", out, "testdata/fake_plugin.c")
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("build fake plugin: %v\n%s", err, b)
-	}
-	return out
+	return pjrttest.BuildFake(t, name)
 }
 
 func TestFakePluginLoadsAndReportsClientError(t *testing.T) {

@@ -6,7 +6,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	"github.com/torchtpu/torchtpu/backend"
+	"github.com/torchtpu/torchtpu/backend/pjrt/pjrttest"
 	"github.com/torchtpu/torchtpu/dtype"
 	"github.com/torchtpu/torchtpu/literal"
 	"github.com/torchtpu/torchtpu/stablehlo"
@@ -25,26 +25,7 @@ const echoModule = `func.func @main(%arg0: tensor<2x3xf32>, %arg1: tensor<i32>) 
   return %arg0, %arg1 : tensor<2x3xf32>, tensor<i32>
 }`
 
-// fakeLog points the fake plugin's call log at a fresh file and returns a
-// function counting the lines equal to what.
-func fakeLog(t *testing.T) func(what string) int {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "calls.log")
-	t.Setenv("FAKE_PJRT_LOG", path)
-	return func(what string) int {
-		b, err := os.ReadFile(path)
-		if err != nil && !os.IsNotExist(err) {
-			t.Fatal(err)
-		}
-		n := 0
-		for _, l := range strings.Split(string(b), "\n") {
-			if l == what {
-				n++
-			}
-		}
-		return n
-	}
-}
+func fakeLog(t *testing.T) func(what string) int { return pjrttest.CallLog(t) }
 
 func parse(t *testing.T, src string) *stablehlo.Module {
 	t.Helper()
@@ -389,4 +370,76 @@ func TestDonation(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkEcho(t, args, outs)
+}
+
+func TestSerializeRoundTrip(t *testing.T) {
+	count := fakeLog(t)
+	b := openFake(t, "serial_cpu.so")
+	ctx := context.Background()
+	e, err := b.Compile(ctx, parse(t, donorModule), backend.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	blob, err := e.(*executable).Serialize()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := serialMagic + "3 3 d110\nFAKEPJRT1\n"; !strings.HasPrefix(string(blob), want) || !strings.Contains(string(blob), "@main(") {
+		t.Fatalf("serialized form %q, want it to start %q and hold the module", blob, want)
+	}
+	loaded, err := b.Deserialize(ctx, blob)
+	if err != nil {
+		t.Fatalf("Deserialize: %v", err)
+	}
+	args := echoArgs(t)
+	c, _ := literal.New(dtype.I32, nil)
+	args = append(args, c)
+	outs, err := loaded.Run(ctx, args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkEcho(t, args, outs)
+	if count("compile") != 1 || count("deserialize") != 1 || count("donate 0") != 1 || count("donate 2") != 0 {
+		t.Errorf("compiles %d, loads %d, donations of arg0 %d and arg2 %d; want 1, 1, 1, 0",
+			count("compile"), count("deserialize"), count("donate 0"), count("donate 2"))
+	}
+	if again, err := loaded.(*executable).Serialize(); err != nil || !bytes.Equal(again, blob) {
+		t.Errorf("re-serialized: %v, equal %v", err, bytes.Equal(again, blob))
+	}
+
+	bad := []struct {
+		name string
+		blob []byte
+		want string
+	}{
+		{"empty", nil, "not a serialized torchtpu executable"},
+		{"no header", []byte("FAKEPJRT1\nmodule{}"), "not a serialized torchtpu executable"},
+		{"bad donate", []byte(serialMagic + "3 3 d11\nFAKEPJRT1\n"), "not a serialized torchtpu executable"},
+		{"plugin refuses", []byte(serialMagic + "0 0 d\ngarbage"), "deserialize: PJRT error (code=3): fake plugin: not a serialized fake executable"},
+		{"outputs differ", []byte(serialMagic + "1 1 d0\nFAKEPJRT1\nfunc.func @main() -> () {}"), "has 0 outputs, its header says 1"},
+	}
+	for _, c := range bad {
+		if _, err := b.Deserialize(ctx, c.blob); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: got %v, want %q", c.name, err, c.want)
+		}
+	}
+	t.Setenv("FAKE_PJRT_FAIL", "serialize")
+	if _, err := e.(*executable).Serialize(); err == nil || !strings.Contains(err.Error(), "serialize: PJRT error (code=12): fake plugin: serialization not supported") {
+		t.Errorf("refused serialization: %v", err)
+	}
+}
+
+// The handles read from the binding's objects by reflection are there
+// (a gopjrt upgrade that moves them fails here, not at run time).
+func TestBindingHandles(t *testing.T) {
+	b := openFake(t, "handles_cpu.so")
+	if b.shared.raw == nil || b.rawDevice == nil {
+		t.Fatal("nil client or device handle")
+	}
+	if _, err := handleOf(b.shared.client, "client", "nope"); err == nil || !strings.Contains(err.Error(), "has no field nope") {
+		t.Errorf("missing field: %v", err)
+	}
+	if _, err := handleOf(b.shared.client, "platform"); err == nil || !strings.Contains(err.Error(), "not a C handle") {
+		t.Errorf("non-pointer field: %v", err)
+	}
 }

@@ -19,7 +19,7 @@
 //                           (Execute returns an error), event (the completion
 //                           event carries an error), tohost, outsize (outputs
 //                           are larger than their dimensions say, so a host
-//                           buffer sized from them is too small)
+//                           buffer sized from them is too small), serialize
 //   FAKE_PJRT_LOG=path      append one line per client_create, client_destroy,
 //                           compile, execute, donate N, buffer_create,
 //                           buffer_destroy, exe_destroy, serialize, deserialize
@@ -504,6 +504,7 @@ static const char serial_magic[] = "FAKEPJRT1\n";
 static void serialized_deleter(PJRT_SerializedExecutable* s) { free(s); }
 
 static PJRT_Error* executable_serialize(PJRT_Executable_Serialize_Args* a) {
+  if (failing("serialize")) return new_error_code(PJRT_Error_Code_UNIMPLEMENTED, "fake plugin: serialization not supported");
   size_t m = sizeof serial_magic - 1, n = a->executable->size;
   char* buf = malloc(m + n);
   memcpy(buf, serial_magic, m);
