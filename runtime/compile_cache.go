@@ -22,8 +22,10 @@ import (
 //
 // What a disk entry holds, honestly:
 //   - a backend implementing Serializer stores its serialized executable
-//     and a Deserializer loads it (no backend here does yet: the gopjrt
-//     binding exposes no PJRT_Executable_Serialize);
+//     and a Deserializer loads it: the PJRT backends (backend/pjrt) do,
+//     through PJRT_Executable_Serialize / DeserializeAndLoad, when the
+//     plugin implements them; when serializing fails the entry falls back
+//     to text;
 //   - otherwise the entry is the canonical module text. For the native
 //     backend ("cpu") that is all its compile consumes: loading an entry
 //     parses the text and rebuilds the execution plan (verification and
@@ -56,6 +58,8 @@ var (
 	memCache = cache.NewMemory(512)
 	// instance numbers backends that hold device state (PJRT clients):
 	// their executables are only valid on the client that built them.
+	// backend/pjrt returns one backend value per device and process, so
+	// all programs on a device share its executables.
 	instances = map[backend.Backend]int{}
 )
 

@@ -8,7 +8,10 @@ import (
 	"testing"
 
 	"github.com/torchtpu/torchtpu/backend"
+	"github.com/torchtpu/torchtpu/backend/pjrt"
+	"github.com/torchtpu/torchtpu/backend/pjrt/pjrttest"
 	"github.com/torchtpu/torchtpu/cache"
+	"github.com/torchtpu/torchtpu/literal"
 	"github.com/torchtpu/torchtpu/stablehlo"
 )
 
@@ -106,5 +109,87 @@ func TestMemKeyScopesStatefulBackends(t *testing.T) {
 	cpu2, _ := backend.Open("cpu")
 	if memKey(cpu, "k") != memKey(cpu2, "k") {
 		t.Error("native backends should share executables")
+	}
+}
+
+// fakePJRT builds the fake PJRT plugin as this process's xla-cpu plugin
+// and returns a counter of its calls.
+func fakePJRT(t *testing.T) func(string) int {
+	t.Helper()
+	if !pjrt.CanLoad {
+		t.Skip("no cgo: PJRT plugins cannot be loaded")
+	}
+	path := pjrttest.BuildFake(t, "pjrt_c_api_cpu_plugin.so")
+	t.Setenv("PJRT_PLUGIN_LIBRARY_PATH", filepath.Dir(path))
+	return pjrttest.CallLog(t)
+}
+
+// Programs on one PJRT device share its one client (libtpu allows only
+// one per process).
+func TestPJRTProgramsShareOneClient(t *testing.T) {
+	count := fakePJRT(t)
+	p1, err := New(twoInputs(), nil, "xla-cpu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p2, err := New(twoInputs(), nil, "xla-cpu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p1 == p2 {
+		t.Fatal("one program")
+	}
+	if n := count("client_create"); n != 1 {
+		t.Errorf("two programs created %d PJRT clients, want 1", n)
+	}
+}
+
+// A PJRT executable goes to the disk cache serialized and comes back
+// without a compile.
+func TestPJRTDiskCacheRoundTrip(t *testing.T) {
+	count := fakePJRT(t)
+	b, err := backend.Open("xla-cpu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := stablehlo.ParseModule("echo.mlir", []byte(`func.func @main(%arg0: tensor<3xf32>) -> tensor<3xf32> {
+  return %arg0 : tensor<3xf32>
+}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	var log strings.Builder
+	fresh := func() *rtState {
+		return &rtState{opts: Options{CacheDir: dir, Log: &log}, metrics: newMetrics(), trace: newTracer(false)}
+	}
+	if _, _, err := compileCached(context.Background(), fresh(), b, m, "segment 1"); err != nil {
+		t.Fatal(err)
+	}
+	memCache = cache.NewMemory(512) // a "new process"
+	st := fresh()
+	exe, key, err := compileCached(context.Background(), st, b, m, "segment 1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	entry, _ := os.ReadFile(filepath.Join(dir, key[:2], key+".bin"))
+	if !strings.Contains(string(entry), payloadSerialized) {
+		t.Errorf("disk entry is not a serialized executable: %.60q", entry)
+	}
+	got := st.metrics.Snapshot()
+	if got.Compiles != 0 || got.HitsBy["disk"] != 1 || count("compile") != 1 || count("deserialize") != 1 {
+		t.Errorf("second state: %d compiles, %d disk hits; plugin compiled %d times, loaded %d; want 0, 1, 1, 1",
+			got.Compiles, got.HitsBy["disk"], count("compile"), count("deserialize"))
+	}
+	in := vec(3, 1)
+	outs, err := exe.Run(context.Background(), []*literal.Literal{in})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(outs) != 1 || outs[0].Float64(2) != 3 {
+		t.Errorf("loaded executable returned %v", outs)
+	}
+	if log.Len() != 0 {
+		t.Errorf("log: %q", log.String())
 	}
 }
