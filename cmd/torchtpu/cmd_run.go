@@ -61,6 +61,7 @@ Example:
 		if err != nil {
 			return 1, err
 		}
+		settleHeap()
 		outs, stats, err := prog.Run(ctx, ins)
 		if err != nil {
 			return 1, err
