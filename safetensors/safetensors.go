@@ -14,6 +14,7 @@ import (
 	"os"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/torchtpu/torchtpu/dtype"
 	"github.com/torchtpu/torchtpu/literal"
@@ -79,54 +80,71 @@ func Decode(data []byte) (*File, error) {
 	if n > MaxHeader || n > uint64(len(data)-8) {
 		return nil, fmt.Errorf("safetensors: header of %d bytes does not fit (file has %d)", n, len(data))
 	}
-	header := data[8 : 8+n]
 	body := data[8+n:]
+	f, spans, err := parseHeader(data[8:8+n], int64(len(body)))
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range spans {
+		l, err := literal.FromBytes(s.dt, s.shape, body[s.begin:s.end:s.end])
+		if err != nil {
+			return nil, fmt.Errorf("safetensors: tensor %q: %w", s.name, err)
+		}
+		f.Tensors[s.name] = l
+		f.Names = append(f.Names, s.name)
+	}
+	return f, nil
+}
+
+// span is one tensor of a header: its type and the byte range of its data.
+type span struct {
+	name       string
+	dt         dtype.DType
+	shape      []int64
+	begin, end int64
+}
+
+// parseHeader checks a header against a body of bodyLen bytes and returns
+// the File with its metadata (no tensors yet) and the tensors' spans in
+// the order of their data.
+func parseHeader(header []byte, bodyLen int64) (*File, []span, error) {
 	var raw map[string]json.RawMessage
 	dec := json.NewDecoder(bytes.NewReader(header))
 	if err := dec.Decode(&raw); err != nil {
-		return nil, fmt.Errorf("safetensors: bad header JSON: %w", err)
+		return nil, nil, fmt.Errorf("safetensors: bad header JSON: %w", err)
 	}
 	if err := checkDuplicateKeys(header); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	f := &File{Tensors: map[string]*literal.Literal{}, Metadata: map[string]string{}}
-	type span struct {
-		name       string
-		begin, end int64
-	}
 	var spans []span
 	for name, r := range raw {
 		if name == "__metadata__" {
 			if err := json.Unmarshal(r, &f.Metadata); err != nil {
-				return nil, fmt.Errorf("safetensors: __metadata__ must map strings to strings: %w", err)
+				return nil, nil, fmt.Errorf("safetensors: __metadata__ must map strings to strings: %w", err)
 			}
 			continue
 		}
 		var e entry
 		if err := json.Unmarshal(r, &e); err != nil {
-			return nil, fmt.Errorf("safetensors: tensor %q: %w", name, err)
+			return nil, nil, fmt.Errorf("safetensors: tensor %q: %w", name, err)
 		}
 		dt, ok := dtypes[e.DType]
 		if !ok {
-			return nil, fmt.Errorf("safetensors: tensor %q: unsupported dtype %q", name, e.DType)
+			return nil, nil, fmt.Errorf("safetensors: tensor %q: unsupported dtype %q", name, e.DType)
 		}
 		cnt, err := literal.NumElements(e.Shape)
 		if err != nil {
-			return nil, fmt.Errorf("safetensors: tensor %q: %w", name, err)
+			return nil, nil, fmt.Errorf("safetensors: tensor %q: %w", name, err)
 		}
 		b, en := e.Offsets[0], e.Offsets[1]
-		if b < 0 || en < b || en > int64(len(body)) {
-			return nil, fmt.Errorf("safetensors: tensor %q: data_offsets [%d, %d] outside the %d data bytes", name, b, en, len(body))
+		if b < 0 || en < b || en > bodyLen {
+			return nil, nil, fmt.Errorf("safetensors: tensor %q: data_offsets [%d, %d] outside the %d data bytes", name, b, en, bodyLen)
 		}
 		if want := cnt * int64(dt.Size()); en-b != want {
-			return nil, fmt.Errorf("safetensors: tensor %q: %s%v needs %d bytes, data_offsets span %d", name, e.DType, e.Shape, want, en-b)
+			return nil, nil, fmt.Errorf("safetensors: tensor %q: %s%v needs %d bytes, data_offsets span %d", name, e.DType, e.Shape, want, en-b)
 		}
-		l, err := literal.FromBytes(dt, e.Shape, body[b:en:en])
-		if err != nil {
-			return nil, fmt.Errorf("safetensors: tensor %q: %w", name, err)
-		}
-		f.Tensors[name] = l
-		spans = append(spans, span{name, b, en})
+		spans = append(spans, span{name, dt, e.Shape, b, en})
 	}
 	sort.Slice(spans, func(i, j int) bool {
 		if spans[i].begin != spans[j].begin {
@@ -136,11 +154,10 @@ func Decode(data []byte) (*File, error) {
 	})
 	for i, s := range spans {
 		if i > 0 && s.begin < spans[i-1].end {
-			return nil, fmt.Errorf("safetensors: tensors %q and %q overlap", spans[i-1].name, s.name)
+			return nil, nil, fmt.Errorf("safetensors: tensors %q and %q overlap", spans[i-1].name, s.name)
 		}
-		f.Names = append(f.Names, s.name)
 	}
-	return f, nil
+	return f, spans, nil
 }
 
 // checkDuplicateKeys rejects a header object with a repeated top-level key
@@ -168,6 +185,74 @@ func checkDuplicateKeys(header []byte) error {
 	}
 	return nil
 }
+
+// LoadOnly reads the tensors of the file at path whose names keep accepts,
+// and only those: the others' bytes are never read, so a model's I/O file
+// can give its inputs without its expected outputs taking memory. The
+// whole header is checked as Decode checks it. Each tensor gets its own
+// buffer; Names lists the tensors read.
+func LoadOnly(path string, keep func(name string) bool) (*File, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	f, err := readOnly(fh, keep)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return f, nil
+}
+
+func readOnly(fh *os.File, keep func(name string) bool) (*File, error) {
+	st, err := fh.Stat()
+	if err != nil {
+		return nil, err
+	}
+	size := st.Size()
+	var head [8]byte
+	if size < 8 {
+		return nil, fmt.Errorf("safetensors: %d bytes is too short for a header", size)
+	}
+	if _, err := fh.ReadAt(head[:], 0); err != nil {
+		return nil, fmt.Errorf("safetensors: %w", err)
+	}
+	n := binary.LittleEndian.Uint64(head[:])
+	if n > MaxHeader || n > uint64(size-8) {
+		return nil, fmt.Errorf("safetensors: header of %d bytes does not fit (file has %d)", n, size)
+	}
+	header := make([]byte, n)
+	if _, err := fh.ReadAt(header, 8); err != nil {
+		return nil, fmt.Errorf("safetensors: header: %w", err)
+	}
+	bodyAt := 8 + int64(n)
+	f, spans, err := parseHeader(header, size-bodyAt)
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range spans {
+		if !keep(s.name) {
+			continue
+		}
+		// The span lies inside the file (parseHeader checked it against
+		// the file's size), so this allocation is bounded by it.
+		data := make([]byte, s.end-s.begin)
+		if _, err := fh.ReadAt(data, bodyAt+s.begin); err != nil {
+			return nil, fmt.Errorf("safetensors: tensor %q: %w", s.name, err)
+		}
+		l, err := literal.FromBytes(s.dt, s.shape, data)
+		if err != nil {
+			return nil, fmt.Errorf("safetensors: tensor %q: %w", s.name, err)
+		}
+		f.Tensors[s.name] = l
+		f.Names = append(f.Names, s.name)
+	}
+	return f, nil
+}
+
+// IsInput reports whether name is a user input's (input.N): with LoadOnly,
+// it reads the inputs of an I/O file and not its outputs.
+func IsInput(name string) bool { return strings.HasPrefix(name, "input.") }
 
 // Inputs returns input.0, input.1, … up to the first missing index.
 func (f *File) Inputs() []*literal.Literal { return f.seq("input.") }

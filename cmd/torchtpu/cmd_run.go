@@ -135,7 +135,9 @@ func programInputs(p *pt2.Program, path string) ([]*literal.Literal, error) {
 		}
 		return ins, nil
 	}
-	f, err := safetensors.Load(path)
+	// Only the inputs: a model's .io.safetensors holds its expected
+	// outputs too, which need not take memory here.
+	f, err := safetensors.LoadOnly(path, safetensors.IsInput)
 	if err != nil {
 		return nil, err
 	}
