@@ -183,6 +183,13 @@ func (p *program) runEntry(ctx context.Context, name string, args []Value, repli
 		defer p.arenas.put(ar)
 	}
 	var res []Value
+	if replicas*partitions == 1 {
+		// One process: run it on the caller's goroutine. Starting a
+		// goroutine and waiting for it wakes another thread per run, which
+		// costs more than a small program's whole execution.
+		pr := &process{prog: p, ctx: g.ctx, grid: g, arena: ar}
+		return pr.callSingle(name, args)
+	}
 	err := p.runGrid(g, func(pr *process) error {
 		pr.arena = ar
 		r, err := pr.callFunc(name, args)
@@ -224,4 +231,15 @@ func checkArgs(f *stablehlo.Func, args []Value) error {
 		}
 	}
 	return nil
+}
+
+// callSingle runs the entry function of a one-process grid, turning a
+// kernel's panic into an error as runGrid does.
+func (pr *process) callSingle(name string, args []Value) (res []Value, err error) {
+	defer func() {
+		if rec := recover(); rec != nil {
+			res, err = nil, fmt.Errorf("process (replica %d, partition %d) panicked: %v", pr.replica, pr.partition, rec)
+		}
+	}()
+	return pr.callFunc(name, args)
 }
