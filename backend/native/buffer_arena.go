@@ -131,6 +131,19 @@ func valueSpans(dst []span, v Value) []span {
 // taking a recycled buffer from the running program's arena when there is
 // one (a fresh page costs far more to touch than a cleared one).
 func newResult(env Env, d dtype.DType, shape []int64) (*literal.Literal, error) {
+	l, err := takeResult(env, d, shape)
+	if err != nil {
+		return nil, err
+	}
+	if fr, ok := env.(*frame); ok && fr.proc.arena != nil {
+		clear(l.Data) // a recycled buffer (literal.New's is zero already)
+	}
+	return l, nil
+}
+
+// takeResult is newResult for kernels that overwrite every element: the
+// recycled buffer is not cleared.
+func takeResult(env Env, d dtype.DType, shape []int64) (*literal.Literal, error) {
 	fr, ok := env.(*frame)
 	if !ok || fr.proc.arena == nil {
 		return literal.New(d, shape)
@@ -147,6 +160,5 @@ func newResult(env Env, d dtype.DType, shape []int64) (*literal.Literal, error) 
 		return nil, fmt.Errorf("%v%v would take %d bytes, over the %d-byte limit per tensor (TORCHTPU_MAX_TENSOR_BYTES)", d, shape, nb, literal.MaxBytes)
 	}
 	b := fr.proc.arena.take(int(nb))
-	clear(b)
 	return &literal.Literal{DType: d, Shape: append([]int64(nil), shape...), Data: b}, nil
 }

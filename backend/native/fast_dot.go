@@ -27,7 +27,7 @@ func init() {
 	wrapKernel("stablehlo.dot_general", func(slow Kernel) Kernel {
 		return func(env Env, op *stablehlo.Op, in []Value) ([]Value, error) {
 			if fastDotEnabled {
-				if out, ok := fastDot(op, in); ok {
+				if out, ok := fastDot(env, op, in); ok {
 					fastHits.Add(1)
 					return []Value{out}, nil
 				}
@@ -62,8 +62,9 @@ type fastDotPlan struct {
 }
 
 // fastDot runs the product when the fast path covers it; ok false means
-// "use the exact kernel" (including every malformed op).
-func fastDot(op *stablehlo.Op, in []Value) (*literal.Literal, bool) {
+// "use the exact kernel" (including every malformed op). The result comes
+// from env's arena when it has one: both kernels overwrite every element.
+func fastDot(env Env, op *stablehlo.Op, in []Value) (*literal.Literal, bool) {
 	if len(in) != 2 {
 		return nil, false
 	}
@@ -72,15 +73,15 @@ func fastDot(op *stablehlo.Op, in []Value) (*literal.Literal, bool) {
 	if !ok1 || !ok2 {
 		return nil, false
 	}
-	p, ok := stridedDotShape(op, lhs, rhs)
+	p, ok := cachedDotShape(op, lhs, rhs)
 	if !ok {
 		return nil, false
 	}
-	out, err := literal.New(dtype.F32, p.shape)
+	out, err := takeResult(env, dtype.F32, p.shape)
 	if err != nil {
 		return nil, false
 	}
-	if p.small() {
+	if p.small() || p.tiled() {
 		p.runExact(f32View(lhs.Data), f32View(rhs.Data), out)
 	} else {
 		p.run(f32View(lhs.Data), f32View(rhs.Data), out)
@@ -94,11 +95,29 @@ func (p *fastDotPlan) small() bool {
 	return int64(p.m)*int64(p.n)*int64(p.k) < fastGemmMinFlops
 }
 
+// tiledMaxRows and tiledMaxPack bound the products above fastGemmMinFlops
+// that still take the exact kernel when it runs on SIMD tiles: up to 32
+// rows per batch (the [seq, features] activations of a small model), the
+// packed GEMM spends more on packing B than on the product, while the
+// tiles read B in place or transpose it once, at least as fast and with
+// the exact kernel's bits. tiledMaxPack keeps the transposed copy of B
+// (k·n floats) small.
+const (
+	tiledMaxRows = 32
+	tiledMaxPack = 1 << 18
+)
+
+// tiled reports whether a product at or above fastGemmMinFlops runs on
+// the exact SIMD tiles rather than the packed GEMM.
+func (p *fastDotPlan) tiled() bool {
+	return exactTilesOK && p.m <= tiledMaxRows && (p.rn == 1 || p.k*p.n <= tiledMaxPack)
+}
+
 // fastDotShape plans the packed GEMM path: a strided product that reaches
 // fastGemmMinFlops.
 func fastDotShape(op *stablehlo.Op, lhs, rhs *literal.Literal) (*fastDotPlan, bool) {
 	p, ok := stridedDotShape(op, lhs, rhs)
-	if !ok || p.small() {
+	if !ok || p.small() || p.tiled() {
 		return nil, false
 	}
 	return p, true
