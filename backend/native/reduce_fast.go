@@ -146,6 +146,9 @@ func reduceFast(name string, input, init, out *literal.Literal, groups, size int
 		}
 		return i
 	}
+	if d == dtype.F32 && init.DType == dtype.F32 && out.DType == dtype.F32 && reduceF32(k, input, init, out, groups, size, idx) {
+		return true
+	}
 	switch numClassOf(d) {
 	case clsFloat:
 		f := floatFold(k, d)

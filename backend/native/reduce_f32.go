@@ -1,0 +1,113 @@
+package native
+
+// float32 folds on the literals' bytes in place. The generic fast fold
+// decodes the input to float64 and rounds after every step; for add and
+// multiply a float32 operation gives the same bits (float64 has more than
+// twice float32's precision, so rounding twice equals rounding once), and
+// maximum/minimum pick one of the operands, so working in float32 skips the
+// decoded copy and the result slice, which cost more than the sums for the
+// softmax and layer-norm rows of a small model.
+
+import (
+	"math"
+
+	"github.com/torchtpu/torchtpu/literal"
+)
+
+// reduceF32 folds float32 groups as reduceFast does; false when k has no
+// float32 fold here (the caller then takes the generic fold).
+func reduceF32(k foldKind, input, init, out *literal.Literal, groups, size int, idx []int) bool {
+	var f func(acc, x float32) float32
+	switch k {
+	case foldAdd:
+		f = func(a, x float32) float32 { return a + x }
+	case foldMul:
+		f = func(a, x float32) float32 { return a * x }
+	case foldMax:
+		f = max32
+	case foldMin:
+		f = min32
+	default:
+		return false
+	}
+	if len(init.Data) < 4 {
+		return false
+	}
+	src := f32View(input.Data)
+	start := f32View(init.Data)[0]
+	if size == 0 {
+		start = quiet32(start) // the generic fold's decode quiets it
+	}
+	res, store := f32Out(out.Data)
+	if len(res) < groups || len(src) < groups*size {
+		return false
+	}
+	groupsParallel(groups, size, func(lo, hi int) {
+		for g := lo; g < hi; g++ {
+			acc := start
+			base := g * size
+			switch {
+			case idx != nil:
+				for _, j := range idx[base : base+size] {
+					acc = f(acc, src[j])
+				}
+			case k == foldAdd: // the common case without the call per element
+				for _, x := range src[base : base+size] {
+					acc += x
+				}
+			default:
+				for _, x := range src[base : base+size] {
+					acc = f(acc, x)
+				}
+			}
+			res[g] = acc
+		}
+	})
+	store()
+	return true
+}
+
+// max32 is floatFold's maximum in float32: NaN-propagating (the first NaN,
+// quieted as the float64 round trip of the generic fold quiets it), and
+// +0 over -0 as math.Max.
+func max32(a, x float32) float32 {
+	switch {
+	case a != a:
+		return quiet32(a)
+	case x != x:
+		return quiet32(x)
+	case a > x:
+		return a
+	case x > a:
+		return x
+	case math.Signbit(float64(a)):
+		return x // equal: -0 and ±0 give the other one
+	}
+	return a
+}
+
+// min32 is floatFold's minimum in float32 (-0 under +0, as math.Min).
+func min32(a, x float32) float32 {
+	switch {
+	case a != a:
+		return quiet32(a)
+	case x != x:
+		return quiet32(x)
+	case a < x:
+		return a
+	case x < a:
+		return x
+	case math.Signbit(float64(a)):
+		return a
+	}
+	return x
+}
+
+// quiet32 sets the quiet bit of a NaN, as the float64 round trip of the
+// generic fold does on amd64 and arm64; other values pass unchanged.
+func quiet32(x float32) float32 {
+	if x != x {
+		return math.Float32frombits(math.Float32bits(x) | 0x00400000)
+	}
+	return x
+}
