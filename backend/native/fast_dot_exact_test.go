@@ -1,6 +1,7 @@
 package native
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -93,5 +94,101 @@ func BenchmarkSmallDot(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// The SIMD tiles give scalarRows' bits for every tile remainder (rows not
+// a multiple of 4, columns not a multiple of 16), strided and packed B,
+// batches, and row ranges that start and end inside a batch.
+func TestExactTilesMatchScalarRows(t *testing.T) {
+	if !exactTilesOK {
+		t.Skip("no SIMD tiles on this CPU")
+	}
+	r := rand.New(rand.NewPCG(27, 28))
+	none := []int64{}
+	for iter := 0; iter < 200; iter++ {
+		m, n, k := 1+r.IntN(13), 1+r.IntN(40), 1+r.IntN(20)
+		batch := 1 + r.IntN(3)
+		var dc dotCase
+		switch r.IntN(3) {
+		case 0: // A·B
+			dc = dotCase{[]int64{int64(m), int64(k)}, []int64{int64(k), int64(n)}, none, none, []int64{1}, []int64{0}, true}
+			batch = 1
+		case 1: // A·Bᵀ (packed B)
+			dc = dotCase{[]int64{int64(m), int64(k)}, []int64{int64(n), int64(k)}, none, none, []int64{1}, []int64{1}, true}
+			batch = 1
+		default: // batched, transposed A
+			dc = dotCase{[]int64{int64(batch), int64(k), int64(m)}, []int64{int64(batch), int64(k), int64(n)}, []int64{0}, []int64{0}, []int64{1}, []int64{1}, true}
+		}
+		op := dc.op(t)
+		a := randF32Literal(t, r, dc.lhs...)
+		b := randF32Literal(t, r, dc.rhs...)
+		p, ok := stridedDotShape(op, a, b)
+		if !ok {
+			t.Fatalf("%v x %v: no strided plan", dc.lhs, dc.rhs)
+		}
+		rows := p.batch * p.m
+		lo := r.IntN(rows)
+		hi := lo + 1 + r.IntN(rows-lo)
+		got := make([]float32, rows*p.n)
+		want := make([]float32, rows*p.n)
+		if !p.tileRows(f32View(a.Data), f32View(b.Data), got, lo, hi) {
+			t.Fatalf("%v x %v: tiles refused", dc.lhs, dc.rhs)
+		}
+		p.scalarRows(f32View(a.Data), f32View(b.Data), want, lo, hi)
+		for i := range want {
+			if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+				t.Fatalf("%v x %v rows [%d,%d): element %d = %v, scalar %v", dc.lhs, dc.rhs, lo, hi, i, got[i], want[i])
+			}
+		}
+	}
+}
+
+// Operands shorter than the plan make the tiles refuse rather than read
+// past them.
+func TestExactTilesRefuseShortOperands(t *testing.T) {
+	if !exactTilesOK {
+		t.Skip("no SIMD tiles on this CPU")
+	}
+	r := rand.New(rand.NewPCG(29, 30))
+	none := []int64{}
+	dc := dotCase{[]int64{8, 16}, []int64{16, 24}, none, none, []int64{1}, []int64{0}, true}
+	op := dc.op(t)
+	a := randF32Literal(t, r, dc.lhs...)
+	b := randF32Literal(t, r, dc.rhs...)
+	p, _ := stridedDotShape(op, a, b)
+	c := make([]float32, 8*24)
+	av, bv := f32View(a.Data), f32View(b.Data)
+	if p.tileRows(av[:len(av)-1], bv, c, 0, 8) || p.tileRows(av, bv[:len(bv)-1], c, 0, 8) || p.tileRows(av, bv, c[:len(c)-1], 0, 8) {
+		t.Fatal("tiles ran on a short operand")
+	}
+}
+
+// BenchmarkLinearDot compares the exact tiles with the packed GEMM on the
+// linear layers of a small transformer ([20, in] by [out, in]ᵀ).
+func BenchmarkLinearDot(b *testing.B) {
+	r := rand.New(rand.NewPCG(31, 32))
+	none := []int64{}
+	for _, sz := range [][3]int64{{20, 64, 64}, {20, 64, 192}, {20, 64, 128}, {20, 128, 64}, {64, 64, 256}} {
+		m, k, n := sz[0], sz[1], sz[2]
+		dc := dotCase{[]int64{m, k}, []int64{n, k}, none, none, []int64{1}, []int64{1}, true}
+		op := dc.op(&testing.T{})
+		x := randF32Literal(&testing.T{}, r, dc.lhs...)
+		w := randF32Literal(&testing.T{}, r, dc.rhs...)
+		p, _ := stridedDotShape(op, x, w)
+		out := randF32Literal(&testing.T{}, r, m, n)
+		for _, path := range []string{"exact", "gemm"} {
+			b.Run(fmt.Sprintf("%dx%dx%d/%s", m, k, n, path), func(b *testing.B) {
+				t0 := benchCPU()
+				defer func() { reportCPU(b, t0) }()
+				for b.Loop() {
+					if path == "exact" {
+						p.runExact(f32View(x.Data), f32View(w.Data), out)
+					} else {
+						p.run(f32View(x.Data), f32View(w.Data), out)
+					}
+				}
+			})
+		}
 	}
 }

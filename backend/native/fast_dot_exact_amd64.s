@@ -1,0 +1,190 @@
+// Exact-order float32 product tiles (fast_dot_exact.go): C[rows×16] =
+// A[rows×k]·B[k×16] with every element summed in ascending k from +0,
+// multiply and add rounded separately (no FMA), as gemmFloat32 does.
+// Vectors run across the 16 columns, so each element keeps its own order.
+// Columns past the tile's width are masked off (VMASKMOVPS neither reads
+// nor writes them). Written by hand; see fast_dot_exact_amd64.go.
+
+//go:build amd64 && !purego
+
+#include "textflag.h"
+
+// func exactTile4x16(a *float32, lda, lk int, b *float32, ldb int, c *float32, ldc, k int, mask *[16]int32)
+TEXT ·exactTile4x16(SB), NOSPLIT, $0-72
+	MOVQ a+0(FP), SI
+	MOVQ lda+8(FP), R8
+	SHLQ $2, R8
+	MOVQ lk+16(FP), R9
+	SHLQ $2, R9
+	MOVQ b+24(FP), DI
+	MOVQ ldb+32(FP), R10
+	SHLQ $2, R10
+	MOVQ c+40(FP), DX
+	MOVQ ldc+48(FP), R11
+	SHLQ $2, R11
+	MOVQ k+56(FP), CX
+	MOVQ mask+64(FP), AX
+	VMOVDQU 0(AX), Y14
+	VMOVDQU 32(AX), Y15
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	LEAQ (SI)(R8*1), R12
+	LEAQ (R12)(R8*1), R13
+	LEAQ (R13)(R8*1), R14
+	TESTQ CX, CX
+	JEQ done
+loop:
+	VMASKMOVPS 0(DI), Y14, Y8
+	VMASKMOVPS 32(DI), Y15, Y9
+	VBROADCASTSS (SI), Y10
+	VMULPS Y8, Y10, Y11
+	VADDPS Y11, Y0, Y0
+	VMULPS Y9, Y10, Y13
+	VADDPS Y13, Y1, Y1
+	VBROADCASTSS (R12), Y10
+	VMULPS Y8, Y10, Y11
+	VADDPS Y11, Y2, Y2
+	VMULPS Y9, Y10, Y13
+	VADDPS Y13, Y3, Y3
+	VBROADCASTSS (R13), Y10
+	VMULPS Y8, Y10, Y11
+	VADDPS Y11, Y4, Y4
+	VMULPS Y9, Y10, Y13
+	VADDPS Y13, Y5, Y5
+	VBROADCASTSS (R14), Y10
+	VMULPS Y8, Y10, Y11
+	VADDPS Y11, Y6, Y6
+	VMULPS Y9, Y10, Y13
+	VADDPS Y13, Y7, Y7
+	ADDQ R9, SI
+	ADDQ R9, R12
+	ADDQ R9, R13
+	ADDQ R9, R14
+	ADDQ R10, DI
+	DECQ CX
+	JNE loop
+done:
+	VMASKMOVPS Y0, Y14, 0(DX)
+	VMASKMOVPS Y1, Y15, 32(DX)
+	ADDQ R11, DX
+	VMASKMOVPS Y2, Y14, 0(DX)
+	VMASKMOVPS Y3, Y15, 32(DX)
+	ADDQ R11, DX
+	VMASKMOVPS Y4, Y14, 0(DX)
+	VMASKMOVPS Y5, Y15, 32(DX)
+	ADDQ R11, DX
+	VMASKMOVPS Y6, Y14, 0(DX)
+	VMASKMOVPS Y7, Y15, 32(DX)
+	VZEROUPPER
+	RET
+
+// func exactTile1x16(a *float32, lda, lk int, b *float32, ldb int, c *float32, ldc, k int, mask *[16]int32)
+TEXT ·exactTile1x16(SB), NOSPLIT, $0-72
+	MOVQ a+0(FP), SI
+	MOVQ lda+8(FP), R8
+	SHLQ $2, R8
+	MOVQ lk+16(FP), R9
+	SHLQ $2, R9
+	MOVQ b+24(FP), DI
+	MOVQ ldb+32(FP), R10
+	SHLQ $2, R10
+	MOVQ c+40(FP), DX
+	MOVQ ldc+48(FP), R11
+	SHLQ $2, R11
+	MOVQ k+56(FP), CX
+	MOVQ mask+64(FP), AX
+	VMOVDQU 0(AX), Y14
+	VMOVDQU 32(AX), Y15
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	TESTQ CX, CX
+	JEQ done
+loop:
+	VMASKMOVPS 0(DI), Y14, Y8
+	VMASKMOVPS 32(DI), Y15, Y9
+	VBROADCASTSS (SI), Y10
+	VMULPS Y8, Y10, Y11
+	VADDPS Y11, Y0, Y0
+	VMULPS Y9, Y10, Y13
+	VADDPS Y13, Y1, Y1
+	ADDQ R9, SI
+	ADDQ R10, DI
+	DECQ CX
+	JNE loop
+done:
+	VMASKMOVPS Y0, Y14, 0(DX)
+	VMASKMOVPS Y1, Y15, 32(DX)
+	VZEROUPPER
+	RET
+
+// func exactPack8x8(src *float32, lds int, dst *float32, ldd int)
+// dst[q*ldd+j] = src[j*lds+q] for j, q < 8: one 8×8 block of a panel.
+TEXT ·exactPack8x8(SB), NOSPLIT, $0-32
+	MOVQ src+0(FP), SI
+	MOVQ lds+8(FP), AX
+	SHLQ $2, AX
+	MOVQ dst+16(FP), DI
+	MOVQ ldd+24(FP), BX
+	SHLQ $2, BX
+	VMOVUPS (SI), Y0
+	ADDQ AX, SI
+	VMOVUPS (SI), Y1
+	ADDQ AX, SI
+	VMOVUPS (SI), Y2
+	ADDQ AX, SI
+	VMOVUPS (SI), Y3
+	ADDQ AX, SI
+	VMOVUPS (SI), Y4
+	ADDQ AX, SI
+	VMOVUPS (SI), Y5
+	ADDQ AX, SI
+	VMOVUPS (SI), Y6
+	ADDQ AX, SI
+	VMOVUPS (SI), Y7
+	VUNPCKLPS Y1, Y0, Y8
+	VUNPCKHPS Y1, Y0, Y9
+	VUNPCKLPS Y3, Y2, Y10
+	VUNPCKHPS Y3, Y2, Y11
+	VUNPCKLPS Y5, Y4, Y12
+	VUNPCKHPS Y5, Y4, Y13
+	VUNPCKLPS Y7, Y6, Y14
+	VUNPCKHPS Y7, Y6, Y15
+	VSHUFPS $0x44, Y10, Y8, Y0
+	VSHUFPS $0xEE, Y10, Y8, Y1
+	VSHUFPS $0x44, Y11, Y9, Y2
+	VSHUFPS $0xEE, Y11, Y9, Y3
+	VSHUFPS $0x44, Y14, Y12, Y4
+	VSHUFPS $0xEE, Y14, Y12, Y5
+	VSHUFPS $0x44, Y15, Y13, Y6
+	VSHUFPS $0xEE, Y15, Y13, Y7
+	VPERM2F128 $0x20, Y4, Y0, Y8
+	VPERM2F128 $0x20, Y5, Y1, Y9
+	VPERM2F128 $0x20, Y6, Y2, Y10
+	VPERM2F128 $0x20, Y7, Y3, Y11
+	VPERM2F128 $0x31, Y4, Y0, Y12
+	VPERM2F128 $0x31, Y5, Y1, Y13
+	VPERM2F128 $0x31, Y6, Y2, Y14
+	VPERM2F128 $0x31, Y7, Y3, Y15
+	VMOVUPS Y8, (DI)
+	ADDQ BX, DI
+	VMOVUPS Y9, (DI)
+	ADDQ BX, DI
+	VMOVUPS Y10, (DI)
+	ADDQ BX, DI
+	VMOVUPS Y11, (DI)
+	ADDQ BX, DI
+	VMOVUPS Y12, (DI)
+	ADDQ BX, DI
+	VMOVUPS Y13, (DI)
+	ADDQ BX, DI
+	VMOVUPS Y14, (DI)
+	ADDQ BX, DI
+	VMOVUPS Y15, (DI)
+	VZEROUPPER
+	RET
