@@ -101,10 +101,18 @@ func clientFor(kind, path string) (*sharedClient, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pjrt %s (%s): %w", kind, path, err)
 	}
-	client, err := p.NewClient(nil)
+	opts, err := clientOptions(kind)
 	if err != nil {
+		return nil, fmt.Errorf("pjrt %s: %w", kind, err)
+	}
+	client, err := p.NewClient(opts)
+	if err != nil {
+		if len(opts) > 0 {
+			return nil, fmt.Errorf("pjrt %s (%s): create client with options %s: %w", kind, path, FormatOptions(opts), err)
+		}
 		return nil, fmt.Errorf("pjrt %s (%s): create client: %w", kind, path, err)
 	}
+	markCreated(kind)
 	raw, err := clientHandle(client)
 	if err != nil {
 		_ = client.Destroy()

@@ -443,3 +443,34 @@ func TestBindingHandles(t *testing.T) {
 		t.Errorf("non-pointer field: %v", err)
 	}
 }
+
+func TestClientOptions(t *testing.T) {
+	count := fakeLog(t)
+	path := buildFake(t, "opts_cpu.so")
+	t.Setenv(OptionsEnv, "optkind:n=3;other:skip=1;flag=true;optkind:ids=[4,5]")
+	if err := SetClientOptions("optkind", map[string]any{"name": "fast", "n": int64(9), "f": float32(0.25)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open("optkind", path, 0); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"option n=9", "option flag=true", "option ids=list of 2, last 5", "option name=fast", "option f=0.25"} {
+		if count(want) != 1 {
+			t.Errorf("the plugin did not get %q", want)
+		}
+	}
+	if count("option skip=1") != 0 {
+		t.Error("an option scoped to another kind was passed")
+	}
+	if err := SetClientOptions("optkind", nil); err == nil || !strings.Contains(err.Error(), "the client exists already") {
+		t.Errorf("options after creation: %v", err)
+	}
+	t.Setenv(OptionsEnv, "bad")
+	if _, err := Open("optkind2", path, 0); err != nil {
+		t.Errorf("the plugin's client exists: options are not read again, got %v", err)
+	}
+	other := buildFake(t, "opts2_cpu.so")
+	if _, err := Open("optkind3", other, 0); err == nil || !strings.Contains(err.Error(), "TORCHTPU_PJRT_OPTIONS: option \"bad\"") {
+		t.Errorf("bad options: %v", err)
+	}
+}

@@ -20,7 +20,12 @@ xla-cpu), the plugin found and its devices, or why none is usable.
 
 Plugins are searched in --plugin paths, PJRT_PLUGIN_LIBRARY_PATH (files or
 folders, ':'-separated), TPU_LIBRARY_PATH, Python site-packages (libtpu,
-jax_plugins/xla_cuda12) and /usr/local/lib/gomlx/pjrt.`)
+jax_plugins/xla_cuda12) and /usr/local/lib/gomlx/pjrt.
+
+Each plugin gets one client per process, shared by every program on its
+devices. Client options (PJRT_Client_Create named values) come from
+TORCHTPU_PJRT_OPTIONS: ';'-separated KEY=VALUE or KIND:KEY=VALUE entries,
+e.g. 'cuda:memory_fraction=0.5;cuda:preallocate=false'.`)
 		var plugins stringList
 		fs.Var(&plugins, "plugin", "PJRT plugin file or folder to search first (repeatable)")
 		noOpen := fs.Bool("no-open", false, "only inspect plugin files; do not create clients")

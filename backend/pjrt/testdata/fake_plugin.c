@@ -20,7 +20,8 @@
 //                           event carries an error), tohost, outsize (outputs
 //                           are larger than their dimensions say, so a host
 //                           buffer sized from them is too small), serialize
-//   FAKE_PJRT_LOG=path      append one line per client_create, client_destroy,
+//   FAKE_PJRT_LOG=path      append one line per client_create (then one
+//                           "option KEY=VALUE" per create option), client_destroy,
 //                           compile, execute, donate N, buffer_create,
 //                           buffer_destroy, exe_destroy, serialize, deserialize
 #include <pthread.h>
@@ -287,6 +288,20 @@ static PJRT_Error* client_create(PJRT_Client_Create_Args* a) {
   }
   a->client = c;
   logf_("client_create");
+  for (size_t i = 0; i < a->num_options; i++) {
+    const PJRT_NamedValue* o = &a->create_options[i];
+    switch (o->type) {
+      case PJRT_NamedValue_kString: logf_("option %.*s=%.*s", (int)o->name_size, o->name, (int)o->value_size, o->string_value); break;
+      case PJRT_NamedValue_kInt64: logf_("option %.*s=%lld", (int)o->name_size, o->name, (long long)o->int64_value); break;
+      case PJRT_NamedValue_kFloat: logf_("option %.*s=%g", (int)o->name_size, o->name, (double)o->float_value); break;
+      case PJRT_NamedValue_kBool: logf_("option %.*s=%s", (int)o->name_size, o->name, o->bool_value ? "true" : "false"); break;
+      case PJRT_NamedValue_kInt64List:
+        logf_("option %.*s=list of %zu, last %lld", (int)o->name_size, o->name, o->value_size,
+              o->value_size ? (long long)o->int64_array_value[o->value_size - 1] : 0LL);
+        break;
+      default: break;
+    }
+  }
   return NULL;
 }
 static PJRT_Error* client_destroy(PJRT_Client_Destroy_Args* a) {
