@@ -75,6 +75,26 @@ for dir in "$@"; do
   done
 done
 echo "== fixtures: cuda $ok_cuda passed, $bad_cuda failed; cpu $ok_cpu passed, $bad_cpu failed"
+
+# The disk cache on cuda stores serialized executables
+# (PJRT_Executable_Serialize) and a second process loads them
+# (PJRT_Executable_DeserializeAndLoad) instead of compiling.
+for dir in "$@"; do
+  first=$(ls "$dir"/*.pt2 2>/dev/null | head -1)
+  [ -n "$first" ] && [ -f "${first%.pt2}.io.safetensors" ] && break
+done
+if [ -n "${first:-}" ]; then
+  cdir=$(mktemp -d)
+  echo "== disk cache round trip on cuda: $(basename "$first")"
+  for pass in store load; do
+    if timeout 120 "$bin" verify "$first" --io "${first%.pt2}.io.safetensors" --device cuda --cache-dir "$cdir" -v >/tmp/dc.out 2>&1; then
+      echo "  $pass: ok ($(grep -i -m1 'compile' /tmp/dc.out))"
+    else
+      bad_cuda=$((bad_cuda + 1)); echo "  $pass: FAIL $(tail -1 /tmp/dc.out)"
+    fi
+  done
+  grep -rla 'torchtpu-serialized' "$cdir" >/dev/null 2>&1 && echo "  entries are serialized executables" || echo "  entries are module text (the plugin did not serialize)"
+fi
 for f in "${failed[@]}"; do echo "  cuda FAIL $f"; done
 
 echo "== latency (median ms): torchtpu cuda | torchtpu cpu | torch eager cuda | torch.compile cuda"
