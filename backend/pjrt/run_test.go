@@ -474,3 +474,27 @@ func TestClientOptions(t *testing.T) {
 		t.Errorf("bad options: %v", err)
 	}
 }
+
+// A compile cannot be interrupted: a cancelled context returns at once and
+// the executable that arrives later is destroyed.
+func TestCompileCancelled(t *testing.T) {
+	count := fakeLog(t)
+	b := openFake(t, "cancel_cpu.so")
+	t.Setenv("FAKE_PJRT_COMPILE_DELAY_MS", "300")
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	if _, err := b.Compile(ctx, parse(t, echoModule), backend.Options{}); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Compile: %v", err)
+	}
+	if d := time.Since(start); d > 200*time.Millisecond {
+		t.Errorf("a cancelled Compile took %v", d)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for count("exe_destroy") == 0 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if count("compile") != 1 || count("exe_destroy") != 1 {
+		t.Errorf("compiles %d, destroyed executables %d; want 1 and 1", count("compile"), count("exe_destroy"))
+	}
+}

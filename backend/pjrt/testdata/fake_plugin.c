@@ -15,6 +15,7 @@
 //   FAKE_PJRT_STABLEHLO=MAJOR.MINOR.PATCH  its stablehlo_current_version attribute
 //   FAKE_PJRT_DEVICES=N     devices per client (default 1; 0: client creation fails)
 //   FAKE_PJRT_DELAY_MS=N    execution-complete events fire N ms after Execute returns
+//   FAKE_PJRT_COMPILE_DELAY_MS=N  compiling takes N ms
 //   FAKE_PJRT_FAIL=a,b,...  fail these steps: compile, transfer, execute
 //                           (Execute returns an error), event (the completion
 //                           event carries an error), tohost, outsize (outputs
@@ -474,6 +475,11 @@ static PJRT_Error* load(PJRT_Client* client, const char* code, size_t size, PJRT
 
 static PJRT_Error* client_compile(PJRT_Client_Compile_Args* a) {
   logf_("compile");
+  int ms = env_int("FAKE_PJRT_COMPILE_DELAY_MS", 0);
+  if (ms > 0) {
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+  }
   if (failing("compile")) return new_error_code(PJRT_Error_Code_INVALID_ARGUMENT, "fake compile failure");
   if (a->program->format_size != 4 || memcmp(a->program->format, "mlir", 4) != 0)
     return new_error_code(PJRT_Error_Code_INVALID_ARGUMENT, "fake compiler takes mlir, got %.*s", (int)a->program->format_size, a->program->format);
