@@ -51,7 +51,8 @@ type conv2d struct {
 	padT, padL, groups int
 	lhs, rhs           []float32
 	outShape           []int64
-	vx                 []int // per kernel column: output columns inside the image (setValidColumns)
+	geom               gemm.ConvGeom // for gemm.PackConv
+	vx                 []int         // per kernel column: output columns inside the image (setValidColumns)
 }
 
 // fastConv runs the convolution when it is one the fast path covers;
@@ -143,6 +144,8 @@ func (c *conv2d) run(dst []float32) {
 	threads := runtime.GOMAXPROCS(0)
 	threads = int(min(int64(threads), max(1, int64(imgs)*int64(ocPer)*int64(n)*int64(k)/convWorkPerThread)))
 	c.setValidColumns()
+	c.geom = gemm.ConvGeom{C: c.kerC, H: c.h, W: c.w, KH: c.kh, KW: c.kw, SH: c.sh, SW: c.sw, DH: c.dh, DW: c.dw,
+		PadT: c.padT, PadL: c.padL, OW: c.ow}
 
 	pas := make([]*gemm.PackedA, c.groups)
 	for g := range pas {
@@ -180,7 +183,7 @@ func (c *conv2d) run(dst []float32) {
 			u -= c.groups * aUnits
 			img := u / kBlocks
 			runs := c.columnRuns(nil, nr, 0, n)
-			pack := func(d []float32, nr, p0, kb, j0, nb int) { c.packB(image(img), runs, d, nr, p0, kb, nb) }
+			pack := func(d []float32, nr, p0, kb, j0, nb int) { c.packB(image(img), runs, d, nr, p0, kb, j0, nb) }
 			pas[img%c.groups].PackB(shared[img*bLen:(img+1)*bLen], pack, u%kBlocks, 0, n)
 		})
 		parallel(threads, imgs*bands, func(it int) {
@@ -208,7 +211,7 @@ func (c *conv2d) run(dst []float32) {
 		j0, j1 := ch*panelsN/chunks*nr, min(n, (ch+1)*panelsN/chunks*nr)
 		runs := c.columnRuns(make([]colRun, 0, 64), nr, j0, j1-j0)
 		src := image(img)
-		pack := func(d []float32, nr, p0, kb, _, nb int) { c.packB(src, runs, d, nr, p0, kb, nb) }
+		pack := func(d []float32, nr, p0, kb, j0, nb int) { c.packB(src, runs, d, nr, p0, kb, j0, nb) }
 		pas[img%c.groups].Mul(0, ocPer, pack, j0, j1-j0, output(img)[j0:], n, false)
 	})
 }

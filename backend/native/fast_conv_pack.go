@@ -1,5 +1,7 @@
 package native
 
+import "github.com/torchtpu/torchtpu/backend/native/gemm"
+
 // Implicit GEMM: the B operand of a convolution, the im2col matrix
 // [c·kh·kw, oh·ow], is never built. The GEMM asks for it one k block ×
 // column chunk at a time in its packed layout (micro-panels of nr columns,
@@ -7,6 +9,10 @@ package native
 // NCHW image, writing zeros where the window reaches into the padding.
 // Each value is thus read from the image and written once, into a block
 // that stays in L2 for the micro-kernels.
+
+// convGather switches gemm.PackConv, the SIMD gather packer, where the CPU
+// has one (tests turn it off to check the portable packer below).
+var convGather = true
 
 // colRun is a run of consecutive output columns that lie in one output row
 // and one micro-panel: output positions (oy, ox0 … ox0+cnt-1), stored from
@@ -32,7 +38,10 @@ func (c *conv2d) columnRuns(runs []colRun, nr, j0, nb int) []colRun {
 // (nb of them) into dst in the gemm.BPacker layout. Row p is kernel tap
 // (ci, i, j) = (p / (kh·kw), p / kw % kh, p % kw); its column (oy, ox)
 // holds img[ci][oy·sh − padT + i·dh][ox·sw − padL + j·dw], zero outside.
-func (c *conv2d) packB(img []float32, runs []colRun, dst []float32, nr, p0, kb, nb int) {
+func (c *conv2d) packB(img []float32, runs []colRun, dst []float32, nr, p0, kb, j0, nb int) {
+	if convGather && gemm.PackConv(dst, img, &c.geom, nr, p0, kb, j0, nb) {
+		return // gathered with SIMD
+	}
 	stride := nr * kb // one panel
 	if rem := nb % nr; rem != 0 {
 		last := dst[nb/nr*stride:]

@@ -104,10 +104,14 @@ func TestFastConvWorkSplits(t *testing.T) {
 		{1, 32, 300, 5, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},   // tall narrow image
 		{1, 32, 5, 300, 16, 1, 3, 1, 1, 1, 1, 0, 0, 1, 1, 1},   // wide short image
 	}
-	for _, procs := range []int{1, 4} {
-		old := runtime.GOMAXPROCS(procs)
-		checkFastConv(t, r, cases)
-		runtime.GOMAXPROCS(old)
+	defer func(old bool) { convGather = old }(convGather)
+	for _, gather := range []bool{true, false} {
+		convGather = gather
+		for _, procs := range []int{1, 4} {
+			old := runtime.GOMAXPROCS(procs)
+			checkFastConv(t, r, cases)
+			runtime.GOMAXPROCS(old)
+		}
 	}
 }
 

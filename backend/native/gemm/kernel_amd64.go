@@ -22,6 +22,13 @@ func transposeA14(p, src *float32, lda, n16 int)
 //go:noescape
 func peakFMA512(n int)
 
+//go:noescape
+func gatherConv32(dst, img *float32, cols, taps *int32, kb int, hw *int32)
+
+// hasConvGather: PackConv's gathers need AVX-512 (and run where the
+// 14×32 kernel does, the one with 32-column panels).
+var hasConvGather = active == avx512
+
 // packA14Fast packs 14 rows of A like packA14, 16 k steps at a time
 // transposed in AVX-512 registers, the last kb%16 steps in Go.
 func packA14Fast(p, src []float32, lda, kb int) {

@@ -5,3 +5,7 @@ package gemm
 func kernelSets() []*kernelSet { return []*kernelSet{generic} }
 
 var active = generic
+
+const hasConvGather = false
+
+func gatherConv32(dst, img *float32, cols, taps *int32, kb int, hw *int32) {}

@@ -225,6 +225,55 @@ func peakFMA(w func(string, ...any)) {
 	w("")
 }
 
+// gatherConv writes gatherConv32: one B micro-panel of 32 columns of an
+// implicit im2col matrix, kb rows deep. Column l has a base offset, row and
+// column in the image (cols: off[32], y[32], x[32]); k step q a tap offset,
+// row and column (taps: 3 int32 per step). The value is
+// img[off[l]+toff[q]] where y[l]+ty[q] and x[l]+tx[q] lie inside the image
+// (one unsigned compare each against hw = {h, w}), else zero: a masked
+// gather per 16 columns, no branches.
+func gatherConv(w func(string, ...any)) {
+	w("// func gatherConv32(dst, img *float32, cols, taps *int32, kb int, hw *int32)")
+	w("TEXT ·gatherConv32(SB), NOSPLIT, $0-48")
+	w("\tMOVQ dst+0(FP), DI")
+	w("\tMOVQ img+8(FP), DX")
+	w("\tMOVQ cols+16(FP), AX")
+	w("\tMOVQ taps+24(FP), SI")
+	w("\tMOVQ kb+32(FP), CX")
+	w("\tMOVQ hw+40(FP), BX")
+	for i := 0; i < 6; i++ { // off, y, x for each half
+		w("\tVMOVDQU32 %d(AX), Z%d", 64*i, i)
+	}
+	w("\tVPBROADCASTD 0(BX), Z6")
+	w("\tVPBROADCASTD 4(BX), Z7")
+	w("\tTESTQ CX, CX")
+	w("\tJEQ gatherConv32_done")
+	w("gatherConv32_loop:")
+	w("\tVPBROADCASTD 0(SI), Z8")
+	w("\tVPBROADCASTD 4(SI), Z9")
+	w("\tVPBROADCASTD 8(SI), Z10")
+	for h := 0; h < 2; h++ {
+		y, x, idx, d := 11+4*h, 12+4*h, 13+4*h, 14+4*h
+		k1, k2 := 1+2*h, 2+2*h
+		w("\tVPADDD Z9, Z%d, Z%d", 2+h, y)
+		w("\tVPCMPUD $1, Z6, Z%d, K%d", y, k1)
+		w("\tVPADDD Z10, Z%d, Z%d", 4+h, x)
+		w("\tVPCMPUD $1, Z7, Z%d, K%d, K%d", x, k1, k2)
+		w("\tVPADDD Z8, Z%d, Z%d", h, idx)
+		w("\tVPXORD Z%d, Z%d, Z%d", d, d, d)
+		w("\tVGATHERDPS (DX)(Z%d*4), K%d, Z%d", idx, k2, d)
+		w("\tVMOVUPS Z%d, %d(DI)", d, 64*h)
+	}
+	w("\tADDQ $12, SI")
+	w("\tADDQ $128, DI")
+	w("\tDECQ CX")
+	w("\tJNE gatherConv32_loop")
+	w("gatherConv32_done:")
+	w("\tVZEROUPPER")
+	w("\tRET")
+	w("")
+}
+
 var kernels = []kernel{
 	{name: "k14x32", avx512: true, mr: 14, nv: 2, pfB: 1024},
 	{name: "k6x16", avx512: false, mr: 6, nv: 2, pfB: 512},
@@ -265,6 +314,7 @@ func main() {
 	}
 	packA14AVX512(w)
 	peakFMA(w)
+	gatherConv(w)
 	write("kernel_amd64.s", s.Bytes())
 
 	var g bytes.Buffer

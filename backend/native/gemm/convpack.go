@@ -1,0 +1,63 @@
+package gemm
+
+// Implicit im2col for 2-D convolutions: packing B micro-panels straight
+// from an image, for the convolution fast path of package native.
+
+// ConvGeom describes the im2col matrix of one image (one group's channels)
+// of a 2-D convolution: row p is kernel tap (ci, i, j) = (p / (KH·KW),
+// p / KW % KH, p % KW), column o is output position (o / OW, o % OW), and
+// the element is img[ci][oy·SH − PadT + i·DH][ox·SW − PadL + j·DW], zero
+// outside the C×H×W image.
+type ConvGeom struct {
+	C, H, W, KH, KW, SH, SW, DH, DW, PadT, PadL, OW int
+}
+
+const (
+	convMaxCols = 1024 // columns per PackConv call (its tables live on the stack)
+	convMaxRows = 512  // k steps per call
+	convLimit   = 1 << 29
+)
+
+// PackConv packs rows [p0, p0+kb) × columns [j0, j0+nb) of the im2col
+// matrix of img in the BPacker layout with gathers, and reports whether it
+// did: false (nothing written) when the CPU has no gather kernel for
+// panels of nr columns or the geometry falls outside its tables.
+func PackConv(dst, img []float32, g *ConvGeom, nr, p0, kb, j0, nb int) bool {
+	if !hasConvGather || nr != 32 || len(img) == 0 || nb <= 0 || kb <= 0 || nb > convMaxCols || kb > convMaxRows || p0 < 0 || j0 < 0 ||
+		g.OW <= 0 || g.KH <= 0 || g.KW <= 0 || p0+kb > g.C*g.KH*g.KW || len(img) < g.C*g.H*g.W || len(dst) < kb*roundUp(nb, nr) ||
+		g.C*g.H*g.W >= convLimit || max(g.H, g.W, g.PadT, g.PadL, g.SH*((j0+nb)/g.OW+1), g.SW*g.OW, g.DH*g.KH, g.DW*g.KW) >= 1<<14 {
+		return false
+	}
+	// per panel: base offset, row and column of each output position; a
+	// column past nb gets a row that no tap brings inside the image
+	var cols [3 * convMaxCols]int32
+	panels := (nb + 31) / 32
+	for c := 0; c < 32*panels; c++ {
+		t := cols[c/32*96+c%32:]
+		if c >= nb {
+			t[0], t[32], t[64] = 0, -convLimit, 0
+			continue
+		}
+		oy, ox := (j0+c)/g.OW, (j0+c)%g.OW
+		y, x := oy*g.SH-g.PadT, ox*g.SW-g.PadL
+		t[0], t[32], t[64] = int32(y*g.W+x), int32(y), int32(x)
+	}
+	var taps [3 * convMaxRows]int32
+	ci, i, j := p0/(g.KH*g.KW), p0/g.KW%g.KH, p0%g.KW
+	for q := 0; q < kb; q++ {
+		ty, tx := i*g.DH, j*g.DW
+		taps[3*q], taps[3*q+1], taps[3*q+2] = int32(ci*g.H*g.W+ty*g.W+tx), int32(ty), int32(tx)
+		if j++; j == g.KW {
+			j = 0
+			if i++; i == g.KH {
+				i = 0
+				ci++
+			}
+		}
+	}
+	hw := [2]int32{int32(g.H), int32(g.W)}
+	for t := 0; t < panels; t++ {
+		gatherConv32(&dst[t*32*kb], &img[0], &cols[t*96], &taps[0], kb, &hw[0])
+	}
+	return true
+}
