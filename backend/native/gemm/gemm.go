@@ -222,9 +222,9 @@ func (d *driver) work() {
 // With first set it overwrites C, else it accumulates.
 func macro(ks *kernelSet, ap, bp []float32, mb, nb, kb int, c []float32, ldc int, first bool, tile *[maxTile]float32) {
 	mr, nr := ks.mr, ks.nr
-	kern := ks.acc
+	kern, part := ks.acc, 0
 	if first {
-		kern = ks.set
+		kern, part = ks.set, 1
 	}
 	for ir := 0; ir < mb; ir += mr {
 		mm := min(mr, mb-ir)
@@ -234,6 +234,10 @@ func macro(ks *kernelSet, ap, bp []float32, mb, nb, kb int, c []float32, ldc int
 			bpanel := bp[jr*kb : jr*kb+nr*kb]
 			if mm == mr && nn == nr {
 				kern(kb, apanel, bpanel, c[ir*ldc+jr:], ldc)
+				continue
+			}
+			if nn == nr && ks.part != nil {
+				ks.part[mm][part](kb, apanel, bpanel, c[ir*ldc+jr:], ldc)
 				continue
 			}
 			ks.set(kb, apanel, bpanel, tile[:], nr)

@@ -53,11 +53,32 @@ func asmKernel(mr, nr int, f func(kc int, a, b, c *float32, ldc int)) func(kb in
 	}
 }
 
+// partKernel wraps a kernel for the first rows < mr of a panel (whose A
+// still holds mr values per k step) with the bounds checks it relies on.
+func partKernel(rows, mr, nr int, f func(kc int, a, b, c *float32, ldc int)) func(kb int, a, b, c []float32, ldc int) {
+	return func(kb int, a, b, c []float32, ldc int) {
+		_ = a[mr*kb-1]
+		_ = b[nr*kb-1]
+		_ = c[(rows-1)*ldc+nr-1]
+		f(kb, &a[0], &b[0], &c[0], ldc)
+	}
+}
+
+func partKernels(mr, nr int, fs [][2]func(kc int, a, b, c *float32, ldc int)) [][2]func(kb int, a, b, c []float32, ldc int) {
+	part := make([][2]func(kb int, a, b, c []float32, ldc int), mr)
+	for r := 1; r < mr; r++ {
+		part[r] = [2]func(kb int, a, b, c []float32, ldc int){partKernel(r, mr, nr, fs[r][0]), partKernel(r, mr, nr, fs[r][1])}
+	}
+	return part
+}
+
 var avx512 = &kernelSet{name: "avx512-14x32", mr: 14, nr: 32,
-	acc: asmKernel(14, 32, k14x32acc), set: asmKernel(14, 32, k14x32set), packA: packA14Fast}
+	acc: asmKernel(14, 32, k14x32acc), set: asmKernel(14, 32, k14x32set), packA: packA14Fast,
+	part: partKernels(14, 32, partial14x32[:])}
 
 var avx2 = &kernelSet{name: "avx2-6x16", mr: 6, nr: 16,
-	acc: asmKernel(6, 16, k6x16acc), set: asmKernel(6, 16, k6x16set), packA: packA6}
+	acc: asmKernel(6, 16, k6x16acc), set: asmKernel(6, 16, k6x16set), packA: packA6,
+	part: partKernels(6, 16, partial6x16[:])}
 
 // kernelSets lists the sets this CPU runs, fastest first.
 func kernelSets() []*kernelSet {

@@ -12,6 +12,9 @@ type kernelSet struct {
 	mr, nr   int
 	acc, set func(kc int, a, b, c []float32, ldc int)
 	packA    func(p, src []float32, lda, kb int)
+	// part[r], when not nil, is the acc/set pair for the first r < mr rows
+	// of a panel (the last, partial panel of A), written straight into C
+	part [][2]func(kc int, a, b, c []float32, ldc int)
 }
 
 // generic is the portable kernel set (any CPU): a 4×4 tile whose sixteen
