@@ -132,20 +132,22 @@ func fastConvShape(op *stablehlo.Op, in []Value) (*conv2d, bool) {
 
 func isSeq(d []int64) bool { return len(d) == 2 && d[0] == 2 && d[1] == 3 }
 
-// run computes the convolution into dst ([batch, outC, oh, ow]) as implicit
-// GEMMs, one per image and group: the weights of each group are packed
-// once for the whole batch, the image columns are packed block by block
-// straight from the input (fast_conv_pack.go). The work is cut into items
-// (image × group × column chunk, or row band when the images are few and
-// small) that the cores take in turn.
+// run computes the convolution into dst ([batch, outC, oh, ow]) as one
+// implicit GEMM per group: the group's weights [ocPer, kerC·kh·kw], packed
+// once, times the im2col columns of all the images side by side (batch·oh·ow
+// columns, so that small late layers fill whole micro-panels), packed block
+// by block straight from the input (fast_conv_pack.go). The work is cut
+// into items the cores take in turn: column chunks, or, when the columns
+// are few, row bands over the columns packed once and shared.
 func (c *conv2d) run(dst []float32) {
 	ocPer, k, n := c.outC/c.groups, c.kerC*c.kh*c.kw, c.oh*c.ow
-	imgs := c.batch * c.groups
+	cols := c.batch * n // per group
+	hw := c.h * c.w
 	threads := runtime.GOMAXPROCS(0)
-	threads = int(min(int64(threads), max(1, int64(imgs)*int64(ocPer)*int64(n)*int64(k)/convWorkPerThread)))
+	threads = int(min(int64(threads), max(1, int64(c.groups)*int64(ocPer)*int64(cols)*int64(k)/convWorkPerThread)))
 	c.setValidColumns()
 	c.geom = gemm.ConvGeom{C: c.kerC, H: c.h, W: c.w, KH: c.kh, KW: c.kw, SH: c.sh, SW: c.sw, DH: c.dh, DW: c.dw,
-		PadT: c.padT, PadL: c.padL, OW: c.ow}
+		PadT: c.padT, PadL: c.padL, OH: c.oh, OW: c.ow, Images: c.batch, ImgStride: c.inC * hw}
 
 	pas := make([]*gemm.PackedA, c.groups)
 	for g := range pas {
@@ -155,64 +157,52 @@ func (c *conv2d) run(dst []float32) {
 	mr, nr := pas[0].Rows(), pas[0].Cols()
 	aUnits := pas[0].Units()
 	weights := func(g int) gemm.Matrix { return gemm.RowMajor(c.rhs[g*ocPer*k:(g+1)*ocPer*k], k) }
-	image := func(img int) []float32 { // img = b·groups + g
-		b, g := img/c.groups, img%c.groups
-		return c.lhs[(b*c.inC+g*c.kerC)*c.h*c.w : (b*c.inC+(g+1)*c.kerC)*c.h*c.w]
+	images := func(g int) []float32 { return c.lhs[g*c.kerC*hw : (c.batch-1)*c.inC*hw+(g+1)*c.kerC*hw] }
+	output := func(g int) gemm.Out {
+		return gemm.Out{Data: dst[g*ocPer*n:], Ldc: n, Cols: n, ImgStride: c.outC * n}
 	}
-	output := func(img int) []float32 {
-		b, g := img/c.groups, img%c.groups
-		return dst[(b*c.outC+g*ocPer)*n : (b*c.outC+(g+1)*ocPer)*n]
-	}
-
-	// Few small images: pack each image's B once (all of k), shared by
-	// bands of output rows, so that every core gets work.
-	panelsM, panelsN := (ocPer+mr-1)/mr, (n+nr-1)/nr
-	bands := 1
-	if threads > 1 && n <= convSharedCols && imgs < convItemsPerThread*threads {
-		bands = min(panelsM, (convItemsPerThread*threads+imgs-1)/imgs)
-	}
-	if bands > 1 && int64(imgs)*int64(pas[0].PackedBLen(n)) <= convSharedMax {
-		bLen, kBlocks := pas[0].PackedBLen(n), pas[0].KBlocks()
-		shared := gemm.GetBuffer(imgs * bLen)
-		defer gemm.PutBuffer(shared)
-		parallel(threads, c.groups*aUnits+imgs*kBlocks, func(u int) {
-			if u < c.groups*aUnits {
-				pas[u/aUnits].PackUnit(weights(u/aUnits), u%aUnits)
-				return
-			}
-			u -= c.groups * aUnits
-			img := u / kBlocks
-			runs := c.columnRuns(nil, nr, 0, n)
-			pack := func(d []float32, nr, p0, kb, j0, nb int) { c.packB(image(img), runs, d, nr, p0, kb, j0, nb) }
-			pas[img%c.groups].PackB(shared[img*bLen:(img+1)*bLen], pack, u%kBlocks, 0, n)
-		})
-		parallel(threads, imgs*bands, func(it int) {
-			img, band := it/bands, it%bands
-			r0, r1 := band*panelsM/bands*mr, min(ocPer, (band+1)*panelsM/bands*mr)
-			pas[img%c.groups].MulPacked(r0, r1, shared[img*bLen:(img+1)*bLen], n, output(img)[r0*n:], n, false)
-		})
-		return
+	packer := func(g, j0, nb int) gemm.BPacker {
+		runs := c.columnRuns(make([]colRun, 0, 64), nr, j0, nb)
+		src := images(g)
+		return func(d []float32, nr, p0, kb, j0, nb int) { c.packB(src, runs, d, nr, p0, kb, j0, nb) }
 	}
 
-	// Otherwise stream: each item packs its own column chunk block by
-	// block. Chunks are whole micro-panels, at most convChunkCols wide,
-	// and numerous enough to balance the cores.
-	chunks := (n + convChunkCols - 1) / convChunkCols
-	if n <= convSharedCols {
-		chunks = 1
+	panelsM, panelsN := (ocPer+mr-1)/mr, (cols+nr-1)/nr
+	chunks := min(panelsN, (cols+convChunkCols-1)/convChunkCols)
+	want := convItemsPerThread * threads
+	if threads > 1 && c.groups*chunks < want {
+		bLen := pas[0].PackedBLen(cols)
+		if cols <= convSharedCols && int64(c.groups)*int64(bLen) <= convSharedMax {
+			// few columns: pack them once, shared by bands of output rows
+			bands := min(panelsM, (want+c.groups-1)/c.groups)
+			kBlocks := pas[0].KBlocks()
+			shared := gemm.GetBuffer(c.groups * bLen)
+			defer gemm.PutBuffer(shared)
+			parallel(threads, c.groups*aUnits+c.groups*kBlocks, func(u int) {
+				if u < c.groups*aUnits {
+					pas[u/aUnits].PackUnit(weights(u/aUnits), u%aUnits)
+					return
+				}
+				u -= c.groups * aUnits
+				g := u / kBlocks
+				pas[g].PackB(shared[g*bLen:(g+1)*bLen], packer(g, 0, cols), u%kBlocks, 0, cols)
+			})
+			parallel(threads, c.groups*bands, func(it int) {
+				g, band := it/bands, it%bands
+				r0, r1 := band*panelsM/bands*mr, min(ocPer, (band+1)*panelsM/bands*mr)
+				pas[g].MulPacked(r0, r1, shared[g*bLen:(g+1)*bLen], 0, cols, output(g), false)
+			})
+			return
+		}
+		chunks = min(panelsN, (want+c.groups-1)/c.groups)
 	}
-	if threads > 1 {
-		chunks = max(chunks, (convItemsPerThread*threads+imgs-1)/imgs)
-	}
-	chunks = min(chunks, panelsN)
+	// each item packs its chunk of columns (whole micro-panels, chunks of
+	// even width) block by block as the GEMM needs them
 	parallel(threads, c.groups*aUnits, func(u int) { pas[u/aUnits].PackUnit(weights(u/aUnits), u%aUnits) })
-	parallel(threads, imgs*chunks, func(it int) {
-		img, ch := it/chunks, it%chunks
-		j0, j1 := ch*panelsN/chunks*nr, min(n, (ch+1)*panelsN/chunks*nr)
-		runs := c.columnRuns(make([]colRun, 0, 64), nr, j0, j1-j0)
-		src := image(img)
-		pack := func(d []float32, nr, p0, kb, j0, nb int) { c.packB(src, runs, d, nr, p0, kb, j0, nb) }
-		pas[img%c.groups].Mul(0, ocPer, pack, j0, j1-j0, output(img)[j0:], n, false)
+	parallel(threads, c.groups*chunks, func(it int) {
+		g, ch := it/chunks, it%chunks
+		j0, j1 := ch*panelsN/chunks*nr, min(cols, (ch+1)*panelsN/chunks*nr)
+		pas[g].Mul(0, ocPer, packer(g, j0, j1-j0), j0, j1-j0, output(g), false)
 	})
 }
 
@@ -220,7 +210,7 @@ const (
 	convWorkPerThread  = 1 << 21  // multiply-adds below which an extra core does not pay
 	convItemsPerThread = 4        // work items per core, for balance
 	convChunkCols      = 256      // widest column chunk (its packed B block stays in L2)
-	convSharedCols     = 512      // images up to this many columns are not cut into chunks
+	convSharedCols     = 512      // columns (all images) packed once and shared by row bands at most
 	convSharedMax      = 16 << 20 // floats of packed B shared between row bands at most
 )
 

@@ -15,29 +15,33 @@ import "github.com/torchtpu/torchtpu/backend/native/gemm"
 var convGather = true
 
 // colRun is a run of consecutive output columns that lie in one output row
-// and one micro-panel: output positions (oy, ox0 … ox0+cnt-1), stored from
+// of one image and in one micro-panel: output positions (oy, ox0 …
+// ox0+cnt-1) of the image starting at base in the input, stored from
 // position jj of panel t.
-type colRun struct{ oy, ox0, cnt, t, jj int }
+type colRun struct{ base, oy, ox0, cnt, t, jj int }
 
-// columnRuns splits output columns [j0, j0+nb) into runs for panels of nr
-// columns, appending to runs[:0].
+// columnRuns splits columns [j0, j0+nb) of the batch (image b's column o
+// is b·oh·ow + o) into runs for panels of nr columns, appending to
+// runs[:0].
 func (c *conv2d) columnRuns(runs []colRun, nr, j0, nb int) []colRun {
 	runs = runs[:0]
 	for col := j0; col < j0+nb; {
-		oy, ox := col/c.ow, col%c.ow
+		row, ox := col/c.ow, col%c.ow // output row over all images
 		rel := col - j0
 		cnt := min(c.ow-ox, nr-rel%nr, j0+nb-col)
-		runs = append(runs, colRun{oy: oy, ox0: ox, cnt: cnt, t: rel / nr, jj: rel % nr})
+		runs = append(runs, colRun{base: row / c.oh * c.inC * c.h * c.w, oy: row % c.oh, ox0: ox, cnt: cnt, t: rel / nr, jj: rel % nr})
 		col += cnt
 	}
 	return runs
 }
 
-// packB writes rows [p0, p0+kb) of the im2col matrix of img (one image's
-// channels of one group, [kerC, h, w]) for the columns described by runs
-// (nb of them) into dst in the gemm.BPacker layout. Row p is kernel tap
-// (ci, i, j) = (p / (kh·kw), p / kw % kh, p % kw); its column (oy, ox)
-// holds img[ci][oy·sh − padT + i·dh][ox·sw − padL + j·dw], zero outside.
+// packB writes rows [p0, p0+kb) of the im2col matrix of the images of one
+// group (img: the group's first channel of the first image on) for
+// columns [j0, j0+nb), described by runs, into dst in the gemm.BPacker
+// layout. Row p is kernel tap
+// (ci, i, j) = (p / (kh·kw), p / kw % kh, p % kw); its column (oy, ox) of
+// an image holds [ci][oy·sh − padT + i·dh][ox·sw − padL + j·dw] of that
+// image, zero outside.
 func (c *conv2d) packB(img []float32, runs []colRun, dst []float32, nr, p0, kb, j0, nb int) {
 	if convGather && gemm.PackConv(dst, img, &c.geom, nr, p0, kb, j0, nb) {
 		return // gathered with SIMD
@@ -52,7 +56,6 @@ func (c *conv2d) packB(img []float32, runs []colRun, dst []float32, nr, p0, kb, 
 	hw := c.h * c.w
 	ci, i, j := p0/(c.kh*c.kw), p0/c.kw%c.kh, p0%c.kw
 	for q := 0; q < kb; q++ {
-		plane := img[ci*hw : (ci+1)*hw]
 		x0, x1 := c.vx[2*j], c.vx[2*j+1] // output columns reading inside the image
 		yoff, xoff := i*c.dh-c.padT, j*c.dw-c.padL
 		for _, r := range runs {
@@ -64,7 +67,7 @@ func (c *conv2d) packB(img []float32, runs []colRun, dst []float32, nr, p0, kb, 
 				clear(d)
 				continue
 			}
-			src := plane[y*c.w+lo*c.sw+xoff:]
+			src := img[r.base+ci*hw+y*c.w+lo*c.sw+xoff:]
 			lo, hi = lo-r.ox0, hi-r.ox0
 			if lo > 0 {
 				clear(d[:lo])

@@ -3,13 +3,15 @@ package gemm
 // Implicit im2col for 2-D convolutions: packing B micro-panels straight
 // from an image, for the convolution fast path of package native.
 
-// ConvGeom describes the im2col matrix of one image (one group's channels)
-// of a 2-D convolution: row p is kernel tap (ci, i, j) = (p / (KH·KW),
-// p / KW % KH, p % KW), column o is output position (o / OW, o % OW), and
-// the element is img[ci][oy·SH − PadT + i·DH][ox·SW − PadL + j·DW], zero
-// outside the C×H×W image.
+// ConvGeom describes the im2col matrix of a batch of images (one group's
+// channels each) of a 2-D convolution: row p is kernel tap (ci, i, j) =
+// (p / (KH·KW), p / KW % KH, p % KW), column o is output position (oy, ox)
+// = (o % (OH·OW) / OW, o % OW) of image b = o / (OH·OW), and the element is
+// img[b·ImgStride + ci·H·W + (oy·SH − PadT + i·DH)·W + ox·SW − PadL + j·DW],
+// zero where the position falls outside the C×H×W image.
 type ConvGeom struct {
-	C, H, W, KH, KW, SH, SW, DH, DW, PadT, PadL, OW int
+	C, H, W, KH, KW, SH, SW, DH, DW, PadT, PadL, OH, OW int
+	Images, ImgStride                                   int
 }
 
 const (
@@ -23,24 +25,23 @@ const (
 // did: false (nothing written) when the CPU has no gather kernel for
 // panels of nr columns or the geometry falls outside its tables.
 func PackConv(dst, img []float32, g *ConvGeom, nr, p0, kb, j0, nb int) bool {
-	if !hasConvGather || nr != 32 || len(img) == 0 || nb <= 0 || kb <= 0 || nb > convMaxCols || kb > convMaxRows || p0 < 0 || j0 < 0 ||
-		g.OW <= 0 || g.KH <= 0 || g.KW <= 0 || p0+kb > g.C*g.KH*g.KW || len(img) < g.C*g.H*g.W || len(dst) < kb*roundUp(nb, nr) ||
-		g.C*g.H*g.W >= convLimit || max(g.H, g.W, g.PadT, g.PadL, g.SH*((j0+nb)/g.OW+1), g.SW*g.OW, g.DH*g.KH, g.DW*g.KW) >= 1<<14 {
+	if !hasConvGather || nr != 32 || !g.gatherable(len(img), p0, kb, j0, nb) || len(dst) < kb*roundUp(nb, nr) {
 		return false
 	}
 	// per panel: base offset, row and column of each output position; a
 	// column past nb gets a row that no tap brings inside the image
 	var cols [3 * convMaxCols]int32
 	panels := (nb + 31) / 32
+	n := g.OH * g.OW
 	for c := 0; c < 32*panels; c++ {
 		t := cols[c/32*96+c%32:]
 		if c >= nb {
 			t[0], t[32], t[64] = 0, -convLimit, 0
 			continue
 		}
-		oy, ox := (j0+c)/g.OW, (j0+c)%g.OW
-		y, x := oy*g.SH-g.PadT, ox*g.SW-g.PadL
-		t[0], t[32], t[64] = int32(y*g.W+x), int32(y), int32(x)
+		b, o := (j0+c)/n, (j0+c)%n
+		y, x := o/g.OW*g.SH-g.PadT, o%g.OW*g.SW-g.PadL
+		t[0], t[32], t[64] = int32(b*g.ImgStride+y*g.W+x), int32(y), int32(x)
 	}
 	var taps [3 * convMaxRows]int32
 	ci, i, j := p0/(g.KH*g.KW), p0/g.KW%g.KH, p0%g.KW
@@ -60,4 +61,25 @@ func PackConv(dst, img []float32, g *ConvGeom, nr, p0, kb, j0, nb int) bool {
 		gatherConv32(&dst[t*32*kb], &img[0], &cols[t*96], &taps[0], kb, &hw[0])
 	}
 	return true
+}
+
+// gatherable reports whether the gather tables of PackConv hold rows
+// [p0, p0+kb) × columns [j0, j0+nb) of this geometry over an img of
+// length size: every index in int32 with room to spare (no sum of a
+// column and a tap entry overflows) and every valid position inside img.
+func (g *ConvGeom) gatherable(size, p0, kb, j0, nb int) bool {
+	const small = 1 << 14
+	if g.C <= 0 || g.H <= 0 || g.W <= 0 || g.KH <= 0 || g.KW <= 0 || g.OH <= 0 || g.OW <= 0 || g.Images <= 0 ||
+		g.SH <= 0 || g.SW <= 0 || g.DH <= 0 || g.DW <= 0 || g.PadT < 0 || g.PadL < 0 || g.ImgStride < 0 {
+		return false
+	}
+	if nb <= 0 || kb <= 0 || nb > convMaxCols || kb > convMaxRows || p0 < 0 || j0 < 0 ||
+		p0+kb > g.C*g.KH*g.KW || j0+nb > g.Images*g.OH*g.OW {
+		return false
+	}
+	if max(g.H, g.W, g.PadT, g.PadL, g.SH*g.OH, g.SW*g.OW, g.DH*g.KH, g.DW*g.KW) >= small {
+		return false
+	}
+	last := (g.Images-1)*g.ImgStride + g.C*g.H*g.W // one past the last element read
+	return last <= size && last < convLimit
 }

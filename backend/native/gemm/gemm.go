@@ -222,36 +222,47 @@ func (d *driver) work() {
 // With first set it overwrites C, else it accumulates.
 func macro(ks *kernelSet, ap, bp []float32, mb, nb, kb int, c []float32, ldc int, first bool, tile *[maxTile]float32) {
 	mr, nr := ks.mr, ks.nr
-	kern, part := ks.acc, 0
-	if first {
-		kern, part = ks.set, 1
-	}
 	for ir := 0; ir < mb; ir += mr {
 		mm := min(mr, mb-ir)
 		apanel := ap[ir*kb : ir*kb+mr*kb]
 		for jr := 0; jr < nb; jr += nr {
-			nn := min(nr, nb-jr)
-			bpanel := bp[jr*kb : jr*kb+nr*kb]
-			if mm == mr && nn == nr {
-				kern(kb, apanel, bpanel, c[ir*ldc+jr:], ldc)
-				continue
-			}
-			if nn == nr && ks.part != nil {
-				ks.part[mm][part](kb, apanel, bpanel, c[ir*ldc+jr:], ldc)
-				continue
-			}
-			ks.set(kb, apanel, bpanel, tile[:], nr)
-			for i := 0; i < mm; i++ {
-				row := c[(ir+i)*ldc+jr : (ir+i)*ldc+jr+nn]
-				t := tile[i*nr : i*nr+nn]
-				if first {
-					copy(row, t)
-					continue
-				}
-				for j := range row {
-					row[j] += t[j]
-				}
-			}
+			tileMul(ks, kb, apanel, bp[jr*kb:jr*kb+nr*kb], mm, min(nr, nb-jr), c[ir*ldc+jr:], ldc, first, tile)
 		}
+	}
+}
+
+// tileMul computes one mm×nn tile (mm ≤ mr, nn ≤ nr) of C (+)= A·B from an
+// A and a B micro-panel: full tiles and full-width partial-row tiles go
+// straight into C, the rest through tile.
+func tileMul(ks *kernelSet, kb int, apanel, bpanel []float32, mm, nn int, c []float32, ldc int, first bool, tile *[maxTile]float32) {
+	mr, nr := ks.mr, ks.nr
+	if nn == nr && (mm == mr || ks.part != nil) {
+		switch {
+		case mm == mr && first:
+			ks.set(kb, apanel, bpanel, c, ldc)
+		case mm == mr:
+			ks.acc(kb, apanel, bpanel, c, ldc)
+		case first:
+			ks.part[mm][1](kb, apanel, bpanel, c, ldc)
+		default:
+			ks.part[mm][0](kb, apanel, bpanel, c, ldc)
+		}
+		return
+	}
+	ks.set(kb, apanel, bpanel, tile[:], nr)
+	for i := 0; i < mm; i++ {
+		addTo(c[i*ldc:i*ldc+nn], tile[i*nr:i*nr+nn], first)
+	}
+}
+
+// addTo stores (first) or adds src into dst.
+func addTo(dst, src []float32, first bool) {
+	if first {
+		copy(dst, src)
+		return
+	}
+	src = src[:len(dst)]
+	for j := range dst {
+		dst[j] += src[j]
 	}
 }

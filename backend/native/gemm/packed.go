@@ -79,10 +79,19 @@ func (p *PackedA) PackB(dst []float32, pack BPacker, kblock, j0, nb int) {
 	pack(dst[pc*w:pc*w+kb*w], p.nr, pc, kb, j0, nb)
 }
 
-// MulPacked computes rows [r0, r1) of C (+)= A·B for the nb columns of B
-// packed in bp by PackB: C(i, j) is c[(i-r0)*ldc + j]. r0 is a multiple of
-// Rows(). With accumulate unset C is overwritten.
-func (p *PackedA) MulPacked(r0, r1 int, bp []float32, nb int, c []float32, ldc int, accumulate bool) {
+// Out is where C goes. Its columns may run over several images (the
+// images of a batched convolution side by side): column j is column
+// j % Cols of image j / Cols, whose C starts at Data[j/Cols*ImgStride],
+// rows Ldc apart. Cols 0 means one image.
+type Out struct {
+	Data                 []float32
+	Ldc, Cols, ImgStride int
+}
+
+// MulPacked computes rows [r0, r1) of C (+)= A·B for columns [j0, j0+nb)
+// of B, packed into bp by PackB (all k blocks, for those columns). r0 is a
+// multiple of Rows(). With accumulate unset C is overwritten.
+func (p *PackedA) MulPacked(r0, r1 int, bp []float32, j0, nb int, out Out, accumulate bool) {
 	if !p.band(r0, r1, nb) {
 		return
 	}
@@ -90,15 +99,15 @@ func (p *PackedA) MulPacked(r0, r1 int, bp []float32, nb int, c []float32, ldc i
 	w := roundUp(nb, p.nr)
 	for pc := 0; pc < p.k; pc += p.kcb {
 		kb := min(p.kcb, p.k-pc)
-		macro(p.ks, p.b.s[pc*p.panels*p.mr+r0*kb:], bp[pc*w:pc*w+kb*w], r1-r0, nb, kb, c, ldc, pc == 0 && !accumulate, &tile)
+		macroOut(p.ks, p.b.s[pc*p.panels*p.mr+r0*kb:], bp[pc*w:pc*w+kb*w], r0, r1-r0, j0, nb, kb, out, pc == 0 && !accumulate, &tile)
 	}
 }
 
 // Mul computes rows [r0, r1) of C (+)= A·B for columns [j0, j0+nb) of a B
 // that pack writes block by block into scratch memory (kept in L2 between
-// the micro-kernel calls): C(i, j0+j) is c[(i-r0)*ldc + j]. r0 is a
-// multiple of Rows(); nb should stay within a few hundred columns.
-func (p *PackedA) Mul(r0, r1 int, pack BPacker, j0, nb int, c []float32, ldc int, accumulate bool) {
+// the micro-kernel calls). r0 is a multiple of Rows(); nb should stay
+// within a few hundred columns.
+func (p *PackedA) Mul(r0, r1 int, pack BPacker, j0, nb int, out Out, accumulate bool) {
 	if !p.band(r0, r1, nb) {
 		return
 	}
@@ -109,7 +118,41 @@ func (p *PackedA) Mul(r0, r1 int, pack BPacker, j0, nb int, c []float32, ldc int
 	for pc := 0; pc < p.k; pc += p.kcb {
 		kb := min(p.kcb, p.k-pc)
 		pack(bp.s[:kb*w], p.nr, pc, kb, j0, nb)
-		macro(p.ks, p.b.s[pc*p.panels*p.mr+r0*kb:], bp.s[:kb*w], r1-r0, nb, kb, c, ldc, pc == 0 && !accumulate, &tile)
+		macroOut(p.ks, p.b.s[pc*p.panels*p.mr+r0*kb:], bp.s[:kb*w], r0, r1-r0, j0, nb, kb, out, pc == 0 && !accumulate, &tile)
+	}
+}
+
+// macroOut is macro for rows [r0, r0+mb) and columns [j0, j0+nb) of an
+// Out: a tile within one image goes to tileMul, one across images is
+// computed into tile and stored image by image.
+func macroOut(ks *kernelSet, ap, bp []float32, r0, mb, j0, nb, kb int, out Out, first bool, tile *[maxTile]float32) {
+	mr, nr := ks.mr, ks.nr
+	for ir := 0; ir < mb; ir += mr {
+		mm := min(mr, mb-ir)
+		apanel := ap[ir*kb : ir*kb+mr*kb]
+		for jr := 0; jr < nb; jr += nr {
+			nn := min(nr, nb-jr)
+			bpanel := bp[jr*kb : jr*kb+nr*kb]
+			i, j := r0+ir, j0+jr
+			img, col, left := 0, j, nn
+			if out.Cols > 0 {
+				img, col, left = j/out.Cols, j%out.Cols, out.Cols-j%out.Cols
+			}
+			if nn <= left {
+				tileMul(ks, kb, apanel, bpanel, mm, nn, out.Data[img*out.ImgStride+i*out.Ldc+col:], out.Ldc, first, tile)
+				continue
+			}
+			ks.set(kb, apanel, bpanel, tile[:], nr)
+			for t := 0; t < nn; {
+				img, col := (j+t)/out.Cols, (j+t)%out.Cols
+				seg := min(nn-t, out.Cols-col)
+				for r := 0; r < mm; r++ {
+					c := out.Data[img*out.ImgStride+(i+r)*out.Ldc+col:]
+					addTo(c[:seg], tile[r*nr+t:r*nr+t+seg], first)
+				}
+				t += seg
+			}
+		}
 	}
 }
 

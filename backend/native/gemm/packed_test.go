@@ -1,17 +1,19 @@
 package gemm
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
 )
 
 // TestPackedOperands checks MulPacked and Mul on row bands and column
-// ranges against the float64 reference, for every kernel set.
+// ranges against the float64 reference, for every kernel set, with C as
+// one matrix and as images side by side (Out.Cols) of several widths.
 func TestPackedOperands(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	for _, ks := range kernelSets() {
-		for _, s := range [][3]int{{1, 1, 1}, {14, 32, 384}, {15, 33, 385}, {64, 49, 1000}, {100, 300, 147}} {
+		for _, s := range [][3]int{{1, 1, 1}, {14, 32, 384}, {15, 33, 385}, {64, 49, 1000}, {100, 300, 147}, {29, 392, 60}} {
 			m, n, k := s[0], s[1], s[2]
 			a, b := operand(r, m, k, 'N'), operand(r, k, n, 'N')
 			pa := newPackedA(ks, m, k)
@@ -24,26 +26,62 @@ func TestPackedOperands(t *testing.T) {
 			}
 			want := reference(m, n, k, a, b, make([]float32, m*n), n, false)
 			mid := min(m, roundUp(m/2, ks.mr))
-			for _, acc := range []bool{false, true} {
-				c := randMat(r, m*n)
-				start := append([]float32(nil), c...)
-				pa.MulPacked(0, mid, bp, n, c, n, acc)
-				pa.MulPacked(mid, m, bp, n, c[mid*n:], n, acc)
-				check(t, ks, "MulPacked", m, n, k, c, start, want, acc)
-				c = randMat(r, m*n)
-				start = append([]float32(nil), c...)
-				j1 := n / 3
-				pa.Mul(0, mid, MatrixPacker(b), 0, j1, c, n, acc)
-				pa.Mul(0, mid, MatrixPacker(b), j1, n-j1, c[j1:], n, acc)
-				pa.Mul(mid, m, MatrixPacker(b), 0, n, c[mid*n:], n, acc)
-				check(t, ks, "Mul", m, n, k, c, start, want, acc)
+			for _, cols := range []int{0, 1, 5, 17, 49} {
+				if cols > n {
+					continue
+				}
+				name := fmt.Sprintf("%s %dx%dx%d cols=%d", ks.name, m, n, k, cols)
+				for _, acc := range []bool{false, true} {
+					out, get := newOut(r, m, n, cols)
+					start := get()
+					pa.MulPacked(0, mid, bp, 0, n, out, acc)
+					pa.MulPacked(mid, m, bp, 0, n, out, acc)
+					check(t, name+" MulPacked", k, get(), start, want, acc)
+					out, get = newOut(r, m, n, cols)
+					start = get()
+					j1 := n / 3
+					pa.Mul(0, mid, MatrixPacker(b), 0, j1, out, acc)
+					pa.Mul(0, mid, MatrixPacker(b), j1, n-j1, out, acc)
+					pa.Mul(mid, m, MatrixPacker(b), 0, n, out, acc)
+					check(t, name+" Mul", k, get(), start, want, acc)
+				}
 			}
 			pa.Release()
 		}
 	}
 }
 
-func check(t *testing.T, ks *kernelSet, what string, m, n, k int, c, start []float32, want []float64, acc bool) {
+// newOut returns a random C for m×n with images of cols columns (0: one
+// image), gaps between the images, and a function reading it back as a
+// row-major m×n matrix (checking that the gaps are untouched).
+func newOut(r *rand.Rand, m, n, cols int) (Out, func() []float32) {
+	if cols == 0 {
+		out := Out{Data: randMat(r, m*n), Ldc: n}
+		return out, func() []float32 { return append([]float32(nil), out.Data...) }
+	}
+	imgs := (n + cols - 1) / cols
+	stride := m*cols + 7
+	out := Out{Data: randMat(r, imgs*stride), Ldc: cols, Cols: cols, ImgStride: stride}
+	gaps := append([]float32(nil), out.Data...)
+	return out, func() []float32 {
+		c := make([]float32, m*n)
+		for i := 0; i < m; i++ {
+			for j := 0; j < n; j++ {
+				c[i*n+j] = out.Data[j/cols*stride+i*cols+j%cols]
+			}
+		}
+		for img := 0; img < imgs; img++ {
+			for x := img*stride + m*cols; x < (img+1)*stride; x++ {
+				if out.Data[x] != gaps[x] {
+					panic("gap between images written")
+				}
+			}
+		}
+		return c
+	}
+}
+
+func check(t *testing.T, what string, k int, c, start []float32, want []float64, acc bool) {
 	t.Helper()
 	for i := range c {
 		w := want[i]
@@ -51,7 +89,7 @@ func check(t *testing.T, ks *kernelSet, what string, m, n, k int, c, start []flo
 			w += float64(start[i])
 		}
 		if math.Abs(float64(c[i])-w) > 1e-4*math.Sqrt(float64(k)+1)*(1+math.Abs(w)) {
-			t.Fatalf("%s %s %dx%dx%d acc=%v: c[%d] = %v, want %v", ks.name, what, m, n, k, acc, i, c[i], w)
+			t.Fatalf("%s acc=%v: c[%d] = %v, want %v", what, acc, i, c[i], w)
 		}
 	}
 }
