@@ -115,29 +115,115 @@ func (p *pool2d) run(src, dst []float32) {
 	wg.Wait()
 }
 
-// plane folds every window of one h×w plane into the oh×ow outputs.
+// plane folds every window of one h×w plane into the oh×ow outputs:
+// interior outputs (window fully inside the plane) by the unrolled loops
+// of fast_window_interior.go, the border by fold.
 func (p *pool2d) plane(src, dst []float32) {
+	oy0, oy1 := interiorRange(p.oh, p.h, p.kh, p.sh, p.dh, p.pt)
+	ox0, ox1 := interiorRange(p.ow, p.w, p.kw, p.sw, p.dw, p.pl)
 	for oy := 0; oy < p.oh; oy++ {
-		for ox := 0; ox < p.ow; ox++ {
-			acc := p.init
-			for i := 0; i < p.kh; i++ {
-				y := oy*p.sh - p.pt + i*p.dh
-				for j := 0; j < p.kw; j++ {
-					x := ox*p.sw - p.pl + j*p.dw
-					v := p.init
-					if y >= 0 && y < p.h && x >= 0 && x < p.w {
-						v = src[y*p.w+x]
-					}
-					if p.max {
-						acc = maxF32(acc, v)
-					} else {
-						acc += v
-					}
+		out := dst[oy*p.ow : (oy+1)*p.ow]
+		if oy < oy0 || oy >= oy1 || ox0 >= ox1 {
+			for ox := range out {
+				out[ox] = p.border(src, oy, ox)
+			}
+			continue
+		}
+		for ox := 0; ox < ox0; ox++ {
+			out[ox] = p.border(src, oy, ox)
+		}
+		for ox := ox1; ox < p.ow; ox++ {
+			out[ox] = p.border(src, oy, ox)
+		}
+		p.interiorRow(src, out[ox0:ox1], oy, ox0)
+		if p.max {
+			// The interior's builtin max is the generic maximum except
+			// for which NaN it returns: a window holding a NaN (the only
+			// way to a NaN result) is folded again the generic way.
+			for ox := ox0; ox < ox1; ox++ {
+				if v := out[ox]; v != v {
+					out[ox] = p.fold(src, oy, ox)
 				}
 			}
-			dst[oy*p.ow+ox] = acc
 		}
 	}
+}
+
+// interiorRange returns the outputs [lo, hi) along one dim of n outputs
+// whose windows (k taps, stride s, dilation d, low padding pad) lie
+// inside an input of size size.
+func interiorRange(n, size, k, s, d, pad int) (lo, hi int) {
+	lo = (pad + s - 1) / s // first o with o*s - pad >= 0
+	last := size - 1 - (k-1)*d + pad
+	if last < 0 {
+		return 0, 0
+	}
+	hi = min(n, last/s+1) // o*s - pad + (k-1)*d <= size-1
+	if lo >= hi {
+		return 0, 0
+	}
+	return lo, hi
+}
+
+// border computes an output whose window reaches into padding (or out
+// of the plane). A maximum takes only the taps inside, with the builtin
+// max: padding contributes the init value, which the maximum already
+// holds once (max is idempotent), and without NaNs the order does not
+// matter; a NaN result is folded again the generic way. A sum folds in
+// the generic order.
+func (p *pool2d) border(src []float32, oy, ox int) float32 {
+	if !p.max {
+		return p.fold(src, oy, ox)
+	}
+	y0, x0 := oy*p.sh-p.pt, ox*p.sw-p.pl
+	i0, i1 := tapRange(y0, p.kh, p.dh, p.h)
+	j0, j1 := tapRange(x0, p.kw, p.dw, p.w)
+	acc := p.init
+	for i := i0; i < i1; i++ {
+		r := src[(y0+i*p.dh)*p.w:]
+		for j := j0; j < j1; j++ {
+			acc = max(acc, r[x0+j*p.dw])
+		}
+	}
+	if acc != acc {
+		return p.fold(src, oy, ox)
+	}
+	return acc
+}
+
+// tapRange returns the taps [lo, hi) of a window starting at first (k
+// taps, dilation d) that fall inside [0, size).
+func tapRange(first, k, d, size int) (lo, hi int) {
+	if first < 0 {
+		lo = (-first + d - 1) / d
+	}
+	if size-first <= 0 {
+		return 0, 0
+	}
+	hi = min(k, (size-first+d-1)/d)
+	return min(lo, hi), hi
+}
+
+// fold is the generic fold of the window of output (oy, ox): rows, then
+// columns, padding contributing the init value.
+func (p *pool2d) fold(src []float32, oy, ox int) float32 {
+	acc := p.init
+	for i := 0; i < p.kh; i++ {
+		y := oy*p.sh - p.pt + i*p.dh
+		for j := 0; j < p.kw; j++ {
+			x := ox*p.sw - p.pl + j*p.dw
+			v := p.init
+			if y >= 0 && y < p.h && x >= 0 && x < p.w {
+				v = src[y*p.w+x]
+			}
+			if p.max {
+				acc = maxF32(acc, v)
+			} else {
+				acc += v
+			}
+		}
+	}
+	return acc
 }
 
 // maxF32 is the maximum of the generic fold: a NaN accumulator stays, a
