@@ -41,3 +41,67 @@ func BenchmarkBNReLU(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkFusedGroup runs the fusion group of a module directly (no
+// arena, no allocation) on ResNet-sized activations: batch norm + ReLU,
+// and batch norm + residual add + ReLU. Run with -cpu 1 for one thread.
+func BenchmarkFusedGroup(b *testing.B) {
+	mods := map[string]string{
+		"bn_relu_64x112x112": strings.ReplaceAll(strings.ReplaceAll(fuseModules["bn_relu"], "2x8x5x7", "1x64x112x112"), "8xf32", "64xf32"),
+		"bn_relu_256x14x14":  strings.ReplaceAll(strings.ReplaceAll(fuseModules["bn_relu"], "2x8x5x7", "1x256x14x14"), "8xf32", "256xf32"),
+		"bn_add_relu_64x56x56": `func.func @main(%x: tensor<1x64x56x56xf32>, %s: tensor<64xf32>, %b: tensor<64xf32>, %r: tensor<1x64x56x56xf32>) -> tensor<1x64x56x56xf32> {
+  %0 = stablehlo.broadcast_in_dim %s, dims = [1] : (tensor<64xf32>) -> tensor<1x64x56x56xf32>
+  %1 = stablehlo.multiply %x, %0 : tensor<1x64x56x56xf32>
+  %2 = stablehlo.broadcast_in_dim %b, dims = [1] : (tensor<64xf32>) -> tensor<1x64x56x56xf32>
+  %3 = stablehlo.add %1, %2 : tensor<1x64x56x56xf32>
+  %4 = stablehlo.add %3, %r : tensor<1x64x56x56xf32>
+  %5 = stablehlo.constant dense<0.0> : tensor<1x64x56x56xf32>
+  %6 = stablehlo.compare LT, %4, %5, FLOAT : (tensor<1x64x56x56xf32>, tensor<1x64x56x56xf32>) -> tensor<1x64x56x56xi1>
+  %7 = stablehlo.select %6, %5, %4 : tensor<1x64x56x56xi1>, tensor<1x64x56x56xf32>
+  return %7 : tensor<1x64x56x56xf32>
+}`,
+	}
+	for _, name := range []string{"bn_relu_64x112x112", "bn_relu_256x14x14", "bn_add_relu_64x56x56"} {
+		m, err := stablehlo.ParseModule(name, []byte("module {\n"+mods[name]+"\n}"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		t := &testing.T{}
+		e := compileWith(t, m, true)
+		ep := e.(*Executable).prog.plans[m.Func("main")].exec
+		var g *fusedGroup
+		for _, st := range ep.steps {
+			if st.group != nil {
+				g = st.group
+			}
+		}
+		if g == nil {
+			b.Fatal("no group")
+		}
+		rng := rand.New(rand.NewSource(1))
+		leaves := make([]*literal.Literal, len(g.nodes))
+		for i, nd := range g.nodes {
+			if nd.kind != fkLeaf {
+				continue
+			}
+			for a, s := range ep.args {
+				if s == nd.slot {
+					l := randomLiteral(t, rng, stablehlo.AsTensor(m.Func("main").Type.Inputs[a]))
+					for k := 0; k < l.Len(); k++ { // no NaNs or subnormals
+						l.SetFloat64(k, rng.NormFloat64())
+					}
+					leaves[i] = l
+				}
+			}
+		}
+		out := make([]byte, g.n*g.dt.Size())
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(len(out)))
+			cpu := processCPU()
+			for i := 0; i < b.N; i++ {
+				execFused(g, leaves, out)
+			}
+			b.ReportMetric(float64(processCPU()-cpu)/float64(b.N), "cpu-ns/op")
+		})
+	}
+}

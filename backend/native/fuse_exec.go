@@ -10,7 +10,7 @@ import (
 	"github.com/torchtpu/torchtpu/literal"
 )
 
-// Evaluation of a fusion group: the output is cut into chunks of
+// Evaluation of a fusion group: the output is cut into chunks of at most
 // fuseChunk elements; for each chunk every node of the group computes its
 // values into a scratch row (float64 with f32 values rounded after each
 // op, or float32 for all-f32 groups, so that each element is bit for bit
@@ -18,8 +18,16 @@ import (
 // root's row is stored. Large groups split their chunks over goroutines;
 // each output element is computed by one goroutine in a fixed order, so
 // results do not depend on the thread count.
+//
+// A node whose value is the same for the whole chunk (a constant, a
+// broadcast leaf read inside one run of its repeated inner dim, or a node
+// of such values) is uniform: its row is one element, computed once by
+// the same kernels, and the row kernels read it as a scalar instead of a
+// filled row. Chunks end at multiples of the group's period (the shortest
+// such run) so that per-channel broadcasts (batch norm's scale and shift)
+// are uniform in every chunk.
 
-const fuseChunk = 256
+const fuseChunk = 512
 
 // fuseGrain is the element count per goroutine from which a group runs in
 // parallel.
@@ -37,13 +45,17 @@ type fuseScratch[T fnum] struct {
 	rows []T
 	idx  []int64
 	// cur holds each node's values for the current chunk: its scratch
-	// row, or a view of a leaf's or the output's bytes.
+	// row, or a view of a leaf's or the output's bytes; one element where
+	// uni is set.
 	cur [][]T
+	uni []bool
 }
 
 var scratch32, scratch64 sync.Pool
 
-func getScratch[T fnum](pool *sync.Pool, nodes, rank int) *fuseScratch[T] {
+// getScratch returns a worker's scratch for g, its constants' rows filled.
+func getScratch[T fnum](pool *sync.Pool, g *fusedGroup) *fuseScratch[T] {
+	nodes, rank := len(g.nodes), len(g.shape)
 	s, _ := pool.Get().(*fuseScratch[T])
 	if s == nil {
 		s = &fuseScratch[T]{}
@@ -58,8 +70,17 @@ func getScratch[T fnum](pool *sync.Pool, nodes, rank int) *fuseScratch[T] {
 	s.idx = s.idx[:rank]
 	if cap(s.cur) < nodes {
 		s.cur = make([][]T, nodes)
+		s.uni = make([]bool, nodes)
 	}
-	s.cur = s.cur[:nodes]
+	s.cur, s.uni = s.cur[:nodes], s.uni[:nodes]
+	for i := range g.nodes {
+		if nd := &g.nodes[i]; nd.kind == fkScalar {
+			row := s.rows[i*fuseChunk : (i+1)*fuseChunk]
+			for k := range row {
+				row[k] = T(nd.scalar)
+			}
+		}
+	}
 	return s
 }
 
@@ -89,21 +110,6 @@ func leafViews[T fnum](g *fusedGroup, leaves []*literal.Literal) [][]T {
 	return views
 }
 
-// setRows points each node's current row at its view or scratch row
-// for a chunk of m elements at c; out, when not nil, receives the root.
-func setRows[T fnum](s *fuseScratch[T], views [][]T, out []T, c, m int) {
-	for i := range s.cur {
-		if v := views[i]; v != nil {
-			s.cur[i] = v[c : c+m]
-		} else {
-			s.cur[i] = s.rows[i*fuseChunk : i*fuseChunk+m]
-		}
-	}
-	if out != nil {
-		s.cur[len(s.cur)-1] = out[c : c+m]
-	}
-}
-
 // parallelRange runs body over [0, n) in contiguous parts, concurrently
 // when n is large.
 func parallelRange(n, grain int, body func(lo, hi int)) {
@@ -126,6 +132,15 @@ func parallelRange(n, grain int, body func(lo, hi int)) {
 	wg.Wait()
 }
 
+// chunkLen is the length of the chunk at c, before end.
+func chunkLen(g *fusedGroup, c, end int) int {
+	m := min(fuseChunk, end-c)
+	if p := g.period; p > 0 {
+		m = min(m, p-c%p)
+	}
+	return m
+}
+
 // execFused computes g into out from the leaf literals (indexed by node;
 // nil for other nodes). The caller has checked the leaves' types and sizes.
 func execFused(g *fusedGroup, leaves []*literal.Literal, out []byte) {
@@ -140,47 +155,158 @@ func execFusedT[T fnum](g *fusedGroup, leaves []*literal.Literal, out []byte, po
 	views := leafViews[T](g, leaves)
 	outView := viewAs[T](out, g.dt)
 	parallelRange(g.n, fuseGrain, func(lo, hi int) {
-		s := getScratch[T](pool, len(g.nodes), len(g.shape))
+		s := getScratch[T](pool, g)
 		defer pool.Put(s)
-		for i := range g.nodes {
-			if nd := &g.nodes[i]; nd.kind == fkScalar {
-				row := s.rows[i*fuseChunk : (i+1)*fuseChunk]
-				for k := range row {
-					row[k] = T(nd.scalar)
-				}
+		for c := lo; c < hi; {
+			m := chunkLen(g, c, hi)
+			var dst []T
+			if outView != nil {
+				dst = outView[c : c+m]
 			}
-		}
-		for c := lo; c < hi; c += fuseChunk {
-			m := min(fuseChunk, hi-c)
-			setRows(s, views, outView, c, m)
-			for i := range g.nodes {
-				if views[i] == nil {
-					fuseNodeChunk(g, i, leaves[i], s, c, m)
-				}
-			}
+			r := evalChunk(g, leaves, views, s, dst, c, m)
 			if outView == nil {
-				storeRow(out, g.dt, c, s.cur[len(g.nodes)-1])
+				storeRow(out, g.dt, c, r)
 			}
+			c += m
 		}
 	})
 }
 
-func row[T fnum](s *fuseScratch[T], i, _ int) []T { return s.cur[i] }
-
-// fuseNodeChunk computes node i for elements [c, c+m).
-func fuseNodeChunk[T fnum](g *fusedGroup, i int, leaf *literal.Literal, s *fuseScratch[T], c, m int) {
-	nd := &g.nodes[i]
-	dst := row(s, i, m)
-	switch nd.kind {
-	case fkScalar:
-	case fkLeaf:
-		if nd.strides == nil {
-			loadRow(dst, leaf.Data, nd.dt, int64(c))
-		} else {
-			loadStrided(dst, leaf.Data, nd.dt, nd.cshape, nd.cstrides, s.idx, int64(c))
+// evalChunk computes every node for elements [c, c+m) and returns the
+// root's row, of m elements: dst when not nil (the root is computed there).
+func evalChunk[T fnum](g *fusedGroup, leaves []*literal.Literal, views [][]T, s *fuseScratch[T], dst []T, c, m int) []T {
+	last := len(g.nodes) - 1
+	for i := range g.nodes {
+		nd := &g.nodes[i]
+		own := s.rows[i*fuseChunk : i*fuseChunk+m]
+		if i == last && dst != nil {
+			own = dst
 		}
+		s.uni[i] = false
+		switch nd.kind {
+		case fkNop:
+			continue
+		case fkScalar:
+			s.cur[i], s.uni[i] = s.rows[i*fuseChunk:i*fuseChunk+1], true
+			continue
+		case fkLeaf:
+			if v := views[i]; v != nil {
+				s.cur[i] = v[c : c+m]
+				continue
+			}
+			if nd.strides == nil {
+				loadRow(own, leaves[i].Data, nd.dt, int64(c))
+			} else if uniformRun(nd, c, m) {
+				own = own[:1]
+				loadStrided(own, leaves[i].Data, nd.dt, nd.cshape, nd.cstrides, s.idx, int64(c))
+				s.uni[i] = true
+			} else {
+				loadStrided(own, leaves[i].Data, nd.dt, nd.cshape, nd.cstrides, s.idx, int64(c))
+			}
+			s.cur[i] = own
+			continue
+		}
+		s.cur[i], s.uni[i] = computeNode(g.nodes, nd, s, own)
+	}
+	r := s.cur[last]
+	if s.uni[last] {
+		v := r[0]
+		r = s.rows[last*fuseChunk : last*fuseChunk+m]
+		if dst != nil {
+			r = dst
+		}
+		for k := range r {
+			r[k] = v
+		}
+	}
+	return r
+}
+
+// uniformRun reports whether a strided leaf reads one element for all of
+// [c, c+m): its inner (collapsed) dim is repeated and the chunk stays in
+// one run of it.
+func uniformRun(nd *fuseNode, c, m int) bool {
+	r := len(nd.cshape)
+	if r == 0 {
+		return true
+	}
+	if nd.cstrides[r-1] != 0 {
+		return false
+	}
+	n := int(nd.cshape[r-1])
+	return c%n+m <= n
+}
+
+// computeNode computes a compute node into own, or into one element of
+// it when all its operands are uniform (then the result is uniform too),
+// and returns its row.
+func computeNode[T fnum](nodes []fuseNode, nd *fuseNode, s *fuseScratch[T], own []T) ([]T, bool) {
+	n := 1
+	switch nd.kind {
+	case fkBinary, fkCompare:
+		n = 2
+	case fkSelect:
+		n = 3
+	case fkCmpSelect:
+		n = 4
+	}
+	all, some := true, false
+	for _, a := range nd.args[:n] {
+		all = all && s.uni[a]
+		some = some || s.uni[a]
+	}
+	if all {
+		own = own[:1]
+		fuseNodeRow(nd, s, own)
+		return own, true
+	}
+	if !some {
+		fuseNodeRow(nd, s, own)
+		return own, false
+	}
+	a := nd.args
+	switch nd.kind {
+	case fkBinary:
+		if binaryRowU(nd, own, s.cur[a[0]], s.cur[a[1]], s.uni[a[0]], s.uni[a[1]]) {
+			return own, false
+		}
+	case fkCmpSelect:
+		if cmpSelectRowU(own, s.cur[a[0]], s.cur[a[1]], s.cur[a[2]], s.cur[a[3]], s.uni[a[0]], s.uni[a[1]], s.uni[a[2]], s.uni[a[3]], nd.cmp) {
+			return own, false
+		}
+	}
+	// No kernel for this mix of rows and uniform values: spread the
+	// uniform ones over rows.
+	for _, a := range nd.args[:n] {
+		spread(s, nodes, a, len(own))
+	}
+	fuseNodeRow(nd, s, own)
+	return own, false
+}
+
+// spread turns uniform node i into a row of m elements: its scratch row,
+// filled (constants' rows are filled once per worker).
+func spread[T fnum](s *fuseScratch[T], nodes []fuseNode, i, m int) {
+	if !s.uni[i] {
+		return
+	}
+	r := s.rows[i*fuseChunk : i*fuseChunk+m]
+	if nodes[i].kind != fkScalar {
+		v := s.cur[i][0]
+		for k := range r {
+			r[k] = v
+		}
+	}
+	s.cur[i], s.uni[i] = r, false
+}
+
+// fuseNodeRow computes a compute node into dst from its operands' rows
+// (all as long as dst).
+func fuseNodeRow[T fnum](nd *fuseNode, s *fuseScratch[T], dst []T) {
+	row := func(i int) []T { return s.cur[i] }
+	switch nd.kind {
 	case fkUnary:
-		x := row(s, nd.args[0], m)
+		x := row(nd.args[0])
 		if nd.dt == dtype.Bool {
 			for k, v := range x {
 				dst[k] = f2b[T](nd.bun(v != 0))
@@ -199,16 +325,15 @@ func fuseNodeChunk[T fnum](g *fusedGroup, i int, leaf *literal.Literal, s *fuseS
 		}
 		roundRow(dst, nd.dt)
 	case fkBinary:
-		binaryRow(nd, dst, row(s, nd.args[0], m), row(s, nd.args[1], m))
+		binaryRow(nd, dst, row(nd.args[0]), row(nd.args[1]))
 	case fkCompare:
-		compareRow(dst, row(s, nd.args[0], m), row(s, nd.args[1], m), nd.cmp)
-	case fkNop:
+		compareRow(dst, row(nd.args[0]), row(nd.args[1]), nd.cmp)
 	case fkCmpSelect:
-		cmpSelectRow(dst, row(s, nd.args[0], m), row(s, nd.args[1], m), row(s, nd.args[2], m), row(s, nd.args[3], m), nd.cmp)
+		cmpSelectRow(dst, row(nd.args[0]), row(nd.args[1]), row(nd.args[2]), row(nd.args[3]), nd.cmp)
 	case fkSelect:
-		selectRow(dst, row(s, nd.args[0], m), row(s, nd.args[1], m), row(s, nd.args[2], m))
+		selectRow(dst, row(nd.args[0]), row(nd.args[1]), row(nd.args[2]))
 	case fkConvert:
-		x := row(s, nd.args[0], m)
+		x := row(nd.args[0])
 		if nd.dt == dtype.Bool {
 			for k, v := range x {
 				dst[k] = f2b[T](v != 0)

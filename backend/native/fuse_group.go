@@ -245,6 +245,7 @@ func (b *groupBuilder) finish() {
 			b.grp.f32 = false
 		}
 	}
+	b.grp.period = chunkPeriod(b.grp.nodes)
 	ident := map[int]bool{}
 	strided := map[int]bool{}
 	for _, nd := range b.grp.nodes {
@@ -263,6 +264,28 @@ func (b *groupBuilder) finish() {
 		}
 	}
 	sortInts(b.grp.inplace)
+}
+
+// minPeriod is the shortest run worth aligning chunks to: shorter chunks
+// cost more in per-chunk work than reading the leaf strided saves.
+const minPeriod = 32
+
+// chunkPeriod returns the shortest inner run, of minPeriod elements or
+// more, of the leaves read through strides whose inner dim is repeated
+// (stride 0) or contiguous (stride 1); 0 if none.
+func chunkPeriod(nodes []fuseNode) int {
+	p := 0
+	for i := range nodes {
+		nd := &nodes[i]
+		r := len(nd.cshape)
+		if nd.kind != fkLeaf || nd.strides == nil || r == 0 || nd.cstrides[r-1] > 1 {
+			continue
+		}
+		if n := int(nd.cshape[r-1]); n >= minPeriod && (p == 0 || n < p) {
+			p = n
+		}
+	}
+	return p
 }
 
 // foldCompares turns select(compare(a, b), x, y), where the compare

@@ -65,6 +65,10 @@ type fusedGroup struct {
 	red *reduceFuse
 	// f32 is set when no node is f64: the loop then computes in float32.
 	f32 bool
+	// period, when not 0, is where chunks end (at its multiples): the
+	// shortest run of a broadcast leaf's inner dim, so that in each chunk
+	// such a leaf reads one element or one contiguous run (fuse_exec.go).
+	period int
 	// inplace lists the leaf slots that the result may overwrite when they
 	// die at this group: read only with identity indexing, same element
 	// size.

@@ -121,32 +121,18 @@ func (fr *frame) runReduceGroup(g *fusedGroup, leaves []*literal.Literal) error 
 
 // foldGroups computes output elements [lo, hi) of a reduce-fused group.
 func foldGroups[T fnum](g *fusedGroup, leaves []*literal.Literal, res []float64, start float64, f func(a, x float64) float64, lo, hi int, pool *sync.Pool) {
-	s := getScratch[T](pool, len(g.nodes), len(g.shape))
+	s := getScratch[T](pool, g)
 	defer pool.Put(s)
-	for i := range g.nodes {
-		if nd := &g.nodes[i]; nd.kind == fkScalar {
-			row := s.rows[i*fuseChunk : (i+1)*fuseChunk]
-			for k := range row {
-				row[k] = T(nd.scalar)
-			}
-		}
-	}
 	size := g.red.size
-	r := len(g.nodes) - 1
 	views := leafViews[T](g, leaves)
 	for o := lo; o < hi; o++ {
 		acc := start
-		for c := o * size; c < (o+1)*size; c += fuseChunk {
-			m := min(fuseChunk, (o+1)*size-c)
-			setRows(s, views, nil, c, m)
-			for i := range g.nodes {
-				if views[i] == nil {
-					fuseNodeChunk(g, i, leaves[i], s, c, m)
-				}
-			}
-			for _, x := range s.cur[r] {
+		for c, end := o*size, (o+1)*size; c < end; {
+			m := chunkLen(g, c, end)
+			for _, x := range evalChunk(g, leaves, views, s, nil, c, m) {
 				acc = f(acc, float64(x))
 			}
+			c += m
 		}
 		res[o] = acc
 	}

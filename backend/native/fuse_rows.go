@@ -44,6 +44,59 @@ func binaryRow[T fnum](nd *fuseNode, dst, x, y []T) {
 	roundRow(dst, nd.dt)
 }
 
+// binaryRowU is binaryRow where x or y (not both) is uniform: one element
+// read as a scalar. It reports false for ops it has no loop for.
+func binaryRowU[T fnum](nd *fuseNode, dst, x, y []T, ux, uy bool) bool {
+	if nd.dt == dtype.Bool {
+		return false
+	}
+	if ux {
+		// No loops for c + y and c * y: for two NaNs x86 returns the
+		// first source's, and the compiler makes y the first source of a
+		// commutative op (x[k] + y[k] keeps x first).
+		c := x[0]
+		y = y[:len(dst)]
+		switch nd.name {
+		case "stablehlo.subtract":
+			for k, v := range y {
+				dst[k] = c - v
+			}
+		case "stablehlo.divide":
+			for k, v := range y {
+				dst[k] = c / v
+			}
+		default:
+			return false
+		}
+		roundRow(dst, nd.dt)
+		return true
+	}
+	c := y[0]
+	x = x[:len(dst)]
+	switch nd.name {
+	case "stablehlo.add":
+		for k, v := range x {
+			dst[k] = v + c
+		}
+	case "stablehlo.subtract":
+		for k, v := range x {
+			dst[k] = v - c
+		}
+	case "stablehlo.multiply":
+		for k, v := range x {
+			dst[k] = v * c
+		}
+	case "stablehlo.divide":
+		for k, v := range x {
+			dst[k] = v / c
+		}
+	default:
+		return false
+	}
+	roundRow(dst, nd.dt)
+	return true
+}
+
 // f2b is 1 for true and 0 for false, without a branch.
 func f2b[T fnum](b bool) T {
 	var x uint8
@@ -104,6 +157,17 @@ func cmpSelectRow[T fnum](dst, a, b, x, y []T, dir string) {
 	case []float64:
 		cmpSelect64(d, any(a).([]float64), any(b).([]float64), any(x).([]float64), any(y).([]float64), dir)
 	}
+}
+
+// cmpSelectRowU is cmpSelectRow with some operands uniform (u*): one
+// element read as a scalar. It has loops for float32 rows with a row a
+// and a uniform b, and reports false otherwise.
+func cmpSelectRowU[T fnum](dst, a, b, x, y []T, ua, ub, ux, uy bool, dir string) bool {
+	d, ok := any(dst).([]float32)
+	if !ok || ua || !ub {
+		return false
+	}
+	return cmpSelect32U(d, any(a).([]float32), any(b).([]float32)[0], any(x).([]float32), any(y).([]float32), ux, uy, dir)
 }
 
 func cmpSelect32(d, a, b, x, y []float32, dir string) {

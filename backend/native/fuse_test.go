@@ -31,6 +31,55 @@ var fuseModules = map[string]string{
   %6 = stablehlo.select %5, %4, %3 : tensor<2x8x5x7xi1>, tensor<2x8x5x7xf32>
   return %6 : tensor<2x8x5x7xf32>
 }`,
+	// Uniform operands (fuse_exec.go): per-row broadcasts on either side of
+	// each op, compares and selects mixing rows and uniform values, a
+	// chain of uniform values, a scalar predicate; big enough to run on
+	// several goroutines with chunks cut at the broadcasts' runs.
+	"uniform": `func.func @main(%x: tensor<3x7x1000xf32>, %s: tensor<3x7xf32>, %b: tensor<1000xf32>, %p: tensor<i1>) -> (tensor<3x7x1000xf32>, tensor<3x7x1000xf32>, tensor<3x7x1000xf32>, tensor<3x7x1000xf32>, tensor<3x7x1000xf32>) {
+  %sb = stablehlo.broadcast_in_dim %s, dims = [0, 1] : (tensor<3x7xf32>) -> tensor<3x7x1000xf32>
+  %bb = stablehlo.broadcast_in_dim %b, dims = [2] : (tensor<1000xf32>) -> tensor<3x7x1000xf32>
+  %0 = stablehlo.multiply %x, %sb : tensor<3x7x1000xf32>
+  %1 = stablehlo.add %sb, %0 : tensor<3x7x1000xf32>
+  %2 = stablehlo.subtract %sb, %1 : tensor<3x7x1000xf32>
+  %3 = stablehlo.divide %2, %sb : tensor<3x7x1000xf32>
+  %4 = stablehlo.multiply %sb, %3 : tensor<3x7x1000xf32>
+  %5 = stablehlo.add %4, %bb : tensor<3x7x1000xf32>
+  %z = stablehlo.constant dense<0.0> : tensor<3x7x1000xf32>
+  %c = stablehlo.compare GT, %5, %z, FLOAT : (tensor<3x7x1000xf32>, tensor<3x7x1000xf32>) -> tensor<3x7x1000xi1>
+  %6 = stablehlo.select %c, %5, %z : tensor<3x7x1000xi1>, tensor<3x7x1000xf32>
+  %c2 = stablehlo.compare LE, %6, %sb, FLOAT : (tensor<3x7x1000xf32>, tensor<3x7x1000xf32>) -> tensor<3x7x1000xi1>
+  %7 = stablehlo.select %c2, %sb, %6 : tensor<3x7x1000xi1>, tensor<3x7x1000xf32>
+  %c3 = stablehlo.compare NE, %x, %sb, FLOAT : (tensor<3x7x1000xf32>, tensor<3x7x1000xf32>) -> tensor<3x7x1000xi1>
+  %8 = stablehlo.select %c3, %7, %0 : tensor<3x7x1000xi1>, tensor<3x7x1000xf32>
+  %9 = stablehlo.maximum %8, %sb : tensor<3x7x1000xf32>
+  %u = stablehlo.add %sb, %sb : tensor<3x7x1000xf32>
+  %u2 = stablehlo.multiply %u, %sb : tensor<3x7x1000xf32>
+  %u3 = stablehlo.exponential %u2 : tensor<3x7x1000xf32>
+  %10 = stablehlo.select %p, %9, %u3 : tensor<i1>, tensor<3x7x1000xf32>
+  %11 = stablehlo.compare LT, %sb, %x, FLOAT : (tensor<3x7x1000xf32>, tensor<3x7x1000xf32>) -> tensor<3x7x1000xi1>
+  %12 = stablehlo.select %11, %10, %sb : tensor<3x7x1000xi1>, tensor<3x7x1000xf32>
+  %13 = stablehlo.convert %11 : (tensor<3x7x1000xi1>) -> tensor<3x7x1000xf32>
+  %14 = stablehlo.add %12, %13 : tensor<3x7x1000xf32>
+  %c4 = stablehlo.compare GE, %u2, %z, FLOAT : (tensor<3x7x1000xf32>, tensor<3x7x1000xf32>) -> tensor<3x7x1000xi1>
+  %15 = stablehlo.select %c4, %u3, %u : tensor<3x7x1000xi1>, tensor<3x7x1000xf32>
+  %16 = stablehlo.add %sb, %x : tensor<3x7x1000xf32>
+  %17 = stablehlo.multiply %sb, %x : tensor<3x7x1000xf32>
+  return %14, %7, %15, %16, %17 : tensor<3x7x1000xf32>, tensor<3x7x1000xf32>, tensor<3x7x1000xf32>, tensor<3x7x1000xf32>, tensor<3x7x1000xf32>
+}`,
+	// Per-channel runs of 40 elements (chunks cut at each) and of 6 (too
+	// short to cut chunks at: read strided).
+	"short_runs": `func.func @main(%x: tensor<2x8x40xf32>, %s: tensor<8xf32>, %y: tensor<5x8x6xf32>, %t: tensor<5x8xf32>) -> (tensor<2x8x40xf32>, tensor<5x8x6xf32>) {
+  %sb = stablehlo.broadcast_in_dim %s, dims = [1] : (tensor<8xf32>) -> tensor<2x8x40xf32>
+  %0 = stablehlo.multiply %x, %sb : tensor<2x8x40xf32>
+  %1 = stablehlo.subtract %0, %sb : tensor<2x8x40xf32>
+  %z = stablehlo.constant dense<0.0> : tensor<2x8x40xf32>
+  %c = stablehlo.compare LT, %1, %z, FLOAT : (tensor<2x8x40xf32>, tensor<2x8x40xf32>) -> tensor<2x8x40xi1>
+  %2 = stablehlo.select %c, %z, %1 : tensor<2x8x40xi1>, tensor<2x8x40xf32>
+  %tb = stablehlo.broadcast_in_dim %t, dims = [0, 1] : (tensor<5x8xf32>) -> tensor<5x8x6xf32>
+  %3 = stablehlo.multiply %y, %tb : tensor<5x8x6xf32>
+  %4 = stablehlo.add %3, %tb : tensor<5x8x6xf32>
+  return %2, %4 : tensor<2x8x40xf32>, tensor<5x8x6xf32>
+}`,
 	// Transcendentals, transposing broadcast, converts, compares, bool ops,
 	// a scalar predicate, max/min with NaNs, several outputs.
 	"mixed": `func.func @main(%x: tensor<6x9xf32>, %y: tensor<9x6xf32>, %p: tensor<i1>, %z: tensor<6x9xf64>) -> (tensor<6x9xf32>, tensor<6x9xi1>, tensor<6x9xf64>, tensor<6x9xf32>) {
@@ -186,7 +235,10 @@ func randomLiteral(t *testing.T, rng *rand.Rand, tt *stablehlo.TensorType) *lite
 	if err != nil {
 		t.Fatal(err)
 	}
-	special := []float64{math.NaN(), math.Inf(1), math.Inf(-1), 0, math.Copysign(0, -1), 1e-40, -1, 1}
+	// NaNs of both signs and several payloads: which one an op returns
+	// must not change either.
+	special := []float64{math.NaN(), math.Inf(1), math.Inf(-1), 0, math.Copysign(0, -1), 1e-40, -1, 1,
+		float64(math.Float32frombits(0xffc01234)), float64(math.Float32frombits(0x7fc00042))}
 	for i := 0; i < l.Len(); i++ {
 		switch {
 		case tt.DType() == dtype.Bool:
