@@ -4,7 +4,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
-	"time"
 )
 
 // BenchmarkPool2d compares, on one thread, ResNet's stem max pool (3×3,
@@ -26,7 +25,7 @@ func BenchmarkPool2d(b *testing.B) {
 		dst := make([]float32, p.planes*p.oh*p.ow)
 		b.Run(tc.name+"/fold", func(b *testing.B) {
 			b.SetBytes(int64(4 * len(src)))
-			defer reportCPU(b, processCPU())
+			defer reportCPU(b, benchCPU())
 			for i := 0; i < b.N; i++ {
 				for pl := 0; pl < p.planes; pl++ {
 					s, d := src[pl*p.h*p.w:(pl+1)*p.h*p.w], dst[pl*p.oh*p.ow:(pl+1)*p.oh*p.ow]
@@ -40,7 +39,7 @@ func BenchmarkPool2d(b *testing.B) {
 		})
 		b.Run(tc.name+"/plane", func(b *testing.B) {
 			b.SetBytes(int64(4 * len(src)))
-			defer reportCPU(b, processCPU())
+			defer reportCPU(b, benchCPU())
 			for i := 0; i < b.N; i++ {
 				for pl := 0; pl < p.planes; pl++ {
 					p.plane(src[pl*p.h*p.w:(pl+1)*p.h*p.w], dst[pl*p.oh*p.ow:(pl+1)*p.oh*p.ow])
@@ -48,9 +47,4 @@ func BenchmarkPool2d(b *testing.B) {
 			}
 		})
 	}
-}
-
-// reportCPU reports the process CPU time per op since cpu.
-func reportCPU(b *testing.B, cpu time.Duration) {
-	b.ReportMetric(float64(processCPU()-cpu)/float64(b.N), "cpu-ns/op")
 }

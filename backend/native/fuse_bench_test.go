@@ -97,11 +97,10 @@ func BenchmarkFusedGroup(b *testing.B) {
 		out := make([]byte, g.n*g.dt.Size())
 		b.Run(name, func(b *testing.B) {
 			b.SetBytes(int64(len(out)))
-			cpu := processCPU()
+			defer reportCPU(b, benchCPU())
 			for i := 0; i < b.N; i++ {
 				execFused(g, leaves, out)
 			}
-			b.ReportMetric(float64(processCPU()-cpu)/float64(b.N), "cpu-ns/op")
 		})
 	}
 }
