@@ -4,6 +4,9 @@ import (
 	"encoding/binary"
 	"math"
 	"unsafe"
+
+	"github.com/torchtpu/torchtpu/literal"
+	"github.com/torchtpu/torchtpu/stablehlo"
 )
 
 // hostLittleEndian reports whether float32 values in memory have the byte
@@ -46,4 +49,75 @@ func f32Out(b []byte) ([]float32, func()) {
 			binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(v))
 		}
 	}
+}
+
+// A slice whose elements are contiguous in its operand (leading dims cut
+// to one index, then one dim cut to a range, the rest whole, unit strides:
+// the q/k/v thirds of a fused attention projection) is a view of the
+// operand's bytes, as reshape is, instead of a copy. The plan's liveness
+// already handles values sharing bytes: a buffer goes back to the arena
+// only when no live value overlaps it.
+
+func init() {
+	wrapKernel("stablehlo.slice", func(slow Kernel) Kernel {
+		return func(env Env, op *stablehlo.Op, in []Value) ([]Value, error) {
+			if out, ok := sliceView(op, in); ok {
+				return []Value{out}, nil
+			}
+			return slow(env, op, in)
+		}
+	})
+}
+
+// sliceView returns the slice as a view, or false when it is not one
+// (then the copying kernel runs and reports any error).
+func sliceView(op *stablehlo.Op, in []Value) (*literal.Literal, bool) {
+	if len(in) != 1 {
+		return nil, false
+	}
+	x, ok := in[0].(*literal.Literal)
+	if !ok || x == nil {
+		return nil, false
+	}
+	start, ok1 := op.Ints("start_indices")
+	limit, ok2 := op.Ints("limit_indices")
+	strides, _ := op.Ints("strides")
+	r := len(x.Shape)
+	if !ok1 || !ok2 || len(start) != r || len(limit) != r || (strides != nil && len(strides) != r) {
+		return nil, false
+	}
+	es := x.DType.Size()
+	if es <= 0 || int64(len(x.Data)) != int64(x.Len())*int64(es) {
+		return nil, false
+	}
+	shape := make([]int64, r)
+	srcStrides := literal.Strides(x.Shape)
+	var off, n int64 = 0, 1
+	cut := false // a dim before this one was cut to a range of more than one
+	for d := 0; d < r; d++ {
+		step := int64(1)
+		if strides != nil {
+			step = strides[d]
+		}
+		if start[d] < 0 || start[d] > limit[d] || limit[d] > x.Shape[d] || step <= 0 {
+			return nil, false
+		}
+		shape[d] = (limit[d] - start[d] + step - 1) / step
+		if cut && shape[d] != x.Shape[d] {
+			return nil, false
+		}
+		if shape[d] > 1 {
+			if step != 1 {
+				return nil, false
+			}
+			cut = true
+		}
+		off += start[d] * srcStrides[d]
+		n *= shape[d]
+	}
+	if n == 0 || mvCheckShape(op, 0, shape) != nil {
+		return nil, false
+	}
+	lo, hi := off*int64(es), (off+n)*int64(es)
+	return &literal.Literal{DType: x.DType, Shape: shape, Data: x.Data[lo:hi:hi]}, true
 }

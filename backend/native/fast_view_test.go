@@ -1,0 +1,78 @@
+package native
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/torchtpu/torchtpu/stablehlo"
+)
+
+// Slices taken as views hold the bytes the copying kernel gives, and the
+// views are taken exactly when the elements are contiguous.
+func TestSliceViewMatchesCopy(t *testing.T) {
+	r := rand.New(rand.NewPCG(51, 52))
+	views := 0
+	for iter := 0; iter < 400; iter++ {
+		rank := 1 + r.IntN(4)
+		shape := make([]int64, rank)
+		start, limit, strides, out := make([]int64, rank), make([]int64, rank), make([]int64, rank), make([]int64, rank)
+		for d := range shape {
+			shape[d] = 1 + int64(r.IntN(4))
+			start[d] = int64(r.IntN(int(shape[d])))
+			limit[d] = start[d] + 1 + int64(r.IntN(int(shape[d]-start[d])))
+			if r.IntN(3) == 0 { // whole dims make contiguous slices likely
+				start[d], limit[d] = 0, shape[d]
+			}
+			strides[d] = 1
+			if r.IntN(6) == 0 {
+				strides[d] = 2
+			}
+			out[d] = (limit[d] - start[d] + strides[d] - 1) / strides[d]
+		}
+		list := func(v []int64) string { return strings.Trim(strings.ReplaceAll(fmt.Sprint(v), " ", ", "), "[]") }
+		src := fmt.Sprintf(`func.func @f(%%a: %s) -> %s {
+  %%0 = "stablehlo.slice"(%%a) {start_indices = array<i64: %s>, limit_indices = array<i64: %s>, strides = array<i64: %s>} : (%s) -> %s
+  func.return %%0 : %s
+}`, tensorType(shape), tensorType(out), list(start), list(limit), list(strides), tensorType(shape), tensorType(out), tensorType(out))
+		m, err := stablehlo.ParseModule("slice.mlir", []byte(src))
+		if err != nil {
+			t.Fatalf("%s: %v", src, err)
+		}
+		op := m.Funcs[0].Body.Blocks[0].Ops[0]
+		x := randF32Literal(t, r, shape...)
+		want, err := mvSlice(op, x, start, limit, strides)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, ok := sliceView(op, []Value{x})
+		// contiguous: after the first dim with more than one element, every dim is whole and unit-strided
+		contiguous, seen := true, false
+		for d := range shape {
+			if seen && out[d] != shape[d] {
+				contiguous = false
+			}
+			if out[d] > 1 {
+				if strides[d] != 1 {
+					contiguous = false
+				}
+				seen = true
+			}
+		}
+		if ok != contiguous {
+			t.Fatalf("%v[%v:%v:%v]: view taken = %v, contiguous = %v", shape, start, limit, strides, ok, contiguous)
+		}
+		if !ok {
+			continue
+		}
+		views++
+		if !slices.Equal(got.Shape, want.Shape) || string(got.Data) != string(want.Data) || cap(got.Data) != len(got.Data) {
+			t.Fatalf("%v[%v:%v:%v]: view %v, copy %v", shape, start, limit, strides, got, want)
+		}
+	}
+	if views == 0 {
+		t.Fatal("no case took a view")
+	}
+}
