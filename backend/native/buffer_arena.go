@@ -18,9 +18,19 @@ type arena struct {
 	free  map[int][][]byte
 	taken map[int]int // requests per size in the current run
 	stats arenaStats
+	// parked holds the buffers of dead values that live views (reshapes,
+	// slices) still read, until the last of them dies. Only the running
+	// frames touch it, one at a time, so it needs no lock.
+	parked []parkedBuf
 }
 
-type arenaStats struct{ hits, misses, inplace, released int }
+// parkedBuf is a buffer waiting for the views of it in frame fr to die.
+type parkedBuf struct {
+	fr *frame
+	b  []byte
+}
+
+type arenaStats struct{ hits, misses, inplace, released, unparked int }
 
 func newArena() *arena {
 	return &arena{free: map[int][][]byte{}, taken: map[int]int{}}
@@ -71,6 +81,8 @@ func (a *arena) endRun() {
 		}
 	}
 	clear(a.taken)
+	clear(a.parked) // still viewed by results: they leave with them
+	a.parked = a.parked[:0]
 }
 
 // arenaPool hands arenas to runs.

@@ -160,14 +160,76 @@ func (fr *frame) release(ep *execPlan, s int, persist []span) {
 	case Tuple:
 		lits = tupleLiterals(lits, v)
 	}
+	recheck := false
 	for _, l := range lits {
 		sp := spanOf(l.Data)
-		if len(l.Data) == 0 || overlapsAny(sp, persist) || fr.sharedElsewhere(ep, s, sp) {
+		if len(l.Data) == 0 || overlapsAny(sp, persist) {
+			continue
+		}
+		if fr.parkedOverlap(ar, l.Data) {
+			recheck = true // a view of a parked buffer (or its parent)
+			continue
+		}
+		if fr.sharedElsewhere(ep, s, sp) {
+			// Views of it live on: recycle it when the last of them dies.
+			ar.parked = append(ar.parked, parkedBuf{fr, l.Data})
 			continue
 		}
 		ar.put(l.Data)
 	}
 	fr.undefine(s)
+	if recheck {
+		fr.unpark(ep, ar)
+	}
+}
+
+// parkedOverlap reports whether b overlaps a buffer fr parked, and when b
+// holds that buffer whole (the parent of a view that died first) makes b
+// the parked one, so that all of it is recycled.
+func (fr *frame) parkedOverlap(ar *arena, b []byte) bool {
+	sp := spanOf(b)
+	hit := false
+	for i := range ar.parked {
+		p := &ar.parked[i]
+		if p.fr != fr || !sp.overlaps(spanOf(p.b)) {
+			continue
+		}
+		if ps := spanOf(p.b); sp.lo <= ps.lo && ps.hi <= sp.hi {
+			p.b = b
+		}
+		hit = true
+	}
+	return hit
+}
+
+// unpark recycles the buffers fr parked that no live value overlaps any
+// more. Entries overlapping a recycled buffer are dropped, never recycled
+// themselves: two entries can grow into one parent, and the arena must not
+// hold overlapping buffers.
+func (fr *frame) unpark(ep *execPlan, ar *arena) {
+	var put []span
+	keep := ar.parked[:0]
+	for _, p := range ar.parked {
+		sp := spanOf(p.b)
+		if p.fr == fr && !fr.sharedElsewhere(ep, -1, sp) && !overlapsAny(sp, put) {
+			ar.put(p.b)
+			ar.stats.unparked++
+			put = append(put, sp)
+			continue
+		}
+		keep = append(keep, p)
+	}
+	if len(put) > 0 {
+		kept := keep[:0]
+		for _, p := range keep {
+			if !overlapsAny(spanOf(p.b), put) {
+				kept = append(kept, p)
+			}
+		}
+		keep = kept
+	}
+	clear(ar.parked[len(keep):])
+	ar.parked = keep
 }
 
 // define sets a slot of the planned block and records it as live.
