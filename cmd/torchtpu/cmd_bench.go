@@ -41,6 +41,7 @@ type benchResult struct {
 	MemRatio        float64 `json:"mem_ratio"`
 	MemRatioNet     float64 `json:"mem_ratio_net"`
 	GCPercent       int     `json:"gc_percent"`
+	HeapLiveMB      float64 `json:"heap_live_mb"`
 	AllocMBPerRun   float64 `json:"alloc_mb_per_run"`
 	WeightsMB       float64 `json:"weights_mb"`
 	InputsMB        float64 `json:"inputs_mb"`
@@ -69,18 +70,20 @@ times, and prints:
                machine, what the run takes while its threads run
   throughput   runs per second at the median latency
   peak RSS     the process's peak resident memory (VmHWM), weights included
+  alloc/run    bytes the Go heap allocated per timed run
   mem ratio    peak RSS / (weights + activations), where activations is the
                largest sum of values (inputs, intermediates, outputs) live
                at once when each is freed after its last use: what the
                program needs at least, besides its weights. The second
                ratio takes off the RSS before loading (the binary and the
                Go runtime), which dominates for small models
+  Go heap      live after the runs (heap_live_mb): the weights, plus what
+               the program keeps between runs (plans, caches, buffers)
 
 Once the program is loaded, the Go collector's growth target is lowered
 from 100% of the live heap (mostly weights) to 25%, but at least 16 MB of
 garbage (gc_percent in --json); GOGC or GOMEMLIMIT in the environment
 leave it alone.
-  alloc/run    bytes the Go heap allocated per timed run
 
 Inputs come from a safetensors file with input.0, input.1, ... (a model's
 .io.safetensors file works: its outputs are ignored); without --inputs the
@@ -256,6 +259,7 @@ func printBench(w io.Writer, r *benchResult) {
 	fmt.Fprintf(w, "memory      peak RSS %.1f MB, %.2f MB allocated per run\n", r.PeakRSSMB, r.AllocMBPerRun)
 	fmt.Fprintf(w, "            %.2f x (weights %.1f MB + activations %.1f MB); %.2f x over the %.1f MB the process held before loading\n",
 		r.MemRatio, r.WeightsMB, r.ActivationsMB, r.MemRatioNet, r.BaselineRSSMB)
+	fmt.Fprintf(w, "            Go heap %.1f MB live after the runs: weights and what the program keeps between runs\n", r.HeapLiveMB)
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

@@ -17,12 +17,26 @@ import (
 // with and without the process's RSS before loading.
 func benchMemory(r *benchResult) {
 	r.PeakRSSMB = procStatusMB("VmHWM")
+	r.HeapLiveMB = float64(heapLive()) / (1 << 20)
 	need := r.WeightsMB + r.ActivationsMB
 	if need <= 0 || r.PeakRSSMB <= 0 {
 		return
 	}
 	r.MemRatio = r.PeakRSSMB / need
 	r.MemRatioNet = max(0, r.PeakRSSMB-r.BaselineRSSMB) / need
+}
+
+// heapLive collects and returns the bytes the Go heap holds live: after
+// the runs, the weights plus what the program keeps between runs (plans,
+// caches, buffers).
+func heapLive() uint64 {
+	goruntime.GC()
+	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return s[0].Value.Uint64()
 }
 
 // procStatusMB reads a memory field of /proc/self/status ("VmHWM": the
@@ -84,13 +98,10 @@ func settleHeap() int {
 	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
 		return 0
 	}
-	goruntime.GC()
-	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
-	metrics.Read(s)
-	if s[0].Value.Kind() != metrics.KindUint64 {
+	live := float64(heapLive())
+	if live == 0 {
 		return 0
 	}
-	live := float64(s[0].Value.Uint64())
 	pct := 100 * max(live/4, minGCHeadroom) / max(live, 1)
 	pct = min(100, max(25, pct))
 	debug.SetGCPercent(int(pct))
