@@ -42,6 +42,7 @@ type benchResult struct {
 	MemRatioNet     float64 `json:"mem_ratio_net"`
 	GCPercent       int     `json:"gc_percent"`
 	HeapLiveMB      float64 `json:"heap_live_mb"`
+	GCCPUMS         float64 `json:"gc_cpu_ms"`
 	AllocMBPerRun   float64 `json:"alloc_mb_per_run"`
 	WeightsMB       float64 `json:"weights_mb"`
 	InputsMB        float64 `json:"inputs_mb"`
@@ -170,7 +171,7 @@ Example:
 		}
 		var before, after goruntime.MemStats
 		goruntime.ReadMemStats(&before)
-		cpu0 := benchCPUTime()
+		cpu0, gc0 := benchCPUTime(), gcCPUSeconds()
 		if *cpuProfile != "" {
 			f, err := os.Create(*cpuProfile)
 			if err != nil {
@@ -194,6 +195,9 @@ Example:
 		}
 		if cpu := benchCPUTime(); cpu > 0 {
 			res.CPUMS = ms(cpu-cpu0) / float64(*runs) / float64(*threads)
+		}
+		if gc := gcCPUSeconds(); gc > 0 {
+			res.GCCPUMS = (gc - gc0) * 1000 / float64(*runs) / float64(*threads)
 		}
 		goruntime.ReadMemStats(&after)
 		res.AllocMBPerRun = float64(after.TotalAlloc-before.TotalAlloc) / float64(*runs) / (1 << 20)
@@ -254,7 +258,7 @@ func printBench(w io.Writer, r *benchResult) {
 	}
 	fmt.Fprintf(w, "latency     median %.3f ms, p90 %.3f ms, min %.3f ms, mean %.3f ms over %d runs (%d warm-up)\n",
 		r.MedianMS, r.P90MS, r.MinMS, r.MeanMS, r.Runs, r.Warmup)
-	fmt.Fprintf(w, "cpu         %.3f ms per run per thread\n", r.CPUMS)
+	fmt.Fprintf(w, "cpu         %.3f ms per run per thread (%.3f ms of it garbage collection)\n", r.CPUMS, r.GCCPUMS)
 	fmt.Fprintf(w, "throughput  %.2f runs/s\n", r.ThroughputPerS)
 	fmt.Fprintf(w, "memory      peak RSS %.1f MB, %.2f MB allocated per run\n", r.PeakRSSMB, r.AllocMBPerRun)
 	fmt.Fprintf(w, "            %.2f x (weights %.1f MB + activations %.1f MB); %.2f x over the %.1f MB the process held before loading\n",

@@ -15,7 +15,7 @@ func TestSettleHeap(t *testing.T) {
 	if got := settleHeap(); got != 100 {
 		t.Errorf("small heap: GOGC %d, want 100", got)
 	}
-	// 200 MB live: a quarter of it is well above the floor.
+	// 200 MB live: a quarter of it is above the floor.
 	ballast := make([][]byte, 200)
 	for i := range ballast {
 		ballast[i] = make([]byte, 1<<20)
