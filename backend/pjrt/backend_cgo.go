@@ -258,8 +258,9 @@ func (p *Pending) Wait(ctx context.Context) ([]*literal.Literal, error) {
 // Done is closed when the run is over.
 func (p *Pending) Done() <-chan struct{} { return p.done }
 
-// RunAsync copies the inputs to the device, enqueues the execution and
-// returns: the plugin signals completion through a PJRT event
+// RunAsync starts the copies of the inputs to the device, enqueues the
+// execution and returns without waiting for either (the plugin orders the
+// execution after the copies): the plugin signals completion through a PJRT event
 // (PJRT_Event_OnReady), after which the outputs are copied to the host
 // and every device buffer is released, whether or not anyone waits. A ctx
 // that ends before the execution is enqueued stops the run; device work
@@ -271,31 +272,23 @@ func (e *executable) RunAsync(ctx context.Context, args []*literal.Literal) (*Pe
 	if len(args) != e.nargs {
 		return nil, fmt.Errorf("pjrt %s: the program takes %d arguments, got %d", e.b.Name(), e.nargs, len(args))
 	}
-	bufs := make([]*gopjrt.Buffer, len(args))
-	handles := make([]unsafe.Pointer, len(args))
+	api := e.b.shared.api
+	bufs := make([]deviceBuffer, len(args))
 	release := func() {
-		for _, buf := range bufs {
-			if buf != nil {
-				_ = buf.Destroy() // donated or not, the handle is ours to destroy
-			}
+		for i := range bufs {
+			bufs[i].release(api) // donated or not, the handle is ours to destroy
 		}
 	}
 	for i, a := range args {
-		buf, err := e.b.toDevice(a)
-		if err == nil {
-			handles[i], err = bufferHandle(buf)
-		}
+		buf, err := api.toDevice(e.b.shared.raw, e.b.rawDevice, a)
 		if err == nil {
 			err = ctx.Err()
 		}
-		if err != nil {
-			if buf != nil {
-				_ = buf.Destroy()
-			}
-			release()
-			return nil, fmt.Errorf("pjrt %s: argument %d (%v): %w", e.b.Name(), i, a, err)
-		}
 		bufs[i] = buf
+		if err != nil {
+			release()
+			return nil, fmt.Errorf("pjrt %s: argument %d (%v): copy to %s: %w", e.b.Name(), i, a, e.b.Name(), err)
+		}
 	}
 	var keep []int64
 	for i := range args {
@@ -303,7 +296,7 @@ func (e *executable) RunAsync(ctx context.Context, args []*literal.Literal) (*Pe
 			keep = append(keep, int64(i))
 		}
 	}
-	l, err := e.b.shared.api.execute(e.handle, e.b.rawDevice, handles, keep, e.nout)
+	l, err := api.execute(e.handle, e.b.rawDevice, bufs, keep, e.nout)
 	if err != nil {
 		release()
 		return nil, fmt.Errorf("pjrt %s: execute: %w", e.b.Name(), err)
@@ -332,21 +325,6 @@ func (e *executable) RunAsync(ctx context.Context, args []*literal.Literal) (*Pe
 	return p, nil
 }
 
-func (b *Backend) toDevice(a *literal.Literal) (*gopjrt.Buffer, error) {
-	dt, err := toPJRT(a.DType)
-	if err != nil {
-		return nil, err
-	}
-	dims := make([]int, len(a.Shape))
-	for j, d := range a.Shape {
-		dims[j] = int(d)
-	}
-	buf, err := b.shared.client.BufferFromHost().FromRawData(a.Data, dt, dims).ToDevice(b.device).Done()
-	if err != nil {
-		return nil, fmt.Errorf("copy to %s: %w", b.Name(), err)
-	}
-	return buf, nil
-}
 
 var dtypePairs = []struct {
 	ours dtype.DType

@@ -45,8 +45,6 @@ func clientHandle(c *gopjrt.Client) (unsafe.Pointer, error) { return handleOf(c,
 
 func deviceHandle(d *gopjrt.Device) (unsafe.Pointer, error) { return handleOf(d, "cDevice") }
 
-func bufferHandle(b *gopjrt.Buffer) (unsafe.Pointer, error) { return handleOf(b, "wrapper", "c") }
-
 func executableHandle(e *gopjrt.LoadedExecutable) (unsafe.Pointer, error) {
 	return handleOf(e, "wrapper", "c")
 }

@@ -82,6 +82,72 @@ static PJRT_Error* tt_execute(void* api, PJRT_LoadedExecutable* exe, PJRT_Device
 	return err;
 }
 
+// A host copy handed to the plugin, freed when the plugin is done with it.
+struct tt_host_copy { void* api; void* data; };
+
+static void tt_free_host_copy(PJRT_Error* err, void* arg) {
+	struct tt_host_copy* h = arg;
+	if (err) tt_error_destroy(h->api, err);
+	free(h->data);
+	free(h);
+}
+
+// tt_to_device starts copying size bytes at src to a new buffer on dev.
+// The plugin reads a private copy of src, freed when done_with_host_buffer
+// fires; *done is that event (NULL when the plugin gives none), to be
+// destroyed by the caller once the buffer is no longer needed.
+static PJRT_Error* tt_to_device(void* api, PJRT_Client* c, PJRT_Device* dev, const void* src, size_t size,
+		int type, const int64_t* dims, size_t ndims, PJRT_Buffer** out, PJRT_Event** done) {
+	*out = NULL;
+	*done = NULL;
+	void* copy = malloc(size ? size : 1);
+	if (!copy) return NULL;
+	memcpy(copy, src, size);
+	PJRT_Client_BufferFromHostBuffer_Args a;
+	memset(&a, 0, sizeof a);
+	a.struct_size = PJRT_Client_BufferFromHostBuffer_Args_STRUCT_SIZE;
+	a.client = c;
+	a.data = copy;
+	a.type = (PJRT_Buffer_Type)type;
+	a.dims = dims;
+	a.num_dims = ndims;
+	a.host_buffer_semantics = PJRT_HostBufferSemantics_kImmutableUntilTransferCompletes;
+	a.device = dev;
+	PJRT_Error* err = API(api)->PJRT_Client_BufferFromHostBuffer(&a);
+	if (err) {
+		free(copy);
+		return err;
+	}
+	*out = a.buffer;
+	*done = a.done_with_host_buffer;
+	if (!a.done_with_host_buffer) {
+		free(copy);
+		return NULL;
+	}
+	struct tt_host_copy* h = malloc(sizeof *h);
+	h->api = api;
+	h->data = copy;
+	PJRT_Event_OnReady_Args r;
+	memset(&r, 0, sizeof r);
+	r.struct_size = PJRT_Event_OnReady_Args_STRUCT_SIZE;
+	r.event = a.done_with_host_buffer;
+	r.callback = tt_free_host_copy;
+	r.user_arg = h;
+	err = API(api)->PJRT_Event_OnReady(&r);
+	if (err) { // wait instead
+		tt_error_destroy(api, err);
+		PJRT_Event_Await_Args w;
+		memset(&w, 0, sizeof w);
+		w.struct_size = PJRT_Event_Await_Args_STRUCT_SIZE;
+		w.event = a.done_with_host_buffer;
+		err = API(api)->PJRT_Event_Await(&w);
+		if (err) tt_error_destroy(api, err);
+		free(copy);
+		free(h);
+	}
+	return NULL;
+}
+
 static PJRT_Error* tt_on_ready(void* api, PJRT_Event* ev, uintptr_t handle) {
 	PJRT_Event_OnReady_Args a;
 	memset(&a, 0, sizeof a);
@@ -99,6 +165,15 @@ static void tt_event_destroy(void* api, PJRT_Event* ev) {
 	a.event = ev;
 	PJRT_Error* err = API(api)->PJRT_Event_Destroy(&a);
 	if (err) tt_error_destroy(api, err);
+}
+
+// tt_await_keep waits for ev and returns its error.
+static PJRT_Error* tt_await_keep(void* api, PJRT_Event* ev) {
+	PJRT_Event_Await_Args a;
+	memset(&a, 0, sizeof a);
+	a.struct_size = PJRT_Event_Await_Args_STRUCT_SIZE;
+	a.event = ev;
+	return API(api)->PJRT_Event_Await(&a);
 }
 
 // tt_await waits for ev, destroys it and returns its error.
@@ -298,32 +373,79 @@ func eventReady(err *C.PJRT_Error, handle uintptr) {
 	w.ch <- w.api.toError(err)
 }
 
-// onReady arranges for ev's result to arrive on the returned channel and
-// destroys ev.
+// onReady arranges for ev's result to arrive on the returned channel. The
+// caller destroys ev after receiving (never from inside the callback).
 func (a capi) onReady(ev *C.PJRT_Event) <-chan error {
 	w := &eventWaiter{api: a, ch: make(chan error, 1)}
 	h := cgo.NewHandle(w)
 	if err := a.toError(C.tt_on_ready(a.p, ev, C.uintptr_t(h))); err != nil {
 		h.Delete()
-		// The event can still be waited for; OnReady alone failed.
-		w.ch <- a.toError(C.tt_await(a.p, ev))
-		return w.ch
+		// OnReady alone failed: wait for the event instead.
+		w.ch <- a.toError(C.tt_await_keep(a.p, ev))
 	}
-	// PJRT keeps an event alive until its callbacks have run.
-	C.tt_event_destroy(a.p, ev)
 	return w.ch
+}
+
+// deviceBuffer is a buffer this package transferred.
+type deviceBuffer struct {
+	buf  *C.PJRT_Buffer
+	done *C.PJRT_Event // the plugin is done with the host copy; may be nil
+}
+
+// toDevice starts the copy of l to dev and returns without waiting for
+// it: the plugin orders an execution that reads the buffer after the copy.
+func (a capi) toDevice(client, dev unsafe.Pointer, l *literal.Literal) (deviceBuffer, error) {
+	pt, err := toPJRT(l.DType)
+	if err != nil {
+		return deviceBuffer{}, err
+	}
+	cdims := (*C.int64_t)(C.calloc(C.size_t(max(len(l.Shape), 1)), 8))
+	defer C.free(unsafe.Pointer(cdims))
+	for i, d := range l.Shape {
+		unsafe.Slice(cdims, len(l.Shape))[i] = C.int64_t(d)
+	}
+	var src unsafe.Pointer
+	if len(l.Data) > 0 {
+		src = unsafe.Pointer(&l.Data[0])
+	}
+	var b deviceBuffer
+	err = a.toError(C.tt_to_device(a.p, (*C.PJRT_Client)(client), (*C.PJRT_Device)(dev), src, C.size_t(len(l.Data)),
+		C.int(pt), cdims, C.size_t(len(l.Shape)), &b.buf, &b.done))
+	if err == nil && b.buf == nil {
+		err = errors.New("out of host memory for the transfer")
+	}
+	if err != nil {
+		if b.done != nil {
+			C.tt_event_destroy(a.p, b.done)
+		}
+		return deviceBuffer{}, err
+	}
+	return b, nil
+}
+
+// release destroys the buffer and its transfer event.
+func (b *deviceBuffer) release(a capi) {
+	if b.buf != nil {
+		C.tt_buffer_destroy(a.p, b.buf)
+		b.buf = nil
+	}
+	if b.done != nil {
+		C.tt_event_destroy(a.p, b.done)
+		b.done = nil
+	}
 }
 
 // launched is an execution the plugin has accepted.
 type launched struct {
 	api  capi
 	outs []*C.PJRT_Buffer
-	done <-chan error // the execution's completion
+	done <-chan error   // the execution's completion
+	ev   *C.PJRT_Event // destroyed by release
 }
 
 // execute enqueues an execution of exe on dev. keep lists the argument
 // indices that must not be donated.
-func (a capi) execute(exe, dev unsafe.Pointer, args []unsafe.Pointer, keep []int64, nout int) (*launched, error) {
+func (a capi) execute(exe, dev unsafe.Pointer, args []deviceBuffer, keep []int64, nout int) (*launched, error) {
 	if C.tt_has_execute(a.p) == 0 {
 		return nil, fmt.Errorf("PJRT_LoadedExecutable_Execute / PJRT_Event_OnReady: %w", errNoEntry)
 	}
@@ -331,8 +453,8 @@ func (a capi) execute(exe, dev unsafe.Pointer, args []unsafe.Pointer, keep []int
 	// may not be passed.
 	cargs := (**C.PJRT_Buffer)(C.calloc(C.size_t(max(len(args), 1)), C.size_t(unsafe.Sizeof(uintptr(0)))))
 	defer C.free(unsafe.Pointer(cargs))
-	for i, p := range args {
-		unsafe.Slice(cargs, len(args))[i] = (*C.PJRT_Buffer)(p)
+	for i, b := range args {
+		unsafe.Slice(cargs, len(args))[i] = b.buf
 	}
 	ckeep := (*C.int64_t)(C.calloc(C.size_t(max(len(keep), 1)), 8))
 	defer C.free(unsafe.Pointer(ckeep))
@@ -357,18 +479,24 @@ func (a capi) execute(exe, dev unsafe.Pointer, args []unsafe.Pointer, keep []int
 		ch <- nil // no completion event: the plugin finished before returning
 		l.done = ch
 	} else {
+		l.ev = ev
 		l.done = a.onReady(ev)
 	}
 	return l, nil
 }
 
-// release destroys the output buffers.
+// release destroys the output buffers and the completion event; call it
+// once done has delivered.
 func (l *launched) release() {
 	for i, b := range l.outs {
 		if b != nil {
 			C.tt_buffer_destroy(l.api.p, b)
 			l.outs[i] = nil
 		}
+	}
+	if l.ev != nil {
+		C.tt_event_destroy(l.api.p, l.ev)
+		l.ev = nil
 	}
 }
 

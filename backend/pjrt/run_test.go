@@ -6,7 +6,9 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -324,6 +326,25 @@ func TestRunAsync(t *testing.T) {
 		t.Errorf("abandoned run: %d buffers created, %d destroyed; want 4 and 4", c, d)
 	}
 
+	// Nor does RunAsync wait for the plugin to be done with the host
+	// copies of the inputs.
+	t.Setenv("FAKE_PJRT_DELAY_MS", "0")
+	t.Setenv("FAKE_PJRT_TRANSFER_DELAY_MS", "300")
+	start = time.Now()
+	p, err = exe.RunAsync(ctx, args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d > 200*time.Millisecond {
+		t.Errorf("RunAsync took %v: it waited for the transfers", d)
+	}
+	outs, err = p.Wait(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkEcho(t, args, outs)
+	t.Setenv("FAKE_PJRT_TRANSFER_DELAY_MS", "0")
+
 	// A context that ends before the execution is enqueued stops the run.
 	t.Setenv("FAKE_PJRT_DELAY_MS", "0")
 	dead, cancel2 := context.WithCancel(ctx)
@@ -496,5 +517,32 @@ func TestCompileCancelled(t *testing.T) {
 	}
 	if count("compile") != 1 || count("exe_destroy") != 1 {
 		t.Errorf("compiles %d, destroyed executables %d; want 1 and 1", count("compile"), count("exe_destroy"))
+	}
+}
+
+// The element type codes passed to the plugin are PJRT_Buffer_Type's.
+func TestBufferTypesMatchHeader(t *testing.T) {
+	src, err := os.ReadFile("include/pjrt_c_api.h")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := string(src)
+	body = body[strings.Index(body, "typedef enum {\n  // Invalid primitive type"):]
+	body = body[:strings.Index(body, "} PJRT_Buffer_Type;")]
+	var names []string
+	for _, m := range regexp.MustCompile(`(?m)^\s*PJRT_Buffer_Type_(\w+),`).FindAllStringSubmatch(body, -1) {
+		names = append(names, m[1])
+	}
+	want := map[dtype.DType]string{
+		dtype.Bool: "PRED", dtype.I8: "S8", dtype.I16: "S16", dtype.I32: "S32", dtype.I64: "S64",
+		dtype.U8: "U8", dtype.U16: "U16", dtype.U32: "U32", dtype.U64: "U64", dtype.F16: "F16",
+		dtype.BF16: "BF16", dtype.F32: "F32", dtype.F64: "F64", dtype.C64: "C64", dtype.C128: "C128",
+		dtype.F8E5M2: "F8E5M2", dtype.F8E4M3FN: "F8E4M3FN",
+	}
+	for _, p := range dtypePairs {
+		code := int(p.pj)
+		if code >= len(names) || names[code] != want[p.ours] {
+			t.Errorf("%v is sent as %d, which the header calls %v, not %s", p.ours, code, names[min(code, len(names)-1)], want[p.ours])
+		}
 	}
 }

@@ -16,6 +16,8 @@
 //   FAKE_PJRT_DEVICES=N     devices per client (default 1; 0: client creation fails)
 //   FAKE_PJRT_DELAY_MS=N    execution-complete events fire N ms after Execute returns
 //   FAKE_PJRT_COMPILE_DELAY_MS=N  compiling takes N ms
+//   FAKE_PJRT_TRANSFER_DELAY_MS=N the plugin is done with a host buffer N ms
+//                           after BufferFromHostBuffer returns
 //   FAKE_PJRT_FAIL=a,b,...  fail these steps: compile, transfer, execute
 //                           (Execute returns an error), event (the completion
 //                           event carries an error), tohost, outsize (outputs
@@ -391,7 +393,7 @@ static PJRT_Error* buffer_from_host(PJRT_Client_BufferFromHostBuffer_Args* a) {
   memcpy(b->data, a->data, b->size);
   b->device = a->device;
   a->buffer = b;
-  a->done_with_host_buffer = ready_event(NULL);
+  a->done_with_host_buffer = event_after(env_int("FAKE_PJRT_TRANSFER_DELAY_MS", 0), NULL);
   logf_("buffer_create");
   return NULL;
 }
