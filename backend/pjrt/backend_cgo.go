@@ -325,7 +325,6 @@ func (e *executable) RunAsync(ctx context.Context, args []*literal.Literal) (*Pe
 	return p, nil
 }
 
-
 var dtypePairs = []struct {
 	ours dtype.DType
 	pj   dtypes.DType

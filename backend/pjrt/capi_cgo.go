@@ -439,7 +439,7 @@ func (b *deviceBuffer) release(a capi) {
 type launched struct {
 	api  capi
 	outs []*C.PJRT_Buffer
-	done <-chan error   // the execution's completion
+	done <-chan error  // the execution's completion
 	ev   *C.PJRT_Event // destroyed by release
 }
 

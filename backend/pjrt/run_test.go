@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -465,14 +466,18 @@ func TestBindingHandles(t *testing.T) {
 	}
 }
 
+var optRuns int
+
 func TestClientOptions(t *testing.T) {
 	count := fakeLog(t)
 	path := buildFake(t, "opts_cpu.so")
-	t.Setenv(OptionsEnv, "optkind:n=3;other:skip=1;flag=true;optkind:ids=[4,5]")
-	if err := SetClientOptions("optkind", map[string]any{"name": "fast", "n": int64(9), "f": float32(0.25)}); err != nil {
+	optRuns++ // the client of a kind is made once per process: a new kind per run
+	kind := fmt.Sprintf("optkind%d", optRuns)
+	t.Setenv(OptionsEnv, kind+":n=3;other:skip=1;flag=true;"+kind+":ids=[4,5]")
+	if err := SetClientOptions(kind, map[string]any{"name": "fast", "n": int64(9), "f": float32(0.25)}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Open("optkind", path, 0); err != nil {
+	if _, err := Open(kind, path, 0); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"option n=9", "option flag=true", "option ids=list of 2, last 5", "option name=fast", "option f=0.25"} {
@@ -483,7 +488,7 @@ func TestClientOptions(t *testing.T) {
 	if count("option skip=1") != 0 {
 		t.Error("an option scoped to another kind was passed")
 	}
-	if err := SetClientOptions("optkind", nil); err == nil || !strings.Contains(err.Error(), "the client exists already") {
+	if err := SetClientOptions(kind, nil); err == nil || !strings.Contains(err.Error(), "the client exists already") {
 		t.Errorf("options after creation: %v", err)
 	}
 	t.Setenv(OptionsEnv, "bad")
@@ -504,19 +509,29 @@ func TestCompileCancelled(t *testing.T) {
 	t.Setenv("FAKE_PJRT_COMPILE_DELAY_MS", "300")
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 	defer cancel()
+	m := parse(t, `func.func @main(%arg0: tensor<17xf32>) -> tensor<17xf32> {
+  return %arg0 : tensor<17xf32>
+}`)
+	var text strings.Builder
+	if err := stablehlo.Print(&text, m); err != nil {
+		t.Fatal(err)
+	}
+	// Executables of other tests may be collected (and logged) meanwhile:
+	// this one is known by its size.
+	destroyed := fmt.Sprintf("exe_destroy %d", text.Len())
 	start := time.Now()
-	if _, err := b.Compile(ctx, parse(t, echoModule), backend.Options{}); !errors.Is(err, context.DeadlineExceeded) {
+	if _, err := b.Compile(ctx, m, backend.Options{}); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("Compile: %v", err)
 	}
 	if d := time.Since(start); d > 200*time.Millisecond {
 		t.Errorf("a cancelled Compile took %v", d)
 	}
 	deadline := time.Now().Add(5 * time.Second)
-	for count("exe_destroy") == 0 && time.Now().Before(deadline) {
+	for count(destroyed) == 0 && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 	}
-	if count("compile") != 1 || count("exe_destroy") != 1 {
-		t.Errorf("compiles %d, destroyed executables %d; want 1 and 1", count("compile"), count("exe_destroy"))
+	if count("compile") != 1 || count(destroyed) != 1 {
+		t.Errorf("compiles %d, destroyed executables %d; want 1 and 1", count("compile"), count(destroyed))
 	}
 }
 

@@ -26,7 +26,8 @@
 //   FAKE_PJRT_LOG=path      append one line per client_create (then one
 //                           "option KEY=VALUE" per create option), client_destroy,
 //                           compile, execute, donate N, buffer_create,
-//                           buffer_destroy, exe_destroy, serialize, deserialize
+//                           buffer_destroy, exe_destroy SIZE (the module text's size),
+//                           serialize, deserialize
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -489,9 +490,9 @@ static PJRT_Error* client_compile(PJRT_Client_Compile_Args* a) {
 }
 
 static PJRT_Error* loaded_destroy(PJRT_LoadedExecutable_Destroy_Args* a) {
+  logf_("exe_destroy %zu", a->executable->size);
   free(a->executable->code);
   free(a->executable);
-  logf_("exe_destroy");
   return NULL;
 }
 static PJRT_Error* loaded_get_executable(PJRT_LoadedExecutable_GetExecutable_Args* a) {
