@@ -18,6 +18,9 @@ const (
 	convMaxCols = 1024 // columns per PackConv call (its tables live on the stack)
 	convMaxRows = 512  // k steps per call
 	convLimit   = 1 << 29
+	// int32s per panel in the column table: off[32], y[32], x[32], two
+	// flags, padding to a cache line
+	convPanelInts = 112
 )
 
 // PackConv packs rows [p0, p0+kb) × columns [j0, j0+nb) of the im2col
@@ -28,20 +31,35 @@ func PackConv(dst, img []float32, g *ConvGeom, nr, p0, kb, j0, nb int) bool {
 	if !hasConvGather || nr != 32 || !g.gatherable(len(img), p0, kb, j0, nb) || len(dst) < kb*roundUp(nb, nr) {
 		return false
 	}
-	// per panel: base offset, row and column of each output position; a
-	// column past nb gets a row that no tap brings inside the image
-	var cols [3 * convMaxCols]int32
+	// per panel: base offset, row and column of each output position, and
+	// a flag per half saying that its offsets are consecutive (one masked
+	// load instead of a gather); a column past nb gets a row that no tap
+	// brings inside the image and the offset that continues the run
+	var cols [convPanelInts * convMaxCols / 32]int32
 	panels := (nb + 31) / 32
 	n := g.OH * g.OW
 	for c := 0; c < 32*panels; c++ {
-		t := cols[c/32*96+c%32:]
-		if c >= nb {
-			t[0], t[32], t[64] = 0, -convLimit, 0
-			continue
+		i := c/32*convPanelInts + c%32
+		t := cols[i:]
+		if c >= nb { // never the first of a panel
+			t[0], t[32], t[64] = cols[i-1]+1, -convLimit, 0
+		} else {
+			b, o := (j0+c)/n, (j0+c)%n
+			y, x := o/g.OW*g.SH-g.PadT, o%g.OW*g.SW-g.PadL
+			t[0], t[32], t[64] = int32(b*g.ImgStride+y*g.W+x), int32(y), int32(x)
 		}
-		b, o := (j0+c)/n, (j0+c)%n
-		y, x := o/g.OW*g.SH-g.PadT, o%g.OW*g.SW-g.PadL
-		t[0], t[32], t[64] = int32(b*g.ImgStride+y*g.W+x), int32(y), int32(x)
+	}
+	for h := 0; h < 2*panels; h++ {
+		p := cols[h/2*convPanelInts:]
+		off := p[h%2*16 : h%2*16+16]
+		flag := int32(1)
+		for l := 1; l < 16; l++ {
+			if off[l] != off[0]+int32(l) {
+				flag = 0
+				break
+			}
+		}
+		p[96+h%2] = flag
 	}
 	var taps [3 * convMaxRows]int32
 	ci, i, j := p0/(g.KH*g.KW), p0/g.KW%g.KH, p0%g.KW
@@ -58,7 +76,7 @@ func PackConv(dst, img []float32, g *ConvGeom, nr, p0, kb, j0, nb int) bool {
 	}
 	hw := [2]int32{int32(g.H), int32(g.W)}
 	for t := 0; t < panels; t++ {
-		gatherConv32(&dst[t*32*kb], &img[0], &cols[t*96], &taps[0], kb, &hw[0])
+		gatherConv32(&dst[t*32*kb], &img[0], &cols[t*convPanelInts], &taps[0], kb, &hw[0])
 	}
 	return true
 }

@@ -237,11 +237,13 @@ func peakFMA(w func(string, ...any)) {
 
 // gatherConv writes gatherConv32: one B micro-panel of 32 columns of an
 // implicit im2col matrix, kb rows deep. Column l has a base offset, row and
-// column in the image (cols: off[32], y[32], x[32]); k step q a tap offset,
-// row and column (taps: 3 int32 per step). The value is
-// img[off[l]+toff[q]] where y[l]+ty[q] and x[l]+tx[q] lie inside the image
-// (one unsigned compare each against hw = {h, w}), else zero: a masked
-// gather per 16 columns, no branches.
+// column in the image (cols: off[32], y[32], x[32], then a flag per half
+// of 16 columns); k step q a tap offset, row and column (taps: 3 int32 per
+// step). The value is img[off[l]+toff[q]] where y[l]+ty[q] and x[l]+tx[q]
+// lie inside the image (one unsigned compare each against hw = {h, w}),
+// else zero. A half whose offsets are consecutive (flag set: stride 1,
+// one output row) is one masked load per step, any other a masked gather;
+// no branch depends on the data.
 func gatherConv(w func(string, ...any)) {
 	w("// func gatherConv32(dst, img *float32, cols, taps *int32, kb int, hw *int32)")
 	w("TEXT ·gatherConv32(SB), NOSPLIT, $0-48")
@@ -254,6 +256,10 @@ func gatherConv(w func(string, ...any)) {
 	for i := 0; i < 6; i++ { // off, y, x for each half
 		w("\tVMOVDQU32 %d(AX), Z%d", 64*i, i)
 	}
+	w("\tMOVLQSX 384(AX), R8") // flag, half 0
+	w("\tMOVLQSX 388(AX), R9") // flag, half 1
+	w("\tMOVLQSX 0(AX), R10")  // off[0]
+	w("\tMOVLQSX 64(AX), R11") // off[16]
 	w("\tVPBROADCASTD 0(BX), Z6")
 	w("\tVPBROADCASTD 4(BX), Z7")
 	w("\tTESTQ CX, CX")
@@ -262,16 +268,25 @@ func gatherConv(w func(string, ...any)) {
 	w("\tVPBROADCASTD 0(SI), Z8")
 	w("\tVPBROADCASTD 4(SI), Z9")
 	w("\tVPBROADCASTD 8(SI), Z10")
+	w("\tMOVLQSX 0(SI), R12")
 	for h := 0; h < 2; h++ {
 		y, x, idx, d := 11+4*h, 12+4*h, 13+4*h, 14+4*h
 		k1, k2 := 1+2*h, 2+2*h
+		flag, off0 := []string{"R8", "R9"}[h], []string{"R10", "R11"}[h]
 		w("\tVPADDD Z9, Z%d, Z%d", 2+h, y)
 		w("\tVPCMPUD $1, Z6, Z%d, K%d", y, k1)
 		w("\tVPADDD Z10, Z%d, Z%d", 4+h, x)
 		w("\tVPCMPUD $1, Z7, Z%d, K%d, K%d", x, k1, k2)
-		w("\tVPADDD Z8, Z%d, Z%d", h, idx)
 		w("\tVPXORD Z%d, Z%d, Z%d", d, d, d)
+		w("\tTESTQ %s, %s", flag, flag)
+		w("\tJEQ gatherConv32_gather%d", h)
+		w("\tLEAQ (R12)(%s*1), R13", off0)
+		w("\tVMOVUPS (DX)(R13*4), K%d, Z%d", k2, d)
+		w("\tJMP gatherConv32_store%d", h)
+		w("gatherConv32_gather%d:", h)
+		w("\tVPADDD Z8, Z%d, Z%d", h, idx)
 		w("\tVGATHERDPS (DX)(Z%d*4), K%d, Z%d", idx, k2, d)
+		w("gatherConv32_store%d:", h)
 		w("\tVMOVUPS Z%d, %d(DI)", d, 64*h)
 	}
 	w("\tADDQ $12, SI")
