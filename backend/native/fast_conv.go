@@ -173,17 +173,19 @@ func (c *conv2d) run(dst []float32) {
 	if threads > 1 && c.groups*chunks < want {
 		bLen := pas[0].PackedBLen(cols)
 		if cols <= convSharedCols && int64(c.groups)*int64(bLen) <= convSharedMax {
-			// few columns: pack them once, shared by bands of output rows
+			// few columns: pack them once, shared by bands of output rows;
+			// each band packs its own rows of the weights as it goes (in
+			// L2, not out to memory and back: these are the large late
+			// layers, whose weights dominate at batch 1)
 			bands := min(panelsM, (want+c.groups-1)/c.groups)
+			for g := range pas {
+				pas[g].Release()
+				pas[g] = gemm.NewBandA(ocPer, k, weights(g))
+			}
 			kBlocks := pas[0].KBlocks()
 			shared := gemm.GetBuffer(c.groups * bLen)
 			defer gemm.PutBuffer(shared)
-			parallel(threads, c.groups*aUnits+c.groups*kBlocks, func(u int) {
-				if u < c.groups*aUnits {
-					pas[u/aUnits].PackUnit(weights(u/aUnits), u%aUnits)
-					return
-				}
-				u -= c.groups * aUnits
+			parallel(threads, c.groups*kBlocks, func(u int) {
 				g := u / kBlocks
 				pas[g].PackB(shared[g*bLen:(g+1)*bLen], packer(g, 0, cols), u%kBlocks, 0, cols)
 			})

@@ -19,6 +19,7 @@ type PackedA struct {
 	m, k, kcb      int
 	mr, nr, panels int
 	b              *buf
+	src            *Matrix // A packed band by band on use (NewBandA)
 }
 
 // KBlock is the depth of the k blocks a product of depth k is cut into.
@@ -37,6 +38,40 @@ func newPackedA(ks *kernelSet, m, k int) *PackedA {
 	return p
 }
 
+// NewBandA returns an m×k PackedA that packs nothing up front: Mul and
+// MulPacked pack the rows of their band, one k block at a time, into
+// scratch memory right before using them. For callers whose row bands use
+// their rows once (bands of A against a B packed once and shared), this
+// saves writing the packed copy out to memory and reading it back.
+func NewBandA(m, k int, a Matrix) *PackedA { return newBandA(active, m, k, a) }
+
+func newBandA(ks *kernelSet, m, k int, a Matrix) *PackedA {
+	return &PackedA{ks: ks, m: m, k: k, kcb: KBlock(k), mr: ks.mr, nr: ks.nr, panels: (m + ks.mr - 1) / ks.mr, src: &a}
+}
+
+// aBlock returns k block pc (kb deep) of rows [r0, r1) of the packed A:
+// a view of the packed data, or, for a band A, those rows packed into
+// scratch.
+func (p *PackedA) aBlock(pc, kb, r0, r1 int, scratch *buf) []float32 {
+	if p.src == nil {
+		return p.b.s[pc*p.panels*p.mr+r0*kb:]
+	}
+	for i := r0; i < r1; i += p.mr {
+		off := (i - r0) * kb
+		packAPanel(p.ks, scratch.s[off:off+p.mr*kb], *p.src, i, pc, min(p.mr, r1-i), kb)
+	}
+	return scratch.s
+}
+
+// scratchA returns the scratch a band of rows [r0, r1) needs (nil for an A
+// packed up front).
+func (p *PackedA) scratchA(r0, r1 int) *buf {
+	if p.src == nil {
+		return nil
+	}
+	return getBuf(roundUp(r1-r0, p.mr) * min(p.kcb, p.k))
+}
+
 // Rows is the micro-panel height: row bands given to Mul start at a
 // multiple of it.
 func (p *PackedA) Rows() int { return p.mr }
@@ -44,8 +79,14 @@ func (p *PackedA) Rows() int { return p.mr }
 // Cols is the micro-panel width of B (the nr a BPacker is called with).
 func (p *PackedA) Cols() int { return p.nr }
 
-// Units is the number of independent packing units (micro-panel × k block).
-func (p *PackedA) Units() int { return p.panels * ((p.k + p.kcb - 1) / p.kcb) }
+// Units is the number of independent packing units (micro-panel × k
+// block); none for a band A.
+func (p *PackedA) Units() int {
+	if p.src != nil {
+		return 0
+	}
+	return p.panels * ((p.k + p.kcb - 1) / p.kcb)
+}
 
 // PackUnit packs unit u of A (the m×k matrix a).
 func (p *PackedA) PackUnit(a Matrix, u int) {
@@ -97,9 +138,13 @@ func (p *PackedA) MulPacked(r0, r1 int, bp []float32, j0, nb int, out Out, accum
 	}
 	var tile [maxTile]float32
 	w := roundUp(nb, p.nr)
+	scratch := p.scratchA(r0, r1)
 	for pc := 0; pc < p.k; pc += p.kcb {
 		kb := min(p.kcb, p.k-pc)
-		macroOut(p.ks, p.b.s[pc*p.panels*p.mr+r0*kb:], bp[pc*w:pc*w+kb*w], r0, r1-r0, j0, nb, kb, out, pc == 0 && !accumulate, &tile)
+		macroOut(p.ks, p.aBlock(pc, kb, r0, r1, scratch), bp[pc*w:pc*w+kb*w], r0, r1-r0, j0, nb, kb, out, pc == 0 && !accumulate, &tile)
+	}
+	if scratch != nil {
+		putBuf(scratch)
 	}
 }
 
@@ -115,10 +160,14 @@ func (p *PackedA) Mul(r0, r1 int, pack BPacker, j0, nb int, out Out, accumulate 
 	w := roundUp(nb, p.nr)
 	bp := getBuf(min(p.kcb, p.k) * w)
 	defer putBuf(bp)
+	scratch := p.scratchA(r0, r1)
 	for pc := 0; pc < p.k; pc += p.kcb {
 		kb := min(p.kcb, p.k-pc)
 		pack(bp.s[:kb*w], p.nr, pc, kb, j0, nb)
-		macroOut(p.ks, p.b.s[pc*p.panels*p.mr+r0*kb:], bp.s[:kb*w], r0, r1-r0, j0, nb, kb, out, pc == 0 && !accumulate, &tile)
+		macroOut(p.ks, p.aBlock(pc, kb, r0, r1, scratch), bp.s[:kb*w], r0, r1-r0, j0, nb, kb, out, pc == 0 && !accumulate, &tile)
+	}
+	if scratch != nil {
+		putBuf(scratch)
 	}
 }
 

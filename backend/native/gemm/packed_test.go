@@ -16,37 +16,43 @@ func TestPackedOperands(t *testing.T) {
 		for _, s := range [][3]int{{1, 1, 1}, {14, 32, 384}, {15, 33, 385}, {64, 49, 1000}, {100, 300, 147}, {29, 392, 60}} {
 			m, n, k := s[0], s[1], s[2]
 			a, b := operand(r, m, k, 'N'), operand(r, k, n, 'N')
-			pa := newPackedA(ks, m, k)
-			for u := 0; u < pa.Units(); u++ {
-				pa.PackUnit(a, u)
-			}
-			bp := make([]float32, pa.PackedBLen(n))
-			for kb := 0; kb < pa.KBlocks(); kb++ {
-				pa.PackB(bp, MatrixPacker(b), kb, 0, n)
-			}
-			want := reference(m, n, k, a, b, make([]float32, m*n), n, false)
-			mid := min(m, roundUp(m/2, ks.mr))
-			for _, cols := range []int{0, 1, 5, 17, 49} {
-				if cols > n {
-					continue
+			for _, band := range []bool{false, true} {
+				pa := newPackedA(ks, m, k)
+				if band { // A packed by Mul and MulPacked, band by band
+					pa.Release()
+					pa = newBandA(ks, m, k, a)
 				}
-				name := fmt.Sprintf("%s %dx%dx%d cols=%d", ks.name, m, n, k, cols)
-				for _, acc := range []bool{false, true} {
-					out, get := newOut(r, m, n, cols)
-					start := get()
-					pa.MulPacked(0, mid, bp, 0, n, out, acc)
-					pa.MulPacked(mid, m, bp, 0, n, out, acc)
-					check(t, name+" MulPacked", k, get(), start, want, acc)
-					out, get = newOut(r, m, n, cols)
-					start = get()
-					j1 := n / 3
-					pa.Mul(0, mid, MatrixPacker(b), 0, j1, out, acc)
-					pa.Mul(0, mid, MatrixPacker(b), j1, n-j1, out, acc)
-					pa.Mul(mid, m, MatrixPacker(b), 0, n, out, acc)
-					check(t, name+" Mul", k, get(), start, want, acc)
+				for u := 0; u < pa.Units(); u++ {
+					pa.PackUnit(a, u)
 				}
+				bp := make([]float32, pa.PackedBLen(n))
+				for kb := 0; kb < pa.KBlocks(); kb++ {
+					pa.PackB(bp, MatrixPacker(b), kb, 0, n)
+				}
+				want := reference(m, n, k, a, b, make([]float32, m*n), n, false)
+				mid := min(m, roundUp(m/2, ks.mr))
+				for _, cols := range []int{0, 1, 5, 17, 49} {
+					if cols > n {
+						continue
+					}
+					name := fmt.Sprintf("%s %dx%dx%d cols=%d", ks.name, m, n, k, cols)
+					for _, acc := range []bool{false, true} {
+						out, get := newOut(r, m, n, cols)
+						start := get()
+						pa.MulPacked(0, mid, bp, 0, n, out, acc)
+						pa.MulPacked(mid, m, bp, 0, n, out, acc)
+						check(t, name+" MulPacked", k, get(), start, want, acc)
+						out, get = newOut(r, m, n, cols)
+						start = get()
+						j1 := n / 3
+						pa.Mul(0, mid, MatrixPacker(b), 0, j1, out, acc)
+						pa.Mul(0, mid, MatrixPacker(b), j1, n-j1, out, acc)
+						pa.Mul(mid, m, MatrixPacker(b), 0, n, out, acc)
+						check(t, name+" Mul", k, get(), start, want, acc)
+					}
+				}
+				pa.Release()
 			}
-			pa.Release()
 		}
 	}
 }
