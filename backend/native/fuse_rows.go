@@ -19,6 +19,9 @@ func binaryRow[T fnum](nd *fuseNode, dst, x, y []T) {
 		}
 		return
 	}
+	if d32, ok := any(dst).([]float32); ok && simdBinary(nd.name, d32, any(x).([]float32), any(y).([]float32), false, false) {
+		return
+	}
 	switch nd.name {
 	case "stablehlo.add":
 		for k, v := range x {
@@ -49,6 +52,9 @@ func binaryRow[T fnum](nd *fuseNode, dst, x, y []T) {
 func binaryRowU[T fnum](nd *fuseNode, dst, x, y []T, ux, uy bool) bool {
 	if nd.dt == dtype.Bool {
 		return false
+	}
+	if d32, ok := any(dst).([]float32); ok && simdBinary(nd.name, d32, any(x).([]float32), any(y).([]float32), ux, uy) {
+		return true
 	}
 	if ux {
 		// No loops for c + y and c * y: for two NaNs x86 returns the
@@ -166,6 +172,9 @@ func cmpSelectRowU[T fnum](dst, a, b, x, y []T, ua, ub, ux, uy bool, dir string)
 	d, ok := any(dst).([]float32)
 	if !ok || ua || !ub {
 		return false
+	}
+	if simdCmpSelect(dir, d, any(a).([]float32), any(b).([]float32)[0], any(x).([]float32), any(y).([]float32), ux, uy) {
+		return true
 	}
 	return cmpSelect32U(d, any(a).([]float32), any(b).([]float32)[0], any(x).([]float32), any(y).([]float32), ux, uy, dir)
 }

@@ -1,0 +1,149 @@
+package native
+
+// The fused loops' vector kernels (AVX2, fuse_rows_simd_amd64.s) for the
+// hottest f32 nodes: add, subtract, multiply and divide of rows and
+// uniform values, and select(compare(a, b), x, y) with a uniform b. The
+// assembly takes multiples of 8 elements; the rest (fewer than 8) runs
+// through the same assembly on a padded copy, so every element of a row
+// comes from one kind of loop.
+
+// binOp returns the index of an arithmetic op for binRR/binRS/binSR.
+func binOp(name string) int {
+	switch name {
+	case "stablehlo.add":
+		return 0
+	case "stablehlo.subtract":
+		return 1
+	case "stablehlo.multiply":
+		return 2
+	case "stablehlo.divide":
+		return 3
+	}
+	return -1
+}
+
+// simdBinary computes d = x op y over len(d) elements, x or y uniform
+// (one element) where ux or uy is set (not both). It reports false where
+// the vector loops do not apply.
+func simdBinary(name string, d, x, y []float32, ux, uy bool) bool {
+	op := binOp(name)
+	if !simdRows || op < 0 || ux && uy || len(d) == 0 {
+		return false
+	}
+	n := len(d)
+	n8 := n &^ 7
+	switch {
+	case ux:
+		y = y[:n]
+		if n8 > 0 {
+			binSR(op, &d[0], x[0], &y[0], n8)
+		}
+		if n > n8 {
+			var td, ty [8]float32
+			copy(ty[:], y[n8:])
+			binSR(op, &td[0], x[0], &ty[0], 8)
+			copy(d[n8:], td[:])
+		}
+	case uy:
+		x = x[:n]
+		if n8 > 0 {
+			binRS(op, &d[0], &x[0], y[0], n8)
+		}
+		if n > n8 {
+			var td, tx [8]float32
+			copy(tx[:], x[n8:])
+			binRS(op, &td[0], &tx[0], y[0], 8)
+			copy(d[n8:], td[:])
+		}
+	default:
+		x, y = x[:n], y[:n]
+		if n8 > 0 {
+			binRR(op, &d[0], &x[0], &y[0], n8)
+		}
+		if n > n8 {
+			var td, tx, ty [8]float32
+			copy(tx[:], x[n8:])
+			copy(ty[:], y[n8:])
+			binRR(op, &td[0], &tx[0], &ty[0], 8)
+			copy(d[n8:], td[:])
+		}
+	}
+	return true
+}
+
+// Predicates of the select kernels; the last four are the negations
+// (true on NaN) that a select with its operands swapped needs.
+const (
+	predEQ = iota
+	predNE
+	predLT
+	predLE
+	predGT
+	predGE
+	predNLT
+	predNLE
+	predNGT
+	predNGE
+)
+
+func simdPred(dir string) (p, neg int) {
+	switch dir {
+	case "EQ":
+		return predEQ, predNE
+	case "NE":
+		return predNE, predEQ
+	case "LT":
+		return predLT, predNLT
+	case "LE":
+		return predLE, predNLE
+	case "GT":
+		return predGT, predNGT
+	case "GE":
+		return predGE, predNGE
+	}
+	return -1, -1
+}
+
+// simdCmpSelect computes d = (a dir b) ? x : y over len(d) elements with
+// a a row, b uniform and at most one of x, y uniform. It reports false
+// where the vector loops do not apply.
+func simdCmpSelect(dir string, d, a []float32, b float32, x, y []float32, ux, uy bool) bool {
+	p, neg := simdPred(dir)
+	if !simdRows || p < 0 || ux && uy || len(d) == 0 {
+		return false
+	}
+	if uy {
+		// (a dir b) ? x : ys is !(a dir b) ? ys : x.
+		p, x, y, ux = neg, y, x, true
+	}
+	n := len(d)
+	n8 := n &^ 7
+	a = a[:n]
+	y = y[:n]
+	if ux {
+		if n8 > 0 {
+			selSR(p, &d[0], &a[0], b, x[0], &y[0], n8)
+		}
+		if n > n8 {
+			var td, ta, ty [8]float32
+			copy(ta[:], a[n8:])
+			copy(ty[:], y[n8:])
+			selSR(p, &td[0], &ta[0], b, x[0], &ty[0], 8)
+			copy(d[n8:], td[:])
+		}
+		return true
+	}
+	x = x[:n]
+	if n8 > 0 {
+		selRR(p, &d[0], &a[0], b, &x[0], &y[0], n8)
+	}
+	if n > n8 {
+		var td, ta, tx, ty [8]float32
+		copy(ta[:], a[n8:])
+		copy(tx[:], x[n8:])
+		copy(ty[:], y[n8:])
+		selRR(p, &td[0], &ta[0], b, &tx[0], &ty[0], 8)
+		copy(d[n8:], td[:])
+	}
+	return true
+}

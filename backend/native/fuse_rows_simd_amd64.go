@@ -1,0 +1,199 @@
+//go:build amd64 && !purego
+
+package native
+
+import "golang.org/x/sys/cpu"
+
+// The AVX2 loops of fuse_rows_simd_amd64.s.
+
+//go:noescape
+func addRR32(d, x, y *float32, n int)
+
+//go:noescape
+func subRR32(d, x, y *float32, n int)
+
+//go:noescape
+func mulRR32(d, x, y *float32, n int)
+
+//go:noescape
+func divRR32(d, x, y *float32, n int)
+
+//go:noescape
+func addRS32(d, x *float32, c float32, n int)
+
+//go:noescape
+func subRS32(d, x *float32, c float32, n int)
+
+//go:noescape
+func mulRS32(d, x *float32, c float32, n int)
+
+//go:noescape
+func divRS32(d, x *float32, c float32, n int)
+
+//go:noescape
+func addSR32(d *float32, c float32, y *float32, n int)
+
+//go:noescape
+func subSR32(d *float32, c float32, y *float32, n int)
+
+//go:noescape
+func mulSR32(d *float32, c float32, y *float32, n int)
+
+//go:noescape
+func divSR32(d *float32, c float32, y *float32, n int)
+
+//go:noescape
+func selSREQ(d, a *float32, b, xs float32, y *float32, n int)
+
+//go:noescape
+func selSRNE(d, a *float32, b, xs float32, y *float32, n int)
+
+//go:noescape
+func selSRLT(d, a *float32, b, xs float32, y *float32, n int)
+
+//go:noescape
+func selSRLE(d, a *float32, b, xs float32, y *float32, n int)
+
+//go:noescape
+func selSRGT(d, a *float32, b, xs float32, y *float32, n int)
+
+//go:noescape
+func selSRGE(d, a *float32, b, xs float32, y *float32, n int)
+
+//go:noescape
+func selSRNLT(d, a *float32, b, xs float32, y *float32, n int)
+
+//go:noescape
+func selSRNLE(d, a *float32, b, xs float32, y *float32, n int)
+
+//go:noescape
+func selSRNGT(d, a *float32, b, xs float32, y *float32, n int)
+
+//go:noescape
+func selSRNGE(d, a *float32, b, xs float32, y *float32, n int)
+
+//go:noescape
+func selRREQ(d, a *float32, b float32, x, y *float32, n int)
+
+//go:noescape
+func selRRNE(d, a *float32, b float32, x, y *float32, n int)
+
+//go:noescape
+func selRRLT(d, a *float32, b float32, x, y *float32, n int)
+
+//go:noescape
+func selRRLE(d, a *float32, b float32, x, y *float32, n int)
+
+//go:noescape
+func selRRGT(d, a *float32, b float32, x, y *float32, n int)
+
+//go:noescape
+func selRRGE(d, a *float32, b float32, x, y *float32, n int)
+
+//go:noescape
+func selRRNLT(d, a *float32, b float32, x, y *float32, n int)
+
+//go:noescape
+func selRRNLE(d, a *float32, b float32, x, y *float32, n int)
+
+//go:noescape
+func selRRNGT(d, a *float32, b float32, x, y *float32, n int)
+
+//go:noescape
+func selRRNGE(d, a *float32, b float32, x, y *float32, n int)
+
+// simdRows reports whether the AVX2 loops run here.
+var simdRows = cpu.X86.HasAVX2
+
+// The dispatchers call the assembly directly (not through func values,
+// which would make the padded tail arrays escape to the heap).
+
+func binRR(op int, d, x, y *float32, n int) {
+	switch op {
+	case 0:
+		addRR32(d, x, y, n)
+	case 1:
+		subRR32(d, x, y, n)
+	case 2:
+		mulRR32(d, x, y, n)
+	case 3:
+		divRR32(d, x, y, n)
+	}
+}
+
+func binRS(op int, d, x *float32, c float32, n int) {
+	switch op {
+	case 0:
+		addRS32(d, x, c, n)
+	case 1:
+		subRS32(d, x, c, n)
+	case 2:
+		mulRS32(d, x, c, n)
+	case 3:
+		divRS32(d, x, c, n)
+	}
+}
+
+func binSR(op int, d *float32, c float32, y *float32, n int) {
+	switch op {
+	case 0:
+		addSR32(d, c, y, n)
+	case 1:
+		subSR32(d, c, y, n)
+	case 2:
+		mulSR32(d, c, y, n)
+	case 3:
+		divSR32(d, c, y, n)
+	}
+}
+
+// selSR and selRR take a predicate index (predEQ ...).
+func selSR(p int, d, a *float32, b, xs float32, y *float32, n int) {
+	switch p {
+	case predEQ:
+		selSREQ(d, a, b, xs, y, n)
+	case predNE:
+		selSRNE(d, a, b, xs, y, n)
+	case predLT:
+		selSRLT(d, a, b, xs, y, n)
+	case predLE:
+		selSRLE(d, a, b, xs, y, n)
+	case predGT:
+		selSRGT(d, a, b, xs, y, n)
+	case predGE:
+		selSRGE(d, a, b, xs, y, n)
+	case predNLT:
+		selSRNLT(d, a, b, xs, y, n)
+	case predNLE:
+		selSRNLE(d, a, b, xs, y, n)
+	case predNGT:
+		selSRNGT(d, a, b, xs, y, n)
+	case predNGE:
+		selSRNGE(d, a, b, xs, y, n)
+	}
+}
+
+func selRR(p int, d, a *float32, b float32, x, y *float32, n int) {
+	switch p {
+	case predEQ:
+		selRREQ(d, a, b, x, y, n)
+	case predNE:
+		selRRNE(d, a, b, x, y, n)
+	case predLT:
+		selRRLT(d, a, b, x, y, n)
+	case predLE:
+		selRRLE(d, a, b, x, y, n)
+	case predGT:
+		selRRGT(d, a, b, x, y, n)
+	case predGE:
+		selRRGE(d, a, b, x, y, n)
+	case predNLT:
+		selRRNLT(d, a, b, x, y, n)
+	case predNLE:
+		selRRNLE(d, a, b, x, y, n)
+	case predNGT:
+		selRRNGT(d, a, b, x, y, n)
+	case predNGE:
+		selRRNGE(d, a, b, x, y, n)
+	}
+}

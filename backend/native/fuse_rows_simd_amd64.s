@@ -1,0 +1,214 @@
+// AVX2 row kernels of fused loops (fuse_rows_simd.go): 8 float32 lanes
+// per step over n elements, n a multiple of 8 (the caller does the rest).
+// Each lane is the scalar op: vector add, subtract, multiply and divide
+// round like their scalar forms, the left operand is the first source
+// (for two NaNs, x86 returns the first source's, as the scalar loops
+// x[k] op y[k] do), and selects are bitwise blends. Written from the
+// macros below; see fuse_rows_simd_test.go for the bit-for-bit checks.
+
+//go:build amd64 && !purego
+
+#include "textflag.h"
+
+// d = x op y
+#define BINRR(name, op) \
+TEXT name(SB), NOSPLIT, $0-32 \
+	MOVQ d+0(FP), DI \
+	MOVQ x+8(FP), SI \
+	MOVQ y+16(FP), DX \
+	MOVQ n+24(FP), CX \
+	XORQ AX, AX \
+loop: \
+	CMPQ AX, CX \
+	JAE done \
+	VMOVUPS (SI)(AX*4), Y0 \
+	op (DX)(AX*4), Y0, Y1 \
+	VMOVUPS Y1, (DI)(AX*4) \
+	ADDQ $8, AX \
+	JMP loop \
+done: \
+	VZEROUPPER \
+	RET
+
+// d = x op c
+#define BINRS(name, op) \
+TEXT name(SB), NOSPLIT, $0-32 \
+	MOVQ d+0(FP), DI \
+	MOVQ x+8(FP), SI \
+	VBROADCASTSS c+16(FP), Y2 \
+	MOVQ n+24(FP), CX \
+	XORQ AX, AX \
+loop: \
+	CMPQ AX, CX \
+	JAE done \
+	VMOVUPS (SI)(AX*4), Y0 \
+	op Y2, Y0, Y1 \
+	VMOVUPS Y1, (DI)(AX*4) \
+	ADDQ $8, AX \
+	JMP loop \
+done: \
+	VZEROUPPER \
+	RET
+
+// d = c op y
+#define BINSR(name, op) \
+TEXT name(SB), NOSPLIT, $0-32 \
+	MOVQ d+0(FP), DI \
+	VBROADCASTSS c+8(FP), Y2 \
+	MOVQ y+16(FP), DX \
+	MOVQ n+24(FP), CX \
+	XORQ AX, AX \
+loop: \
+	CMPQ AX, CX \
+	JAE done \
+	op (DX)(AX*4), Y2, Y1 \
+	VMOVUPS Y1, (DI)(AX*4) \
+	ADDQ $8, AX \
+	JMP loop \
+done: \
+	VZEROUPPER \
+	RET
+
+// d = (a pred b) ? xs : y, b and xs scalars
+#define SELSR(name, pred) \
+TEXT name(SB), NOSPLIT, $0-40 \
+	MOVQ d+0(FP), DI \
+	MOVQ a+8(FP), SI \
+	VBROADCASTSS b+16(FP), Y2 \
+	VBROADCASTSS xs+20(FP), Y3 \
+	MOVQ y+24(FP), DX \
+	MOVQ n+32(FP), CX \
+	XORQ AX, AX \
+loop: \
+	CMPQ AX, CX \
+	JAE done \
+	VMOVUPS (SI)(AX*4), Y0 \
+	VCMPPS pred, Y2, Y0, Y1 \
+	VMOVUPS (DX)(AX*4), Y4 \
+	VBLENDVPS Y1, Y3, Y4, Y5 \
+	VMOVUPS Y5, (DI)(AX*4) \
+	ADDQ $8, AX \
+	JMP loop \
+done: \
+	VZEROUPPER \
+	RET
+
+// d = (a pred b) ? x : y, b a scalar
+#define SELRR(name, pred) \
+TEXT name(SB), NOSPLIT, $0-48 \
+	MOVQ d+0(FP), DI \
+	MOVQ a+8(FP), SI \
+	VBROADCASTSS b+16(FP), Y2 \
+	MOVQ x+24(FP), R8 \
+	MOVQ y+32(FP), DX \
+	MOVQ n+40(FP), CX \
+	XORQ AX, AX \
+loop: \
+	CMPQ AX, CX \
+	JAE done \
+	VMOVUPS (SI)(AX*4), Y0 \
+	VCMPPS pred, Y2, Y0, Y1 \
+	VMOVUPS (DX)(AX*4), Y4 \
+	VBLENDVPS Y1, (R8)(AX*4), Y4, Y5 \
+	VMOVUPS Y5, (DI)(AX*4) \
+	ADDQ $8, AX \
+	JMP loop \
+done: \
+	VZEROUPPER \
+	RET
+
+// func addRR32(d, x, y *float32, n int)
+BINRR(·addRR32, VADDPS)
+
+// func subRR32(d, x, y *float32, n int)
+BINRR(·subRR32, VSUBPS)
+
+// func mulRR32(d, x, y *float32, n int)
+BINRR(·mulRR32, VMULPS)
+
+// func divRR32(d, x, y *float32, n int)
+BINRR(·divRR32, VDIVPS)
+
+// func addRS32(d, x *float32, c float32, n int)
+BINRS(·addRS32, VADDPS)
+
+// func subRS32(d, x *float32, c float32, n int)
+BINRS(·subRS32, VSUBPS)
+
+// func mulRS32(d, x *float32, c float32, n int)
+BINRS(·mulRS32, VMULPS)
+
+// func divRS32(d, x *float32, c float32, n int)
+BINRS(·divRS32, VDIVPS)
+
+// func addSR32(d *float32, c float32, y *float32, n int)
+BINSR(·addSR32, VADDPS)
+
+// func subSR32(d *float32, c float32, y *float32, n int)
+BINSR(·subSR32, VSUBPS)
+
+// func mulSR32(d *float32, c float32, y *float32, n int)
+BINSR(·mulSR32, VMULPS)
+
+// func divSR32(d *float32, c float32, y *float32, n int)
+BINSR(·divSR32, VDIVPS)
+
+// func selSREQ(d, a *float32, b, xs float32, y *float32, n int)
+SELSR(·selSREQ, $0x00)
+
+// func selSRNE(d, a *float32, b, xs float32, y *float32, n int)
+SELSR(·selSRNE, $0x04)
+
+// func selSRLT(d, a *float32, b, xs float32, y *float32, n int)
+SELSR(·selSRLT, $0x11)
+
+// func selSRLE(d, a *float32, b, xs float32, y *float32, n int)
+SELSR(·selSRLE, $0x12)
+
+// func selSRGT(d, a *float32, b, xs float32, y *float32, n int)
+SELSR(·selSRGT, $0x1e)
+
+// func selSRGE(d, a *float32, b, xs float32, y *float32, n int)
+SELSR(·selSRGE, $0x1d)
+
+// func selSRNLT(d, a *float32, b, xs float32, y *float32, n int)
+SELSR(·selSRNLT, $0x15)
+
+// func selSRNLE(d, a *float32, b, xs float32, y *float32, n int)
+SELSR(·selSRNLE, $0x16)
+
+// func selSRNGT(d, a *float32, b, xs float32, y *float32, n int)
+SELSR(·selSRNGT, $0x1a)
+
+// func selSRNGE(d, a *float32, b, xs float32, y *float32, n int)
+SELSR(·selSRNGE, $0x19)
+
+// func selRREQ(d, a *float32, b float32, x, y *float32, n int)
+SELRR(·selRREQ, $0x00)
+
+// func selRRNE(d, a *float32, b float32, x, y *float32, n int)
+SELRR(·selRRNE, $0x04)
+
+// func selRRLT(d, a *float32, b float32, x, y *float32, n int)
+SELRR(·selRRLT, $0x11)
+
+// func selRRLE(d, a *float32, b float32, x, y *float32, n int)
+SELRR(·selRRLE, $0x12)
+
+// func selRRGT(d, a *float32, b float32, x, y *float32, n int)
+SELRR(·selRRGT, $0x1e)
+
+// func selRRGE(d, a *float32, b float32, x, y *float32, n int)
+SELRR(·selRRGE, $0x1d)
+
+// func selRRNLT(d, a *float32, b float32, x, y *float32, n int)
+SELRR(·selRRNLT, $0x15)
+
+// func selRRNLE(d, a *float32, b float32, x, y *float32, n int)
+SELRR(·selRRNLE, $0x16)
+
+// func selRRNGT(d, a *float32, b float32, x, y *float32, n int)
+SELRR(·selRRNGT, $0x1a)
+
+// func selRRNGE(d, a *float32, b float32, x, y *float32, n int)
+SELRR(·selRRNGE, $0x19)

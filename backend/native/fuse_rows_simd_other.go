@@ -1,0 +1,13 @@
+//go:build !amd64 || purego
+
+package native
+
+// No vector loops here: the fused loops use their Go kernels, and these
+// are never called.
+var simdRows = false
+
+func binRR(op int, d, x, y *float32, n int)                        { panic("no vector loops") }
+func binRS(op int, d, x *float32, c float32, n int)                { panic("no vector loops") }
+func binSR(op int, d *float32, c float32, y *float32, n int)       { panic("no vector loops") }
+func selSR(p int, d, a *float32, b, xs float32, y *float32, n int) { panic("no vector loops") }
+func selRR(p int, d, a *float32, b float32, x, y *float32, n int)  { panic("no vector loops") }
