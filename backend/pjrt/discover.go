@@ -3,10 +3,25 @@
 //
 // Discovery (this file) is pure Go. Loading a plugin needs cgo; a build
 // with CGO_ENABLED=0 still discovers plugins and explains that it cannot
-// load them. The binding to the C API is github.com/gomlx/gopjrt; this
-// package checks a plugin before handing it over (it is a real PJRT plugin,
-// its API version is one we speak, the entry points we call are present),
-// so that a bad library gives an error, never a crash.
+// load them. This package checks a plugin before using it (it is a real
+// PJRT plugin, its API version is one we speak, the entry points we call
+// are present), so that a bad library gives an error, never a crash.
+//
+// Each plugin gets one client per process (libtpu allows no more), made
+// with the options of SetClientOptions / TORCHTPU_PJRT_OPTIONS and shared
+// by every program on its devices; Open returns one Backend per device.
+//
+// The binding github.com/gomlx/gopjrt (v0.10.0) initializes plugins,
+// creates the client, lists devices and compiles. The run path is this
+// package's own C calls (capi_cgo.go), because the binding executes
+// synchronously, transfers synchronously, has no serialization, and leaks
+// outputs when an execution's completion event fails: inputs are copied to
+// the device without waiting, the execution is enqueued and completes
+// through PJRT_Event_OnReady, arguments the program marks
+// (tf.aliasing_output, jax.buffer_donor) are donated, outputs are read
+// back, and executables serialize for the disk compile cache. The C
+// handles of the binding's client, devices and executables are read from
+// its unexported fields (binding_cgo.go, tested against v0.10.0).
 package pjrt
 
 import (

@@ -7,7 +7,8 @@
 // events (optionally late, from another thread), and serializes an
 // executable as its module text.
 //
-// Its behaviour is steered by environment variables. Read in GetPjrtApi:
+// Its behaviour is steered by environment variables. Read by the first
+// GetPjrtApi call of the library:
 //   FAKE_PJRT_MAJOR, FAKE_PJRT_MINOR  the API version it reports
 //   FAKE_PJRT_NULL_ENTRY=N            leave function pointer N NULL
 //   FAKE_PJRT_TABLE_BYTES=N           the struct_size it reports
@@ -591,7 +592,17 @@ static PJRT_Error* execute(PJRT_LoadedExecutable_Execute_Args* a) {
 
 #define N_ENTRIES ((sizeof(PJRT_Api) - offsetof(PJRT_Api, PJRT_Error_Destroy)) / sizeof(void*))
 
+static pthread_once_t table_once = PTHREAD_ONCE_INIT;
+static void init_table(void);
+
+// GetPjrtApi fills the table once per loaded library, like a real plugin's
+// static table: callers may already be using it when it is asked again.
 const PJRT_Api* GetPjrtApi(void) {
+  pthread_once(&table_once, init_table);
+  return &table;
+}
+
+static void init_table(void) {
   memset(&table, 0, sizeof table);
   table.struct_size = (size_t)env_int("FAKE_PJRT_TABLE_BYTES", (int)sizeof table);
   table.pjrt_api_version.struct_size = PJRT_Api_Version_STRUCT_SIZE;
@@ -643,5 +654,4 @@ const PJRT_Api* GetPjrtApi(void) {
   table.PJRT_Buffer_ToHostBuffer = buffer_to_host;
   int null_entry = env_int("FAKE_PJRT_NULL_ENTRY", -1);
   if (null_entry >= 0 && (size_t)null_entry < N_ENTRIES) fns[null_entry] = NULL;
-  return &table;
 }
