@@ -260,8 +260,8 @@ func (p *Pending) Done() <-chan struct{} { return p.done }
 
 // RunAsync starts the copies of the inputs to the device, enqueues the
 // execution and returns without waiting for either (the plugin orders the
-// execution after the copies): the plugin signals completion through a PJRT event
-// (PJRT_Event_OnReady), after which the outputs are copied to the host
+// execution after the copies). The plugin signals completion through a
+// PJRT event (PJRT_Event_OnReady), after which the outputs are copied to the host
 // and every device buffer is released, whether or not anyone waits. A ctx
 // that ends before the execution is enqueued stops the run; device work
 // once enqueued cannot be recalled, and only waits are abandoned.
@@ -289,6 +289,10 @@ func (e *executable) RunAsync(ctx context.Context, args []*literal.Literal) (*Pe
 			release()
 			return nil, fmt.Errorf("pjrt %s: argument %d (%v): copy to %s: %w", e.b.Name(), i, a, e.b.Name(), err)
 		}
+	}
+	if err := ctx.Err(); err != nil {
+		release()
+		return nil, err
 	}
 	var keep []int64
 	for i := range args {

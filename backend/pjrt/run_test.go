@@ -281,13 +281,13 @@ func TestRunAsync(t *testing.T) {
 	}
 	exe := e.(*executable)
 	args := echoArgs(t)
-	t.Setenv("FAKE_PJRT_DELAY_MS", "300")
+	t.Setenv("FAKE_PJRT_DELAY_MS", "400")
 	start := time.Now()
 	p, err := exe.RunAsync(ctx, args)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d := time.Since(start); d > 200*time.Millisecond {
+	if d := time.Since(start); d > 300*time.Millisecond {
 		t.Errorf("RunAsync took %v: it waited for the execution", d)
 	}
 	select {
@@ -299,8 +299,8 @@ func TestRunAsync(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d := time.Since(start); d < 300*time.Millisecond {
-		t.Errorf("Wait returned after %v, before the completion event (300ms)", d)
+	if d := time.Since(start); d < 400*time.Millisecond {
+		t.Errorf("Wait returned after %v, before the completion event (400ms)", d)
 	}
 	checkEcho(t, args, outs)
 
@@ -330,13 +330,13 @@ func TestRunAsync(t *testing.T) {
 	// Nor does RunAsync wait for the plugin to be done with the host
 	// copies of the inputs.
 	t.Setenv("FAKE_PJRT_DELAY_MS", "0")
-	t.Setenv("FAKE_PJRT_TRANSFER_DELAY_MS", "300")
+	t.Setenv("FAKE_PJRT_TRANSFER_DELAY_MS", "400")
 	start = time.Now()
 	p, err = exe.RunAsync(ctx, args)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d := time.Since(start); d > 200*time.Millisecond {
+	if d := time.Since(start); d > 300*time.Millisecond {
 		t.Errorf("RunAsync took %v: it waited for the transfers", d)
 	}
 	outs, err = p.Wait(ctx)
