@@ -83,28 +83,44 @@ func (k kernel) emit(w func(string, ...any), set bool) {
 	}
 	w("\tTESTQ CX, CX")
 	w("\tJEQ %s_store", name)
-	w("%s_loop:", name)
-	for v := 0; v < k.nv; v++ {
-		w("\tVMOVUPS %d(BX), %s", vb*v, reg(nacc+v))
-	}
-	for off := 0; off < vb*k.nv; off += 64 {
-		w("\tPREFETCHT0 %d(BX)", k.pfB+off)
-	}
-	// one broadcast per A element, alternating between the free registers
-	// so consecutive rows do not wait on each other
-	nbc := 1
-	if k.avx512 {
-		nbc = 32 - nacc - k.nv
-	}
-	for r := 0; r < k.mr; r++ {
-		bc := reg(nacc + k.nv + r%nbc)
-		w("\tVBROADCASTSS %d(AX), %s", 4*r, bc)
+	// one k step at A + aoff, B + boff
+	step := func(aoff, boff int) {
 		for v := 0; v < k.nv; v++ {
-			w("\tVFMADD231PS %s, %s, %s", bc, reg(nacc+v), reg(r*k.nv+v))
+			w("\tVMOVUPS %d(BX), %s", boff+vb*v, reg(nacc+v))
+		}
+		for off := 0; off < vb*k.nv; off += 64 {
+			w("\tPREFETCHT0 %d(BX)", k.pfB+boff+off)
+		}
+		// one broadcast per A element, alternating between the free
+		// registers so consecutive rows do not wait on each other
+		nbc := 1
+		if k.avx512 {
+			nbc = 32 - nacc - k.nv
+		}
+		for r := 0; r < k.mr; r++ {
+			bc := reg(nacc + k.nv + r%nbc)
+			w("\tVBROADCASTSS %d(AX), %s", aoff+4*r, bc)
+			for v := 0; v < k.nv; v++ {
+				w("\tVFMADD231PS %s, %s, %s", bc, reg(nacc+v), reg(r*k.nv+v))
+			}
 		}
 	}
-	w("\tADDQ $%d, AX", 4*k.astride())
-	w("\tADDQ $%d, BX", vb*k.nv)
+	as, bs := 4*k.astride(), vb*k.nv
+	// an odd step first, then the loop two steps at a time (half the
+	// pointer and counter updates)
+	w("\tTESTQ $1, CX")
+	w("\tJEQ %s_even", name)
+	step(0, 0)
+	w("\tADDQ $%d, AX", as)
+	w("\tADDQ $%d, BX", bs)
+	w("%s_even:", name)
+	w("\tSHRQ $1, CX")
+	w("\tJEQ %s_store", name)
+	w("%s_loop:", name)
+	step(0, 0)
+	step(as, bs)
+	w("\tADDQ $%d, AX", 2*as)
+	w("\tADDQ $%d, BX", 2*bs)
 	w("\tDECQ CX")
 	w("\tJNE %s_loop", name)
 	w("%s_store:", name)
