@@ -21,10 +21,17 @@ import (
 func (p *Program) ActivationBytes(inputs []*literal.Literal) (peak int64, unknown int) {
 	g := p.Graph
 	bound := map[string]int64{}
-	names := p.userTensorInputs()
+	// dies[i] lists the values freed after node i, with their bytes.
+	dies := make([][]int64, len(g.Nodes)+1)
+	hold := func(name string, at int, bytes int64) {
+		last, used := p.lastUse[name]
+		if !used || last < at {
+			last = at // never used: freed right after it is made
+		}
+		dies[min(last, len(g.Nodes))] = append(dies[min(last, len(g.Nodes))], bytes)
+	}
 	var live int64
-	size := map[string]int64{} // live values and their bytes
-	for i, name := range names {
+	for i, name := range p.userTensorInputs() {
 		m := g.Tensor(name)
 		if m == nil || i >= len(inputs) || inputs[i] == nil {
 			continue
@@ -34,8 +41,9 @@ func (p *Program) ActivationBytes(inputs []*literal.Literal) (peak int64, unknow
 				bound[dim.Expr.Name] = inputs[i].Shape[d]
 			}
 		}
-		size[name] = int64(len(inputs[i].Data))
-		live += size[name]
+		b := int64(len(inputs[i].Data))
+		live += b
+		hold(name, 0, b)
 	}
 	peak = live
 	for i, n := range g.Nodes {
@@ -55,16 +63,14 @@ func (p *Program) ActivationBytes(inputs []*literal.Literal) (peak int64, unknow
 					unknown++
 					continue
 				}
-				size[name] = elems * int64(m.DType.Size())
-				live += size[name]
+				b := elems * int64(m.DType.Size())
+				live += b
+				hold(name, i, b)
 			}
 		}
 		peak = max(peak, live)
-		for name, b := range size {
-			if last, used := p.lastUse[name]; !used || last <= i {
-				live -= b
-				delete(size, name)
-			}
+		for _, b := range dies[i] {
+			live -= b
 		}
 	}
 	return peak, unknown
