@@ -212,3 +212,34 @@ func TestFixtureLoadAllocation(t *testing.T) {
 	}
 	t.Logf("weights %.1f MB, allocated %.1f MB", float64(weights)/(1<<20), float64(a)/(1<<20))
 }
+
+// Tied weights (one storage, one view, two names) load as one literal;
+// different views of one storage stay apart.
+func TestTiedWeightsShareOneLiteral(t *testing.T) {
+	p, err := Load("testdata/views.pt2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, _ := p.Weight("base")
+	tview, _ := p.Weight("tview")
+	slice, _ := p.Weight("slice")
+	if base == nil || tview == nil || slice == nil {
+		t.Fatalf("views.pt2 lacks base, tview or slice")
+	}
+	if &base.Data[0] == &tview.Data[0] || &base.Data[0] == &slice.Data[0] {
+		t.Errorf("different views of one storage share memory")
+	}
+
+	p, err = Load(filepath.Join(fixtures(t), "models", "gpt2_tiny.pt2"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wte, _ := p.Weight("m.transformer.wte.weight")
+	head, _ := p.Weight("m.lm_head.weight")
+	if wte == nil || head == nil {
+		t.Fatal("gpt2_tiny lacks wte or lm_head")
+	}
+	if wte != head {
+		t.Errorf("tied wte and lm_head loaded as two copies")
+	}
+}

@@ -268,21 +268,26 @@ func printBench(w io.Writer, r *benchResult) {
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
-// literalsMB sums the data of literals held in a slice or map.
+// literalsMB sums the data of literals held in a slice or map, counting
+// memory that several hold (tied weights) once.
 func literalsMB[C ~[]*literal.Literal | ~map[string]*literal.Literal](c C) float64 {
+	seen := map[*byte]bool{}
 	var n int
+	add := func(l *literal.Literal) {
+		if l == nil || len(l.Data) == 0 || seen[&l.Data[0]] {
+			return
+		}
+		seen[&l.Data[0]] = true
+		n += len(l.Data)
+	}
 	switch v := any(c).(type) {
 	case []*literal.Literal:
 		for _, l := range v {
-			if l != nil {
-				n += len(l.Data)
-			}
+			add(l)
 		}
 	case map[string]*literal.Literal:
 		for _, l := range v {
-			if l != nil {
-				n += len(l.Data)
-			}
+			add(l)
 		}
 	}
 	return float64(n) / (1 << 20)
