@@ -502,6 +502,9 @@ func (l *launched) release() {
 
 // toHost copies output buffer b to a new literal.
 func (a capi) toHost(b *C.PJRT_Buffer) (*literal.Literal, error) {
+	if b == nil {
+		return nil, errors.New("the plugin returned no buffer")
+	}
 	var typ C.int
 	var cdims *C.int64_t
 	var n C.size_t
@@ -511,6 +514,9 @@ func (a capi) toHost(b *C.PJRT_Buffer) (*literal.Literal, error) {
 	dt, err := fromBufferType(int(typ))
 	if err != nil {
 		return nil, err
+	}
+	if cdims == nil && n > 0 {
+		return nil, fmt.Errorf("the plugin reports rank %d but no dimensions", n)
 	}
 	shape := make([]int64, int(n))
 	for i, d := range unsafe.Slice(cdims, int(n)) {

@@ -230,6 +230,7 @@ func TestRunErrors(t *testing.T) {
 		{"transfer", "pjrt xla-cpu: argument 0 (f32[2 3]): copy to xla-cpu: PJRT error (code=13): fake transfer failure"},
 		{"tohost", "pjrt xla-cpu: output 0: copy to host: PJRT error (code=13): fake device-to-host failure"},
 		{"outsize", "output 0: copy to host: PJRT error (code=3): fake plugin: host buffer of 24 bytes is too small for 32"},
+		{"nullout", "pjrt xla-cpu: output 0: the plugin returned no buffer"},
 	}
 	for _, c := range cases {
 		t.Setenv("FAKE_PJRT_FAIL", c.fail)
