@@ -1,7 +1,12 @@
 package main
 
 import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
 	"runtime/debug"
+	"strings"
 	"testing"
 )
 
@@ -30,5 +35,24 @@ func TestSettleHeap(t *testing.T) {
 	t.Setenv("GOGC", "50")
 	if got := settleHeap(); got != 0 {
 		t.Errorf("with GOGC set: settleHeap set %d, want it left alone", got)
+	}
+}
+
+func TestBenchMemProfile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "heap.out")
+	var out, errb bytes.Buffer
+	code := dispatch(context.Background(), []string{"bench", "../../examples/mlp.pt2", "--runs", "1", "--warmup", "0", "--memprofile", path}, &out, &errb)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b) < 2 || b[0] != 0x1f || b[1] != 0x8b { // pprof profiles are gzipped protobufs
+		t.Errorf("%s is not a pprof profile (%d bytes)", path, len(b))
+	}
+	if !strings.Contains(out.String(), "Go heap") {
+		t.Errorf("bench output lacks the heap line:\n%s", out.String())
 	}
 }
