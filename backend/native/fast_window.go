@@ -97,8 +97,12 @@ func (p *pool2d) run(src, dst []float32) {
 		return
 	}
 	do := func(lo, hi int) {
+		var buf []float32
+		if p.max && simdPool {
+			buf = make([]float32, 2*p.w)
+		}
 		for pl := lo; pl < hi; pl++ {
-			p.plane(src[pl*p.h*p.w:(pl+1)*p.h*p.w], dst[pl*p.oh*p.ow:(pl+1)*p.oh*p.ow])
+			p.plane(src[pl*p.h*p.w:(pl+1)*p.h*p.w], dst[pl*p.oh*p.ow:(pl+1)*p.oh*p.ow], buf)
 		}
 	}
 	workers := min(runtime.GOMAXPROCS(0), p.planes, max(1, p.planes*p.oh*p.ow*p.kh*p.kw/(1<<15)))
@@ -116,14 +120,17 @@ func (p *pool2d) run(src, dst []float32) {
 }
 
 // plane folds every window of one h×w plane into the oh×ow outputs:
-// interior outputs (window fully inside the plane) by the unrolled loops
-// of fast_window_interior.go, the border by fold.
-func (p *pool2d) plane(src, dst []float32) {
+// interior outputs (window fully inside the plane) by the vector maxima
+// of fast_window_simd.go (with buf, of 2*p.w elements, not nil) or the
+// unrolled loops of fast_window_interior.go, the border by border.
+func (p *pool2d) plane(src, dst, buf []float32) {
 	oy0, oy1 := interiorRange(p.oh, p.h, p.kh, p.sh, p.dh, p.pt)
 	ox0, ox1 := interiorRange(p.ow, p.w, p.kw, p.sw, p.dw, p.pl)
+	vec := buf != nil && p.init == p.init
 	for oy := 0; oy < p.oh; oy++ {
 		out := dst[oy*p.ow : (oy+1)*p.ow]
-		if oy < oy0 || oy >= oy1 || ox0 >= ox1 {
+		inside := oy >= oy0 && oy < oy1
+		if ox0 >= ox1 || !inside && !vec {
 			for ox := range out {
 				out[ox] = p.border(src, oy, ox)
 			}
@@ -134,6 +141,21 @@ func (p *pool2d) plane(src, dst []float32) {
 		}
 		for ox := ox1; ox < p.ow; ox++ {
 			out[ox] = p.border(src, oy, ox)
+		}
+		if !inside {
+			// Window rows reach into padding: the vector maximum of the
+			// rows inside (padding adds the init value, which the
+			// maximum holds already), or the border's fold.
+			i0, i1 := tapRange(oy*p.sh-p.pt, p.kh, p.dh, p.h)
+			if i0 >= i1 || !p.interiorRowMaxSIMD(src, out[ox0:ox1], oy, ox0, buf, i0, i1) {
+				for ox := ox0; ox < ox1; ox++ {
+					out[ox] = p.border(src, oy, ox)
+				}
+			}
+			continue
+		}
+		if vec && p.interiorRowMaxSIMD(src, out[ox0:ox1], oy, ox0, buf, 0, p.kh) {
+			continue // no NaN in these windows or the init value
 		}
 		p.interiorRow(src, out[ox0:ox1], oy, ox0)
 		if p.max {

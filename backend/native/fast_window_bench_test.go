@@ -37,14 +37,25 @@ func BenchmarkPool2d(b *testing.B) {
 				}
 			}
 		})
-		b.Run(tc.name+"/plane", func(b *testing.B) {
-			b.SetBytes(int64(4 * len(src)))
-			defer reportCPU(b, benchCPU())
-			for i := 0; i < b.N; i++ {
-				for pl := 0; pl < p.planes; pl++ {
-					p.plane(src[pl*p.h*p.w:(pl+1)*p.h*p.w], dst[pl*p.oh*p.ow:(pl+1)*p.oh*p.ow])
+		for _, vec := range []bool{false, true} {
+			name := tc.name + "/plane"
+			var buf []float32
+			if vec {
+				if !p.max || !simdPool {
+					continue
 				}
+				name += "-vector"
+				buf = make([]float32, 2*p.w)
 			}
-		})
+			b.Run(name, func(b *testing.B) {
+				b.SetBytes(int64(4 * len(src)))
+				defer reportCPU(b, benchCPU())
+				for i := 0; i < b.N; i++ {
+					for pl := 0; pl < p.planes; pl++ {
+						p.plane(src[pl*p.h*p.w:(pl+1)*p.h*p.w], dst[pl*p.oh*p.ow:(pl+1)*p.oh*p.ow], buf)
+					}
+				}
+			})
+		}
 	}
 }
