@@ -163,8 +163,8 @@ func (c *conv2d) run(dst []float32) {
 	}
 	packer := func(g, j0, nb int) gemm.BPacker {
 		runs := c.columnRuns(make([]colRun, 0, 64), nr, j0, nb)
-		src := images(g)
-		return func(d []float32, nr, p0, kb, j0, nb int) { c.packB(src, runs, d, nr, p0, kb, j0, nb) }
+		src, table := images(g), c.geom.Cols(j0, nb)
+		return func(d []float32, nr, p0, kb, j0, nb int) { c.packB(src, runs, table, d, nr, p0, kb, j0, nb) }
 	}
 
 	panelsM, panelsN := (ocPer+mr-1)/mr, (cols+nr-1)/nr
@@ -185,9 +185,13 @@ func (c *conv2d) run(dst []float32) {
 			kBlocks := pas[0].KBlocks()
 			shared := gemm.GetBuffer(c.groups * bLen)
 			defer gemm.PutBuffer(shared)
+			packers := make([]gemm.BPacker, c.groups)
+			for g := range packers {
+				packers[g] = packer(g, 0, cols)
+			}
 			parallel(threads, c.groups*kBlocks, func(u int) {
 				g := u / kBlocks
-				pas[g].PackB(shared[g*bLen:(g+1)*bLen], packer(g, 0, cols), u%kBlocks, 0, cols)
+				pas[g].PackB(shared[g*bLen:(g+1)*bLen], packers[g], u%kBlocks, 0, cols)
 			})
 			parallel(threads, c.groups*bands, func(it int) {
 				g, band := it/bands, it%bands

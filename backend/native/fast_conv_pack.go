@@ -37,13 +37,13 @@ func (c *conv2d) columnRuns(runs []colRun, nr, j0, nb int) []colRun {
 
 // packB writes rows [p0, p0+kb) of the im2col matrix of the images of one
 // group (img: the group's first channel of the first image on) for
-// columns [j0, j0+nb), described by runs, into dst in the gemm.BPacker
-// layout. Row p is kernel tap
+// columns [j0, j0+nb), described by runs (and for gemm.PackConv, by table),
+// into dst in the gemm.BPacker layout. Row p is kernel tap
 // (ci, i, j) = (p / (kh·kw), p / kw % kh, p % kw); its column (oy, ox) of
 // an image holds [ci][oy·sh − padT + i·dh][ox·sw − padL + j·dw] of that
 // image, zero outside.
-func (c *conv2d) packB(img []float32, runs []colRun, dst []float32, nr, p0, kb, j0, nb int) {
-	if convGather && gemm.PackConv(dst, img, &c.geom, nr, p0, kb, j0, nb) {
+func (c *conv2d) packB(img []float32, runs []colRun, table *gemm.ConvCols, dst []float32, nr, p0, kb, j0, nb int) {
+	if convGather && gemm.PackConv(dst, img, &c.geom, table, nr, p0, kb, j0, nb) {
 		return // gathered with SIMD
 	}
 	stride := nr * kb // one panel

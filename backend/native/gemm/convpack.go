@@ -23,19 +23,91 @@ const (
 	convPanelInts = 112
 )
 
+// ConvCols is PackConv's table of columns [j0, j0+nb) of a geometry,
+// built once for all the k blocks of a column chunk.
+type ConvCols struct {
+	g      ConvGeom
+	j0, nb int
+	t      []int32
+}
+
+// Cols builds the column table of columns [j0, j0+nb), or returns nil
+// where PackConv would not gather them.
+func (g *ConvGeom) Cols(j0, nb int) *ConvCols {
+	if !hasConvGather || !g.gatherable(convLimit-1, 0, 1, j0, nb) {
+		return nil
+	}
+	cc := &ConvCols{g: *g, j0: j0, nb: nb, t: make([]int32, convPanelInts*((nb+31)/32))}
+	g.fillCols(cc.t, j0, nb)
+	return cc
+}
+
 // PackConv packs rows [p0, p0+kb) × columns [j0, j0+nb) of the im2col
 // matrix of img in the BPacker layout with gathers, and reports whether it
 // did: false (nothing written) when the CPU has no gather kernel for
-// panels of nr columns or the geometry falls outside its tables.
-func PackConv(dst, img []float32, g *ConvGeom, nr, p0, kb, j0, nb int) bool {
+// panels of nr columns or the geometry falls outside its tables. cols, if
+// not nil, is the table of g.Cols(j0, nb); another is ignored.
+func PackConv(dst, img []float32, g *ConvGeom, cols *ConvCols, nr, p0, kb, j0, nb int) bool {
 	if !hasConvGather || nr != 32 || !g.gatherable(len(img), p0, kb, j0, nb) || len(dst) < kb*roundUp(nb, nr) {
 		return false
 	}
+	panels := (nb + 31) / 32
+	var t []int32
+	if cols != nil && cols.j0 == j0 && cols.nb == nb && cols.g == *g {
+		t = cols.t
+	} else {
+		var local [convPanelInts * convMaxCols / 32]int32
+		t = local[:convPanelInts*panels]
+		g.fillCols(t, j0, nb)
+	}
+	var taps [3 * convMaxRows]int32
+	ci, i, j := p0/(g.KH*g.KW), p0/g.KW%g.KH, p0%g.KW
+	for q := 0; q < kb; q++ {
+		ty, tx := i*g.DH, j*g.DW
+		taps[3*q], taps[3*q+1], taps[3*q+2] = int32(ci*g.H*g.W+ty*g.W+tx), int32(ty), int32(tx)
+		if j++; j == g.KW {
+			j = 0
+			if i++; i == g.KH {
+				i = 0
+				ci++
+			}
+		}
+	}
+	hw := [2]int32{int32(g.H), int32(g.W)}
+	for p := 0; p < panels; p++ {
+		gatherConv32(&dst[p*32*kb], &img[0], &t[p*convPanelInts], &taps[0], kb, &hw[0])
+	}
+	return true
+}
+
+// gatherable reports whether the gather tables of PackConv hold rows
+// [p0, p0+kb) × columns [j0, j0+nb) of this geometry over an img of
+// length size: every index in int32 with room to spare (no sum of a
+// column and a tap entry overflows) and every valid position inside img.
+func (g *ConvGeom) gatherable(size, p0, kb, j0, nb int) bool {
+	const small = 1 << 14
+	if g.C <= 0 || g.H <= 0 || g.W <= 0 || g.KH <= 0 || g.KW <= 0 || g.OH <= 0 || g.OW <= 0 || g.Images <= 0 ||
+		g.SH <= 0 || g.SW <= 0 || g.DH <= 0 || g.DW <= 0 || g.PadT < 0 || g.PadL < 0 || g.ImgStride < 0 {
+		return false
+	}
+	if nb <= 0 || kb <= 0 || nb > convMaxCols || kb > convMaxRows || p0 < 0 || j0 < 0 ||
+		p0+kb > g.C*g.KH*g.KW || j0+nb > g.Images*g.OH*g.OW {
+		return false
+	}
+	if max(g.H, g.W, g.PadT, g.PadL, g.SH*g.OH, g.SW*g.OW, g.DH*g.KH, g.DW*g.KW) >= small {
+		return false
+	}
+	last := (g.Images-1)*g.ImgStride + g.C*g.H*g.W // one past the last element read
+	return last <= size && last < convLimit
+}
+
+// fillCols writes the column table of columns [j0, j0+nb) into cols
+// (convPanelInts per panel of 32 columns).
+func (g *ConvGeom) fillCols(cols []int32, j0, nb int) {
 	// per panel: base offset, row and column of each output position, and
 	// a flag per half saying that its offsets are consecutive (one masked
 	// load instead of a gather); a column past nb gets a row that no tap
 	// brings inside the image and the offset that continues the run
-	var cols [convPanelInts * convMaxCols / 32]int32
 	panels := (nb + 31) / 32
 	n := g.OH * g.OW
 	for c := 0; c < 32*panels; c++ {
@@ -61,43 +133,4 @@ func PackConv(dst, img []float32, g *ConvGeom, nr, p0, kb, j0, nb int) bool {
 		}
 		p[96+h%2] = flag
 	}
-	var taps [3 * convMaxRows]int32
-	ci, i, j := p0/(g.KH*g.KW), p0/g.KW%g.KH, p0%g.KW
-	for q := 0; q < kb; q++ {
-		ty, tx := i*g.DH, j*g.DW
-		taps[3*q], taps[3*q+1], taps[3*q+2] = int32(ci*g.H*g.W+ty*g.W+tx), int32(ty), int32(tx)
-		if j++; j == g.KW {
-			j = 0
-			if i++; i == g.KH {
-				i = 0
-				ci++
-			}
-		}
-	}
-	hw := [2]int32{int32(g.H), int32(g.W)}
-	for t := 0; t < panels; t++ {
-		gatherConv32(&dst[t*32*kb], &img[0], &cols[t*convPanelInts], &taps[0], kb, &hw[0])
-	}
-	return true
-}
-
-// gatherable reports whether the gather tables of PackConv hold rows
-// [p0, p0+kb) × columns [j0, j0+nb) of this geometry over an img of
-// length size: every index in int32 with room to spare (no sum of a
-// column and a tap entry overflows) and every valid position inside img.
-func (g *ConvGeom) gatherable(size, p0, kb, j0, nb int) bool {
-	const small = 1 << 14
-	if g.C <= 0 || g.H <= 0 || g.W <= 0 || g.KH <= 0 || g.KW <= 0 || g.OH <= 0 || g.OW <= 0 || g.Images <= 0 ||
-		g.SH <= 0 || g.SW <= 0 || g.DH <= 0 || g.DW <= 0 || g.PadT < 0 || g.PadL < 0 || g.ImgStride < 0 {
-		return false
-	}
-	if nb <= 0 || kb <= 0 || nb > convMaxCols || kb > convMaxRows || p0 < 0 || j0 < 0 ||
-		p0+kb > g.C*g.KH*g.KW || j0+nb > g.Images*g.OH*g.OW {
-		return false
-	}
-	if max(g.H, g.W, g.PadT, g.PadL, g.SH*g.OH, g.SW*g.OW, g.DH*g.KH, g.DW*g.KW) >= small {
-		return false
-	}
-	last := (g.Images-1)*g.ImgStride + g.C*g.H*g.W // one past the last element read
-	return last <= size && last < convLimit
 }

@@ -37,7 +37,11 @@ func TestPackConv(t *testing.T) {
 		p0, j0 := r.IntN(rows), r.IntN(cols)
 		kb, nb := 1+r.IntN(rows-p0), 1+r.IntN(min(cols-j0, 200))
 		dst := randMat(r, kb*roundUp(nb, 32))
-		if !PackConv(dst, img, g, 32, p0, kb, j0, nb) {
+		var table *ConvCols
+		if it%2 == 0 {
+			table = g.Cols(j0, nb)
+		}
+		if !PackConv(dst, img, g, table, 32, p0, kb, j0, nb) {
 			t.Fatalf("%+v: not packed", g)
 		}
 		for q := 0; q < kb; q++ {
@@ -54,7 +58,7 @@ func TestPackConv(t *testing.T) {
 	}
 	// geometry outside the tables: declined, nothing written
 	g := &ConvGeom{C: 1, H: 1 << 15, W: 1, KH: 1, KW: 1, SH: 1, SW: 1, DH: 1, DW: 1, OH: 1 << 15, OW: 1, Images: 1, ImgStride: 1 << 15}
-	if PackConv(make([]float32, 32), make([]float32, 1<<15), g, 32, 0, 1, 0, 1) {
+	if g.Cols(0, 1) != nil || PackConv(make([]float32, 32), make([]float32, 1<<15), g, nil, 32, 0, 1, 0, 1) {
 		t.Fatal("packed a geometry past the int32 tables' limits")
 	}
 }
