@@ -202,6 +202,10 @@ func (c *conv2d) run(dst []float32) {
 		}
 		chunks = min(panelsN, (want+c.groups-1)/c.groups)
 	}
+	if items := c.groups * chunks; items%threads != 0 && c.groups == 1 {
+		// equal chunks in a multiple of the cores: they finish together
+		chunks = min(panelsN, roundUpInt(chunks, threads))
+	}
 	// each item packs its chunk of columns (whole micro-panels, chunks of
 	// even width) block by block as the GEMM needs them
 	parallel(threads, c.groups*aUnits, func(u int) { pas[u/aUnits].PackUnit(weights(u/aUnits), u%aUnits) })
@@ -219,6 +223,8 @@ const (
 	convSharedCols     = 512      // columns (all images) packed once and shared by row bands at most
 	convSharedMax      = 16 << 20 // floats of packed B shared between row bands at most
 )
+
+func roundUpInt(x, m int) int { return (x + m - 1) / m * m }
 
 // parallel runs f(0) … f(n-1) on up to threads goroutines (the caller's
 // included), each taking the next index when done with its last.
