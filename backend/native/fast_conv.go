@@ -161,10 +161,17 @@ func (c *conv2d) run(dst []float32) {
 	output := func(g int) gemm.Out {
 		return gemm.Out{Data: dst[g*ocPer*n:], Ldc: n, Cols: n, ImgStride: c.outC * n}
 	}
-	packer := func(g, j0, nb int) gemm.BPacker {
-		runs := c.columnRuns(make([]colRun, 0, 64), nr, j0, nb)
-		src, table := images(g), c.geom.Cols(j0, nb)
-		return func(d []float32, nr, p0, kb, j0, nb int) { c.packB(src, runs, table, d, nr, p0, kb, j0, nb) }
+	// packer returns the B packer of group g's columns [j0, j0+nb) with its
+	// tables (the gather's, or where it cannot run, the column runs) and
+	// the function releasing them
+	packer := func(g, j0, nb int) (gemm.BPacker, func()) {
+		var runs []colRun
+		table := c.geom.Cols(j0, nb)
+		if table == nil || !convGather {
+			runs = c.columnRuns(nil, nr, j0, nb)
+		}
+		src := images(g)
+		return func(d []float32, nr, p0, kb, j0, nb int) { c.packB(src, runs, table, d, nr, p0, kb, j0, nb) }, table.Release
 	}
 
 	panelsM, panelsN := (ocPer+mr-1)/mr, (cols+nr-1)/nr
@@ -187,7 +194,9 @@ func (c *conv2d) run(dst []float32) {
 			defer gemm.PutBuffer(shared)
 			packers := make([]gemm.BPacker, c.groups)
 			for g := range packers {
-				packers[g] = packer(g, 0, cols)
+				var release func()
+				packers[g], release = packer(g, 0, cols)
+				defer release()
 			}
 			parallel(threads, c.groups*kBlocks, func(u int) {
 				g := u / kBlocks
@@ -212,7 +221,9 @@ func (c *conv2d) run(dst []float32) {
 	parallel(threads, c.groups*chunks, func(it int) {
 		g, ch := it/chunks, it%chunks
 		j0, j1 := ch*panelsN/chunks*nr, min(cols, (ch+1)*panelsN/chunks*nr)
-		pas[g].Mul(0, ocPer, packer(g, j0, j1-j0), j0, j1-j0, output(g), false)
+		pack, release := packer(g, j0, j1-j0)
+		pas[g].Mul(0, ocPer, pack, j0, j1-j0, output(g), false)
+		release()
 	})
 }
 

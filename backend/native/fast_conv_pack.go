@@ -46,6 +46,9 @@ func (c *conv2d) packB(img []float32, runs []colRun, table *gemm.ConvCols, dst [
 	if convGather && gemm.PackConv(dst, img, &c.geom, table, nr, p0, kb, j0, nb) {
 		return // gathered with SIMD
 	}
+	if runs == nil { // the gather declined after all
+		runs = c.columnRuns(nil, nr, j0, nb)
+	}
 	stride := nr * kb // one panel
 	if rem := nb % nr; rem != 0 {
 		last := dst[nb/nr*stride:]

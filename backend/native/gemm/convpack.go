@@ -1,5 +1,7 @@
 package gemm
 
+import "sync"
+
 // Implicit im2col for 2-D convolutions: packing B micro-panels straight
 // from an image, for the convolution fast path of package native.
 
@@ -37,10 +39,21 @@ func (g *ConvGeom) Cols(j0, nb int) *ConvCols {
 	if !hasConvGather || !g.gatherable(convLimit-1, 0, 1, j0, nb) {
 		return nil
 	}
-	cc := &ConvCols{g: *g, j0: j0, nb: nb, t: make([]int32, convPanelInts*((nb+31)/32))}
+	cc := colTables.Get().(*ConvCols)
+	cc.g, cc.j0, cc.nb, cc.t = *g, j0, nb, cc.t[:convPanelInts*((nb+31)/32)]
 	g.fillCols(cc.t, j0, nb)
 	return cc
 }
+
+// Release gives the table back for reuse (a chunk of a convolution takes
+// one per work item: thousands per run).
+func (cc *ConvCols) Release() {
+	if cc != nil {
+		colTables.Put(cc)
+	}
+}
+
+var colTables = sync.Pool{New: func() any { return &ConvCols{t: make([]int32, convPanelInts*convMaxCols/32)} }}
 
 // PackConv packs rows [p0, p0+kb) × columns [j0, j0+nb) of the im2col
 // matrix of img in the BPacker layout with gathers, and reports whether it
