@@ -3,7 +3,7 @@ package runtime
 import (
 	"context"
 	"fmt"
-	"strings"
+	"strconv"
 	"sync"
 
 	"github.com/torchtpu/torchtpu/backend"
@@ -35,17 +35,27 @@ type planCache struct {
 	plans map[string]*plan
 }
 
-// signature keys the cache: the user inputs' dtypes and shapes.
+// signature keys the cache: the user inputs' dtypes and shapes, as
+// "f32[2 10 64];" per input. Every run computes it, so it is built without
+// fmt.
 func signature(inputs []*literal.Literal) string {
-	var b strings.Builder
+	buf := make([]byte, 0, 32*len(inputs))
 	for _, in := range inputs {
 		if in == nil {
-			b.WriteString("none;")
+			buf = append(buf, "none;"...)
 			continue
 		}
-		fmt.Fprintf(&b, "%s%v;", in.DType, in.Shape)
+		buf = append(buf, in.DType.String()...)
+		buf = append(buf, '[')
+		for i, d := range in.Shape {
+			if i > 0 {
+				buf = append(buf, ' ')
+			}
+			buf = strconv.AppendInt(buf, d, 10)
+		}
+		buf = append(buf, "];"...)
 	}
-	return b.String()
+	return string(buf)
 }
 
 func (c *planCache) get(key string) *plan {
