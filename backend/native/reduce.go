@@ -9,7 +9,7 @@ package native
 
 import (
 	"fmt"
-	"sort"
+	"slices"
 
 	"github.com/torchtpu/torchtpu/dtype"
 
@@ -85,8 +85,8 @@ func evalReduce(env Env, op *stablehlo.Op, in []Value) ([]Value, error) {
 			outShape = append(outShape, shape[i])
 		}
 	}
-	rdims := append([]int64(nil), dims...)
-	sort.Slice(rdims, func(a, b int) bool { return rdims[a] < rdims[b] })
+	rdims := slices.Clone(dims)
+	slices.Sort(rdims)
 	for _, d := range rdims {
 		perm = append(perm, int(d))
 	}
