@@ -22,6 +22,16 @@ type arena struct {
 	// slices) still read, until the last of them dies. Only the running
 	// frames touch it, one at a time, so it needs no lock.
 	parked []parkedBuf
+	leaves []*literal.Literal // runGroup's scratch (leafSlice)
+}
+
+// leafSlice returns a zeroed scratch slice of n literal pointers for one
+// fusion group at a time (groups run one after another).
+func (a *arena) leafSlice(n int) []*literal.Literal {
+	if cap(a.leaves) < n {
+		a.leaves = make([]*literal.Literal, n)
+	}
+	return a.leaves[:n]
 }
 
 // parkedBuf is a buffer waiting for the views of it in frame fr to die.

@@ -268,7 +268,15 @@ func tupleLiterals(dst []*literal.Literal, t Tuple) []*literal.Literal {
 // runGroup computes a fusion group into, by preference, the buffer of an
 // operand that dies here, a recycled buffer or a new one.
 func (fr *frame) runGroup(ep *execPlan, g *fusedGroup, persist []span) error {
-	leaves := make([]*literal.Literal, len(g.nodes))
+	var leaves []*literal.Literal
+	if ar := fr.proc.arena; ar != nil {
+		// The group reads the leaves only while it runs: one slice per
+		// run serves every group.
+		leaves = ar.leafSlice(len(g.nodes))
+		defer clear(leaves)
+	} else {
+		leaves = make([]*literal.Literal, len(g.nodes))
+	}
 	for i := range g.nodes {
 		nd := &g.nodes[i]
 		if nd.kind != fkLeaf || g.n == 0 {
