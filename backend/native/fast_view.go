@@ -2,8 +2,13 @@ package native
 
 import (
 	"encoding/binary"
+	"fmt"
 	"math"
+	"runtime"
+	"slices"
+	"sync"
 	"unsafe"
+	"weak"
 
 	"github.com/torchtpu/torchtpu/literal"
 	"github.com/torchtpu/torchtpu/stablehlo"
@@ -120,4 +125,78 @@ func sliceView(op *stablehlo.Op, in []Value) (*literal.Literal, bool) {
 	}
 	lo, hi := off*int64(es), (off+n)*int64(es)
 	return &literal.Literal{DType: x.DType, Shape: shape, Data: x.Data[lo:hi:hi]}, true
+}
+
+// A transpose writes every element of its result, so the result buffer
+// needs no clearing, and its copy plan depends only on the op and the
+// operand's shape and element size: the last plan of each op is kept
+// (keyed weakly, as the dot plans are) and reused while they stay the same.
+
+type transposePlanEntry struct {
+	shape []int64 // operand shape
+	esz   int
+	out   []int64 // result shape
+	plan  *copyPlan
+}
+
+var transposePlans sync.Map // weak.Pointer[stablehlo.Op] -> *transposePlanEntry
+
+func init() {
+	wrapKernel("stablehlo.transpose", func(slow Kernel) Kernel {
+		return func(env Env, op *stablehlo.Op, in []Value) ([]Value, error) {
+			if len(in) == 1 {
+				if x, ok := in[0].(*literal.Literal); ok && x != nil {
+					if e := transposePlan(op, x); e != nil {
+						out, err := takeResult(env, x.DType, e.out)
+						if err != nil {
+							return nil, fmt.Errorf("%s: %w", op.Name, err)
+						}
+						e.plan.run(out.Data, 0, x.Data, 0)
+						return []Value{out}, nil
+					}
+				}
+			}
+			return slow(env, op, in)
+		}
+	})
+}
+
+// transposePlan returns the cached plan for transposing x, planning it
+// when the op or shape is new; nil when the copying kernel should run (a
+// malformed op, an empty or packed operand: it reports the errors).
+func transposePlan(op *stablehlo.Op, x *literal.Literal) *transposePlanEntry {
+	esz := x.DType.Size()
+	if esz <= 0 || int64(len(x.Data)) != int64(x.Len())*int64(esz) || x.Len() == 0 {
+		return nil
+	}
+	key := weak.Make(op)
+	if v, ok := transposePlans.Load(key); ok {
+		if e := v.(*transposePlanEntry); e.esz == esz && slices.Equal(e.shape, x.Shape) {
+			return e
+		}
+	}
+	perm, ok := op.Ints("permutation")
+	if !ok || len(perm) != len(x.Shape) {
+		return nil
+	}
+	seen := make([]bool, len(perm))
+	shape := make([]int64, len(perm))
+	src := make([]int64, len(perm))
+	xs := literal.Strides(x.Shape)
+	for i, p := range perm {
+		if p < 0 || int(p) >= len(perm) || seen[p] {
+			return nil
+		}
+		seen[p] = true
+		shape[i], src[i] = x.Shape[p], xs[p]
+	}
+	if mvCheckShape(op, 0, shape) != nil {
+		return nil
+	}
+	e := &transposePlanEntry{shape: slices.Clone(x.Shape), esz: esz, out: shape,
+		plan: newCopyPlan(esz, shape, literal.Strides(shape), src)}
+	if _, had := transposePlans.Swap(key, e); !had {
+		runtime.AddCleanup(op, func(k weak.Pointer[stablehlo.Op]) { transposePlans.Delete(k) }, key)
+	}
+	return e
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/torchtpu/torchtpu/literal"
 	"github.com/torchtpu/torchtpu/stablehlo"
 )
 
@@ -74,5 +75,54 @@ func TestSliceViewMatchesCopy(t *testing.T) {
 	}
 	if views == 0 {
 		t.Fatal("no case took a view")
+	}
+}
+
+// The transpose wrapper (cached copy plan, uncleared result) gives the
+// copying kernel's bytes, also when one op sees several operand shapes.
+func TestTransposePlanMatchesCopy(t *testing.T) {
+	r := rand.New(rand.NewPCG(53, 54))
+	k := kernels["stablehlo.transpose"]
+	for iter := 0; iter < 100; iter++ {
+		rank := 1 + r.IntN(4)
+		perm := r.Perm(rank)
+		p64 := make([]int64, rank)
+		for i, p := range perm {
+			p64[i] = int64(p)
+		}
+		list := strings.Trim(strings.ReplaceAll(fmt.Sprint(p64), " ", ", "), "[]")
+		dyn := make([]string, rank)
+		for i := range dyn {
+			dyn[i] = "?"
+		}
+		ty := "tensor<" + strings.Join(dyn, "x") + "xf32>"
+		src := fmt.Sprintf(`func.func @f(%%a: %s) -> %s {
+  %%0 = "stablehlo.transpose"(%%a) {permutation = array<i64: %s>} : (%s) -> %s
+  func.return %%0 : %s
+}`, ty, ty, list, ty, ty, ty)
+		m, err := stablehlo.ParseModule("transpose.mlir", []byte(src))
+		if err != nil {
+			t.Fatalf("%s: %v", src, err)
+		}
+		op := m.Funcs[0].Body.Blocks[0].Ops[0]
+		for call := 0; call < 3; call++ {
+			shape := make([]int64, rank)
+			for d := range shape {
+				shape[d] = 1 + int64(r.IntN(5))
+			}
+			x := randF32Literal(t, r, shape...)
+			got, err := k(nil, op, []Value{x})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := kTranspose(nil, op, []Value{x})
+			if err != nil {
+				t.Fatal(err)
+			}
+			g, w := got[0].(*literal.Literal), want[0].(*literal.Literal)
+			if !slices.Equal(g.Shape, w.Shape) || string(g.Data) != string(w.Data) {
+				t.Fatalf("%v by %v: %v, want %v", shape, perm, g, w)
+			}
+		}
 	}
 }
