@@ -174,21 +174,27 @@ func (c *conv2d) run(dst []float32) {
 		return func(d []float32, nr, p0, kb, j0, nb int) { c.packB(src, runs, table, d, nr, p0, kb, j0, nb) }, table.Release
 	}
 
+	// bandWeights switches to weights packed by each item for its own rows,
+	// k block by k block, in L2: for items that use their rows once, this
+	// saves writing the packed weights out to memory and reading them back
+	bandWeights := func() {
+		for g := range pas {
+			pas[g].Release()
+			pas[g] = gemm.NewBandA(ocPer, k, weights(g))
+		}
+		aUnits = 0
+	}
 	panelsM, panelsN := (ocPer+mr-1)/mr, (cols+nr-1)/nr
 	chunks := min(panelsN, (cols+convChunkCols-1)/convChunkCols)
 	want := convItemsPerThread * threads
 	if threads > 1 && c.groups*chunks < want {
 		bLen := pas[0].PackedBLen(cols)
 		if cols <= convSharedCols && int64(c.groups)*int64(bLen) <= convSharedMax {
-			// few columns: pack them once, shared by bands of output rows;
-			// each band packs its own rows of the weights as it goes (in
-			// L2, not out to memory and back: these are the large late
-			// layers, whose weights dominate at batch 1)
+			// few columns: pack them once, shared by bands of output rows
+			// (these are the large late layers, whose weights dominate at
+			// batch 1), each band packing its own rows of the weights
 			bands := min(panelsM, (want+c.groups-1)/c.groups)
-			for g := range pas {
-				pas[g].Release()
-				pas[g] = gemm.NewBandA(ocPer, k, weights(g))
-			}
+			bandWeights()
 			kBlocks := pas[0].KBlocks()
 			shared := gemm.GetBuffer(c.groups * bLen)
 			defer gemm.PutBuffer(shared)
@@ -217,6 +223,9 @@ func (c *conv2d) run(dst []float32) {
 	}
 	// each item packs its chunk of columns (whole micro-panels, chunks of
 	// even width) block by block as the GEMM needs them
+	if chunks == 1 {
+		bandWeights()
+	}
 	parallel(threads, c.groups*aUnits, func(u int) { pas[u/aUnits].PackUnit(weights(u/aUnits), u%aUnits) })
 	parallel(threads, c.groups*chunks, func(it int) {
 		g, ch := it/chunks, it%chunks

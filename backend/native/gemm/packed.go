@@ -90,7 +90,8 @@ func (p *PackedA) Units() int {
 
 // PackUnit packs unit u of A (the m×k matrix a).
 func (p *PackedA) PackUnit(a Matrix, u int) {
-	pc, i := u/p.panels*p.kcb, u%p.panels
+	nkb := (p.k + p.kcb - 1) / p.kcb
+	pc, i := u%nkb*p.kcb, u/nkb // panel by panel: each row read from start to end
 	kb := min(p.kcb, p.k-pc)
 	off := pc*p.panels*p.mr + i*p.mr*kb
 	packAPanel(p.ks, p.b.s[off:off+p.mr*kb], a, i*p.mr, pc, min(p.mr, p.m-i*p.mr), kb)
