@@ -28,6 +28,7 @@ func (fr *frame) runPlan(ep *execPlan, args []Value) ([]Value, error) {
 	}
 	ctx := fr.proc.ctx
 	var in []Value
+	al := newAliases(len(fr.slots))
 	for i := range ep.steps {
 		st := &ep.steps[i]
 		fr.steps++
@@ -81,13 +82,14 @@ func (fr *frame) runPlan(ep *execPlan, args []Value) ([]Value, error) {
 			for j, s := range pl.out {
 				fr.define(s, out[j])
 			}
+			al.defined(fr, pl)
 		case stepGroup:
-			if err := fr.runGroup(ep, st.group, persist); err != nil {
+			if err := fr.runGroup(ep, st.group, persist, al); err != nil {
 				return nil, fmt.Errorf("%s (%s): %w", st.group.root.Name, st.group.root.Loc, err)
 			}
 		}
 		for _, s := range st.frees {
-			fr.release(ep, s, persist)
+			fr.release(ep, s, persist, al)
 		}
 	}
 	res := make([]Value, len(ep.ret))
@@ -130,11 +132,12 @@ func overlapsAny(s span, list []span) bool {
 }
 
 // sharedElsewhere reports whether a live slot of the block other than
-// skip holds bytes overlapping s.
-func (fr *frame) sharedElsewhere(ep *execPlan, skip int, s span) bool {
+// skip holds bytes overlapping s. Values that own their buffer (al) cannot
+// overlap another value's bytes and are not looked at.
+func (fr *frame) sharedElsewhere(ep *execPlan, skip int, s span, al *aliases) bool {
 	var buf [4]span
 	for _, t := range fr.live {
-		if t == skip || fr.slots[t] == nil {
+		if t == skip || fr.slots[t] == nil || !al.maybeShared(t) {
 			continue
 		}
 		if overlapsAny(s, valueSpans(buf[:0], fr.slots[t])) {
@@ -146,31 +149,37 @@ func (fr *frame) sharedElsewhere(ep *execPlan, skip int, s span) bool {
 
 // release ends the life of slot s, recycling its buffers when nothing
 // else holds them.
-func (fr *frame) release(ep *execPlan, s int, persist []span) {
+func (fr *frame) release(ep *execPlan, s int, persist []span, al *aliases) {
 	v := fr.slots[s]
 	ar := fr.proc.arena
 	if ar == nil || v == nil {
 		fr.undefine(s)
 		return
 	}
-	var lits []*literal.Literal
+	var lbuf [1]*literal.Literal
+	lits := lbuf[:0]
 	switch v := v.(type) {
 	case *literal.Literal:
 		lits = append(lits, v)
 	case Tuple:
 		lits = tupleLiterals(lits, v)
 	}
-	recheck := false
+	var dbuf [1]span
+	dead := dbuf[:0] // bytes of s that parked buffers hold
 	for _, l := range lits {
 		sp := spanOf(l.Data)
 		if len(l.Data) == 0 || overlapsAny(sp, persist) {
 			continue
 		}
-		if fr.parkedOverlap(ar, l.Data) {
-			recheck = true // a view of a parked buffer (or its parent)
+		if !al.maybeShared(s) {
+			ar.put(l.Data) // it shares bytes with no other value
 			continue
 		}
-		if fr.sharedElsewhere(ep, s, sp) {
+		if fr.parkedOverlap(ar, l.Data) {
+			dead = append(dead, sp) // a view of a parked buffer (or its parent)
+			continue
+		}
+		if fr.sharedElsewhere(ep, s, sp, al) {
 			// Views of it live on: recycle it when the last of them dies.
 			ar.parked = append(ar.parked, parkedBuf{fr, l.Data})
 			continue
@@ -178,8 +187,8 @@ func (fr *frame) release(ep *execPlan, s int, persist []span) {
 		ar.put(l.Data)
 	}
 	fr.undefine(s)
-	if recheck {
-		fr.unpark(ep, ar)
+	if len(dead) > 0 {
+		fr.unpark(ep, ar, al, dead)
 	}
 }
 
@@ -202,16 +211,17 @@ func (fr *frame) parkedOverlap(ar *arena, b []byte) bool {
 	return hit
 }
 
-// unpark recycles the buffers fr parked that no live value overlaps any
-// more. Entries overlapping a recycled buffer are dropped, never recycled
-// themselves: two entries can grow into one parent, and the arena must not
-// hold overlapping buffers.
-func (fr *frame) unpark(ep *execPlan, ar *arena) {
+// unpark recycles the buffers fr parked that overlap dead (the bytes of
+// a value that just died: only those can have lost their last view) and
+// that no live value overlaps any more. Entries overlapping a recycled
+// buffer are dropped, never recycled themselves: two entries can grow
+// into one parent, and the arena must not hold overlapping buffers.
+func (fr *frame) unpark(ep *execPlan, ar *arena, al *aliases, dead []span) {
 	var put []span
 	keep := ar.parked[:0]
 	for _, p := range ar.parked {
 		sp := spanOf(p.b)
-		if p.fr == fr && !fr.sharedElsewhere(ep, -1, sp) && !overlapsAny(sp, put) {
+		if p.fr == fr && overlapsAny(sp, dead) && !fr.sharedElsewhere(ep, -1, sp, al) && !overlapsAny(sp, put) {
 			ar.put(p.b)
 			ar.stats.unparked++
 			put = append(put, sp)
@@ -267,7 +277,7 @@ func tupleLiterals(dst []*literal.Literal, t Tuple) []*literal.Literal {
 
 // runGroup computes a fusion group into, by preference, the buffer of an
 // operand that dies here, a recycled buffer or a new one.
-func (fr *frame) runGroup(ep *execPlan, g *fusedGroup, persist []span) error {
+func (fr *frame) runGroup(ep *execPlan, g *fusedGroup, persist []span, al *aliases) error {
 	var leaves []*literal.Literal
 	if ar := fr.proc.arena; ar != nil {
 		// The group reads the leaves only while it runs: one slice per
@@ -294,6 +304,7 @@ func (fr *frame) runGroup(ep *execPlan, g *fusedGroup, persist []span) error {
 	nbytes := g.n * g.dt.Size()
 	ar := fr.proc.arena
 	var data []byte
+	inplace := -1
 	if ar != nil && g.n > 0 {
 		for _, s := range g.inplace {
 			l, ok := fr.slots[s].(*literal.Literal)
@@ -301,10 +312,10 @@ func (fr *frame) runGroup(ep *execPlan, g *fusedGroup, persist []span) error {
 				continue
 			}
 			sp := spanOf(l.Data)
-			if overlapsAny(sp, persist) || fr.sharedElsewhere(ep, s, sp) {
+			if overlapsAny(sp, persist) || (al.maybeShared(s) && fr.sharedElsewhere(ep, s, sp, al)) {
 				continue
 			}
-			data = l.Data
+			data, inplace = l.Data, s
 			ar.stats.inplace++
 			break
 		}
@@ -319,5 +330,9 @@ func (fr *frame) runGroup(ep *execPlan, g *fusedGroup, persist []span) error {
 		execFused(g, leaves, data)
 	}
 	fr.define(g.out, &literal.Literal{DType: g.dt, Shape: append([]int64(nil), g.shape...), Data: data})
+	if inplace >= 0 {
+		al.mark(inplace)
+		al.mark(g.out)
+	}
 	return nil
 }
