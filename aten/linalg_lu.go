@@ -1,6 +1,8 @@
 package aten
 
 import (
+	"fmt"
+
 	"github.com/torchtpu/torchtpu/dtype"
 	"github.com/torchtpu/torchtpu/stablehlo"
 )
@@ -16,6 +18,18 @@ func init() {
 	lower("aten::linalg_lu", lowerLU)
 	lower("aten::_linalg_det", lowerDet(true))
 	lower("aten::linalg_det", lowerDet(false))
+	// torch.det is linalg.det under another name (and another argument name).
+	decomp("aten::det", func(c *LowerCtx, a *Args) ([]Value, error) {
+		x := a.Tensor("self")
+		if a.Err() != nil {
+			return nil, a.Err()
+		}
+		out, err := c.Call("aten::linalg_det", []Value{TensorValue(x)}, nil)
+		if err != nil {
+			return nil, fmt.Errorf("det: %w", err)
+		}
+		return out, nil
+	})
 	lower("aten::linalg_inv_ex", lowerInv(true))
 	lower("aten::linalg_inv", lowerInv(false))
 	lower("aten::_linalg_solve_ex", lowerSolve("_ex"))
@@ -166,8 +180,15 @@ func lowerDet(aux bool) LowerFunc {
 		}
 		n := c.Shape(xb)[1]
 		B := c.Shape(xb)[0]
-		if n == 0 {
-			return one(c.Splat(c.DType(xb), batch, 1)), nil
+		if n == 0 || B == 0 {
+			// The determinant of a 0x0 matrix is 1; an empty batch has no
+			// determinants. The LU factors and pivots are empty or zero.
+			det := c.Splat(c.DType(xb), batch, 1)
+			if !aux {
+				return one(det), nil
+			}
+			return []Value{TensorValue(det), TensorValue(c.Splat(c.DType(xb), withBatch(batch, n, n), 0)),
+				TensorValue(c.SplatInt(dtype.I32, withBatch(batch, n), 0))}, nil
 		}
 		r := luFactor(c, xb)
 		diag := diagonalOf(c, r.lu, 0, 1, 2)
