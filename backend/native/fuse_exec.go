@@ -49,6 +49,8 @@ type fuseScratch[T fnum] struct {
 	// uni is set.
 	cur [][]T
 	uni []bool
+	// runs holds the position of broadcast leaves (fuse_runs.go).
+	runs []leafRun
 }
 
 var scratch32, scratch64 sync.Pool
@@ -71,8 +73,12 @@ func getScratch[T fnum](pool *sync.Pool, g *fusedGroup) *fuseScratch[T] {
 	if cap(s.cur) < nodes {
 		s.cur = make([][]T, nodes)
 		s.uni = make([]bool, nodes)
+		s.runs = make([]leafRun, nodes)
 	}
-	s.cur, s.uni = s.cur[:nodes], s.uni[:nodes]
+	s.cur, s.uni, s.runs = s.cur[:nodes], s.uni[:nodes], s.runs[:nodes]
+	for i := range s.runs {
+		s.runs[i].ok, s.runs[i].have = false, false
+	}
 	for i := range g.nodes {
 		if nd := &g.nodes[i]; nd.kind == fkScalar {
 			row := s.rows[i*fuseChunk : (i+1)*fuseChunk]
@@ -132,15 +138,6 @@ func parallelRange(n, grain int, body func(lo, hi int)) {
 	wg.Wait()
 }
 
-// chunkLen is the length of the chunk at c, before end.
-func chunkLen(g *fusedGroup, c, end int) int {
-	m := min(fuseChunk, end-c)
-	if p := g.period; p > 0 {
-		m = min(m, p-c%p)
-	}
-	return m
-}
-
 // execFused computes g into out from the leaf literals (indexed by node;
 // nil for other nodes). The caller has checked the leaves' types and sizes.
 func execFused(g *fusedGroup, leaves []*literal.Literal, out []byte) {
@@ -157,8 +154,9 @@ func execFusedT[T fnum](g *fusedGroup, leaves []*literal.Literal, out []byte, po
 	parallelRange(g.n, fuseGrain, func(lo, hi int) {
 		s := getScratch[T](pool, g)
 		defer pool.Put(s)
+		k := newChunker(g, lo)
 		for c := lo; c < hi; {
-			m := chunkLen(g, c, hi)
+			m := k.len(c, hi)
 			var dst []T
 			if outView != nil {
 				dst = outView[c : c+m]
@@ -196,10 +194,22 @@ func evalChunk[T fnum](g *fusedGroup, leaves []*literal.Literal, views [][]T, s 
 			}
 			if nd.strides == nil {
 				loadRow(own, leaves[i].Data, nd.dt, int64(c))
-			} else if uniformRun(nd, c, m) {
-				own = own[:1]
-				loadStrided(own, leaves[i].Data, nd.dt, nd.cshape, nd.cstrides, s.idx, int64(c))
-				s.uni[i] = true
+			} else if nd.bcast {
+				r := &s.runs[i]
+				r.seek(nd, c)
+				if c+m <= r.bound {
+					// One element for the chunk; chunks of one run
+					// find it in the row already.
+					own = own[:1]
+					if !r.have {
+						own[0] = loadAt[T](leaves[i].Data, nd.dt, r.off)
+						r.have = true
+					}
+					s.uni[i] = true
+				} else {
+					loadStrided(own, leaves[i].Data, nd.dt, nd.cshape, nd.cstrides, s.idx, int64(c))
+					r.have = false
+				}
 			} else {
 				loadStrided(own, leaves[i].Data, nd.dt, nd.cshape, nd.cstrides, s.idx, int64(c))
 			}
@@ -220,21 +230,6 @@ func evalChunk[T fnum](g *fusedGroup, leaves []*literal.Literal, views [][]T, s 
 		}
 	}
 	return r
-}
-
-// uniformRun reports whether a strided leaf reads one element for all of
-// [c, c+m): its inner (collapsed) dim is repeated and the chunk stays in
-// one run of it.
-func uniformRun(nd *fuseNode, c, m int) bool {
-	r := len(nd.cshape)
-	if r == 0 {
-		return true
-	}
-	if nd.cstrides[r-1] != 0 {
-		return false
-	}
-	n := int(nd.cshape[r-1])
-	return c%n+m <= n
 }
 
 // computeNode computes a compute node into own, or into one element of

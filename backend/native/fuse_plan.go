@@ -41,13 +41,16 @@ type fuseNode struct {
 	// cshape and cstrides are the output shape and strides with unit dims
 	// dropped and dims read as one merged (collapseStrides).
 	cshape, cstrides []int64
-	scalar           float64 // fkScalar
-	name             string  // op name (for the specialised loops)
-	un               func(float64) float64
-	bin              func(float64, float64) float64
-	bun              func(bool) bool
-	bbin             func(bool, bool) bool
-	cmp              string // fkCompare direction
+	// bcast is set for strided leaves whose inner (collapsed) dim is
+	// repeated (stride 0; or rank 0): read one element per run of it.
+	bcast  bool
+	scalar float64 // fkScalar
+	name   string  // op name (for the specialised loops)
+	un     func(float64) float64
+	bin    func(float64, float64) float64
+	bun    func(bool) bool
+	bbin   func(bool, bool) bool
+	cmp    string // fkCompare direction
 }
 
 // fusedGroup is a planned fusion: nodes computing the value of slot out,

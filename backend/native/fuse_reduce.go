@@ -125,10 +125,11 @@ func foldGroups[T fnum](g *fusedGroup, leaves []*literal.Literal, res []float64,
 	defer pool.Put(s)
 	size := g.red.size
 	views := leafViews[T](g, leaves)
+	k := newChunker(g, lo*size)
 	for o := lo; o < hi; o++ {
 		acc := start
 		for c, end := o*size, (o+1)*size; c < end; {
-			m := chunkLen(g, c, end)
+			m := k.len(c, end)
 			for _, x := range evalChunk(g, leaves, views, s, nil, c, m) {
 				acc = f(acc, float64(x))
 			}

@@ -2,10 +2,7 @@ package native
 
 // The fused loops' vector kernels (AVX2, fuse_rows_simd_amd64.s) for the
 // hottest f32 nodes: add, subtract, multiply and divide of rows and
-// uniform values, and select(compare(a, b), x, y) with a uniform b. The
-// assembly takes multiples of 8 elements; the rest (fewer than 8) runs
-// through the same assembly on a padded copy, so every element of a row
-// comes from one kind of loop.
+// uniform values, and select(compare(a, b), x, y) with a uniform b.
 
 // binOp returns the index of an arithmetic op for binRR/binRS/binSR.
 func binOp(name string) int {
@@ -31,42 +28,16 @@ func simdBinary(name string, d, x, y []float32, ux, uy bool) bool {
 		return false
 	}
 	n := len(d)
-	n8 := n &^ 7
 	switch {
 	case ux:
 		y = y[:n]
-		if n8 > 0 {
-			binSR(op, &d[0], x[0], &y[0], n8)
-		}
-		if n > n8 {
-			var td, ty [8]float32
-			copy(ty[:], y[n8:])
-			binSR(op, &td[0], x[0], &ty[0], 8)
-			copy(d[n8:], td[:])
-		}
+		binSR(op, &d[0], x[0], &y[0], n)
 	case uy:
 		x = x[:n]
-		if n8 > 0 {
-			binRS(op, &d[0], &x[0], y[0], n8)
-		}
-		if n > n8 {
-			var td, tx [8]float32
-			copy(tx[:], x[n8:])
-			binRS(op, &td[0], &tx[0], y[0], 8)
-			copy(d[n8:], td[:])
-		}
+		binRS(op, &d[0], &x[0], y[0], n)
 	default:
 		x, y = x[:n], y[:n]
-		if n8 > 0 {
-			binRR(op, &d[0], &x[0], &y[0], n8)
-		}
-		if n > n8 {
-			var td, tx, ty [8]float32
-			copy(tx[:], x[n8:])
-			copy(ty[:], y[n8:])
-			binRR(op, &td[0], &tx[0], &ty[0], 8)
-			copy(d[n8:], td[:])
-		}
+		binRR(op, &d[0], &x[0], &y[0], n)
 	}
 	return true
 }
@@ -117,33 +88,13 @@ func simdCmpSelect(dir string, d, a []float32, b float32, x, y []float32, ux, uy
 		p, x, y, ux = neg, y, x, true
 	}
 	n := len(d)
-	n8 := n &^ 7
 	a = a[:n]
 	y = y[:n]
 	if ux {
-		if n8 > 0 {
-			selSR(p, &d[0], &a[0], b, x[0], &y[0], n8)
-		}
-		if n > n8 {
-			var td, ta, ty [8]float32
-			copy(ta[:], a[n8:])
-			copy(ty[:], y[n8:])
-			selSR(p, &td[0], &ta[0], b, x[0], &ty[0], 8)
-			copy(d[n8:], td[:])
-		}
+		selSR(p, &d[0], &a[0], b, x[0], &y[0], n)
 		return true
 	}
 	x = x[:n]
-	if n8 > 0 {
-		selRR(p, &d[0], &a[0], b, &x[0], &y[0], n8)
-	}
-	if n > n8 {
-		var td, ta, tx, ty [8]float32
-		copy(ta[:], a[n8:])
-		copy(tx[:], x[n8:])
-		copy(ty[:], y[n8:])
-		selRR(p, &td[0], &ta[0], b, &tx[0], &ty[0], 8)
-		copy(d[n8:], td[:])
-	}
+	selRR(p, &d[0], &a[0], b, &x[0], &y[0], n)
 	return true
 }

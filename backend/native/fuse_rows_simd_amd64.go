@@ -105,8 +105,9 @@ func selRRNGE(d, a *float32, b float32, x, y *float32, n int)
 // simdRows reports whether the AVX2 loops run here.
 var simdRows = cpu.X86.HasAVX2
 
-// The dispatchers call the assembly directly (not through func values,
-// which would make the padded tail arrays escape to the heap).
+// The dispatchers call the assembly directly: through func values, the
+// //go:noescape promise would not be seen and the rows' arrays would
+// escape to the heap.
 
 func binRR(op int, d, x, y *float32, n int) {
 	switch op {

@@ -1,14 +1,51 @@
 // AVX2 row kernels of fused loops (fuse_rows_simd.go): 8 float32 lanes
-// per step over n elements, n a multiple of 8 (the caller does the rest).
-// Each lane is the scalar op: vector add, subtract, multiply and divide
-// round like their scalar forms, the left operand is the first source
-// (for two NaNs, x86 returns the first source's, as the scalar loops
-// x[k] op y[k] do), and selects are bitwise blends. Written from the
-// macros below; see fuse_rows_simd_test.go for the bit-for-bit checks.
+// per step over n elements, the last n%8 through masked loads and stores
+// (VMASKMOVPS neither reads nor writes the lanes past n). Each lane is the
+// scalar op: vector add, subtract, multiply and divide round like their
+// scalar forms, the left operand is the first source (for two NaNs, x86
+// returns the first source's, as the scalar loops x[k] op y[k] do), and
+// selects are bitwise blends. Written from the macros below; see
+// fuse_rows_simd_test.go for the bit-for-bit checks.
 
 //go:build amd64 && !purego
 
 #include "textflag.h"
+
+// tailMask<>+4*(8-r) holds r lanes of ones, then zeros.
+DATA tailMask<>+0(SB)/4, $0xffffffff
+DATA tailMask<>+4(SB)/4, $0xffffffff
+DATA tailMask<>+8(SB)/4, $0xffffffff
+DATA tailMask<>+12(SB)/4, $0xffffffff
+DATA tailMask<>+16(SB)/4, $0xffffffff
+DATA tailMask<>+20(SB)/4, $0xffffffff
+DATA tailMask<>+24(SB)/4, $0xffffffff
+DATA tailMask<>+28(SB)/4, $0xffffffff
+DATA tailMask<>+32(SB)/4, $0
+DATA tailMask<>+36(SB)/4, $0
+DATA tailMask<>+40(SB)/4, $0
+DATA tailMask<>+44(SB)/4, $0
+DATA tailMask<>+48(SB)/4, $0
+DATA tailMask<>+52(SB)/4, $0
+DATA tailMask<>+56(SB)/4, $0
+DATA tailMask<>+60(SB)/4, $0
+GLOBL tailMask<>(SB), RODATA|NOPTR, $64
+
+// Loops over [0, n&^7) with AX the index, then, for r = n%8 > 0, loads
+// the mask of r lanes into Y15 and runs the tail once.
+#define HEAD \
+	MOVQ CX, BX \
+	ANDQ $-8, BX \
+	XORQ AX, AX
+
+#define TAILMASK \
+	CMPQ AX, CX \
+	JAE done \
+	MOVQ CX, R9 \
+	SUBQ AX, R9 \
+	SHLQ $2, R9 \
+	LEAQ tailMask<>+32(SB), R10 \
+	SUBQ R9, R10 \
+	VMOVDQU (R10), Y15
 
 // d = x op y
 #define BINRR(name, op) \
@@ -17,15 +54,21 @@ TEXT name(SB), NOSPLIT, $0-32 \
 	MOVQ x+8(FP), SI \
 	MOVQ y+16(FP), DX \
 	MOVQ n+24(FP), CX \
-	XORQ AX, AX \
+	HEAD \
 loop: \
-	CMPQ AX, CX \
-	JAE done \
+	CMPQ AX, BX \
+	JAE tail \
 	VMOVUPS (SI)(AX*4), Y0 \
 	op (DX)(AX*4), Y0, Y1 \
 	VMOVUPS Y1, (DI)(AX*4) \
 	ADDQ $8, AX \
 	JMP loop \
+tail: \
+	TAILMASK \
+	VMASKMOVPS (SI)(AX*4), Y15, Y0 \
+	VMASKMOVPS (DX)(AX*4), Y15, Y2 \
+	op Y2, Y0, Y1 \
+	VMASKMOVPS Y1, Y15, (DI)(AX*4) \
 done: \
 	VZEROUPPER \
 	RET
@@ -37,15 +80,20 @@ TEXT name(SB), NOSPLIT, $0-32 \
 	MOVQ x+8(FP), SI \
 	VBROADCASTSS c+16(FP), Y2 \
 	MOVQ n+24(FP), CX \
-	XORQ AX, AX \
+	HEAD \
 loop: \
-	CMPQ AX, CX \
-	JAE done \
+	CMPQ AX, BX \
+	JAE tail \
 	VMOVUPS (SI)(AX*4), Y0 \
 	op Y2, Y0, Y1 \
 	VMOVUPS Y1, (DI)(AX*4) \
 	ADDQ $8, AX \
 	JMP loop \
+tail: \
+	TAILMASK \
+	VMASKMOVPS (SI)(AX*4), Y15, Y0 \
+	op Y2, Y0, Y1 \
+	VMASKMOVPS Y1, Y15, (DI)(AX*4) \
 done: \
 	VZEROUPPER \
 	RET
@@ -57,14 +105,19 @@ TEXT name(SB), NOSPLIT, $0-32 \
 	VBROADCASTSS c+8(FP), Y2 \
 	MOVQ y+16(FP), DX \
 	MOVQ n+24(FP), CX \
-	XORQ AX, AX \
+	HEAD \
 loop: \
-	CMPQ AX, CX \
-	JAE done \
+	CMPQ AX, BX \
+	JAE tail \
 	op (DX)(AX*4), Y2, Y1 \
 	VMOVUPS Y1, (DI)(AX*4) \
 	ADDQ $8, AX \
 	JMP loop \
+tail: \
+	TAILMASK \
+	VMASKMOVPS (DX)(AX*4), Y15, Y0 \
+	op Y0, Y2, Y1 \
+	VMASKMOVPS Y1, Y15, (DI)(AX*4) \
 done: \
 	VZEROUPPER \
 	RET
@@ -78,10 +131,10 @@ TEXT name(SB), NOSPLIT, $0-40 \
 	VBROADCASTSS xs+20(FP), Y3 \
 	MOVQ y+24(FP), DX \
 	MOVQ n+32(FP), CX \
-	XORQ AX, AX \
+	HEAD \
 loop: \
-	CMPQ AX, CX \
-	JAE done \
+	CMPQ AX, BX \
+	JAE tail \
 	VMOVUPS (SI)(AX*4), Y0 \
 	VCMPPS pred, Y2, Y0, Y1 \
 	VMOVUPS (DX)(AX*4), Y4 \
@@ -89,6 +142,13 @@ loop: \
 	VMOVUPS Y5, (DI)(AX*4) \
 	ADDQ $8, AX \
 	JMP loop \
+tail: \
+	TAILMASK \
+	VMASKMOVPS (SI)(AX*4), Y15, Y0 \
+	VCMPPS pred, Y2, Y0, Y1 \
+	VMASKMOVPS (DX)(AX*4), Y15, Y4 \
+	VBLENDVPS Y1, Y3, Y4, Y5 \
+	VMASKMOVPS Y5, Y15, (DI)(AX*4) \
 done: \
 	VZEROUPPER \
 	RET
@@ -102,10 +162,10 @@ TEXT name(SB), NOSPLIT, $0-48 \
 	MOVQ x+24(FP), R8 \
 	MOVQ y+32(FP), DX \
 	MOVQ n+40(FP), CX \
-	XORQ AX, AX \
+	HEAD \
 loop: \
-	CMPQ AX, CX \
-	JAE done \
+	CMPQ AX, BX \
+	JAE tail \
 	VMOVUPS (SI)(AX*4), Y0 \
 	VCMPPS pred, Y2, Y0, Y1 \
 	VMOVUPS (DX)(AX*4), Y4 \
@@ -113,6 +173,14 @@ loop: \
 	VMOVUPS Y5, (DI)(AX*4) \
 	ADDQ $8, AX \
 	JMP loop \
+tail: \
+	TAILMASK \
+	VMASKMOVPS (SI)(AX*4), Y15, Y0 \
+	VCMPPS pred, Y2, Y0, Y1 \
+	VMASKMOVPS (DX)(AX*4), Y15, Y4 \
+	VMASKMOVPS (R8)(AX*4), Y15, Y6 \
+	VBLENDVPS Y1, Y6, Y4, Y5 \
+	VMASKMOVPS Y5, Y15, (DI)(AX*4) \
 done: \
 	VZEROUPPER \
 	RET
