@@ -66,19 +66,20 @@ var fuseModules = map[string]string{
   %17 = stablehlo.multiply %sb, %x : tensor<3x7x1000xf32>
   return %14, %7, %15, %16, %17 : tensor<3x7x1000xf32>, tensor<3x7x1000xf32>, tensor<3x7x1000xf32>, tensor<3x7x1000xf32>, tensor<3x7x1000xf32>
 }`,
-	// Per-channel runs of 40 elements (chunks cut at each) and of 6 (too
-	// short to cut chunks at: read strided).
-	"short_runs": `func.func @main(%x: tensor<2x8x40xf32>, %s: tensor<8xf32>, %y: tensor<5x8x6xf32>, %t: tensor<5x8xf32>) -> (tensor<2x8x40xf32>, tensor<5x8x6xf32>) {
-  %sb = stablehlo.broadcast_in_dim %s, dims = [1] : (tensor<8xf32>) -> tensor<2x8x40xf32>
-  %0 = stablehlo.multiply %x, %sb : tensor<2x8x40xf32>
-  %1 = stablehlo.subtract %0, %sb : tensor<2x8x40xf32>
-  %z = stablehlo.constant dense<0.0> : tensor<2x8x40xf32>
-  %c = stablehlo.compare LT, %1, %z, FLOAT : (tensor<2x8x40xf32>, tensor<2x8x40xf32>) -> tensor<2x8x40xi1>
-  %2 = stablehlo.select %c, %z, %1 : tensor<2x8x40xi1>, tensor<2x8x40xf32>
+	// Per-channel runs of 160 elements (chunks cut at each; the channel
+	// odometer wraps between batches) and of 6 (too short to cut chunks
+	// at: read strided).
+	"short_runs": `func.func @main(%x: tensor<3x8x160xf32>, %s: tensor<8xf32>, %y: tensor<5x8x6xf32>, %t: tensor<5x8xf32>) -> (tensor<3x8x160xf32>, tensor<5x8x6xf32>) {
+  %sb = stablehlo.broadcast_in_dim %s, dims = [1] : (tensor<8xf32>) -> tensor<3x8x160xf32>
+  %0 = stablehlo.multiply %x, %sb : tensor<3x8x160xf32>
+  %1 = stablehlo.subtract %0, %sb : tensor<3x8x160xf32>
+  %z = stablehlo.constant dense<0.0> : tensor<3x8x160xf32>
+  %c = stablehlo.compare LT, %1, %z, FLOAT : (tensor<3x8x160xf32>, tensor<3x8x160xf32>) -> tensor<3x8x160xi1>
+  %2 = stablehlo.select %c, %z, %1 : tensor<3x8x160xi1>, tensor<3x8x160xf32>
   %tb = stablehlo.broadcast_in_dim %t, dims = [0, 1] : (tensor<5x8xf32>) -> tensor<5x8x6xf32>
   %3 = stablehlo.multiply %y, %tb : tensor<5x8x6xf32>
   %4 = stablehlo.add %3, %tb : tensor<5x8x6xf32>
-  return %2, %4 : tensor<2x8x40xf32>, tensor<5x8x6xf32>
+  return %2, %4 : tensor<3x8x160xf32>, tensor<5x8x6xf32>
 }`,
 	// Transcendentals, transposing broadcast, converts, compares, bool ops,
 	// a scalar predicate, max/min with NaNs, several outputs.
