@@ -165,61 +165,70 @@ func (p *fastDotPlan) tileRows(a, b, c []float32, lo, hi int) bool {
 		if last := bo + (k-1)*p.rk + (n-1)*p.rn; bo < 0 || last >= len(b) {
 			return false
 		}
+		pw := 16 // tile width: columns per panel
+		if exactTilesZ {
+			pw = 32
+		}
 		pack := p.rn != 1
 		if pack {
-			// Copy B into panels of 16 columns, [k][16] each, so that the
+			// Copy B into panels of pw columns, [k][pw] each, so that the
 			// tiles read rows of contiguous columns. Reading each column of
 			// B (contiguous when B is a transposed [out, in] weight) and
 			// writing it down a panel keeps both sides in cache.
-			panels := (n + 15) / 16
+			panels := (n + pw - 1) / pw
 			if packed == nil {
 				packed = packPool.Get().(*[]float32)
 			}
-			if cap(*packed) < panels*16*k {
-				*packed = make([]float32, panels*16*k)
+			if cap(*packed) < panels*pw*k {
+				*packed = make([]float32, panels*pw*k)
 			}
-			buf := (*packed)[:panels*16*k]
+			buf := (*packed)[:panels*pw*k]
 			j8 := 0 // columns below j8 are packed by 8×8 block transposes
 			if p.rk == 1 {
 				k8 := k / 8 * 8
 				j8 = n / 8 * 8
 				for j := 0; j < j8; j += 8 {
-					panel := buf[(j/16)*16*k:][:16*k]
+					panel := buf[(j/pw)*pw*k:][:pw*k]
 					src := bo + j*p.rn
 					for q := 0; q < k8; q += 8 {
-						packBlock8(&b[src+q], p.rn, &panel[q*16+j%16], 16)
+						packBlock8(&b[src+q], p.rn, &panel[q*pw+j%pw], pw)
 					}
 					for jj := j; jj < j+8; jj++ {
 						for q := k8; q < k; q++ {
-							panel[q*16+jj%16] = b[bo+jj*p.rn+q]
+							panel[q*pw+jj%pw] = b[bo+jj*p.rn+q]
 						}
 					}
 				}
 			}
 			for j := j8; j < n; j++ {
-				panel := buf[(j/16)*16*k:][:16*k]
-				jj := j % 16
+				panel := buf[(j/pw)*pw*k:][:pw*k]
+				jj := j % pw
 				src := bo + j*p.rn
 				if p.rk == 1 {
 					col := b[src : src+k]
 					for q, v := range col {
-						panel[q*16+jj] = v
+						panel[q*pw+jj] = v
 					}
 				} else {
 					for q := 0; q < k; q++ {
-						panel[q*16+jj] = b[src+q*p.rk]
+						panel[q*pw+jj] = b[src+q*p.rk]
 					}
 				}
 			}
 		}
-		for j0 := 0; j0 < n; j0 += 16 {
-			mask := &tileMasks[min(16, n-j0)]
+		for j0 := 0; j0 < n; j0 += pw {
+			w := min(pw, n-j0)
 			bp, ldb := &b[bo+j0], p.rk
 			if pack {
-				bp, ldb = &(*packed)[j0*k], 16
+				bp, ldb = &(*packed)[j0*k], pw
 			}
 			tile := func(rows, i int) {
-				exactTile(rows, &a[ao+(i-i0)*p.lm], p.lm, p.lk, bp, ldb, &c[(r+i-i0)*n+j0], n, k, mask)
+				ap, cp := &a[ao+(i-i0)*p.lm], &c[(r+i-i0)*n+j0]
+				if exactTilesZ {
+					exactTileZ(rows, w, ap, p.lm, p.lk, bp, ldb, cp, n, k)
+				} else {
+					exactTile(rows, ap, p.lm, p.lk, bp, ldb, cp, n, k, &tileMasks[w])
+				}
 			}
 			i := i0
 			for ; i+4 <= i1; i += 4 {

@@ -13,3 +13,9 @@ func exactTile(rows int, a *float32, lda, lk int, b *float32, ldb int, c *float3
 func packBlock8(src *float32, lds int, dst *float32, ldd int) {
 	panic("native: packBlock8 without SIMD tiles")
 }
+
+var exactTilesZ = false
+
+func exactTileZ(rows, w int, a *float32, lda, lk int, b *float32, ldb int, c *float32, ldc, k int) {
+	panic("native: exactTileZ without SIMD tiles")
+}

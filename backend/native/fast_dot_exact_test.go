@@ -104,10 +104,21 @@ func TestExactTilesMatchScalarRows(t *testing.T) {
 	if !exactTilesOK {
 		t.Skip("no SIMD tiles on this CPU")
 	}
+	t.Run("avx2", func(t *testing.T) {
+		defer func(old bool) { exactTilesZ = old }(exactTilesZ)
+		exactTilesZ = false
+		checkTilesMatchScalarRows(t)
+	})
+	if exactTilesZ {
+		t.Run("avx512", checkTilesMatchScalarRows)
+	}
+}
+
+func checkTilesMatchScalarRows(t *testing.T) {
 	r := rand.New(rand.NewPCG(27, 28))
 	none := []int64{}
 	for iter := 0; iter < 200; iter++ {
-		m, n, k := 1+r.IntN(13), 1+r.IntN(40), 1+r.IntN(20)
+		m, n, k := 1+r.IntN(13), 1+r.IntN(70), 1+r.IntN(20)
 		batch := 1 + r.IntN(3)
 		var dc dotCase
 		switch r.IntN(3) {
@@ -177,12 +188,14 @@ func BenchmarkLinearDot(b *testing.B) {
 		w := randF32Literal(&testing.T{}, r, dc.rhs...)
 		p, _ := stridedDotShape(op, x, w)
 		out := randF32Literal(&testing.T{}, r, m, n)
-		for _, path := range []string{"exact", "gemm"} {
+		for _, path := range []string{"exact", "exact-avx2", "gemm"} {
 			b.Run(fmt.Sprintf("%dx%dx%d/%s", m, k, n, path), func(b *testing.B) {
+				defer func(old bool) { exactTilesZ = old }(exactTilesZ)
+				exactTilesZ = exactTilesZ && path == "exact"
 				t0 := benchCPU()
 				defer func() { reportCPU(b, t0) }()
 				for b.Loop() {
-					if path == "exact" {
+					if path != "gemm" {
 						p.runExact(f32View(x.Data), f32View(w.Data), out)
 					} else {
 						p.run(f32View(x.Data), f32View(w.Data), out)
