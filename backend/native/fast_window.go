@@ -26,7 +26,7 @@ func init() {
 	wrapKernel("stablehlo.reduce_window", func(slow Kernel) Kernel {
 		return func(env Env, op *stablehlo.Op, in []Value) ([]Value, error) {
 			if fastWindowEnabled {
-				if out, ok := fastWindow(op, in); ok {
+				if out, ok := fastWindow(env, op, in); ok {
 					fastHits.Add(1)
 					return []Value{out}, nil
 				}
@@ -45,7 +45,7 @@ type pool2d struct {
 	init                 float32
 }
 
-func fastWindow(op *stablehlo.Op, in []Value) (*literal.Literal, bool) {
+func fastWindow(env Env, op *stablehlo.Op, in []Value) (*literal.Literal, bool) {
 	if len(in) != 2 || len(op.Regions) != 1 {
 		return nil, false
 	}
@@ -77,7 +77,8 @@ func fastWindow(op *stablehlo.Op, in []Value) (*literal.Literal, bool) {
 	if checkComputedShape(op, 0, outShape) != nil {
 		return nil, false
 	}
-	out, err := literal.New(dtype.F32, outShape)
+	// Every output is written: a recycled buffer need not be cleared.
+	out, err := takeResult(env, dtype.F32, outShape)
 	if err != nil {
 		return nil, false
 	}

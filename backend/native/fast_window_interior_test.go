@@ -76,7 +76,7 @@ func checkPool(t *testing.T, r *rand.Rand, c poolCase) {
 		fillPool(r, f32View(x.Data), c.fill)
 		init, _ := literal.New(dtype.F32, nil)
 		f32View(init.Data)[0] = c.initV
-		if _, ok := fastWindow(op, []Value{x, init}); !ok {
+		if _, ok := fastWindow(nil, op, []Value{x, init}); !ok {
 			t.Fatalf("%v %s: fast path not taken", c, body)
 		}
 		run := func(fast bool) *literal.Literal {

@@ -67,7 +67,7 @@ func TestFastWindowBitsMatchGeneric(t *testing.T) {
 			if body == "stablehlo.maximum" {
 				init.SetFloat64(0, math.Inf(-1))
 			}
-			if _, ok := fastWindow(op, []Value{x, init}); !ok {
+			if _, ok := fastWindow(nil, op, []Value{x, init}); !ok {
 				t.Fatalf("%v %s: fast path not taken", c, body)
 			}
 			run := func(fast bool) *literal.Literal {

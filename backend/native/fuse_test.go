@@ -81,6 +81,28 @@ var fuseModules = map[string]string{
   %4 = stablehlo.add %3, %tb : tensor<5x8x6xf32>
   return %2, %4 : tensor<3x8x160xf32>, tensor<5x8x6xf32>
 }`,
+	// Pooling between groups: the fast path's result comes from the arena
+	// uncleared (every output is written), on every run.
+	"pool": `func.func @main(%x: tensor<1x3x15x17xf32>) -> (tensor<1x3x8x9xf32>, tensor<1x3x14x16xf32>) {
+  %z = stablehlo.constant dense<0.0> : tensor<1x3x15x17xf32>
+  %c = stablehlo.compare LT, %x, %z, FLOAT : (tensor<1x3x15x17xf32>, tensor<1x3x15x17xf32>) -> tensor<1x3x15x17xi1>
+  %r = stablehlo.select %c, %z, %x : tensor<1x3x15x17xi1>, tensor<1x3x15x17xf32>
+  %ninf = stablehlo.constant dense<0xFF800000> : tensor<f32>
+  %m = "stablehlo.reduce_window"(%r, %ninf) ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %mx = stablehlo.maximum %a, %b : tensor<f32>
+    stablehlo.return %mx : tensor<f32>
+  }) {window_dimensions = array<i64: 1, 1, 3, 3>, window_strides = array<i64: 1, 1, 2, 2>, padding = dense<[[0, 0], [0, 0], [1, 1], [1, 1]]> : tensor<4x2xi64>} : (tensor<1x3x15x17xf32>, tensor<f32>) -> tensor<1x3x8x9xf32>
+  %e = stablehlo.exponential %m : tensor<1x3x8x9xf32>
+  %zero = stablehlo.constant dense<0.0> : tensor<f32>
+  %s = "stablehlo.reduce_window"(%x, %zero) ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %sm = stablehlo.add %a, %b : tensor<f32>
+    stablehlo.return %sm : tensor<f32>
+  }) {window_dimensions = array<i64: 1, 1, 2, 2>} : (tensor<1x3x15x17xf32>, tensor<f32>) -> tensor<1x3x14x16xf32>
+  %n = stablehlo.negate %s : tensor<1x3x14x16xf32>
+  return %e, %n : tensor<1x3x8x9xf32>, tensor<1x3x14x16xf32>
+}`,
 	// Transcendentals, transposing broadcast, converts, compares, bool ops,
 	// a scalar predicate, max/min with NaNs, several outputs.
 	"mixed": `func.func @main(%x: tensor<6x9xf32>, %y: tensor<9x6xf32>, %p: tensor<i1>, %z: tensor<6x9xf64>) -> (tensor<6x9xf32>, tensor<6x9xi1>, tensor<6x9xf64>, tensor<6x9xf32>) {
