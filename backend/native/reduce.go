@@ -49,6 +49,9 @@ func reduceOperands(op *stablehlo.Op, in []Value, check func(inputs, inits []*li
 }
 
 func evalReduce(env Env, op *stablehlo.Op, in []Value) ([]Value, error) {
+	if out, ok := reduceF32Planned(env, op, in); ok {
+		return out, nil
+	}
 	inputs, inits, err := reduceOperands(op, in, func(inputs, inits []*literal.Literal, i int) error {
 		if inits[i].Rank() != 0 {
 			return fmt.Errorf("%s: init value #%d is %v, want a scalar", op.Name, i, inits[i])
