@@ -151,3 +151,44 @@ func lowerFFTC2R(c *LowerCtx, a *Args) ([]Value, error) {
 	out = fftScale(c, out, float64(n)*normFactor(c, norm, n))
 	return one(emitTranspose(c, out, inv)), nil
 }
+
+func init() {
+	lower("aten::_fft_c2c", lowerFFTC2C)
+}
+
+func lowerFFTC2C(c *LowerCtx, a *Args) ([]Value, error) {
+	x := a.Tensor("self")
+	dims := a.Ints("dim")
+	norm := a.Int("normalization")
+	forward := a.Bool("forward")
+	if a.Err() != nil {
+		return nil, a.Err()
+	}
+	dt := c.DType(x)
+	if dt != dtype.C64 && dt != dtype.C128 {
+		return nil, c.Errorf("_fft_c2c: expected a complex64 or complex128 input, got %v", dt.Torch())
+	}
+	if norm < 0 || norm > 2 {
+		return nil, c.Errorf("_fft_c2c: invalid normalization mode %d", norm)
+	}
+	perm, inv, err := fftLayout(c, "_fft_c2c", c.Rank(x), dims)
+	if err != nil {
+		return nil, err
+	}
+	v := emitTranspose(c, x, perm)
+	shape := c.Shape(v)
+	length := append([]int64(nil), shape[len(shape)-len(dims):]...)
+	n := prod(length)
+	if n == 0 {
+		return nil, c.Errorf("_fft_c2c: invalid number of data points (0) specified")
+	}
+	f := normFactor(c, norm, n)
+	if forward {
+		v = emitFFT(c, v, "FFT", length)
+	} else {
+		// IFFT divides by n; PyTorch's mode 0 does not.
+		v = emitFFT(c, v, "IFFT", length)
+		f *= float64(n)
+	}
+	return one(emitTranspose(c, fftScale(c, v, f), inv)), nil
+}
