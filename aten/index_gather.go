@@ -251,6 +251,10 @@ func lowerGather(c *LowerCtx, a *Args) ([]Value, error) {
 			return nil, c.Errorf("gather(): size of dimension %d of index (%d) must not exceed that of input (%d)", i, ishape[i], shape[i])
 		}
 	}
+	if numelOf(ishape) == 0 {
+		// Nothing to gather (the input may be empty too).
+		return one(c.Splat(c.DType(x), c.Shape(a.Tensor("index")), 0)), nil
+	}
 	w, err := wrapIndex(c, idx, shape[d])
 	if err != nil {
 		return nil, err
