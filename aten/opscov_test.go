@@ -54,21 +54,26 @@ func TestOpsCoverageCases(t *testing.T) {
 	t.Logf("opscov cases: %d of %d pass", pass, total)
 }
 
-// opscovGaps lists case-name prefixes that are expected to fail, and why;
-// they are reported, not failed.
+// opscovGaps lists cases expected to fail, and why; they are reported,
+// not failed.
 var opscovGaps = map[string]string{
-	"fft_":  "torch.fft user ops and _fft_c2c not lowered yet",
-	"mml_":  "multi_margin_loss not lowered yet",
-	"mlml_": "multilabel_margin_loss not lowered yet",
+	// A 1-D input with a 0-dim (multi_margin) or 1-D (multilabel) target
+	// and reduction none: the CPU kernel returns a 0-dim loss (what the
+	// lowering gives), PyTorch's decomposition a [1] one.
+	"mml_1d_0d_target_core": "PyTorch's decomposition and kernel disagree on the shape",
+	"mlml_1d_core":          "PyTorch's decomposition and kernel disagree on the shape",
+}
+
+// opscovMetaGaps lists cases whose exported output shape (PyTorch's meta
+// function) differs from its CPU kernel's: the shape check is skipped.
+var opscovMetaGaps = map[string]string{
+	"mml_1d_0d_target": "meta gives [1], the kernel a 0-dim loss",
+	"mlml_1d":          "meta gives [1], the kernel a 0-dim loss",
 }
 
 func opscovGap(name string) (string, bool) {
-	for p, why := range opscovGaps {
-		if strings.HasPrefix(name, p) {
-			return why, true
-		}
-	}
-	return "", false
+	why, ok := opscovGaps[name]
+	return why, ok
 }
 
 func runOpsCovCase(base string, fft bool) (err error) {
@@ -95,7 +100,8 @@ func runOpsCovCase(base string, fft bool) (err error) {
 	if err != nil {
 		return err
 	}
-	prog.Check = true
+	_, metaGap := opscovMetaGaps[filepath.Base(base)]
+	prog.Check = !metaGap
 	got, _, err := prog.Run(context.Background(), io.Inputs())
 	if err != nil {
 		return err
@@ -118,8 +124,10 @@ func runOpsCovCase(base string, fft bool) (err error) {
 }
 
 // compareFFT compares an FFT result: an element may be off by
-// 8·eps·n·max|want| (n the number of elements, eps of the dtype) on top
-// of compareLit's relative tolerance. NaN must match NaN.
+// 8·eps·log2(2n)·max|want| (n the number of elements, eps of the dtype;
+// an FFT's rounding error grows with log n) plus 100·eps relative. The
+// native backend's results were within 2.1·eps·max|want| of PyTorch's
+// when these cases were made. NaN must match NaN.
 func compareFFT(got, want *literal.Literal) error {
 	if got.DType != want.DType {
 		return fmt.Errorf("dtype %v, want %v", got.DType, want.DType)
@@ -142,7 +150,7 @@ func compareFFT(got, want *literal.Literal) error {
 	for i := 0; i < n; i++ {
 		scale = math.Max(scale, cmplx.Abs(at(want, i)))
 	}
-	atol := 8 * eps * float64(n) * scale
+	atol := 8 * eps * math.Log2(float64(2*n)) * scale
 	for i := 0; i < n; i++ {
 		g, w := at(got, i), at(want, i)
 		if cmplx.IsNaN(w) && cmplx.IsNaN(g) {
