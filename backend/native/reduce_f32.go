@@ -51,9 +51,13 @@ func reduceF32(k foldKind, input, init, out *literal.Literal, groups, size int, 
 				for _, j := range idx[base : base+size] {
 					acc = f(acc, src[j])
 				}
-			case k == foldAdd: // the common case without the call per element
+			case k == foldAdd: // the common cases without a call through f
 				for _, x := range src[base : base+size] {
 					acc += x
+				}
+			case k == foldMax:
+				for _, x := range src[base : base+size] {
+					acc = max32(acc, x)
 				}
 			default:
 				for _, x := range src[base : base+size] {
@@ -71,15 +75,27 @@ func reduceF32(k foldKind, input, init, out *literal.Literal, groups, size int, 
 // quieted as the float64 round trip of the generic fold quiets it), and
 // +0 over -0 as math.Max.
 func max32(a, x float32) float32 {
+	// Ordered and unequal first (a NaN compares false): small enough to
+	// inline into the fold loop.
+	if a > x {
+		return a
+	}
+	if x > a {
+		return x
+	}
+	return max32Slow(a, x)
+}
+
+// max32Slow is max32 for equal operands and NaNs (kept out of line so
+// that max32 inlines).
+//
+//go:noinline
+func max32Slow(a, x float32) float32 {
 	switch {
 	case a != a:
 		return quiet32(a)
 	case x != x:
 		return quiet32(x)
-	case a > x:
-		return a
-	case x > a:
-		return x
 	case math.Signbit(float64(a)):
 		return x // equal: -0 and ±0 give the other one
 	}
@@ -88,15 +104,24 @@ func max32(a, x float32) float32 {
 
 // min32 is floatFold's minimum in float32 (-0 under +0, as math.Min).
 func min32(a, x float32) float32 {
+	if a < x {
+		return a
+	}
+	if x < a {
+		return x
+	}
+	return min32Slow(a, x)
+}
+
+// min32Slow is min32 for equal operands and NaNs.
+//
+//go:noinline
+func min32Slow(a, x float32) float32 {
 	switch {
 	case a != a:
 		return quiet32(a)
 	case x != x:
 		return quiet32(x)
-	case a < x:
-		return a
-	case x < a:
-		return x
 	case math.Signbit(float64(a)):
 		return a
 	}
