@@ -1,18 +1,19 @@
 package native
 
 // A fast path for float32 2-D convolutions in PyTorch's NCHW layout
-// (input [b, f, 0, 1], kernel [o, i, 0, 1], output [b, f, 0, 1]): for each
-// image and feature group, the output block [oc, oh·ow] is one product of
-// the kernel as stored ([oc, c·kh·kw]) by the im2col matrix
-// [c·kh·kw, oh·ow] on the packed SIMD GEMM of package gemm, written in
-// place into the result (no transposes). A 1×1 convolution with unit
-// stride and no padding uses the input as the im2col matrix.
+// (input [b, f, 0, 1], kernel [o, i, 0, 1], output [b, f, 0, 1]): per
+// feature group, the output [oc, b·oh·ow] is one product of the kernel as
+// stored ([oc, c·kh·kw]) by the im2col matrix [c·kh·kw, b·oh·ow] on the
+// packed SIMD GEMM of package gemm, written in place into the result (no
+// transposes). The im2col matrix is never built: the GEMM packs it block
+// by block straight from the input (implicit GEMM, fast_conv_pack.go).
 //
 // It wraps the stablehlo.convolution kernel of conv.go (fast_hooks.go) and
-// hands every case it does not cover — other layouts and element types, lhs dilation, batch
-// groups, window reversal, negative padding, small products — to it. Like
-// dot_fast.go it sums in blocks with fused multiply-adds, so results
-// differ from the exact kernel's order in the last bits only.
+// hands every case it does not cover — other layouts and element types,
+// lhs dilation, batch groups, window reversal, negative padding, small
+// products — to it. Like dot_fast.go it sums in blocks with fused
+// multiply-adds, so results differ from the exact kernel's order in the
+// last bits only.
 
 import (
 	"runtime"
@@ -149,14 +150,17 @@ func (c *conv2d) run(dst []float32) {
 	c.geom = gemm.ConvGeom{C: c.kerC, H: c.h, W: c.w, KH: c.kh, KW: c.kw, SH: c.sh, SW: c.sw, DH: c.dh, DW: c.dw,
 		PadT: c.padT, PadL: c.padL, OH: c.oh, OW: c.ow, Images: c.batch, ImgStride: c.inC * hw}
 
+	// By default each work item packs the rows of the weights it uses, k
+	// block by k block, in L2 (gemm.NewBandA): items that use their rows
+	// once save writing the packed weights out to memory and reading them
+	// back. Column chunks, which all use all the rows, share weights
+	// packed once (below).
+	weights := func(g int) gemm.Matrix { return gemm.RowMajor(c.rhs[g*ocPer*k:(g+1)*ocPer*k], k) }
 	pas := make([]*gemm.PackedA, c.groups)
 	for g := range pas {
-		pas[g] = gemm.NewPackedA(ocPer, k)
-		defer pas[g].Release()
+		pas[g] = gemm.NewBandA(ocPer, k, weights(g))
 	}
 	mr, nr := pas[0].Rows(), pas[0].Cols()
-	aUnits := pas[0].Units()
-	weights := func(g int) gemm.Matrix { return gemm.RowMajor(c.rhs[g*ocPer*k:(g+1)*ocPer*k], k) }
 	images := func(g int) []float32 { return c.lhs[g*c.kerC*hw : (c.batch-1)*c.inC*hw+(g+1)*c.kerC*hw] }
 	output := func(g int) gemm.Out {
 		return gemm.Out{Data: dst[g*ocPer*n:], Ldc: n, Cols: n, ImgStride: c.outC * n}
@@ -174,16 +178,6 @@ func (c *conv2d) run(dst []float32) {
 		return func(d []float32, nr, p0, kb, j0, nb int) { c.packB(src, runs, table, d, nr, p0, kb, j0, nb) }, table.Release
 	}
 
-	// bandWeights switches to weights packed by each item for its own rows,
-	// k block by k block, in L2: for items that use their rows once, this
-	// saves writing the packed weights out to memory and reading them back
-	bandWeights := func() {
-		for g := range pas {
-			pas[g].Release()
-			pas[g] = gemm.NewBandA(ocPer, k, weights(g))
-		}
-		aUnits = 0
-	}
 	panelsM, panelsN := (ocPer+mr-1)/mr, (cols+nr-1)/nr
 	chunks := min(panelsN, (cols+convChunkCols-1)/convChunkCols)
 	want := convItemsPerThread * threads
@@ -194,7 +188,6 @@ func (c *conv2d) run(dst []float32) {
 			// (these are the large late layers, whose weights dominate at
 			// batch 1), each band packing its own rows of the weights
 			bands := min(panelsM, (want+c.groups-1)/c.groups)
-			bandWeights()
 			kBlocks := pas[0].KBlocks()
 			shared := gemm.GetBuffer(c.groups * bLen)
 			defer gemm.PutBuffer(shared)
@@ -217,16 +210,20 @@ func (c *conv2d) run(dst []float32) {
 		}
 		chunks = min(panelsN, (want+c.groups-1)/c.groups)
 	}
-	if items := c.groups * chunks; items%threads != 0 && c.groups == 1 {
+	if c.groups == 1 && chunks%threads != 0 {
 		// equal chunks in a multiple of the cores: they finish together
 		chunks = min(panelsN, roundUpInt(chunks, threads))
 	}
 	// each item packs its chunk of columns (whole micro-panels, chunks of
 	// even width) block by block as the GEMM needs them
-	if chunks == 1 {
-		bandWeights()
+	if chunks > 1 {
+		for g := range pas {
+			pas[g] = gemm.NewPackedA(ocPer, k)
+			defer pas[g].Release()
+		}
+		aUnits := pas[0].Units()
+		parallel(threads, c.groups*aUnits, func(u int) { pas[u/aUnits].PackUnit(weights(u/aUnits), u%aUnits) })
 	}
-	parallel(threads, c.groups*aUnits, func(u int) { pas[u/aUnits].PackUnit(weights(u/aUnits), u%aUnits) })
 	parallel(threads, c.groups*chunks, func(it int) {
 		g, ch := it/chunks, it%chunks
 		j0, j1 := ch*panelsN/chunks*nr, min(cols, (ch+1)*panelsN/chunks*nr)
