@@ -24,6 +24,35 @@ func binaryOp(base string, toFloat, scalar bool, fn mathFn) {
 	}
 }
 
+// zeroDivisor rejects an integer division or remainder by a Python-scalar
+// zero, for which PyTorch raises "ZeroDivisionError" whatever the input.
+// (A zero inside a tensor divisor is data: the result is the backend's,
+// -1 for a quotient and the dividend for a remainder as in XLA, since a
+// lowering cannot raise at run time.)
+func zeroDivisor(c *LowerCtx, op string, x, y Operand) error {
+	if y.Scalar == nil || y.Scalar.Kind == KFloat || y.Scalar.Kind == KComplex {
+		return nil
+	}
+	if dt := c.ResultType(x, y); dt.IsInteger() && y.Scalar.Int() == 0 {
+		return c.Errorf("%s: ZeroDivisionError (integer division or remainder by zero)", op)
+	}
+	return nil
+}
+
+// intBinaryOp is binaryOp for the integer-dividing ops, which reject a
+// scalar zero divisor.
+func intBinaryOp(base string, fn mathFn) {
+	f := func(c *LowerCtx, a *Args) ([]Value, error) {
+		x, y := a.Operand("self"), a.Operand("other")
+		if err := zeroDivisor(c, base, x, y); err != nil {
+			return nil, err
+		}
+		return one(pointwise(c, false, fn, x, y)), nil
+	}
+	lower("aten::"+base+".Tensor", f)
+	lower("aten::"+base+".Scalar", f)
+}
+
 func init() {
 	addSub := func(op string) LowerFunc {
 		return func(c *LowerCtx, a *Args) ([]Value, error) {
@@ -73,9 +102,13 @@ func init() {
 		switch {
 		case !ok:
 			return one(pointwise(c, true, func(c *LowerCtx, xs []*stablehlo.Value) *stablehlo.Value { return c.Binary("divide", xs[0], xs[1]) }, x, y)), nil
-		case mode == "trunc":
-			return one(pointwise(c, false, divTrunc, x, y)), nil
-		case mode == "floor":
+		case mode == "trunc" || mode == "floor":
+			if err := zeroDivisor(c, "div", x, y); err != nil {
+				return nil, err
+			}
+			if mode == "trunc" {
+				return one(pointwise(c, false, divTrunc, x, y)), nil
+			}
 			return one(pointwise(c, false, divFloor, x, y)), nil
 		}
 		return nil, c.Errorf("div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '%s'", mode)
@@ -83,12 +116,16 @@ func init() {
 	lower("aten::div.Tensor_mode", divMode)
 	lower("aten::div.Scalar_mode", divMode)
 	floorDiv := func(c *LowerCtx, a *Args) ([]Value, error) {
-		return one(pointwise(c, false, divFloor, a.Operand("self"), a.Operand("other"))), nil
+		x, y := a.Operand("self"), a.Operand("other")
+		if err := zeroDivisor(c, "floor_divide", x, y); err != nil {
+			return nil, err
+		}
+		return one(pointwise(c, false, divFloor, x, y)), nil
 	}
 	lower("aten::floor_divide.default", floorDiv)
 	lower("aten::floor_divide.Scalar", floorDiv)
-	binaryOp("remainder", false, true, remainder)
-	binaryOp("fmod", false, true, func(c *LowerCtx, xs []*stablehlo.Value) *stablehlo.Value { return c.Binary("remainder", xs[0], xs[1]) })
+	intBinaryOp("remainder", remainder)
+	intBinaryOp("fmod", func(c *LowerCtx, xs []*stablehlo.Value) *stablehlo.Value { return c.Binary("remainder", xs[0], xs[1]) })
 	lower("aten::remainder.Scalar_Tensor", func(c *LowerCtx, a *Args) ([]Value, error) {
 		return one(pointwise(c, false, remainder, scalarOperand(a, "self"), a.Operand("other"))), nil
 	})

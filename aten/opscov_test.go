@@ -2,6 +2,7 @@ package aten_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"math/cmplx"
@@ -32,6 +33,10 @@ func TestOpsCoverageCases(t *testing.T) {
 		t.Fatal("no cases in testdata/opscov: run tools/opscov/gen.py")
 	}
 	sort.Strings(files)
+	rejects, err := opscovRejects()
+	if err != nil {
+		t.Fatal(err)
+	}
 	filter := os.Getenv("OPSCOV_CASES")
 	pass, total := 0, 0
 	for _, f := range files {
@@ -41,6 +46,16 @@ func TestOpsCoverageCases(t *testing.T) {
 			continue
 		}
 		total++
+		if want, ok := rejects[name]; ok {
+			// PyTorch raised when running this program: so must the runtime.
+			err := runOpsCovCase(base, false)
+			if err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("%s: got error %v, want one containing %q", name, err, want)
+				continue
+			}
+			pass++
+			continue
+		}
 		if err := runOpsCovCase(base, strings.HasPrefix(name, "fft_")); err != nil {
 			if why, ok := opscovGap(name); ok {
 				t.Logf("%s: known gap (%s): %v", name, why, err)
@@ -52,6 +67,32 @@ func TestOpsCoverageCases(t *testing.T) {
 		pass++
 	}
 	t.Logf("opscov cases: %d of %d pass", pass, total)
+}
+
+// opscovRejects reads the programs PyTorch exported but refused to run
+// (ERRORS.json entries with exported set): name → the message of the
+// error, without its Python exception type ("RuntimeError: ").
+func opscovRejects() (map[string]string, error) {
+	b, err := os.ReadFile(filepath.Join("testdata", "opscov", "ERRORS.json"))
+	if err != nil {
+		return nil, err
+	}
+	var list []struct {
+		Name     string `json:"name"`
+		Error    string `json:"error"`
+		Exported bool   `json:"exported"`
+	}
+	if err := json.Unmarshal(b, &list); err != nil {
+		return nil, fmt.Errorf("ERRORS.json: %w", err)
+	}
+	out := map[string]string{}
+	for _, e := range list {
+		if e.Exported {
+			_, msg, _ := strings.Cut(e.Error, ": ")
+			out[e.Name] = msg
+		}
+	}
+	return out, nil
 }
 
 // opscovGaps lists cases expected to fail, and why; they are reported,

@@ -68,6 +68,28 @@ def case(name, fn, *xs, core=True):
             print(f"{nm}: {type(e).__name__}: {str(e).splitlines()[0]}", file=sys.stderr)
 
 
+def error_case(name, fn, *xs):
+    """A program PyTorch exports but rejects when run: NAME.pt2 with
+    NAME.io.safetensors holding the inputs only, and the eager error in
+    ERRORS.json (with exported: true)."""
+    m = Fn(fn)
+    try:
+        with torch.no_grad():
+            m(*xs)
+        print(f"{name}: PyTorch accepted it", file=sys.stderr)
+        return
+    except Exception as e:
+        msg = f"{type(e).__name__}: {str(e).splitlines()[0]}"
+    try:
+        ep = torch.export.export(m, tuple(xs))
+    except Exception as e:
+        print(f"{name}: export failed: {type(e).__name__}: {str(e).splitlines()[0]}", file=sys.stderr)
+        return
+    torch.export.save(ep, os.path.join(out, name + ".pt2"))
+    save_file({f"input.{i}": x.contiguous() for i, x in enumerate(xs)}, os.path.join(out, name + ".io.safetensors"))
+    ERRORS.append({"name": name, "error": msg, "exported": True})
+
+
 def r(*shape, dtype=torch.float32):
     return torch.randn(*shape).to(dtype)
 
@@ -197,6 +219,19 @@ case("fft_fft_n0_error", lambda x: torch.fft.fft(x, n=0), r(4))
 case("fft_rfft_complex_error", lambda x: torch.fft.rfft(x), c(4))
 case("fft_norm_error", lambda x: torch.fft.fft(x, norm="bogus"), r(4))
 case("fft_f16_error", lambda x: torch.fft.fft(x), r(4, dtype=torch.float16))
+
+# Integer division by a Python-scalar zero: PyTorch raises ZeroDivisionError
+# whatever the input, so the lowering can reject it.
+ia = torch.tensor([7, -7, 3])
+error_case("zerodiv_floordiv_scalar", lambda x: x // 0, ia)
+error_case("zerodiv_div_trunc_scalar", lambda x: torch.div(x, 0, rounding_mode="trunc"), ia)
+error_case("zerodiv_div_floor_scalar", lambda x: torch.div(x, 0, rounding_mode="floor"), ia.int())
+error_case("zerodiv_remainder_scalar", lambda x: x % 0, ia)
+error_case("zerodiv_fmod_scalar", lambda x: torch.fmod(x, 0), ia.to(torch.int16))
+error_case("zerodiv_remainder_u8", lambda x: torch.remainder(x, 0), ia.abs().to(torch.uint8))
+# A float result divides by zero without error.
+case("zerodiv_floordiv_float_scalar", lambda x: x // 0.0, ia, core=False)
+case("zerodiv_true_div_int", lambda x: x / 0, ia, core=False)
 
 with open(os.path.join(out, "INDEX.json"), "w") as f:
     json.dump({"torch": torch.__version__, "cases": INDEX}, f, indent=1)
