@@ -104,7 +104,7 @@ func fastConvShape(op *stablehlo.Op, in []Value) (*conv2d, bool) {
 		sh: int(cp.stride[0]), sw: int(cp.stride[1]), dh: int(cp.rhsDil[0]), dw: int(cp.rhsDil[1]),
 		padT: int(cp.padLo[0]), padL: int(cp.padLo[1]), groups: cp.featureGroups,
 	}
-	if c.kerC*c.groups != c.inC || c.outC%c.groups != 0 || c.kh < 1 || c.kw < 1 {
+	if c.kerC*c.groups != c.inC || c.outC%c.groups != 0 || c.kh < 1 || c.kw < 1 || c.batch < 1 || c.outC < 1 {
 		return nil, false
 	}
 	spanH, spanW := (c.kh-1)*c.dh+1, (c.kw-1)*c.dw+1

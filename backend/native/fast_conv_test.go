@@ -147,6 +147,24 @@ func TestFastConvDeclines(t *testing.T) {
 	if _, ok := fastConvShape(op, []Value{x, w}); ok {
 		t.Fatal("fast path taken for a product below fastGemmMinFlops")
 	}
+	// an empty batch, and an image that is all padding
+	for _, cc := range []convCase{
+		{0, 64, 7, 7, 512, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},
+		{1, 64, 0, 7, 512, 3, 3, 1, 1, 1, 1, 3, 3, 1, 1, 1},
+	} {
+		op := cc.op(t)
+		x := randF32Literal(t, r, int64(cc.b), int64(cc.c), int64(cc.h), int64(cc.w))
+		w := randF32Literal(t, r, int64(cc.o), int64(cc.c), int64(cc.kh), int64(cc.kw))
+		got, want := runConv(t, op, x, w, true), runConv(t, op, x, w, false)
+		if fmt.Sprint(got.Shape) != fmt.Sprint(want.Shape) {
+			t.Fatalf("%+v: shape %v, want %v", cc, got.Shape, want.Shape)
+		}
+		for i := 0; i < want.Len(); i++ {
+			if got.Float64(i) != want.Float64(i) {
+				t.Fatalf("%+v: element %d = %v, exact kernel %v", cc, i, got.Float64(i), want.Float64(i))
+			}
+		}
+	}
 	// malformed operands go to the exact kernel, which reports them
 	if _, ok := fastConvShape(op, []Value{x}); ok {
 		t.Fatal("fast path taken with one operand")
