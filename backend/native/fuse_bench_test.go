@@ -50,6 +50,8 @@ func BenchmarkFusedGroup(b *testing.B) {
 		"bn_relu_64x112x112": strings.ReplaceAll(strings.ReplaceAll(fuseModules["bn_relu"], "2x8x5x7", "1x64x112x112"), "8xf32", "64xf32"),
 		"bn_relu_256x14x14":  strings.ReplaceAll(strings.ReplaceAll(fuseModules["bn_relu"], "2x8x5x7", "1x256x14x14"), "8xf32", "256xf32"),
 		"bn_relu_512x7x7":    strings.ReplaceAll(strings.ReplaceAll(fuseModules["bn_relu"], "2x8x5x7", "1x512x7x7"), "8xf32", "512xf32"),
+		"bn_relu_256x4x16":   strings.ReplaceAll(strings.ReplaceAll(fuseModules["bn_relu"], "2x8x5x7", "1x256x4x16"), "8xf32", "256xf32"),
+		"bn_relu_512x1x16":   strings.ReplaceAll(strings.ReplaceAll(fuseModules["bn_relu"], "2x8x5x7", "1x512x1x16"), "8xf32", "512xf32"),
 		"bn_add_relu_64x56x56": `func.func @main(%x: tensor<1x64x56x56xf32>, %s: tensor<64xf32>, %b: tensor<64xf32>, %r: tensor<1x64x56x56xf32>) -> tensor<1x64x56x56xf32> {
   %0 = stablehlo.broadcast_in_dim %s, dims = [1] : (tensor<64xf32>) -> tensor<1x64x56x56xf32>
   %1 = stablehlo.multiply %x, %0 : tensor<1x64x56x56xf32>
@@ -62,7 +64,7 @@ func BenchmarkFusedGroup(b *testing.B) {
   return %7 : tensor<1x64x56x56xf32>
 }`,
 	}
-	for _, name := range []string{"bn_relu_64x112x112", "bn_relu_256x14x14", "bn_relu_512x7x7", "bn_add_relu_64x56x56"} {
+	for _, name := range []string{"bn_relu_64x112x112", "bn_relu_256x14x14", "bn_relu_512x7x7", "bn_relu_256x4x16", "bn_relu_512x1x16", "bn_add_relu_64x56x56"} {
 		m, err := stablehlo.ParseModule(name, []byte("module {\n"+mods[name]+"\n}"))
 		if err != nil {
 			b.Fatal(err)

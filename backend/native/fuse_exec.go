@@ -156,12 +156,12 @@ func execFusedT[T fnum](g *fusedGroup, leaves []*literal.Literal, out []byte, po
 		defer pool.Put(s)
 		k := newChunker(g, lo)
 		for c := lo; c < hi; {
-			m := k.len(c, hi)
+			m, seg := k.len(c, hi)
 			var dst []T
 			if outView != nil {
 				dst = outView[c : c+m]
 			}
-			r := evalChunk(g, leaves, views, s, dst, c, m)
+			r := evalChunk(g, leaves, views, s, dst, c, m, seg)
 			if outView == nil {
 				storeRow(out, g.dt, c, r)
 			}
@@ -170,10 +170,13 @@ func execFusedT[T fnum](g *fusedGroup, leaves []*literal.Literal, out []byte, po
 	})
 }
 
-// evalChunk computes every node for elements [c, c+m) and returns the
-// root's row, of m elements: dst when not nil (the root is computed there).
-func evalChunk[T fnum](g *fusedGroup, leaves []*literal.Literal, views [][]T, s *fuseScratch[T], dst []T, c, m int) []T {
+// evalChunk computes every node for elements [c, c+m), in segments of
+// seg elements, and returns the root's row, of m elements: dst when not
+// nil (the root is computed there). A uniform node holds one value per
+// segment.
+func evalChunk[T fnum](g *fusedGroup, leaves []*literal.Literal, views [][]T, s *fuseScratch[T], dst []T, c, m, seg int) []T {
 	last := len(g.nodes) - 1
+	nseg := m / seg
 	for i := range g.nodes {
 		nd := &g.nodes[i]
 		own := s.rows[i*fuseChunk : i*fuseChunk+m]
@@ -185,7 +188,7 @@ func evalChunk[T fnum](g *fusedGroup, leaves []*literal.Literal, views [][]T, s 
 		case fkNop:
 			continue
 		case fkScalar:
-			s.cur[i], s.uni[i] = s.rows[i*fuseChunk:i*fuseChunk+1], true
+			s.cur[i], s.uni[i] = s.rows[i*fuseChunk:i*fuseChunk+nseg], true
 			continue
 		case fkLeaf:
 			if v := views[i]; v != nil {
@@ -194,6 +197,21 @@ func evalChunk[T fnum](g *fusedGroup, leaves []*literal.Literal, views [][]T, s 
 			}
 			if nd.strides == nil {
 				loadRow(own, leaves[i].Data, nd.dt, int64(c))
+			} else if nd.bcast && nseg > 1 {
+				// Runs of seg elements: uniform per segment where the
+				// leaf's runs hold whole segments.
+				r := &s.runs[i]
+				if rk := len(nd.cshape); rk == 0 || int(nd.cshape[rk-1])%seg == 0 {
+					own = own[:nseg]
+					for j := range own {
+						r.seek(nd, c+j*seg)
+						own[j] = loadAt[T](leaves[i].Data, nd.dt, r.off)
+					}
+					s.uni[i] = true
+				} else {
+					loadStrided(own, leaves[i].Data, nd.dt, nd.cshape, nd.cstrides, s.idx, int64(c))
+				}
+				r.have = false
 			} else if nd.bcast {
 				r := &s.runs[i]
 				r.seek(nd, c)
@@ -216,26 +234,38 @@ func evalChunk[T fnum](g *fusedGroup, leaves []*literal.Literal, views [][]T, s 
 			s.cur[i] = own
 			continue
 		}
-		s.cur[i], s.uni[i] = computeNode(g.nodes, nd, s, own)
+		s.cur[i], s.uni[i] = computeNode(g.nodes, nd, s, own, seg)
 	}
 	r := s.cur[last]
 	if s.uni[last] {
-		v := r[0]
+		u := r
 		r = s.rows[last*fuseChunk : last*fuseChunk+m]
 		if dst != nil {
 			r = dst
 		}
-		for k := range r {
-			r[k] = v
-		}
+		spreadSegs(r, u, seg)
 	}
 	return r
+}
+
+// spreadSegs fills segment j of r (seg elements) with u[j]. u may be the
+// start of r: the segments are filled from the last, each after its value
+// is read, and segment j starts at or after u[j] (at j*seg >= j).
+func spreadSegs[T fnum](r, u []T, seg int) {
+	for j := len(u) - 1; j >= 0; j-- {
+		v := u[j]
+		part := r[j*seg : (j+1)*seg]
+		for k := range part {
+			part[k] = v
+		}
+	}
 }
 
 // computeNode computes a compute node into own, or into one element of
 // it when all its operands are uniform (then the result is uniform too),
 // and returns its row.
-func computeNode[T fnum](nodes []fuseNode, nd *fuseNode, s *fuseScratch[T], own []T) ([]T, bool) {
+func computeNode[T fnum](nodes []fuseNode, nd *fuseNode, s *fuseScratch[T], own []T, seg int) ([]T, bool) {
+	nseg := len(own) / seg
 	n := 1
 	switch nd.kind {
 	case fkBinary, fkCompare:
@@ -251,7 +281,7 @@ func computeNode[T fnum](nodes []fuseNode, nd *fuseNode, s *fuseScratch[T], own 
 		some = some || s.uni[a]
 	}
 	if all {
-		own = own[:1]
+		own = own[:nseg]
 		fuseNodeRow(nd, s, own)
 		return own, true
 	}
@@ -260,37 +290,54 @@ func computeNode[T fnum](nodes []fuseNode, nd *fuseNode, s *fuseScratch[T], own 
 		return own, false
 	}
 	a := nd.args
+	// arg is operand q's values for segment j.
+	arg := func(q, j int) []T {
+		if s.uni[a[q]] {
+			return s.cur[a[q]][j : j+1]
+		}
+		return s.cur[a[q]][j*seg : (j+1)*seg]
+	}
+	if nseg > 1 && segsSIMD(nd, s, own, seg) {
+		return own, false
+	}
 	switch nd.kind {
 	case fkBinary:
-		if binaryRowU(nd, own, s.cur[a[0]], s.cur[a[1]], s.uni[a[0]], s.uni[a[1]]) {
+		ok := true
+		for j := 0; j < nseg && ok; j++ {
+			ok = binaryRowU(nd, own[j*seg:(j+1)*seg], arg(0, j), arg(1, j), s.uni[a[0]], s.uni[a[1]])
+		}
+		if ok {
 			return own, false
 		}
 	case fkCmpSelect:
-		if cmpSelectRowU(own, s.cur[a[0]], s.cur[a[1]], s.cur[a[2]], s.cur[a[3]], s.uni[a[0]], s.uni[a[1]], s.uni[a[2]], s.uni[a[3]], nd.cmp) {
+		ok := true
+		for j := 0; j < nseg && ok; j++ {
+			ok = cmpSelectRowU(own[j*seg:(j+1)*seg], arg(0, j), arg(1, j), arg(2, j), arg(3, j), s.uni[a[0]], s.uni[a[1]], s.uni[a[2]], s.uni[a[3]], nd.cmp)
+		}
+		if ok {
 			return own, false
 		}
 	}
-	// No kernel for this mix of rows and uniform values: spread the
-	// uniform ones over rows.
-	for _, a := range nd.args[:n] {
-		spread(s, nodes, a, len(own))
+	// No kernel for this mix of rows and uniform values (the kernels
+	// decline at the first segment, before writing): spread the uniform
+	// ones over rows.
+	for _, q := range nd.args[:n] {
+		spread(s, nodes, q, len(own), seg)
 	}
 	fuseNodeRow(nd, s, own)
 	return own, false
 }
 
 // spread turns uniform node i into a row of m elements: its scratch row,
-// filled (constants' rows are filled once per worker).
-func spread[T fnum](s *fuseScratch[T], nodes []fuseNode, i, m int) {
+// each segment filled with its value (constants' rows are filled once per
+// worker).
+func spread[T fnum](s *fuseScratch[T], nodes []fuseNode, i, m, seg int) {
 	if !s.uni[i] {
 		return
 	}
 	r := s.rows[i*fuseChunk : i*fuseChunk+m]
 	if nodes[i].kind != fkScalar {
-		v := s.cur[i][0]
-		for k := range r {
-			r[k] = v
-		}
+		spreadSegs(r, s.cur[i], seg)
 	}
 	s.cur[i], s.uni[i] = r, false
 }

@@ -129,8 +129,8 @@ func foldGroups[T fnum](g *fusedGroup, leaves []*literal.Literal, res []float64,
 	for o := lo; o < hi; o++ {
 		acc := start
 		for c, end := o*size, (o+1)*size; c < end; {
-			m := k.len(c, end)
-			for _, x := range evalChunk(g, leaves, views, s, nil, c, m) {
+			m, seg := k.len(c, end)
+			for _, x := range evalChunk(g, leaves, views, s, nil, c, m, seg) {
 				acc = f(acc, float64(x))
 			}
 			c += m

@@ -98,3 +98,53 @@ func simdCmpSelect(dir string, d, a []float32, b float32, x, y []float32, ux, uy
 	selRR(p, &d[0], &a[0], b, &x[0], &y[0], n)
 	return true
 }
+
+// segsSIMD computes a binary or compare-select node over segments of seg
+// elements, uniform operands holding one value per segment, straight
+// through the vector loops (the per-segment path of computeNode without
+// its per-call dispatch). It reports false where they do not apply.
+func segsSIMD[T fnum](nd *fuseNode, s *fuseScratch[T], own []T, seg int) bool {
+	d, ok := any(own).([]float32)
+	if !ok || !simdRows {
+		return false
+	}
+	cur := any(s.cur).([][]float32)
+	a := nd.args
+	switch nd.kind {
+	case fkBinary:
+		op := binOp(nd.name)
+		x, y := cur[a[0]], cur[a[1]]
+		ux, uy := s.uni[a[0]], s.uni[a[1]]
+		if op < 0 || ux && uy {
+			return false
+		}
+		for j, o := 0, 0; o < len(d); j, o = j+1, o+seg {
+			switch {
+			case ux:
+				binSR(op, &d[o], x[j], &y[o], seg)
+			case uy:
+				binRS(op, &d[o], &x[o], y[j], seg)
+			}
+		}
+		return true
+	case fkCmpSelect:
+		p, neg := simdPred(nd.cmp)
+		av, bv, x, y := cur[a[0]], cur[a[1]], cur[a[2]], cur[a[3]]
+		ux, uy := s.uni[a[2]], s.uni[a[3]]
+		if p < 0 || s.uni[a[0]] || !s.uni[a[1]] || ux && uy {
+			return false
+		}
+		if uy {
+			p, x, y, ux = neg, y, x, true
+		}
+		for j, o := 0, 0; o < len(d); j, o = j+1, o+seg {
+			if ux {
+				selSR(p, &d[o], &av[o], bv[j], x[j], &y[o], seg)
+			} else {
+				selRR(p, &d[o], &av[o], bv[j], &x[o], &y[o], seg)
+			}
+		}
+		return true
+	}
+	return false
+}

@@ -19,17 +19,26 @@ func newChunker(g *fusedGroup, c int) chunker {
 	return k
 }
 
-// len is the length of the chunk at c (not below the chunk before), at
-// most fuseChunk, ending by end and at the next multiple of the period.
-func (k *chunker) len(c, end int) int {
-	m := min(fuseChunk, end-c)
-	if k.p > 0 {
-		if c >= k.next {
-			k.next = (c/k.p + 1) * k.p
-		}
-		m = min(m, k.next-c)
+// len returns the length m of the chunk at c (not below the chunk
+// before), at most fuseChunk and ending by end, and the length seg of its
+// segments: runs of the period when it holds several whole ones (then
+// broadcast leaves are uniform per segment), else the chunk, which ends by
+// the next multiple of the period.
+func (k *chunker) len(c, end int) (m, seg int) {
+	m = min(fuseChunk, end-c)
+	if k.p == 0 {
+		return m, m
 	}
-	return m
+	if c >= k.next {
+		k.next = (c/k.p + 1) * k.p
+	}
+	if c+k.p == k.next && 2*k.p <= m {
+		m -= m % k.p
+		k.next = c + m + k.p
+		return m, k.p
+	}
+	m = min(m, k.next-c)
+	return m, m
 }
 
 // leafRun is a broadcast leaf's position: the run of its repeated inner

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand"
+	"strings"
 	"testing"
 
 	"github.com/torchtpu/torchtpu/backend"
@@ -13,6 +14,13 @@ import (
 	"github.com/torchtpu/torchtpu/literal"
 	"github.com/torchtpu/torchtpu/stablehlo"
 )
+
+func init() {
+	// The uniform module with runs of 40 and 200 elements: chunks of
+	// several whole runs, uniform values one per run (segment).
+	fuseModules["uniform_40"] = strings.ReplaceAll(fuseModules["uniform"], "1000", "40")
+	fuseModules["uniform_200"] = strings.ReplaceAll(fuseModules["uniform"], "1000", "200")
+}
 
 // Every module here runs through the execution plan (fusion, buffer
 // recycling, in-place writes) and op by op; the results must be the same
