@@ -24,9 +24,6 @@ func init() {
 			return nil, c.Errorf("vander: x must be a one-dimensional tensor, got shape %v", c.Shape(x))
 		}
 		dt := c.DType(x)
-		if dt.IsComplex() {
-			return nil, c.Errorf("vander: complex inputs are not supported")
-		}
 		if dt == dtype.Bool || dt.IsInteger() {
 			dt = dtype.I64
 		}

@@ -233,6 +233,19 @@ error_case("zerodiv_remainder_u8", lambda x: torch.remainder(x, 0), ia.abs().to(
 case("zerodiv_floordiv_float_scalar", lambda x: x // 0.0, ia, core=False)
 case("zerodiv_true_div_int", lambda x: x / 0, ia, core=False)
 
+# Complex inputs (appended with their own seed so that the cases above keep
+# their inputs).
+torch.manual_seed(1)
+case("vander_complex", lambda x: torch.vander(x, N=4), torch.randn(3, dtype=torch.complex64))
+case("linalg_vander_complex", lambda x: torch.linalg.vander(x), torch.randn(2, 3, dtype=torch.complex64))
+case("lcse_complex", lambda x: torch.logcumsumexp(x, 0), torch.randn(4, dtype=torch.complex64))
+case("lcse_complex_f64_dim1", lambda a, b: torch.view_as_real(torch.logcumsumexp(torch.complex(a, b), 1)), r(2, 5, dtype=torch.float64), r(2, 5, dtype=torch.float64))
+case("lcse_complex_inf_nan", lambda x: torch.logcumsumexp(x, 1), torch.tensor(
+    [[complex(-inf, 0), complex(1, 2), complex(-inf, 1), complex(3, -1)],
+     [complex(-inf, 0), complex(-inf, 1), complex(0.5, 0.5), complex(1, nan)],
+     [complex(inf, 0.5), complex(1, 1), complex(2, -2), complex(-1, 0)],
+     [complex(nan, 0), complex(1, 1), complex(2, 0), complex(3, 0)]], dtype=torch.complex64))
+
 with open(os.path.join(out, "INDEX.json"), "w") as f:
     json.dump({"torch": torch.__version__, "cases": INDEX}, f, indent=1)
 with open(os.path.join(out, "ERRORS.json"), "w") as f:
