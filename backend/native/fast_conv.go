@@ -33,7 +33,7 @@ func init() {
 	wrapKernel("stablehlo.convolution", func(slow Kernel) Kernel {
 		return func(env Env, op *stablehlo.Op, in []Value) ([]Value, error) {
 			if fastConvEnabled {
-				if out, ok := fastConv(op, in); ok {
+				if out, ok := fastConv(env, op, in); ok {
 					fastHits.Add(1)
 					return []Value{out}, nil
 				}
@@ -59,12 +59,14 @@ type conv2d struct {
 // fastConv runs the convolution when it is one the fast path covers;
 // ok false means "use the exact kernel" (including every malformed op,
 // so that the exact kernel reports the error).
-func fastConv(op *stablehlo.Op, in []Value) (*literal.Literal, bool) {
+// The result comes from the run's arena uncleared: run writes every
+// element (the first k block of every tile overwrites it).
+func fastConv(env Env, op *stablehlo.Op, in []Value) (*literal.Literal, bool) {
 	c, ok := fastConvShape(op, in)
 	if !ok {
 		return nil, false
 	}
-	out, err := literal.New(dtype.F32, c.outShape)
+	out, err := takeResult(env, dtype.F32, c.outShape)
 	if err != nil {
 		return nil, false
 	}

@@ -128,6 +128,19 @@ func checkFastConv(t *testing.T, r *rand.Rand, cases []convCase) {
 		if fmt.Sprint(got.Shape) != fmt.Sprint(want.Shape) || got.DType != want.DType {
 			t.Fatalf("%+v: %v, want %v", cc, got, want)
 		}
+		// the result buffer comes from the arena uncleared: run must write
+		// every element, so a NaN-filled destination ends up equal
+		c, _ := fastConvShape(op, []Value{x, w})
+		dst := make([]float32, got.Len())
+		for i := range dst {
+			dst[i] = float32(math.NaN())
+		}
+		c.run(dst)
+		for i, v := range dst {
+			if float64(v) != got.Float64(i) {
+				t.Fatalf("%+v: element %d = %v over a NaN-filled buffer, %v over a fresh one", cc, i, v, got.Float64(i))
+			}
+		}
 		k := float64(cc.c / cc.g * cc.kh * cc.kw)
 		for i := 0; i < want.Len(); i++ {
 			g, e := got.Float64(i), want.Float64(i)
