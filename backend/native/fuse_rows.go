@@ -77,6 +77,9 @@ func binaryRowU[T fnum](nd *fuseNode, dst, x, y []T, ux, uy bool) bool {
 		roundRow(dst, nd.dt)
 		return true
 	}
+	// v + c and v * c compile with v, loaded each step, as the first
+	// source (as x[k] + y[k] does); fuse_test's uniform modules, run
+	// with -tags purego, check that NaNs stay the left operand's.
 	c := y[0]
 	x = x[:len(dst)]
 	switch nd.name {
