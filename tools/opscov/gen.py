@@ -9,6 +9,12 @@ NAME.io.safetensors holding the inputs and PyTorch's eager outputs.
     cd tools/opscov && /work/shared/tools/torch-oracle run sid -- python3 gen.py out
     rm -rf ../../aten/testdata/opscov && mv out ../../aten/testdata/opscov
 
+and with torch 2.6 (the legacy .pt2 layout; its safetensors cannot hold
+complex64, so the complex cases are left out there):
+
+    /work/shared/tools/torch-oracle run trixie -- python3 gen.py out26
+    rm -rf ../../aten/testdata/opscov-torch2.6 && mv out26 ../../aten/testdata/opscov-torch2.6
+
 safetensors cannot hold complex128: float64 FFT cases build complex inputs
 with torch.complex and return torch.view_as_real of complex outputs.
 Cases PyTorch rejects are written to ERRORS.json (name and message) so
@@ -60,8 +66,10 @@ def case(name, fn, *xs, core=True):
             ep = torch.export.export(m, tuple(xs))
             if dec:
                 ep = ep.run_decompositions()
-            torch.export.save(ep, os.path.join(out, nm + ".pt2"))
+            # io first: an older safetensors cannot write complex tensors,
+            # and a program without its io file is no case.
             save_file(t, os.path.join(out, nm + ".io.safetensors"))
+            torch.export.save(ep, os.path.join(out, nm + ".pt2"))
             ops = sorted({str(n.target) for n in ep.graph.nodes if n.op == "call_function"})
             INDEX.append({"name": nm, "ops": ops})
         except Exception as e:
