@@ -43,6 +43,50 @@ type Executable interface {
 	Run(ctx context.Context, args []*literal.Literal) ([]*literal.Literal, error)
 }
 
+// Pending is a run in flight, started by AsyncExecutable.RunAsync.
+type Pending interface {
+	// Wait returns the run's outputs once it is done, or ctx's error when
+	// ctx ends first (the run goes on and cleans up after itself).
+	Wait(ctx context.Context) ([]*literal.Literal, error)
+	// Done is closed when the run is over.
+	Done() <-chan struct{}
+}
+
+// AsyncExecutable is an Executable that can enqueue a run and return
+// before it is done (a device with its own queue). It is optional: Start
+// runs any Executable this way.
+type AsyncExecutable interface {
+	Executable
+	// RunAsync starts a run on host inputs. The caller must not modify
+	// args until the run is done; a ctx that ends before the run is
+	// enqueued stops it.
+	RunAsync(ctx context.Context, args []*literal.Literal) (Pending, error)
+}
+
+// Start runs exe on args through RunAsync when exe is an
+// AsyncExecutable; otherwise it runs it to completion and returns an
+// already finished Pending.
+func Start(ctx context.Context, exe Executable, args []*literal.Literal) (Pending, error) {
+	if a, ok := exe.(AsyncExecutable); ok {
+		return a.RunAsync(ctx, args)
+	}
+	outs, err := exe.Run(ctx, args)
+	if err != nil {
+		return nil, err
+	}
+	return Done(outs), nil
+}
+
+// Done returns a finished Pending holding outs.
+func Done(outs []*literal.Literal) Pending { return donePending(outs) }
+
+type donePending []*literal.Literal
+
+var closed = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
+
+func (d donePending) Wait(ctx context.Context) ([]*literal.Literal, error) { return d, nil }
+func (d donePending) Done() <-chan struct{}                                { return closed }
+
 // Factory opens a backend; it may fail (no plugin, no device).
 type Factory func() (Backend, error)
 

@@ -237,7 +237,9 @@ func (e *executable) Run(ctx context.Context, args []*literal.Literal) ([]*liter
 	return p.Wait(ctx)
 }
 
-// Pending is a run started by RunAsync.
+var _ backend.AsyncExecutable = (*executable)(nil)
+
+// Pending is a run started by RunAsync (a backend.Pending).
 type Pending struct {
 	done chan struct{}
 	outs []*literal.Literal
@@ -265,7 +267,7 @@ func (p *Pending) Done() <-chan struct{} { return p.done }
 // and every device buffer is released, whether or not anyone waits. A ctx
 // that ends before the execution is enqueued stops the run; device work
 // once enqueued cannot be recalled, and only waits are abandoned.
-func (e *executable) RunAsync(ctx context.Context, args []*literal.Literal) (*Pending, error) {
+func (e *executable) RunAsync(ctx context.Context, args []*literal.Literal) (backend.Pending, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
