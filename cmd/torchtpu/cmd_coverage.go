@@ -18,8 +18,8 @@ func init() {
 	}
 	c.run = func(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
 		fs := newFlags(c, stderr, `
-Lists the distinct ops of a torch.export archive with how many nodes use
-each and how torchtpu runs it: lowered (one StableHLO rule), decomposed
+Lists the distinct ops of a torch.export archive (the bodies of cond,
+while_loop and map included) with how many nodes use each and how torchtpu runs it: lowered (one StableHLO rule), decomposed
 (through other ops), host fallback (data-dependent output shape: runs on
 the host between compiled segments, counted at run time) or unsupported
 (the program cannot run until it is). The last line sums the nodes by kind.
@@ -39,13 +39,12 @@ Example:
 		if err != nil {
 			return 1, err
 		}
-		counts := map[string]int{}
-		for _, n := range p.Graph.Nodes {
-			counts[n.Target]++
-		}
+		counts := p.Graph.OpCounts() // nodes of cond/while/map bodies too
 		names := make([]string, 0, len(counts))
-		for n := range counts {
+		nodes := 0
+		for n, c := range counts {
 			names = append(names, n)
+			nodes += c
 		}
 		sort.Strings(names)
 		byKind := map[string]int{}
@@ -58,7 +57,7 @@ Example:
 			fmt.Fprintf(stdout, "  %-50s %4d  %s\n", n, counts[n], kind)
 		}
 		fmt.Fprintf(stdout, "%d ops, %d nodes: %d lowered, %d decomposed, %d host fallback, %d unsupported\n",
-			len(names), len(p.Graph.Nodes), byKind["lowered"], byKind["decomposed"], byKind["host fallback"], byKind["unsupported"])
+			len(names), nodes, byKind["lowered"], byKind["decomposed"], byKind["host fallback"], byKind["unsupported"])
 		if byKind["unsupported"] > 0 {
 			return 1, nil
 		}
