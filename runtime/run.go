@@ -34,6 +34,9 @@ type run struct {
 	lastResults    []*literal.Literal
 	writes         map[string]*literal.Literal
 	bindings       map[string]int64 // size symbols bound from the inputs (Check mode)
+	// inflight is the last segment when its executable runs
+	// asynchronously and no host value was needed since (segment.go).
+	inflight *inflight
 }
 
 func newRun(ctx context.Context, p *Program, inputs []*literal.Literal) (*run, error) {
@@ -232,6 +235,9 @@ func (r *run) node(i int, n *fx.Node) error {
 // the open segment.
 func (r *run) onHost(i int, e *aten.Entry, n *fx.Node) ([]aten.Value, error) {
 	if err := r.flush(i); err != nil {
+		return nil, err
+	}
+	if err := r.sync(); err != nil { // the host kernel reads the results
 		return nil, err
 	}
 	args, err := r.bind(e, n, true)

@@ -1,11 +1,14 @@
 package runtime
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/torchtpu/torchtpu/aten"
+	"github.com/torchtpu/torchtpu/backend"
 	"github.com/torchtpu/torchtpu/dtype"
 	"github.com/torchtpu/torchtpu/fx"
 	"github.com/torchtpu/torchtpu/literal"
@@ -259,6 +262,7 @@ func (r *run) execute(seg *segment, outs []*stablehlo.Value) ([]*literal.Literal
 		Type:       &stablehlo.FuncType{Inputs: argTypes, Results: resTypes},
 		Body:       &stablehlo.Region{Blocks: []*stablehlo.Block{seg.block}},
 	}
+	f.ArgAttrs = r.donations(seg, outs)
 	m := &stablehlo.Module{Name: "torchtpu", Funcs: []*stablehlo.Func{f}}
 	if r.p.Check {
 		if err := checkModule(m); err != nil {
@@ -269,22 +273,191 @@ func (r *run) execute(seg *segment, outs []*stablehlo.Value) ([]*literal.Literal
 	if err != nil {
 		return nil, fmt.Errorf("compile: %w", err)
 	}
-	lits, err := exe.Run(r.ctx, seg.params)
-	if err != nil {
-		return nil, fmt.Errorf("run: %w", err)
+	// The previous segment's results are this one's inputs, on the host.
+	if err := r.sync(); err != nil {
+		return nil, err
 	}
-	if len(lits) != len(outs) {
-		return nil, fmt.Errorf("run: %d results, want %d", len(lits), len(outs))
+	lits := placeholders(outs)
+	if a, ok := asyncOf(exe); ok && lits != nil {
+		// Enqueue the run and go on lowering: its results are placeholders
+		// with their dtype and shape, filled when a host value is needed.
+		pend, err := a.RunAsync(r.ctx, seg.params)
+		if err != nil {
+			return nil, fmt.Errorf("run: %w", err)
+		}
+		r.inflight = &inflight{pending: pend, lits: lits}
+	} else {
+		if lits, err = exe.Run(r.ctx, seg.params); err != nil {
+			return nil, fmt.Errorf("run: %w", err)
+		}
+		if len(lits) != len(outs) {
+			return nil, fmt.Errorf("run: %d results, want %d", len(lits), len(outs))
+		}
 	}
 	r.stats.Segments++
 	r.lastExe, r.lastParams, r.lastResults = exe, seg.params, lits
 	return lits, nil
 }
 
+// donations marks the segment arguments that hold a buffer or parameter
+// the program mutates with tf.aliasing_output = j, where result j is the
+// mutated value (graph signature BUFFER_MUTATION / PARAMETER_MUTATION
+// outputs) of the same type: the run replaces the weight with that result
+// (finish), so a device may reuse the argument's buffer for it. It
+// returns nil when there is none.
+func (r *run) donations(seg *segment, outs []*stablehlo.Value) []stablehlo.DictAttr {
+	g := r.p.Graph
+	// (weight, the name of its new value): mutation outputs, and buffer or
+	// parameter inputs that in-place ops (add_ kept in the export) rebound.
+	type mutation struct{ target, name string }
+	var muts []mutation
+	for i, spec := range g.Signature.Outputs {
+		if spec.Kind != fx.OutputBufferMutation && spec.Kind != fx.OutputParameterMutation {
+			continue
+		}
+		arg := spec.Arg
+		if i < len(g.Outputs) {
+			arg = g.Outputs[i]
+		}
+		if arg.Kind == fx.ArgTensor && arg.Name != "" {
+			muts = append(muts, mutation{spec.Target, arg.Name})
+		}
+	}
+	for i, spec := range g.Signature.Inputs {
+		if (spec.Kind == fx.InputBuffer || spec.Kind == fx.InputParameter) && i < len(g.Inputs) {
+			muts = append(muts, mutation{spec.Target, g.Inputs[i].Name})
+		}
+	}
+	var attrs []stablehlo.DictAttr
+	taken := map[int]bool{}
+	for _, mu := range muts {
+		v, ok := r.env[mu.name]
+		w := r.weightsAtStart[mu.target]
+		if !ok || v.T == nil || w == nil {
+			continue
+		}
+		res := slices.Index(outs, v.T)
+		in := slices.Index(seg.params, w)
+		if res < 0 || in < 0 || taken[res] {
+			continue
+		}
+		at, ok1 := seg.block.Args[in].Type.(*stablehlo.TensorType)
+		rt, ok2 := outs[res].Type.(*stablehlo.TensorType)
+		if !ok1 || !ok2 || !at.Equal(rt) || outs[res] == seg.block.Args[in] {
+			continue
+		}
+		if attrs == nil {
+			attrs = make([]stablehlo.DictAttr, len(seg.params))
+		}
+		if len(attrs[in]) > 0 {
+			continue
+		}
+		taken[res] = true
+		attrs[in] = stablehlo.DictAttr{{Name: "tf.aliasing_output", Value: stablehlo.I32(int64(res))}}
+	}
+	return attrs
+}
+
+// placeholders returns a literal without data for each of outs, or nil
+// when one of them is not a tensor of static shape.
+func placeholders(outs []*stablehlo.Value) []*literal.Literal {
+	lits := make([]*literal.Literal, len(outs))
+	for i, o := range outs {
+		t, ok := o.Type.(*stablehlo.TensorType)
+		if !ok || !t.IsStatic() {
+			return nil
+		}
+		lits[i] = &literal.Literal{DType: t.DType(), Shape: slices.Clone(t.Shape)}
+	}
+	return lits
+}
+
+// asyncOf returns exe as an AsyncExecutable when the device under it
+// runs asynchronously and the program does not synchronise after each
+// segment (Options.DebugSync).
+func asyncOf(exe backend.Executable) (backend.AsyncExecutable, bool) {
+	a, ok := exe.(*accountedExe)
+	if !ok {
+		ae, ok := exe.(backend.AsyncExecutable)
+		return ae, ok
+	}
+	if _, ok := a.exe.(backend.AsyncExecutable); !ok || a.p.state().opts.DebugSync {
+		return nil, false
+	}
+	return asyncAccounted{a}, true
+}
+
+// asyncAccounted starts an accounted executable's runs asynchronously;
+// the time from the start to the first successful Wait is accounted as
+// its execution.
+type asyncAccounted struct{ *accountedExe }
+
+func (a asyncAccounted) RunAsync(ctx context.Context, args []*literal.Literal) (backend.Pending, error) {
+	start := time.Now()
+	p, err := a.exe.(backend.AsyncExecutable).RunAsync(ctx, args)
+	if err != nil {
+		return nil, err
+	}
+	return &accountedPending{Pending: p, a: a.accountedExe, start: start}, nil
+}
+
+type accountedPending struct {
+	backend.Pending
+	a        *accountedExe
+	start    time.Time
+	recorded bool
+}
+
+func (p *accountedPending) Wait(ctx context.Context) ([]*literal.Literal, error) {
+	outs, err := p.Pending.Wait(ctx)
+	if err == nil && !p.recorded {
+		p.recorded = true
+		st := p.a.p.state()
+		d := time.Since(p.start)
+		st.trace.span("execute "+p.a.label, "execute", p.start, d, map[string]any{"key": short(p.a.key), "async": true})
+		st.metrics.executed(p.a.index, p.a.key, d)
+	}
+	return outs, err
+}
+
+// inflight is an enqueued segment run whose results are placeholders.
+type inflight struct {
+	pending backend.Pending
+	lits    []*literal.Literal
+}
+
+// sync waits for the enqueued segment, if any, and fills its
+// placeholders, so that every literal of the run holds its data.
+func (r *run) sync() error {
+	in := r.inflight
+	if in == nil {
+		return nil
+	}
+	r.inflight = nil
+	got, err := in.pending.Wait(r.ctx)
+	if err != nil {
+		return fmt.Errorf("run: %w", err)
+	}
+	if len(got) != len(in.lits) {
+		return fmt.Errorf("run: %d results, want %d", len(got), len(in.lits))
+	}
+	for i, l := range got {
+		ph := in.lits[i]
+		if l == nil || l.DType != ph.DType || !slices.Equal(l.Shape, ph.Shape) {
+			return fmt.Errorf("run: result %d is %v, want %s%v", i, l, ph.DType, ph.Shape)
+		}
+		*ph = *l
+	}
+	return nil
+}
+
 // finish runs the last segment and collects the outputs: user outputs
 // are returned, buffer mutations update the program's weights.
 func (r *run) finish() ([]*literal.Literal, error) {
 	if err := r.flush(len(r.p.Graph.Nodes)); err != nil {
+		return nil, err
+	}
+	if err := r.sync(); err != nil {
 		return nil, err
 	}
 	g := r.p.Graph
