@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -135,10 +134,10 @@ func (d *Disk) evict() error {
 		return fmt.Errorf("cache: lock: %w", err)
 	}
 	defer lock.Close()
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
-		return fmt.Errorf("cache: lock: %w", err)
+	if err := lockFile(lock); err != nil {
+		return fmt.Errorf("cache: lock %s: %w", lock.Name(), err)
 	}
-	defer syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
+	defer unlockFile(lock)
 	type entry struct {
 		path string
 		size int64
