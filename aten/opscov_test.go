@@ -134,7 +134,23 @@ func opscovGap(dir, name string) (string, bool) {
 	return why, ok
 }
 
-func runOpsCovCase(base string, fft bool) (err error) {
+// runOpsCovCase runs a case on its recorded inputs and, for a program
+// with symbolic sizes, on the other-sized inputs of NAME.alt.io.safetensors.
+func runOpsCovCase(base string, fft bool) error {
+	if err := runOpsCovIO(base, base+".io.safetensors", fft); err != nil {
+		return err
+	}
+	alt := base + ".alt.io.safetensors"
+	if _, err := os.Stat(alt); err != nil {
+		return nil
+	}
+	if err := runOpsCovIO(base, alt, fft); err != nil {
+		return fmt.Errorf("other sizes: %w", err)
+	}
+	return nil
+}
+
+func runOpsCovIO(base, ioPath string, fft bool) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("panic: %v", r)
@@ -144,7 +160,7 @@ func runOpsCovCase(base string, fft bool) (err error) {
 	if err != nil {
 		return err
 	}
-	io, err := safetensors.Load(base + ".io.safetensors")
+	io, err := safetensors.Load(ioPath)
 	if err != nil {
 		return err
 	}

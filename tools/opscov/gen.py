@@ -44,9 +44,11 @@ class Fn(torch.nn.Module):
         return self.fn(*xs)
 
 
-def case(name, fn, *xs, core=True):
+def case(name, fn, *xs, core=True, dynamic=None, alt=None):
     """Exports fn twice: as is (the user-facing op) and, with core, after
-    run_decompositions (the Core ATen / prims form)."""
+    run_decompositions (the Core ATen / prims form). With dynamic (specs
+    for torch.export's dynamic_shapes), alt is a second input set of other
+    sizes, saved with PyTorch's outputs as NAME.alt.io.safetensors."""
     m = Fn(fn)
     try:
         with torch.no_grad():
@@ -63,16 +65,26 @@ def case(name, fn, *xs, core=True):
     forms = [(name, False)] + ([(name + "_core", True)] if core else [])
     for nm, dec in forms:
         try:
-            ep = torch.export.export(m, tuple(xs))
+            ep = torch.export.export(m, tuple(xs), dynamic_shapes=None if dynamic is None else (tuple(dynamic),))
             if dec:
                 ep = ep.run_decompositions()
             # io first: an older safetensors cannot write complex tensors,
             # and a program without its io file is no case.
             save_file(t, os.path.join(out, nm + ".io.safetensors"))
+            if alt is not None:
+                with torch.no_grad():
+                    ao = m(*alt)
+                ao = ao if isinstance(ao, (tuple, list)) else (ao,)
+                at = {f"input.{i}": x.contiguous() for i, x in enumerate(alt)}
+                at.update({f"output.{i}": y.resolve_conj().contiguous() for i, y in enumerate(ao)})
+                save_file(at, os.path.join(out, nm + ".alt.io.safetensors"))
             torch.export.save(ep, os.path.join(out, nm + ".pt2"))
             ops = sorted({str(n.target) for n in ep.graph.nodes if n.op == "call_function"})
             INDEX.append({"name": nm, "ops": ops})
         except Exception as e:
+            for ext in (".io.safetensors", ".alt.io.safetensors", ".pt2"):
+                if os.path.exists(os.path.join(out, nm + ext)):
+                    os.remove(os.path.join(out, nm + ext))
             print(f"{nm}: {type(e).__name__}: {str(e).splitlines()[0]}", file=sys.stderr)
 
 
@@ -253,6 +265,17 @@ case("lcse_complex_inf_nan", lambda x: torch.logcumsumexp(x, 1), torch.tensor(
      [complex(-inf, 0), complex(-inf, 1), complex(0.5, 0.5), complex(1, nan)],
      [complex(inf, 0.5), complex(1, 1), complex(2, -2), complex(-1, 0)],
      [complex(nan, 0), complex(1, 1), complex(2, 0), complex(3, 0)]], dtype=torch.complex64))
+
+# A symbolic batch dim.
+torch.manual_seed(2)
+B = torch.export.Dim("B", min=2, max=64)
+case("dyn_lcse", lambda x: torch.logcumsumexp(x, 1), r(4, 6), dynamic=({0: B},), alt=(r(7, 6),))
+case("fft_dyn_rfft", lambda x: torch.fft.rfft(x, norm="ortho"), r(4, 10), dynamic=({0: B},), alt=(r(7, 10),))
+case("fft_dyn_fft2", lambda x: torch.fft.fft2(x), r(3, 4, 6), dynamic=({0: B},), alt=(r(5, 4, 6),))
+case("dyn_mml", lambda x, t: F.multi_margin_loss(x, t), r(4, 6), torch.tensor([0, 5, 2, 2]), dynamic=({0: B}, {0: B}),
+     alt=(r(7, 6), torch.tensor([1, 0, 5, 5, 3, 2, 4])))
+case("dyn_det", lambda x: torch.linalg.det(x), r(4, 3, 3), dynamic=({0: B},), alt=(r(9, 3, 3),))
+case("dyn_linalg_vander", lambda x: torch.linalg.vander(x), r(4, 3), dynamic=({0: B},), alt=(r(6, 3),))
 
 with open(os.path.join(out, "INDEX.json"), "w") as f:
     json.dump({"torch": torch.__version__, "cases": INDEX}, f, indent=1)
