@@ -26,7 +26,12 @@ type asyncState struct {
 // in the order they were started (a program's weights, buffers and caches
 // are updated by each run, like work queued on one stream), so a caller
 // can queue several and overlap its own work with theirs; segments within
-// a run execute one after the other. With Options.DebugSync the run
+// a run execute one after the other. On a device whose executables run
+// asynchronously (backend.AsyncExecutable: PJRT) each segment is enqueued
+// and the run waits for it only where it needs host values: a host
+// fallback, the next segment's inputs, the outputs. ctx reaches those
+// waits, so cancelling it ends the run there (device work already
+// enqueued completes and is discarded). With Options.DebugSync the run
 // happens before RunAsync returns. Do not mix RunAsync with concurrent
 // Run calls on the same program.
 func (p *Program) RunAsync(ctx context.Context, inputs []*literal.Literal) *Future {
