@@ -20,6 +20,9 @@ func k6x16set(kc int, a, b, c *float32, ldc int)
 func transposeA14(p, src *float32, lda, n16 int)
 
 //go:noescape
+func copyB32(dst, src *float32, ldb, kb, np int)
+
+//go:noescape
 func peakFMA512(n int)
 
 //go:noescape
@@ -42,6 +45,9 @@ func packA14Fast(p, src []float32, lda, kb int) {
 		packA14(p[14*t:], src[t:], lda, kb-t)
 	}
 }
+
+// hasCopyB32: the AVX-512 B packer runs where the 14×32 kernel does.
+var hasCopyB32 = active == avx512
 
 // asmKernel wraps an assembly kernel with the bounds checks it relies on.
 func asmKernel(mr, nr int, f func(kc int, a, b, c *float32, ldc int)) func(kb int, a, b, c []float32, ldc int) {

@@ -6317,6 +6317,41 @@ transposeA14_done:
 	VZEROUPPER
 	RET
 
+// func copyB32(dst, src *float32, ldb, kb, np int)
+TEXT ·copyB32(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ ldb+16(FP), DX
+	MOVQ kb+24(FP), CX
+	MOVQ np+32(FP), R9
+	SHLQ $2, DX
+	MOVQ CX, R10
+	SHLQ $7, R10
+	TESTQ CX, CX
+	JEQ copyB32_done
+	TESTQ R9, R9
+	JEQ copyB32_done
+copyB32_row:
+	MOVQ SI, R11
+	MOVQ DI, R12
+	MOVQ R9, R13
+copyB32_col:
+	VMOVUPS (R11), Z0
+	VMOVUPS 64(R11), Z1
+	VMOVUPS Z0, (R12)
+	VMOVUPS Z1, 64(R12)
+	ADDQ $128, R11
+	ADDQ R10, R12
+	DECQ R13
+	JNE copyB32_col
+	ADDQ DX, SI
+	ADDQ $128, DI
+	DECQ CX
+	JNE copyB32_row
+copyB32_done:
+	VZEROUPPER
+	RET
+
 // func peakFMA512(n int)
 TEXT ·peakFMA512(SB), NOSPLIT, $0-8
 	MOVQ n+0(FP), CX

@@ -9,3 +9,7 @@ var active = generic
 const hasConvGather = false
 
 func gatherConv32(dst, img *float32, cols, taps *int32, kb int, hw *int32) {}
+
+const hasCopyB32 = false
+
+func copyB32(dst, src *float32, ldb, kb, np int) {}

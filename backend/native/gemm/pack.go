@@ -48,12 +48,21 @@ func packBBlock(nr int, dst []float32, b Matrix, p0, j0, kb, nb int) {
 	full := 0
 	if b.ColStride == 1 {
 		full = nb / nr * nr
-		// row by row: one contiguous read stream, nb/nr write streams
-		for q := 0; q < kb && full > 0; q++ {
-			base := b.Off + (p0+q)*b.RowStride + j0
-			src := b.Data[base : base+full]
-			for jr := 0; jr < full; jr += nr {
-				copy(dst[jr*kb+q*nr:jr*kb+q*nr+nr], src[jr:jr+nr])
+		if hasCopyB32 && nr == 32 && full > 0 && kb > 0 && b.RowStride > 0 {
+			// the full panels in AVX-512 (the Go loop below spends a
+			// memmove call per 32 floats)
+			base := b.Off + p0*b.RowStride + j0
+			_ = b.Data[base+(kb-1)*b.RowStride+full-1]
+			_ = dst[full*kb-1]
+			copyB32(&dst[0], &b.Data[base], b.RowStride, kb, full/nr)
+		} else {
+			// row by row: one contiguous read stream, nb/nr write streams
+			for q := 0; q < kb && full > 0; q++ {
+				base := b.Off + (p0+q)*b.RowStride + j0
+				src := b.Data[base : base+full]
+				for jr := 0; jr < full; jr += nr {
+					copy(dst[jr*kb+q*nr:jr*kb+q*nr+nr], src[jr:jr+nr])
+				}
 			}
 		}
 	}

@@ -315,6 +315,48 @@ func gatherConv(w func(string, ...any)) {
 	w("")
 }
 
+// packB32AVX512 writes copyB32: kb rows of np 32-column B micro-panels
+// from a row-major B (row stride ldb floats) into packed panels (each kb·32
+// floats, k-major). Row by row: one sequential read stream and np write
+// streams, two zmm per panel row instead of a 128-byte memmove call each.
+func packB32AVX512(w func(string, ...any)) {
+	w("// func copyB32(dst, src *float32, ldb, kb, np int)")
+	w("TEXT ·copyB32(SB), NOSPLIT, $0-40")
+	w("\tMOVQ dst+0(FP), DI")
+	w("\tMOVQ src+8(FP), SI")
+	w("\tMOVQ ldb+16(FP), DX")
+	w("\tMOVQ kb+24(FP), CX")
+	w("\tMOVQ np+32(FP), R9")
+	w("\tSHLQ $2, DX")
+	w("\tMOVQ CX, R10")
+	w("\tSHLQ $7, R10") // bytes per packed panel
+	w("\tTESTQ CX, CX")
+	w("\tJEQ copyB32_done")
+	w("\tTESTQ R9, R9")
+	w("\tJEQ copyB32_done")
+	w("copyB32_row:")
+	w("\tMOVQ SI, R11")
+	w("\tMOVQ DI, R12")
+	w("\tMOVQ R9, R13")
+	w("copyB32_col:")
+	w("\tVMOVUPS (R11), Z0")
+	w("\tVMOVUPS 64(R11), Z1")
+	w("\tVMOVUPS Z0, (R12)")
+	w("\tVMOVUPS Z1, 64(R12)")
+	w("\tADDQ $128, R11")
+	w("\tADDQ R10, R12")
+	w("\tDECQ R13")
+	w("\tJNE copyB32_col")
+	w("\tADDQ DX, SI")
+	w("\tADDQ $128, DI")
+	w("\tDECQ CX")
+	w("\tJNE copyB32_row")
+	w("copyB32_done:")
+	w("\tVZEROUPPER")
+	w("\tRET")
+	w("")
+}
+
 var kernels = []kernel{
 	{name: "k14x32", avx512: true, mr: 14, nv: 2, pfB: 1024},
 	{name: "k6x16", avx512: false, mr: 6, nv: 2, pfB: 512},
@@ -362,6 +404,7 @@ func main() {
 		}
 	}
 	packA14AVX512(w)
+	packB32AVX512(w)
 	peakFMA(w)
 	gatherConv(w)
 	write("kernel_amd64.s", s.Bytes())
