@@ -166,3 +166,137 @@ func lowerMultilabelMargin(withIsTarget bool) LowerFunc {
 		return []Value{TensorValue(out), TensorValue(c.Reshape(c.Convert(isTarget, dt), ts))}, nil
 	}
 }
+
+func init() {
+	lower("aten::multi_margin_loss_backward", lowerMultiMarginBackward)
+	lower("aten::multilabel_margin_loss_backward", lowerMultilabelMarginBackward)
+}
+
+// marginScaleGrad multiplies grad [N, C] by grad_output: per sample for
+// reduction none with a per-sample loss, else by the one value. g is the
+// kernel's 1/(N·C) (mean) or 1/C factor, already in grad.
+func marginScaleGrad(c *LowerCtx, what string, grad, gout *stablehlo.Value, n, k int64, perSample bool) (*stablehlo.Value, error) {
+	nk := []int64{n, k}
+	gs := c.Shape(gout)
+	switch {
+	case perSample && numelOf(gs) == n && len(gs) == 1:
+		return c.Binary("multiply", grad, c.BroadcastInDim(c.Convert(gout, c.DType(grad)), nk, []int64{0})), nil
+	case !perSample && numelOf(gs) == 1:
+		return c.Binary("multiply", grad, c.BroadcastInDim(c.Reshape(c.Convert(gout, c.DType(grad)), nil), nk, nil)), nil
+	}
+	return nil, c.Errorf("%s: grad_output of shape %v does not match the loss", what, gs)
+}
+
+func lowerMultiMarginBackward(c *LowerCtx, a *Args) ([]Value, error) {
+	gout, x, target := a.Tensor("grad_output"), a.Tensor("self"), a.Tensor("target")
+	p, margin := a.Scalar("p"), a.Scalar("margin")
+	weight := a.OptTensor("weight")
+	red := a.Int("reduction")
+	if a.Err() != nil {
+		return nil, a.Err()
+	}
+	const what = "multi_margin_loss_backward"
+	if p.Float() != 1 && p.Float() != 2 {
+		return nil, c.Errorf("%s: only p == 1 and p == 2 supported, got %v", what, p)
+	}
+	if red < 0 || red > 2 {
+		return nil, c.Errorf("%s: invalid reduction %d (want 0 none, 1 mean, 2 sum)", what, red)
+	}
+	xr, n, k, err := marginFrames(c, what, x)
+	if err != nil {
+		return nil, err
+	}
+	dt := c.DType(xr)
+	ts := c.Shape(target)
+	if len(ts) > 1 || numelOf(ts) != n || !c.DType(target).IsInteger() {
+		return nil, c.Errorf("%s: inconsistent target: want an integer tensor of %d elements (rank <= 1), got %v %v", what, n, c.DType(target).Torch(), ts)
+	}
+	g := 1 / float64(k)
+	if red == 1 {
+		g = 1 / float64(n*k)
+	}
+	nk := []int64{n, k}
+	t := c.BroadcastInDim(c.Reshape(c.Convert(target, dtype.I64), []int64{n}), nk, []int64{0})
+	hot := c.Compare("EQ", c.Iota(dtype.I64, nk, 1), t)
+	zero := c.Splat(dt, nk, 0)
+	xt := c.Reduce(c.Select(hot, xr, zero), []int64{1}, "add", 0)
+	z := c.Binary("add", c.BroadcastInDim(c.Binary("subtract", c.Splat(dt, []int64{n}, margin.Float()), xt), nk, []int64{0}), xr)
+	h := c.Splat(dt, nk, g)
+	if p.Float() == 2 {
+		h = c.Binary("multiply", c.Splat(dt, nk, 2*g), z)
+	}
+	if weight != nil {
+		if c.Rank(weight) > 1 || numelOf(c.Shape(weight)) != k || c.DType(weight) != dt {
+			return nil, c.Errorf("%s: weight must be a %v tensor of %d elements (rank <= 1), got %v %v", what, dt.Torch(), k, c.DType(weight).Torch(), c.Shape(weight))
+		}
+		w := c.BroadcastInDim(c.Reshape(weight, []int64{k}), nk, []int64{1})
+		wt := c.Reduce(c.Select(hot, w, zero), []int64{1}, "add", 0)
+		h = c.Binary("multiply", h, c.BroadcastInDim(wt, nk, []int64{0}))
+	}
+	keep := c.Binary("and", c.Compare("GT", z, zero), c.Unary("not", hot))
+	gd := c.Select(keep, h, zero)
+	gt := c.Unary("negate", c.Reduce(gd, []int64{1}, "add", 0))
+	grad := c.Select(hot, c.BroadcastInDim(gt, nk, []int64{0}), gd)
+	grad, err = marginScaleGrad(c, what, grad, gout, n, k, red == 0 && len(ts) > 0)
+	if err != nil {
+		return nil, err
+	}
+	return one(c.Reshape(grad, c.Shape(x))), nil
+}
+
+func lowerMultilabelMarginBackward(c *LowerCtx, a *Args) ([]Value, error) {
+	gout, x, target := a.Tensor("grad_output"), a.Tensor("self"), a.Tensor("target")
+	red := a.Int("reduction")
+	isTarget := a.Tensor("is_target")
+	if a.Err() != nil {
+		return nil, a.Err()
+	}
+	const what = "multilabel_margin_loss_backward"
+	if red < 0 || red > 2 {
+		return nil, c.Errorf("%s: invalid reduction %d (want 0 none, 1 mean, 2 sum)", what, red)
+	}
+	xr, n, k, err := marginFrames(c, what, x)
+	if err != nil {
+		return nil, err
+	}
+	dt := c.DType(xr)
+	xs, ts := c.Shape(x), c.Shape(target)
+	okShape := len(xs) <= 1 && len(ts) <= 1 && numelOf(ts) == k || len(xs) == 2 && len(ts) == 2 && ts[0] == n && ts[1] == k
+	if !okShape || !c.DType(target).IsInteger() {
+		return nil, c.Errorf("%s: inconsistent target: want an integer tensor shaped like the input %v, got %v %v", what, xs, c.DType(target).Torch(), ts)
+	}
+	if !sameShape(c.Shape(isTarget), ts) {
+		return nil, c.Errorf("%s: is_target of shape %v, want the target's %v", what, c.Shape(isTarget), ts)
+	}
+	g := 1 / float64(k)
+	if red == 1 {
+		g = 1 / float64(n*k)
+	}
+	nk, nkk := []int64{n, k}, []int64{n, k, k}
+	t := c.Reshape(c.Convert(target, dtype.I64), nk)
+	col := c.Iota(dtype.I64, nk, 1)
+	stop := c.ReduceWith(c.Select(c.Compare("LT", t, c.SplatInt(dtype.I64, nk, 0)), col, c.SplatInt(dtype.I64, nk, k)),
+		[]int64{1}, "minimum", c.SplatInt(dtype.I64, nil, k))
+	valid := c.Compare("LT", col, c.BroadcastInDim(stop, nk, []int64{0}))
+	hot := c.Binary("and",
+		c.Compare("EQ", c.BroadcastInDim(t, nkk, []int64{0, 1}), c.Iota(dtype.I64, nkk, 2)),
+		c.BroadcastInDim(valid, nkk, []int64{0, 1}))
+	isT := c.Reshape(isTarget, nk)
+	notT := c.Compare("EQ", isT, c.Splat(c.DType(isT), nk, 0))
+	zero3 := c.Splat(dt, nkk, 0)
+	x3 := c.BroadcastInDim(xr, nkk, []int64{0, 2})
+	xt := c.Reduce(c.Select(hot, x3, zero3), []int64{2}, "add", 0) // [N, J]
+	z := c.Binary("add", c.BroadcastInDim(c.Binary("subtract", c.Splat(dt, nk, 1), xt), nkk, []int64{0, 1}), x3)
+	keep := c.Binary("and", c.Binary("and", c.Compare("GT", z, zero3), c.BroadcastInDim(valid, nkk, []int64{0, 1})),
+		c.BroadcastInDim(notT, nkk, []int64{0, 2}))
+	m := c.Select(keep, c.Splat(dt, nkk, 1), zero3)
+	plus := c.Reduce(m, []int64{1}, "add", 0)                                      // [N, C]: times class d counted against a target
+	cnt := c.BroadcastInDim(c.Reduce(m, []int64{2}, "add", 0), nkk, []int64{0, 1}) // [N, J, C]: margins of target j
+	minus := c.Reduce(c.Select(hot, cnt, zero3), []int64{1}, "add", 0)
+	grad := c.Binary("multiply", c.Binary("subtract", plus, minus), c.Splat(dt, nk, g))
+	grad, err = marginScaleGrad(c, what, grad, gout, n, k, red == 0 && len(ts) > 1)
+	if err != nil {
+		return nil, err
+	}
+	return one(c.Reshape(grad, xs)), nil
+}

@@ -266,6 +266,41 @@ case("lcse_complex_inf_nan", lambda x: torch.logcumsumexp(x, 1), torch.tensor(
      [complex(inf, 0.5), complex(1, 1), complex(2, -2), complex(-1, 0)],
      [complex(nan, 0), complex(1, 1), complex(2, 0), complex(3, 0)]], dtype=torch.complex64))
 
+# Backward of the margin losses: aten ops called directly, grad_output of
+# the loss's shape, is_target from the real forward.
+torch.manual_seed(3)
+aten = torch.ops.aten
+
+
+def mml_bwd(name, x, t, p, margin, w, red):
+    loss = aten.multi_margin_loss(x, t, p, margin, w, red)
+    go = torch.randn(loss.shape, dtype=x.dtype)
+    if w is None:
+        case(name, lambda go, x, t: aten.multi_margin_loss_backward(go, x, t, p, margin, None, red), go, x, t, core=False)
+    else:
+        case(name, lambda go, x, t, w: aten.multi_margin_loss_backward(go, x, t, p, margin, w, red), go, x, t, w, core=False)
+
+
+mml_bwd("mml_bwd_mean", r(4, 6), torch.tensor([0, 5, 2, 2]), 1, 1.0, None, 1)
+mml_bwd("mml_bwd_p2_sum_weight", r(4, 6), torch.tensor([0, 5, 2, 2]), 2, 0.7, torch.rand(6) + 0.2, 2)
+mml_bwd("mml_bwd_none", r(5, 3), torch.tensor([2, 1, 0, 0, 2]), 1, 1.5, None, 0)
+mml_bwd("mml_bwd_f64_p2_none_weight", r(3, 4, dtype=torch.float64), torch.tensor([3, 0, 1]), 2, 1.0, torch.rand(4, dtype=torch.float64), 0)
+mml_bwd("mml_bwd_1d", r(5), torch.tensor([3]), 1, 1.0, None, 1)
+
+
+def mlml_bwd(name, x, t, red):
+    loss, ist = aten.multilabel_margin_loss_forward(x, t, red)
+    go = torch.randn(loss.shape, dtype=x.dtype)
+    case(name, lambda go, x, t, ist: aten.multilabel_margin_loss_backward(go, x, t, red, ist), go, x, t, ist, core=False)
+
+
+mtgt = torch.tensor([[3, 0, -1, 1, 1], [0, 1, 2, 3, 4], [-1, 2, 3, 0, 0], [4, 4, -1, 2, 2]])
+mlml_bwd("mlml_bwd_mean", r(4, 5), mtgt, 1)
+mlml_bwd("mlml_bwd_sum", r(4, 5), mtgt, 2)
+mlml_bwd("mlml_bwd_none", r(4, 5), mtgt, 0)
+mlml_bwd("mlml_bwd_f64_none", r(4, 5, dtype=torch.float64), mtgt, 0)
+mlml_bwd("mlml_bwd_1d", r(4), torch.tensor([2, 1, -1, 0]), 0)
+
 # A symbolic batch dim.
 torch.manual_seed(2)
 B = torch.export.Dim("B", min=2, max=64)
