@@ -163,3 +163,22 @@ func BenchmarkSgemm(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkSgemmNT multiplies by a transposed B, as a linear layer does
+// (x·Wᵀ with W stored out×in): a batch of 64 rows and a square product.
+func BenchmarkSgemmNT(b *testing.B) {
+	ks := active
+	for _, s := range [][3]int{{64, 1024, 1024}, {1024, 1024, 1024}} {
+		m, n, k := s[0], s[1], s[2]
+		b.Run(fmt.Sprintf("%s/%dx%dx%d", ks.name, m, n, k), func(b *testing.B) {
+			r := rand.New(rand.NewPCG(1, 2))
+			a, w, c := randMat(r, m*k), randMat(r, n*k), make([]float32, m*n)
+			flops := 2 * float64(m) * float64(n) * float64(k)
+			cpu0 := processCPU()
+			for i := 0; i < b.N; i++ {
+				sgemm(ks, m, n, k, RowMajor(a, k), RowMajor(w, k).Transposed(), c, n, false, 1)
+			}
+			reportFlops(b, flops*float64(b.N), processCPU()-cpu0, 1)
+		})
+	}
+}

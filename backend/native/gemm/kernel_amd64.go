@@ -23,6 +23,9 @@ func transposeA14(p, src *float32, lda, n16 int)
 func copyB32(dst, src *float32, ldb, kb, np int)
 
 //go:noescape
+func transposeB16(dst, src *float32, ldb, n16 int)
+
+//go:noescape
 func peakFMA512(n int)
 
 //go:noescape

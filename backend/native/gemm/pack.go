@@ -73,11 +73,22 @@ func packBBlock(nr int, dst []float32, b Matrix, p0, j0, kb, nb int) {
 			clear(p)
 		}
 		if b.RowStride == 1 && nn == nr { // B transposed: each column is a run
-			for j := 0; j < nn; j++ {
+			t := 0
+			if hasCopyB32 && nr == 32 && kb >= 16 && b.ColStride > 0 {
+				// 16 k steps at a time, per half panel, in AVX-512
+				t = kb / 16 * 16
+				for h := 0; h < 32; h += 16 {
+					base := b.Off + p0 + (j0+jr+h)*b.ColStride
+					_ = b.Data[base+15*b.ColStride+t-1]
+					_ = p[(t-1)*nr+h+15]
+					transposeB16(&p[h], &b.Data[base], b.ColStride, t/16)
+				}
+			}
+			for j := 0; j < nn && t < kb; j++ {
 				base := b.Off + p0 + (j0+jr+j)*b.ColStride
-				col := b.Data[base : base+kb]
+				col := b.Data[base+t : base+kb]
 				for q, v := range col {
-					p[q*nr+j] = v
+					p[(t+q)*nr+j] = v
 				}
 			}
 			continue

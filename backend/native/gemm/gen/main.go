@@ -15,8 +15,36 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 )
+
+var unroll = map[string]int{"": 2, "4": 4, "8": 8}[os.Getenv("UNROLL")]
+
+var pfA, _ = strconv.Atoi(os.Getenv("PFA"))
+
+var bcstFMA = os.Getenv("BCST") != ""
+
+// prefetchC prefetches the C line at off(R8) for writing: PREFETCHW (which
+// the Go assembler lacks, so spelled out: 0F 0D /1 with R8 as base), or
+// PREFETCHT0 with pfW off. Both kernels write every line of the C tile; a
+// line fetched shared needs a second, ownership request at the store.
+func prefetchC(w func(string, ...any), off int) {
+	if !pfW {
+		w("\tPREFETCHT0 %d(R8)", off)
+		return
+	}
+	switch {
+	case off == 0:
+		w("\tBYTE $0x41; BYTE $0x0f; BYTE $0x0d; BYTE $0x08 // PREFETCHW (R8)")
+	case off < 128:
+		w("\tBYTE $0x41; BYTE $0x0f; BYTE $0x0d; BYTE $0x48; BYTE $0x%02x // PREFETCHW %d(R8)", off, off)
+	default:
+		panic("prefetchC: offset out of disp8 range")
+	}
+}
+
+var pfW = os.Getenv("PFW") != ""
 
 type kernel struct {
 	name   string
@@ -67,9 +95,9 @@ func (k kernel) emit(w func(string, ...any), set bool) {
 	w("\tMOVQ DI, R8")
 	for r := 0; r < k.mr; r++ {
 		for off := 0; off < vb*k.nv; off += 64 {
-			w("\tPREFETCHT0 %d(R8)", off)
+			prefetchC(w, off)
 		}
-		w("\tPREFETCHT0 %d(R8)", vb*k.nv-4)
+		prefetchC(w, vb*k.nv-4)
 		if r < k.mr-1 {
 			w("\tADDQ DX, R8")
 		}
@@ -91,6 +119,9 @@ func (k kernel) emit(w func(string, ...any), set bool) {
 		for off := 0; off < vb*k.nv; off += 64 {
 			w("\tPREFETCHT0 %d(BX)", k.pfB+boff+off)
 		}
+		if pfA > 0 {
+			w("\tPREFETCHT0 %d(AX)", pfA+aoff)
+		}
 		// one broadcast per A element, alternating between the free
 		// registers so consecutive rows do not wait on each other
 		nbc := 1
@@ -98,6 +129,12 @@ func (k kernel) emit(w func(string, ...any), set bool) {
 			nbc = 32 - nacc - k.nv
 		}
 		for r := 0; r < k.mr; r++ {
+			if k.avx512 && bcstFMA {
+				for v := 0; v < k.nv; v++ {
+					w("\tVFMADD231PS.BCST %d(AX), %s, %s", aoff+4*r, reg(nacc+v), reg(r*k.nv+v))
+				}
+				continue
+			}
 			bc := reg(nacc + k.nv + r%nbc)
 			w("\tVBROADCASTSS %d(AX), %s", aoff+4*r, bc)
 			for v := 0; v < k.nv; v++ {
@@ -106,21 +143,28 @@ func (k kernel) emit(w func(string, ...any), set bool) {
 		}
 	}
 	as, bs := 4*k.astride(), vb*k.nv
-	// an odd step first, then the loop two steps at a time (half the
-	// pointer and counter updates)
-	w("\tTESTQ $1, CX")
-	w("\tJEQ %s_even", name)
-	step(0, 0)
-	w("\tADDQ $%d, AX", as)
-	w("\tADDQ $%d, BX", bs)
-	w("%s_even:", name)
-	w("\tSHRQ $1, CX")
+	// the kc%unroll odd steps first (one, two, four… at a time), then the
+	// loop unroll steps at a time (fewer pointer and counter updates)
+	shift := 0
+	for u := 1; u < unroll; u *= 2 {
+		w("\tTESTQ $%d, CX", u)
+		w("\tJEQ %s_skip%d", name, u)
+		for i := 0; i < u; i++ {
+			step(i*as, i*bs)
+		}
+		w("\tADDQ $%d, AX", u*as)
+		w("\tADDQ $%d, BX", u*bs)
+		w("%s_skip%d:", name, u)
+		shift++
+	}
+	w("\tSHRQ $%d, CX", shift)
 	w("\tJEQ %s_store", name)
 	w("%s_loop:", name)
-	step(0, 0)
-	step(as, bs)
-	w("\tADDQ $%d, AX", 2*as)
-	w("\tADDQ $%d, BX", 2*bs)
+	for i := 0; i < unroll; i++ {
+		step(i*as, i*bs)
+	}
+	w("\tADDQ $%d, AX", unroll*as)
+	w("\tADDQ $%d, BX", unroll*bs)
 	w("\tDECQ CX")
 	w("\tJNE %s_loop", name)
 	w("%s_store:", name)
@@ -315,6 +359,79 @@ func gatherConv(w func(string, ...any)) {
 	w("")
 }
 
+// transB16AVX512 writes transposeB16: 16 columns of a transposed B (each
+// column a contiguous run of k, column stride ldb floats), 16 k steps at a
+// time: 16 vectors loaded, transposed in registers as in transposeA14, and
+// stored as the 16 k steps' rows of half a 32-column micro-panel (128
+// bytes apart). The scalar Go loop it replaces wrote one float per step.
+func transB16AVX512(w func(string, ...any)) {
+	z := func(i int) string { return fmt.Sprintf("Z%d", i) }
+	w("// func transposeB16(dst, src *float32, ldb, n16 int)")
+	w("TEXT ·transposeB16(SB), NOSPLIT, $0-32")
+	w("\tMOVQ dst+0(FP), DI")
+	w("\tMOVQ src+8(FP), SI")
+	w("\tMOVQ ldb+16(FP), DX")
+	w("\tMOVQ n16+24(FP), CX")
+	w("\tSHLQ $2, DX")
+	w("\tLEAQ (DX)(DX*2), BX") // 3 columns
+	w("\tLEAQ (SI)(DX*4), R8")
+	w("\tADDQ DX, R8") // column 5
+	w("\tLEAQ (R8)(DX*4), R9")
+	w("\tADDQ DX, R9") // column 10
+	w("\tLEAQ (R9)(DX*4), R10")
+	w("\tADDQ DX, R10") // column 15
+	w("\tTESTQ CX, CX")
+	w("\tJEQ transposeB16_done")
+	w("transposeB16_loop:")
+	cols := []string{"(SI)", "(SI)(DX*1)", "(SI)(DX*2)", "(SI)(BX*1)", "(SI)(DX*4)", "(R8)", "(SI)(BX*2)",
+		"(R8)(DX*2)", "(SI)(DX*8)", "(R8)(DX*4)", "(R9)", "(R8)(BX*2)", "(SI)(BX*4)", "(R8)(DX*8)", "(R9)(DX*4)", "(R10)"}
+	for i, a := range cols {
+		w("\tVMOVUPS %s, %s", a, z(i))
+	}
+	for i := 0; i < 16; i += 2 {
+		w("\tVUNPCKLPS %s, %s, %s", z(i+1), z(i), z(16+i))
+		w("\tVUNPCKHPS %s, %s, %s", z(i+1), z(i), z(16+i+1))
+	}
+	for g := 0; g < 16; g += 4 {
+		t := 16 + g
+		w("\tVUNPCKLPD %s, %s, %s", z(t+2), z(t), z(g))
+		w("\tVUNPCKHPD %s, %s, %s", z(t+2), z(t), z(g+1))
+		w("\tVUNPCKLPD %s, %s, %s", z(t+3), z(t+1), z(g+2))
+		w("\tVUNPCKHPD %s, %s, %s", z(t+3), z(t+1), z(g+3))
+	}
+	for c := 0; c < 4; c++ {
+		x := func(g int) string { return z(4*g + c) }
+		v := 16 + 4*c
+		w("\tVSHUFF32X4 $0x44, %s, %s, %s", x(1), x(0), z(v))
+		w("\tVSHUFF32X4 $0xee, %s, %s, %s", x(1), x(0), z(v+1))
+		w("\tVSHUFF32X4 $0x44, %s, %s, %s", x(3), x(2), z(v+2))
+		w("\tVSHUFF32X4 $0xee, %s, %s, %s", x(3), x(2), z(v+3))
+	}
+	for c := 0; c < 4; c++ {
+		v := 16 + 4*c
+		for l, sel := range []struct {
+			imm  string
+			a, b int
+		}{{"$0x88", v, v + 2}, {"$0xdd", v, v + 2}, {"$0x88", v + 1, v + 3}, {"$0xdd", v + 1, v + 3}} {
+			w("\tVSHUFF32X4 %s, %s, %s, %s", sel.imm, z(sel.b), z(sel.a), z(c*4+l))
+		}
+	}
+	for q := 0; q < 16; q++ {
+		w("\tVMOVUPS %s, %d(DI)", z(q%4*4+q/4), 128*q)
+	}
+	w("\tADDQ $64, SI")
+	w("\tADDQ $64, R8")
+	w("\tADDQ $64, R9")
+	w("\tADDQ $64, R10")
+	w("\tADDQ $%d, DI", 16*128)
+	w("\tDECQ CX")
+	w("\tJNE transposeB16_loop")
+	w("transposeB16_done:")
+	w("\tVZEROUPPER")
+	w("\tRET")
+	w("")
+}
+
 // packB32AVX512 writes copyB32: kb rows of np 32-column B micro-panels
 // from a row-major B (row stride ldb floats) into packed panels (each kb·32
 // floats, k-major). Row by row: one sequential read stream and np write
@@ -405,6 +522,7 @@ func main() {
 	}
 	packA14AVX512(w)
 	packB32AVX512(w)
+	transB16AVX512(w)
 	peakFMA(w)
 	gatherConv(w)
 	write("kernel_amd64.s", s.Bytes())
