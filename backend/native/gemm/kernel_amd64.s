@@ -99,7 +99,7 @@ TEXT ·k14x32acc(SB), NOSPLIT, $0-40
 	TESTQ CX, CX
 	JEQ k14x32acc_store
 	TESTQ $1, CX
-	JEQ k14x32acc_skip1
+	JEQ k14x32acc_even
 	VMOVUPS 0(BX), Z28
 	VMOVUPS 64(BX), Z29
 	PREFETCHT0 1024(BX)
@@ -148,7 +148,7 @@ TEXT ·k14x32acc(SB), NOSPLIT, $0-40
 	VFMADD231PS Z31, Z29, Z27
 	ADDQ $56, AX
 	ADDQ $128, BX
-k14x32acc_skip1:
+k14x32acc_even:
 	SHRQ $1, CX
 	JEQ k14x32acc_store
 k14x32acc_loop:
@@ -416,7 +416,7 @@ TEXT ·k14x32set(SB), NOSPLIT, $0-40
 	TESTQ CX, CX
 	JEQ k14x32set_store
 	TESTQ $1, CX
-	JEQ k14x32set_skip1
+	JEQ k14x32set_even
 	VMOVUPS 0(BX), Z28
 	VMOVUPS 64(BX), Z29
 	PREFETCHT0 1024(BX)
@@ -465,7 +465,7 @@ TEXT ·k14x32set(SB), NOSPLIT, $0-40
 	VFMADD231PS Z31, Z29, Z27
 	ADDQ $56, AX
 	ADDQ $128, BX
-k14x32set_skip1:
+k14x32set_even:
 	SHRQ $1, CX
 	JEQ k14x32set_store
 k14x32set_loop:
@@ -627,7 +627,7 @@ TEXT ·k1of14x32acc(SB), NOSPLIT, $0-40
 	TESTQ CX, CX
 	JEQ k1of14x32acc_store
 	TESTQ $1, CX
-	JEQ k1of14x32acc_skip1
+	JEQ k1of14x32acc_even
 	VMOVUPS 0(BX), Z2
 	VMOVUPS 64(BX), Z3
 	PREFETCHT0 1024(BX)
@@ -637,7 +637,7 @@ TEXT ·k1of14x32acc(SB), NOSPLIT, $0-40
 	VFMADD231PS Z4, Z3, Z1
 	ADDQ $56, AX
 	ADDQ $128, BX
-k1of14x32acc_skip1:
+k1of14x32acc_even:
 	SHRQ $1, CX
 	JEQ k1of14x32acc_store
 k1of14x32acc_loop:
@@ -684,7 +684,7 @@ TEXT ·k1of14x32set(SB), NOSPLIT, $0-40
 	TESTQ CX, CX
 	JEQ k1of14x32set_store
 	TESTQ $1, CX
-	JEQ k1of14x32set_skip1
+	JEQ k1of14x32set_even
 	VMOVUPS 0(BX), Z2
 	VMOVUPS 64(BX), Z3
 	PREFETCHT0 1024(BX)
@@ -694,7 +694,7 @@ TEXT ·k1of14x32set(SB), NOSPLIT, $0-40
 	VFMADD231PS Z4, Z3, Z1
 	ADDQ $56, AX
 	ADDQ $128, BX
-k1of14x32set_skip1:
+k1of14x32set_even:
 	SHRQ $1, CX
 	JEQ k1of14x32set_store
 k1of14x32set_loop:
@@ -745,7 +745,7 @@ TEXT ·k2of14x32acc(SB), NOSPLIT, $0-40
 	TESTQ CX, CX
 	JEQ k2of14x32acc_store
 	TESTQ $1, CX
-	JEQ k2of14x32acc_skip1
+	JEQ k2of14x32acc_even
 	VMOVUPS 0(BX), Z4
 	VMOVUPS 64(BX), Z5
 	PREFETCHT0 1024(BX)
@@ -758,7 +758,7 @@ TEXT ·k2of14x32acc(SB), NOSPLIT, $0-40
 	VFMADD231PS Z7, Z5, Z3
 	ADDQ $56, AX
 	ADDQ $128, BX
-k2of14x32acc_skip1:
+k2of14x32acc_even:
 	SHRQ $1, CX
 	JEQ k2of14x32acc_store
 k2of14x32acc_loop:
@@ -822,7 +822,7 @@ TEXT ·k2of14x32set(SB), NOSPLIT, $0-40
 	TESTQ CX, CX
 	JEQ k2of14x32set_store
 	TESTQ $1, CX
-	JEQ k2of14x32set_skip1
+	JEQ k2of14x32set_even
 	VMOVUPS 0(BX), Z4
 	VMOVUPS 64(BX), Z5
 	PREFETCHT0 1024(BX)
@@ -835,7 +835,7 @@ TEXT ·k2of14x32set(SB), NOSPLIT, $0-40
 	VFMADD231PS Z7, Z5, Z3
 	ADDQ $56, AX
 	ADDQ $128, BX
-k2of14x32set_skip1:
+k2of14x32set_even:
 	SHRQ $1, CX
 	JEQ k2of14x32set_store
 k2of14x32set_loop:
@@ -901,7 +901,7 @@ TEXT ·k3of14x32acc(SB), NOSPLIT, $0-40
 	TESTQ CX, CX
 	JEQ k3of14x32acc_store
 	TESTQ $1, CX
-	JEQ k3of14x32acc_skip1
+	JEQ k3of14x32acc_even
 	VMOVUPS 0(BX), Z6
 	VMOVUPS 64(BX), Z7
 	PREFETCHT0 1024(BX)
@@ -917,7 +917,7 @@ TEXT ·k3of14x32acc(SB), NOSPLIT, $0-40
 	VFMADD231PS Z10, Z7, Z5
 	ADDQ $56, AX
 	ADDQ $128, BX
-k3of14x32acc_skip1:
+k3of14x32acc_even:
 	SHRQ $1, CX
 	JEQ k3of14x32acc_store
 k3of14x32acc_loop:
@@ -998,7 +998,7 @@ TEXT ·k3of14x32set(SB), NOSPLIT, $0-40
 	TESTQ CX, CX
 	JEQ k3of14x32set_store
 	TESTQ $1, CX
-	JEQ k3of14x32set_skip1
+	JEQ k3of14x32set_even
 	VMOVUPS 0(BX), Z6
 	VMOVUPS 64(BX), Z7
 	PREFETCHT0 1024(BX)
@@ -1014,7 +1014,7 @@ TEXT ·k3of14x32set(SB), NOSPLIT, $0-40
 	VFMADD231PS Z10, Z7, Z5
 	ADDQ $56, AX
 	ADDQ $128, BX
-k3of14x32set_skip1:
+k3of14x32set_even:
 	SHRQ $1, CX
 	JEQ k3of14x32set_store
 k3of14x32set_loop:
@@ -1095,7 +1095,7 @@ TEXT ·k4of14x32acc(SB), NOSPLIT, $0-40
 	TESTQ CX, CX
 	JEQ k4of14x32acc_store
 	TESTQ $1, CX
-	JEQ k4of14x32acc_skip1
+	JEQ k4of14x32acc_even
 	VMOVUPS 0(BX), Z8
 	VMOVUPS 64(BX), Z9
 	PREFETCHT0 1024(BX)
@@ -1114,7 +1114,7 @@ TEXT ·k4of14x32acc(SB), NOSPLIT, $0-40
 	VFMADD231PS Z13, Z9, Z7
 	ADDQ $56, AX
 	ADDQ $128, BX
-k4of14x32acc_skip1:
+k4of14x32acc_even:
 	SHRQ $1, CX
 	JEQ k4of14x32acc_store
 k4of14x32acc_loop:
@@ -1212,7 +1212,7 @@ TEXT ·k4of14x32set(SB), NOSPLIT, $0-40
 	TESTQ CX, CX
 	JEQ k4of14x32set_store
 	TESTQ $1, CX
-	JEQ k4of14x32set_skip1
+	JEQ k4of14x32set_even
 	VMOVUPS 0(BX), Z8
 	VMOVUPS 64(BX), Z9
 	PREFETCHT0 1024(BX)
@@ -1231,7 +1231,7 @@ TEXT ·k4of14x32set(SB), NOSPLIT, $0-40
 	VFMADD231PS Z13, Z9, Z7
 	ADDQ $56, AX
 	ADDQ $128, BX
-k4of14x32set_skip1:
+k4of14x32set_even:
 	SHRQ $1, CX
 	JEQ k4of14x32set_store
 k4of14x32set_loop:
@@ -1327,7 +1327,7 @@ TEXT ·k5of14x32acc(SB), NOSPLIT, $0-40
 	TESTQ CX, CX
 	JEQ k5of14x32acc_store
 	TESTQ $1, CX
-	JEQ k5of14x32acc_skip1
+	JEQ k5of14x32acc_even
 	VMOVUPS 0(BX), Z10
 	VMOVUPS 64(BX), Z11
 	PREFETCHT0 1024(BX)
@@ -1349,7 +1349,7 @@ TEXT ·k5of14x32acc(SB), NOSPLIT, $0-40
 	VFMADD231PS Z16, Z11, Z9
 	ADDQ $56, AX
 	ADDQ $128, BX
-k5of14x32acc_skip1:
+k5of14x32acc_even:
 	SHRQ $1, CX
 	JEQ k5of14x32acc_store
 k5of14x32acc_loop:
@@ -1464,7 +1464,7 @@ TEXT ·k5of14x32set(SB), NOSPLIT, $0-40
 	TESTQ CX, CX
 	JEQ k5of14x32set_store
 	TESTQ $1, CX
-	JEQ k5of14x32set_skip1
+	JEQ k5of14x32set_even
 	VMOVUPS 0(BX), Z10
 	VMOVUPS 64(BX), Z11
 	PREFETCHT0 1024(BX)
@@ -1486,7 +1486,7 @@ TEXT ·k5of14x32set(SB), NOSPLIT, $0-40
 	VFMADD231PS Z16, Z11, Z9
 	ADDQ $56, AX
 	ADDQ $128, BX
-k5of14x32set_skip1:
+k5of14x32set_even:
 	SHRQ $1, CX
 	JEQ k5of14x32set_store
 k5of14x32set_loop:
@@ -1597,7 +1597,7 @@ TEXT ·k6of14x32acc(SB), NOSPLIT, $0-40
 	TESTQ CX, CX
 	JEQ k6of14x32acc_store
 	TESTQ $1, CX
-	JEQ k6of14x32acc_skip1
+	JEQ k6of14x32acc_even
 	VMOVUPS 0(BX), Z12
 	VMOVUPS 64(BX), Z13
 	PREFETCHT0 1024(BX)
@@ -1622,7 +1622,7 @@ TEXT ·k6of14x32acc(SB), NOSPLIT, $0-40
 	VFMADD231PS Z19, Z13, Z11
 	ADDQ $56, AX
 	ADDQ $128, BX
-k6of14x32acc_skip1:
+k6of14x32acc_even:
 	SHRQ $1, CX
 	JEQ k6of14x32acc_store
 k6of14x32acc_loop:
@@ -1754,7 +1754,7 @@ TEXT ·k6of14x32set(SB), NOSPLIT, $0-40
 	TESTQ CX, CX
 	JEQ k6of14x32set_store
 	TESTQ $1, CX
-	JEQ k6of14x32set_skip1
+	JEQ k6of14x32set_even
 	VMOVUPS 0(BX), Z12
 	VMOVUPS 64(BX), Z13
 	PREFETCHT0 1024(BX)
@@ -1779,7 +1779,7 @@ TEXT ·k6of14x32set(SB), NOSPLIT, $0-40
 	VFMADD231PS Z19, Z13, Z11
 	ADDQ $56, AX
 	ADDQ $128, BX
-k6of14x32set_skip1:
+k6of14x32set_even:
 	SHRQ $1, CX
 	JEQ k6of14x32set_store
 k6of14x32set_loop:
@@ -1905,7 +1905,7 @@ TEXT ·k7of14x32acc(SB), NOSPLIT, $0-40
 	TESTQ CX, CX
 	JEQ k7of14x32acc_store
 	TESTQ $1, CX
-	JEQ k7of14x32acc_skip1
+	JEQ k7of14x32acc_even
 	VMOVUPS 0(BX), Z14
 	VMOVUPS 64(BX), Z15
 	PREFETCHT0 1024(BX)
@@ -1933,7 +1933,7 @@ TEXT ·k7of14x32acc(SB), NOSPLIT, $0-40
 	VFMADD231PS Z22, Z15, Z13
 	ADDQ $56, AX
 	ADDQ $128, BX
-k7of14x32acc_skip1:
+k7of14x32acc_even:
 	SHRQ $1, CX
 	JEQ k7of14x32acc_store
 k7of14x32acc_loop:
@@ -2082,7 +2082,7 @@ TEXT ·k7of14x32set(SB), NOSPLIT, $0-40
 	TESTQ CX, CX
 	JEQ k7of14x32set_store
 	TESTQ $1, CX
-	JEQ k7of14x32set_skip1
+	JEQ k7of14x32set_even
 	VMOVUPS 0(BX), Z14
 	VMOVUPS 64(BX), Z15
 	PREFETCHT0 1024(BX)
@@ -2110,7 +2110,7 @@ TEXT ·k7of14x32set(SB), NOSPLIT, $0-40
 	VFMADD231PS Z22, Z15, Z13
 	ADDQ $56, AX
 	ADDQ $128, BX
-k7of14x32set_skip1:
+k7of14x32set_even:
 	SHRQ $1, CX
 	JEQ k7of14x32set_store
 k7of14x32set_loop:
@@ -2251,7 +2251,7 @@ TEXT ·k8of14x32acc(SB), NOSPLIT, $0-40
 	TESTQ CX, CX
 	JEQ k8of14x32acc_store
 	TESTQ $1, CX
-	JEQ k8of14x32acc_skip1
+	JEQ k8of14x32acc_even
 	VMOVUPS 0(BX), Z16
 	VMOVUPS 64(BX), Z17
 	PREFETCHT0 1024(BX)
@@ -2282,7 +2282,7 @@ TEXT ·k8of14x32acc(SB), NOSPLIT, $0-40
 	VFMADD231PS Z25, Z17, Z15
 	ADDQ $56, AX
 	ADDQ $128, BX
-k8of14x32acc_skip1:
+k8of14x32acc_even:
 	SHRQ $1, CX
 	JEQ k8of14x32acc_store
 k8of14x32acc_loop:
@@ -2448,7 +2448,7 @@ TEXT ·k8of14x32set(SB), NOSPLIT, $0-40
 	TESTQ CX, CX
 	JEQ k8of14x32set_store
 	TESTQ $1, CX
-	JEQ k8of14x32set_skip1
+	JEQ k8of14x32set_even
 	VMOVUPS 0(BX), Z16
 	VMOVUPS 64(BX), Z17
 	PREFETCHT0 1024(BX)
@@ -2479,7 +2479,7 @@ TEXT ·k8of14x32set(SB), NOSPLIT, $0-40
 	VFMADD231PS Z25, Z17, Z15
 	ADDQ $56, AX
 	ADDQ $128, BX
-k8of14x32set_skip1:
+k8of14x32set_even:
 	SHRQ $1, CX
 	JEQ k8of14x32set_store
 k8of14x32set_loop:
@@ -2635,7 +2635,7 @@ TEXT ·k9of14x32acc(SB), NOSPLIT, $0-40
 	TESTQ CX, CX
 	JEQ k9of14x32acc_store
 	TESTQ $1, CX
-	JEQ k9of14x32acc_skip1
+	JEQ k9of14x32acc_even
 	VMOVUPS 0(BX), Z18
 	VMOVUPS 64(BX), Z19
 	PREFETCHT0 1024(BX)
@@ -2669,7 +2669,7 @@ TEXT ·k9of14x32acc(SB), NOSPLIT, $0-40
 	VFMADD231PS Z28, Z19, Z17
 	ADDQ $56, AX
 	ADDQ $128, BX
-k9of14x32acc_skip1:
+k9of14x32acc_even:
 	SHRQ $1, CX
 	JEQ k9of14x32acc_store
 k9of14x32acc_loop:
@@ -2852,7 +2852,7 @@ TEXT ·k9of14x32set(SB), NOSPLIT, $0-40
 	TESTQ CX, CX
 	JEQ k9of14x32set_store
 	TESTQ $1, CX
-	JEQ k9of14x32set_skip1
+	JEQ k9of14x32set_even
 	VMOVUPS 0(BX), Z18
 	VMOVUPS 64(BX), Z19
 	PREFETCHT0 1024(BX)
@@ -2886,7 +2886,7 @@ TEXT ·k9of14x32set(SB), NOSPLIT, $0-40
 	VFMADD231PS Z28, Z19, Z17
 	ADDQ $56, AX
 	ADDQ $128, BX
-k9of14x32set_skip1:
+k9of14x32set_even:
 	SHRQ $1, CX
 	JEQ k9of14x32set_store
 k9of14x32set_loop:
@@ -3057,7 +3057,7 @@ TEXT ·k10of14x32acc(SB), NOSPLIT, $0-40
 	TESTQ CX, CX
 	JEQ k10of14x32acc_store
 	TESTQ $1, CX
-	JEQ k10of14x32acc_skip1
+	JEQ k10of14x32acc_even
 	VMOVUPS 0(BX), Z20
 	VMOVUPS 64(BX), Z21
 	PREFETCHT0 1024(BX)
@@ -3094,7 +3094,7 @@ TEXT ·k10of14x32acc(SB), NOSPLIT, $0-40
 	VFMADD231PS Z31, Z21, Z19
 	ADDQ $56, AX
 	ADDQ $128, BX
-k10of14x32acc_skip1:
+k10of14x32acc_even:
 	SHRQ $1, CX
 	JEQ k10of14x32acc_store
 k10of14x32acc_loop:
@@ -3294,7 +3294,7 @@ TEXT ·k10of14x32set(SB), NOSPLIT, $0-40
 	TESTQ CX, CX
 	JEQ k10of14x32set_store
 	TESTQ $1, CX
-	JEQ k10of14x32set_skip1
+	JEQ k10of14x32set_even
 	VMOVUPS 0(BX), Z20
 	VMOVUPS 64(BX), Z21
 	PREFETCHT0 1024(BX)
@@ -3331,7 +3331,7 @@ TEXT ·k10of14x32set(SB), NOSPLIT, $0-40
 	VFMADD231PS Z31, Z21, Z19
 	ADDQ $56, AX
 	ADDQ $128, BX
-k10of14x32set_skip1:
+k10of14x32set_even:
 	SHRQ $1, CX
 	JEQ k10of14x32set_store
 k10of14x32set_loop:
@@ -3517,7 +3517,7 @@ TEXT ·k11of14x32acc(SB), NOSPLIT, $0-40
 	TESTQ CX, CX
 	JEQ k11of14x32acc_store
 	TESTQ $1, CX
-	JEQ k11of14x32acc_skip1
+	JEQ k11of14x32acc_even
 	VMOVUPS 0(BX), Z22
 	VMOVUPS 64(BX), Z23
 	PREFETCHT0 1024(BX)
@@ -3557,7 +3557,7 @@ TEXT ·k11of14x32acc(SB), NOSPLIT, $0-40
 	VFMADD231PS Z26, Z23, Z21
 	ADDQ $56, AX
 	ADDQ $128, BX
-k11of14x32acc_skip1:
+k11of14x32acc_even:
 	SHRQ $1, CX
 	JEQ k11of14x32acc_store
 k11of14x32acc_loop:
@@ -3774,7 +3774,7 @@ TEXT ·k11of14x32set(SB), NOSPLIT, $0-40
 	TESTQ CX, CX
 	JEQ k11of14x32set_store
 	TESTQ $1, CX
-	JEQ k11of14x32set_skip1
+	JEQ k11of14x32set_even
 	VMOVUPS 0(BX), Z22
 	VMOVUPS 64(BX), Z23
 	PREFETCHT0 1024(BX)
@@ -3814,7 +3814,7 @@ TEXT ·k11of14x32set(SB), NOSPLIT, $0-40
 	VFMADD231PS Z26, Z23, Z21
 	ADDQ $56, AX
 	ADDQ $128, BX
-k11of14x32set_skip1:
+k11of14x32set_even:
 	SHRQ $1, CX
 	JEQ k11of14x32set_store
 k11of14x32set_loop:
@@ -4015,7 +4015,7 @@ TEXT ·k12of14x32acc(SB), NOSPLIT, $0-40
 	TESTQ CX, CX
 	JEQ k12of14x32acc_store
 	TESTQ $1, CX
-	JEQ k12of14x32acc_skip1
+	JEQ k12of14x32acc_even
 	VMOVUPS 0(BX), Z24
 	VMOVUPS 64(BX), Z25
 	PREFETCHT0 1024(BX)
@@ -4058,7 +4058,7 @@ TEXT ·k12of14x32acc(SB), NOSPLIT, $0-40
 	VFMADD231PS Z31, Z25, Z23
 	ADDQ $56, AX
 	ADDQ $128, BX
-k12of14x32acc_skip1:
+k12of14x32acc_even:
 	SHRQ $1, CX
 	JEQ k12of14x32acc_store
 k12of14x32acc_loop:
@@ -4292,7 +4292,7 @@ TEXT ·k12of14x32set(SB), NOSPLIT, $0-40
 	TESTQ CX, CX
 	JEQ k12of14x32set_store
 	TESTQ $1, CX
-	JEQ k12of14x32set_skip1
+	JEQ k12of14x32set_even
 	VMOVUPS 0(BX), Z24
 	VMOVUPS 64(BX), Z25
 	PREFETCHT0 1024(BX)
@@ -4335,7 +4335,7 @@ TEXT ·k12of14x32set(SB), NOSPLIT, $0-40
 	VFMADD231PS Z31, Z25, Z23
 	ADDQ $56, AX
 	ADDQ $128, BX
-k12of14x32set_skip1:
+k12of14x32set_even:
 	SHRQ $1, CX
 	JEQ k12of14x32set_store
 k12of14x32set_loop:
@@ -4551,7 +4551,7 @@ TEXT ·k13of14x32acc(SB), NOSPLIT, $0-40
 	TESTQ CX, CX
 	JEQ k13of14x32acc_store
 	TESTQ $1, CX
-	JEQ k13of14x32acc_skip1
+	JEQ k13of14x32acc_even
 	VMOVUPS 0(BX), Z26
 	VMOVUPS 64(BX), Z27
 	PREFETCHT0 1024(BX)
@@ -4597,7 +4597,7 @@ TEXT ·k13of14x32acc(SB), NOSPLIT, $0-40
 	VFMADD231PS Z28, Z27, Z25
 	ADDQ $56, AX
 	ADDQ $128, BX
-k13of14x32acc_skip1:
+k13of14x32acc_even:
 	SHRQ $1, CX
 	JEQ k13of14x32acc_store
 k13of14x32acc_loop:
@@ -4848,7 +4848,7 @@ TEXT ·k13of14x32set(SB), NOSPLIT, $0-40
 	TESTQ CX, CX
 	JEQ k13of14x32set_store
 	TESTQ $1, CX
-	JEQ k13of14x32set_skip1
+	JEQ k13of14x32set_even
 	VMOVUPS 0(BX), Z26
 	VMOVUPS 64(BX), Z27
 	PREFETCHT0 1024(BX)
@@ -4894,7 +4894,7 @@ TEXT ·k13of14x32set(SB), NOSPLIT, $0-40
 	VFMADD231PS Z28, Z27, Z25
 	ADDQ $56, AX
 	ADDQ $128, BX
-k13of14x32set_skip1:
+k13of14x32set_even:
 	SHRQ $1, CX
 	JEQ k13of14x32set_store
 k13of14x32set_loop:
@@ -5071,7 +5071,7 @@ TEXT ·k6x16acc(SB), NOSPLIT, $0-40
 	TESTQ CX, CX
 	JEQ k6x16acc_store
 	TESTQ $1, CX
-	JEQ k6x16acc_skip1
+	JEQ k6x16acc_even
 	VMOVUPS 0(BX), Y12
 	VMOVUPS 32(BX), Y13
 	PREFETCHT0 512(BX)
@@ -5095,7 +5095,7 @@ TEXT ·k6x16acc(SB), NOSPLIT, $0-40
 	VFMADD231PS Y14, Y13, Y11
 	ADDQ $24, AX
 	ADDQ $64, BX
-k6x16acc_skip1:
+k6x16acc_even:
 	SHRQ $1, CX
 	JEQ k6x16acc_store
 k6x16acc_loop:
@@ -5219,7 +5219,7 @@ TEXT ·k6x16set(SB), NOSPLIT, $0-40
 	TESTQ CX, CX
 	JEQ k6x16set_store
 	TESTQ $1, CX
-	JEQ k6x16set_skip1
+	JEQ k6x16set_even
 	VMOVUPS 0(BX), Y12
 	VMOVUPS 32(BX), Y13
 	PREFETCHT0 512(BX)
@@ -5243,7 +5243,7 @@ TEXT ·k6x16set(SB), NOSPLIT, $0-40
 	VFMADD231PS Y14, Y13, Y11
 	ADDQ $24, AX
 	ADDQ $64, BX
-k6x16set_skip1:
+k6x16set_even:
 	SHRQ $1, CX
 	JEQ k6x16set_store
 k6x16set_loop:
@@ -5330,7 +5330,7 @@ TEXT ·k1of6x16acc(SB), NOSPLIT, $0-40
 	TESTQ CX, CX
 	JEQ k1of6x16acc_store
 	TESTQ $1, CX
-	JEQ k1of6x16acc_skip1
+	JEQ k1of6x16acc_even
 	VMOVUPS 0(BX), Y2
 	VMOVUPS 32(BX), Y3
 	PREFETCHT0 512(BX)
@@ -5339,7 +5339,7 @@ TEXT ·k1of6x16acc(SB), NOSPLIT, $0-40
 	VFMADD231PS Y4, Y3, Y1
 	ADDQ $24, AX
 	ADDQ $64, BX
-k1of6x16acc_skip1:
+k1of6x16acc_even:
 	SHRQ $1, CX
 	JEQ k1of6x16acc_store
 k1of6x16acc_loop:
@@ -5383,7 +5383,7 @@ TEXT ·k1of6x16set(SB), NOSPLIT, $0-40
 	TESTQ CX, CX
 	JEQ k1of6x16set_store
 	TESTQ $1, CX
-	JEQ k1of6x16set_skip1
+	JEQ k1of6x16set_even
 	VMOVUPS 0(BX), Y2
 	VMOVUPS 32(BX), Y3
 	PREFETCHT0 512(BX)
@@ -5392,7 +5392,7 @@ TEXT ·k1of6x16set(SB), NOSPLIT, $0-40
 	VFMADD231PS Y4, Y3, Y1
 	ADDQ $24, AX
 	ADDQ $64, BX
-k1of6x16set_skip1:
+k1of6x16set_even:
 	SHRQ $1, CX
 	JEQ k1of6x16set_store
 k1of6x16set_loop:
@@ -5439,7 +5439,7 @@ TEXT ·k2of6x16acc(SB), NOSPLIT, $0-40
 	TESTQ CX, CX
 	JEQ k2of6x16acc_store
 	TESTQ $1, CX
-	JEQ k2of6x16acc_skip1
+	JEQ k2of6x16acc_even
 	VMOVUPS 0(BX), Y4
 	VMOVUPS 32(BX), Y5
 	PREFETCHT0 512(BX)
@@ -5451,7 +5451,7 @@ TEXT ·k2of6x16acc(SB), NOSPLIT, $0-40
 	VFMADD231PS Y6, Y5, Y3
 	ADDQ $24, AX
 	ADDQ $64, BX
-k2of6x16acc_skip1:
+k2of6x16acc_even:
 	SHRQ $1, CX
 	JEQ k2of6x16acc_store
 k2of6x16acc_loop:
@@ -5511,7 +5511,7 @@ TEXT ·k2of6x16set(SB), NOSPLIT, $0-40
 	TESTQ CX, CX
 	JEQ k2of6x16set_store
 	TESTQ $1, CX
-	JEQ k2of6x16set_skip1
+	JEQ k2of6x16set_even
 	VMOVUPS 0(BX), Y4
 	VMOVUPS 32(BX), Y5
 	PREFETCHT0 512(BX)
@@ -5523,7 +5523,7 @@ TEXT ·k2of6x16set(SB), NOSPLIT, $0-40
 	VFMADD231PS Y6, Y5, Y3
 	ADDQ $24, AX
 	ADDQ $64, BX
-k2of6x16set_skip1:
+k2of6x16set_even:
 	SHRQ $1, CX
 	JEQ k2of6x16set_store
 k2of6x16set_loop:
@@ -5584,7 +5584,7 @@ TEXT ·k3of6x16acc(SB), NOSPLIT, $0-40
 	TESTQ CX, CX
 	JEQ k3of6x16acc_store
 	TESTQ $1, CX
-	JEQ k3of6x16acc_skip1
+	JEQ k3of6x16acc_even
 	VMOVUPS 0(BX), Y6
 	VMOVUPS 32(BX), Y7
 	PREFETCHT0 512(BX)
@@ -5599,7 +5599,7 @@ TEXT ·k3of6x16acc(SB), NOSPLIT, $0-40
 	VFMADD231PS Y8, Y7, Y5
 	ADDQ $24, AX
 	ADDQ $64, BX
-k3of6x16acc_skip1:
+k3of6x16acc_even:
 	SHRQ $1, CX
 	JEQ k3of6x16acc_store
 k3of6x16acc_loop:
@@ -5675,7 +5675,7 @@ TEXT ·k3of6x16set(SB), NOSPLIT, $0-40
 	TESTQ CX, CX
 	JEQ k3of6x16set_store
 	TESTQ $1, CX
-	JEQ k3of6x16set_skip1
+	JEQ k3of6x16set_even
 	VMOVUPS 0(BX), Y6
 	VMOVUPS 32(BX), Y7
 	PREFETCHT0 512(BX)
@@ -5690,7 +5690,7 @@ TEXT ·k3of6x16set(SB), NOSPLIT, $0-40
 	VFMADD231PS Y8, Y7, Y5
 	ADDQ $24, AX
 	ADDQ $64, BX
-k3of6x16set_skip1:
+k3of6x16set_even:
 	SHRQ $1, CX
 	JEQ k3of6x16set_store
 k3of6x16set_loop:
@@ -5765,7 +5765,7 @@ TEXT ·k4of6x16acc(SB), NOSPLIT, $0-40
 	TESTQ CX, CX
 	JEQ k4of6x16acc_store
 	TESTQ $1, CX
-	JEQ k4of6x16acc_skip1
+	JEQ k4of6x16acc_even
 	VMOVUPS 0(BX), Y8
 	VMOVUPS 32(BX), Y9
 	PREFETCHT0 512(BX)
@@ -5783,7 +5783,7 @@ TEXT ·k4of6x16acc(SB), NOSPLIT, $0-40
 	VFMADD231PS Y10, Y9, Y7
 	ADDQ $24, AX
 	ADDQ $64, BX
-k4of6x16acc_skip1:
+k4of6x16acc_even:
 	SHRQ $1, CX
 	JEQ k4of6x16acc_store
 k4of6x16acc_loop:
@@ -5875,7 +5875,7 @@ TEXT ·k4of6x16set(SB), NOSPLIT, $0-40
 	TESTQ CX, CX
 	JEQ k4of6x16set_store
 	TESTQ $1, CX
-	JEQ k4of6x16set_skip1
+	JEQ k4of6x16set_even
 	VMOVUPS 0(BX), Y8
 	VMOVUPS 32(BX), Y9
 	PREFETCHT0 512(BX)
@@ -5893,7 +5893,7 @@ TEXT ·k4of6x16set(SB), NOSPLIT, $0-40
 	VFMADD231PS Y10, Y9, Y7
 	ADDQ $24, AX
 	ADDQ $64, BX
-k4of6x16set_skip1:
+k4of6x16set_even:
 	SHRQ $1, CX
 	JEQ k4of6x16set_store
 k4of6x16set_loop:
@@ -5982,7 +5982,7 @@ TEXT ·k5of6x16acc(SB), NOSPLIT, $0-40
 	TESTQ CX, CX
 	JEQ k5of6x16acc_store
 	TESTQ $1, CX
-	JEQ k5of6x16acc_skip1
+	JEQ k5of6x16acc_even
 	VMOVUPS 0(BX), Y10
 	VMOVUPS 32(BX), Y11
 	PREFETCHT0 512(BX)
@@ -6003,7 +6003,7 @@ TEXT ·k5of6x16acc(SB), NOSPLIT, $0-40
 	VFMADD231PS Y12, Y11, Y9
 	ADDQ $24, AX
 	ADDQ $64, BX
-k5of6x16acc_skip1:
+k5of6x16acc_even:
 	SHRQ $1, CX
 	JEQ k5of6x16acc_store
 k5of6x16acc_loop:
@@ -6111,7 +6111,7 @@ TEXT ·k5of6x16set(SB), NOSPLIT, $0-40
 	TESTQ CX, CX
 	JEQ k5of6x16set_store
 	TESTQ $1, CX
-	JEQ k5of6x16set_skip1
+	JEQ k5of6x16set_even
 	VMOVUPS 0(BX), Y10
 	VMOVUPS 32(BX), Y11
 	PREFETCHT0 512(BX)
@@ -6132,7 +6132,7 @@ TEXT ·k5of6x16set(SB), NOSPLIT, $0-40
 	VFMADD231PS Y12, Y11, Y9
 	ADDQ $24, AX
 	ADDQ $64, BX
-k5of6x16set_skip1:
+k5of6x16set_even:
 	SHRQ $1, CX
 	JEQ k5of6x16set_store
 k5of6x16set_loop:

@@ -15,36 +15,8 @@ import (
 	"bytes"
 	"fmt"
 	"os"
-	"strconv"
 	"strings"
 )
-
-var unroll = map[string]int{"": 2, "4": 4, "8": 8}[os.Getenv("UNROLL")]
-
-var pfA, _ = strconv.Atoi(os.Getenv("PFA"))
-
-var bcstFMA = os.Getenv("BCST") != ""
-
-// prefetchC prefetches the C line at off(R8) for writing: PREFETCHW (which
-// the Go assembler lacks, so spelled out: 0F 0D /1 with R8 as base), or
-// PREFETCHT0 with pfW off. Both kernels write every line of the C tile; a
-// line fetched shared needs a second, ownership request at the store.
-func prefetchC(w func(string, ...any), off int) {
-	if !pfW {
-		w("\tPREFETCHT0 %d(R8)", off)
-		return
-	}
-	switch {
-	case off == 0:
-		w("\tBYTE $0x41; BYTE $0x0f; BYTE $0x0d; BYTE $0x08 // PREFETCHW (R8)")
-	case off < 128:
-		w("\tBYTE $0x41; BYTE $0x0f; BYTE $0x0d; BYTE $0x48; BYTE $0x%02x // PREFETCHW %d(R8)", off, off)
-	default:
-		panic("prefetchC: offset out of disp8 range")
-	}
-}
-
-var pfW = os.Getenv("PFW") != ""
 
 type kernel struct {
 	name   string
@@ -95,9 +67,9 @@ func (k kernel) emit(w func(string, ...any), set bool) {
 	w("\tMOVQ DI, R8")
 	for r := 0; r < k.mr; r++ {
 		for off := 0; off < vb*k.nv; off += 64 {
-			prefetchC(w, off)
+			w("\tPREFETCHT0 %d(R8)", off)
 		}
-		prefetchC(w, vb*k.nv-4)
+		w("\tPREFETCHT0 %d(R8)", vb*k.nv-4)
 		if r < k.mr-1 {
 			w("\tADDQ DX, R8")
 		}
@@ -119,9 +91,6 @@ func (k kernel) emit(w func(string, ...any), set bool) {
 		for off := 0; off < vb*k.nv; off += 64 {
 			w("\tPREFETCHT0 %d(BX)", k.pfB+boff+off)
 		}
-		if pfA > 0 {
-			w("\tPREFETCHT0 %d(AX)", pfA+aoff)
-		}
 		// one broadcast per A element, alternating between the free
 		// registers so consecutive rows do not wait on each other
 		nbc := 1
@@ -129,12 +98,6 @@ func (k kernel) emit(w func(string, ...any), set bool) {
 			nbc = 32 - nacc - k.nv
 		}
 		for r := 0; r < k.mr; r++ {
-			if k.avx512 && bcstFMA {
-				for v := 0; v < k.nv; v++ {
-					w("\tVFMADD231PS.BCST %d(AX), %s, %s", aoff+4*r, reg(nacc+v), reg(r*k.nv+v))
-				}
-				continue
-			}
 			bc := reg(nacc + k.nv + r%nbc)
 			w("\tVBROADCASTSS %d(AX), %s", aoff+4*r, bc)
 			for v := 0; v < k.nv; v++ {
@@ -143,28 +106,21 @@ func (k kernel) emit(w func(string, ...any), set bool) {
 		}
 	}
 	as, bs := 4*k.astride(), vb*k.nv
-	// the kc%unroll odd steps first (one, two, four… at a time), then the
-	// loop unroll steps at a time (fewer pointer and counter updates)
-	shift := 0
-	for u := 1; u < unroll; u *= 2 {
-		w("\tTESTQ $%d, CX", u)
-		w("\tJEQ %s_skip%d", name, u)
-		for i := 0; i < u; i++ {
-			step(i*as, i*bs)
-		}
-		w("\tADDQ $%d, AX", u*as)
-		w("\tADDQ $%d, BX", u*bs)
-		w("%s_skip%d:", name, u)
-		shift++
-	}
-	w("\tSHRQ $%d, CX", shift)
+	// an odd step first, then the loop two steps at a time (half the
+	// pointer and counter updates)
+	w("\tTESTQ $1, CX")
+	w("\tJEQ %s_even", name)
+	step(0, 0)
+	w("\tADDQ $%d, AX", as)
+	w("\tADDQ $%d, BX", bs)
+	w("%s_even:", name)
+	w("\tSHRQ $1, CX")
 	w("\tJEQ %s_store", name)
 	w("%s_loop:", name)
-	for i := 0; i < unroll; i++ {
-		step(i*as, i*bs)
-	}
-	w("\tADDQ $%d, AX", unroll*as)
-	w("\tADDQ $%d, BX", unroll*bs)
+	step(0, 0)
+	step(as, bs)
+	w("\tADDQ $%d, AX", 2*as)
+	w("\tADDQ $%d, BX", 2*bs)
 	w("\tDECQ CX")
 	w("\tJNE %s_loop", name)
 	w("%s_store:", name)
