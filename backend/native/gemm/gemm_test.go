@@ -182,3 +182,18 @@ func BenchmarkSgemmNT(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkSgemmTN multiplies a transposed A (a weight gradient's xᵀ·dy).
+func BenchmarkSgemmTN(b *testing.B) {
+	ks := active
+	const n = 1024
+	b.Run(fmt.Sprintf("%s/%d", ks.name, n), func(b *testing.B) {
+		r := rand.New(rand.NewPCG(1, 2))
+		a, bb, c := randMat(r, n*n), randMat(r, n*n), make([]float32, n*n)
+		cpu0 := processCPU()
+		for i := 0; i < b.N; i++ {
+			sgemm(ks, n, n, n, RowMajor(a, n).Transposed(), RowMajor(bb, n), c, n, false, 1)
+		}
+		reportFlops(b, 2*float64(n*n*n)*float64(b.N), processCPU()-cpu0, 1)
+	})
+}

@@ -26,6 +26,9 @@ func copyB32(dst, src *float32, ldb, kb, np int)
 func transposeB16(dst, src *float32, ldb, n16 int)
 
 //go:noescape
+func copyA14T(p, src *float32, lda, kb int)
+
+//go:noescape
 func peakFMA512(n int)
 
 //go:noescape
@@ -49,8 +52,9 @@ func packA14Fast(p, src []float32, lda, kb int) {
 	}
 }
 
-// hasCopyB32: the AVX-512 B packer runs where the 14×32 kernel does.
-var hasCopyB32 = active == avx512
+// hasPackAsm: the AVX-512 packing routines (copyB32, transposeB16,
+// copyA14T) run where the 14×32 kernel does.
+var hasPackAsm = active == avx512
 
 // asmKernel wraps an assembly kernel with the bounds checks it relies on.
 func asmKernel(mr, nr int, f func(kc int, a, b, c *float32, ldc int)) func(kb int, a, b, c []float32, ldc int) {

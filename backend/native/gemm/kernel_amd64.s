@@ -6476,6 +6476,28 @@ transposeB16_done:
 	VZEROUPPER
 	RET
 
+// func copyA14T(p, src *float32, lda, kb int)
+TEXT ·copyA14T(SB), NOSPLIT, $0-32
+	MOVQ p+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ lda+16(FP), DX
+	MOVQ kb+24(FP), CX
+	SHLQ $2, DX
+	MOVL $0x3fff, AX
+	KMOVW AX, K1
+	TESTQ CX, CX
+	JEQ copyA14T_done
+copyA14T_loop:
+	VMOVUPS.Z (SI), K1, Z0
+	VMOVUPS Z0, K1, (DI)
+	ADDQ DX, SI
+	ADDQ $56, DI
+	DECQ CX
+	JNE copyA14T_loop
+copyA14T_done:
+	VZEROUPPER
+	RET
+
 // func peakFMA512(n int)
 TEXT ·peakFMA512(SB), NOSPLIT, $0-8
 	MOVQ n+0(FP), CX

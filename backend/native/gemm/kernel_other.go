@@ -10,8 +10,10 @@ const hasConvGather = false
 
 func gatherConv32(dst, img *float32, cols, taps *int32, kb int, hw *int32) {}
 
-const hasCopyB32 = false
+const hasPackAsm = false
 
 func copyB32(dst, src *float32, ldb, kb, np int) {}
 
 func transposeB16(dst, src *float32, ldb, n16 int) {}
+
+func copyA14T(p, src *float32, lda, kb int) {}

@@ -26,6 +26,11 @@ func packAPanel(ks *kernelSet, p []float32, a Matrix, i0, p0, mm, kb int) {
 		}
 		ks.packA(p, t.s, kb, kb)
 		putBuf(t)
+	case a.RowStride == 1 && mm == 14 && mr == 14 && hasPackAsm && a.ColStride > 0 && kb > 0:
+		// A transposed, a full panel of the AVX-512 kernel: masked copies
+		base := a.Off + i0 + p0*a.ColStride
+		_ = a.Data[base+(kb-1)*a.ColStride+13]
+		copyA14T(&p[0], &a.Data[base], a.ColStride, kb)
 	case a.RowStride == 1: // A transposed: each k step is a run of rows
 		for q := 0; q < kb; q++ {
 			base := a.Off + i0 + (p0+q)*a.ColStride
@@ -48,7 +53,7 @@ func packBBlock(nr int, dst []float32, b Matrix, p0, j0, kb, nb int) {
 	full := 0
 	if b.ColStride == 1 {
 		full = nb / nr * nr
-		if hasCopyB32 && nr == 32 && full > 0 && kb > 0 && b.RowStride > 0 {
+		if hasPackAsm && nr == 32 && full > 0 && kb > 0 && b.RowStride > 0 {
 			// the full panels in AVX-512 (the Go loop below spends a
 			// memmove call per 32 floats)
 			base := b.Off + p0*b.RowStride + j0
@@ -74,7 +79,7 @@ func packBBlock(nr int, dst []float32, b Matrix, p0, j0, kb, nb int) {
 		}
 		if b.RowStride == 1 && nn == nr { // B transposed: each column is a run
 			t := 0
-			if hasCopyB32 && nr == 32 && kb >= 16 && b.ColStride > 0 {
+			if hasPackAsm && nr == 32 && kb >= 16 && b.ColStride > 0 {
 				// 16 k steps at a time, per half panel, in AVX-512
 				t = kb / 16 * 16
 				for h := 0; h < 32; h += 16 {

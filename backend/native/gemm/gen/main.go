@@ -388,6 +388,34 @@ func transB16AVX512(w func(string, ...any)) {
 	w("")
 }
 
+// copyA14TAVX512 writes copyA14T: one 14-row micro-panel of a transposed A
+// (each k step a run of 14 floats, lda floats apart), one masked zmm load
+// and store per step instead of a 56-byte memmove call.
+func copyA14TAVX512(w func(string, ...any)) {
+	w("// func copyA14T(p, src *float32, lda, kb int)")
+	w("TEXT ·copyA14T(SB), NOSPLIT, $0-32")
+	w("\tMOVQ p+0(FP), DI")
+	w("\tMOVQ src+8(FP), SI")
+	w("\tMOVQ lda+16(FP), DX")
+	w("\tMOVQ kb+24(FP), CX")
+	w("\tSHLQ $2, DX")
+	w("\tMOVL $0x3fff, AX")
+	w("\tKMOVW AX, K1")
+	w("\tTESTQ CX, CX")
+	w("\tJEQ copyA14T_done")
+	w("copyA14T_loop:")
+	w("\tVMOVUPS.Z (SI), K1, Z0") // masked: nothing past the 14 floats is read
+	w("\tVMOVUPS Z0, K1, (DI)")
+	w("\tADDQ DX, SI")
+	w("\tADDQ $56, DI")
+	w("\tDECQ CX")
+	w("\tJNE copyA14T_loop")
+	w("copyA14T_done:")
+	w("\tVZEROUPPER")
+	w("\tRET")
+	w("")
+}
+
 // packB32AVX512 writes copyB32: kb rows of np 32-column B micro-panels
 // from a row-major B (row stride ldb floats) into packed panels (each kb·32
 // floats, k-major). Row by row: one sequential read stream and np write
@@ -479,6 +507,7 @@ func main() {
 	packA14AVX512(w)
 	packB32AVX512(w)
 	transB16AVX512(w)
+	copyA14TAVX512(w)
 	peakFMA(w)
 	gatherConv(w)
 	write("kernel_amd64.s", s.Bytes())
