@@ -172,38 +172,7 @@ func packA14AVX512(w func(string, ...any)) {
 	}
 	w("\tVPXORD Z14, Z14, Z14")
 	w("\tVPXORD Z15, Z15, Z15")
-	// stage 1: pairs of rows interleaved by element
-	for i := 0; i < 16; i += 2 {
-		w("\tVUNPCKLPS %s, %s, %s", z(i+1), z(i), z(16+i))
-		w("\tVUNPCKHPS %s, %s, %s", z(i+1), z(i), z(16+i+1))
-	}
-	// stage 2: u[4g+c] holds, per 128-bit lane L, rows 4g…4g+3 of column 4L+c
-	for g := 0; g < 16; g += 4 {
-		t := 16 + g
-		w("\tVUNPCKLPD %s, %s, %s", z(t+2), z(t), z(g))
-		w("\tVUNPCKHPD %s, %s, %s", z(t+2), z(t), z(g+1))
-		w("\tVUNPCKLPD %s, %s, %s", z(t+3), z(t+1), z(g+2))
-		w("\tVUNPCKHPD %s, %s, %s", z(t+3), z(t+1), z(g+3))
-	}
-	// stages 3 and 4: gather lane L of the four groups for each column c
-	for c := 0; c < 4; c++ {
-		x := func(g int) string { return z(4*g + c) }
-		v := 16 + 4*c
-		w("\tVSHUFF32X4 $0x44, %s, %s, %s", x(1), x(0), z(v))
-		w("\tVSHUFF32X4 $0xee, %s, %s, %s", x(1), x(0), z(v+1))
-		w("\tVSHUFF32X4 $0x44, %s, %s, %s", x(3), x(2), z(v+2))
-		w("\tVSHUFF32X4 $0xee, %s, %s, %s", x(3), x(2), z(v+3))
-	}
-	for c := 0; c < 4; c++ {
-		v := 16 + 4*c
-		// column q = 4L + c, for row q of the panel, lands in Z(4c+L)
-		for l, sel := range []struct {
-			imm  string
-			a, b int
-		}{{"$0x88", v, v + 2}, {"$0xdd", v, v + 2}, {"$0x88", v + 1, v + 3}, {"$0xdd", v + 1, v + 3}} {
-			w("\tVSHUFF32X4 %s, %s, %s, %s", sel.imm, z(sel.b), z(sel.a), z(c*4+l))
-		}
-	}
+	transpose16(w, z)
 	// rows of 14 floats (56 bytes) stored in order as whole vectors, each
 	// spilling 8 bytes into the next row before that row overwrites them;
 	// the last one masked, so that nothing past the panel is written
@@ -344,34 +313,7 @@ func transB16AVX512(w func(string, ...any)) {
 	for i, a := range cols {
 		w("\tVMOVUPS %s, %s", a, z(i))
 	}
-	for i := 0; i < 16; i += 2 {
-		w("\tVUNPCKLPS %s, %s, %s", z(i+1), z(i), z(16+i))
-		w("\tVUNPCKHPS %s, %s, %s", z(i+1), z(i), z(16+i+1))
-	}
-	for g := 0; g < 16; g += 4 {
-		t := 16 + g
-		w("\tVUNPCKLPD %s, %s, %s", z(t+2), z(t), z(g))
-		w("\tVUNPCKHPD %s, %s, %s", z(t+2), z(t), z(g+1))
-		w("\tVUNPCKLPD %s, %s, %s", z(t+3), z(t+1), z(g+2))
-		w("\tVUNPCKHPD %s, %s, %s", z(t+3), z(t+1), z(g+3))
-	}
-	for c := 0; c < 4; c++ {
-		x := func(g int) string { return z(4*g + c) }
-		v := 16 + 4*c
-		w("\tVSHUFF32X4 $0x44, %s, %s, %s", x(1), x(0), z(v))
-		w("\tVSHUFF32X4 $0xee, %s, %s, %s", x(1), x(0), z(v+1))
-		w("\tVSHUFF32X4 $0x44, %s, %s, %s", x(3), x(2), z(v+2))
-		w("\tVSHUFF32X4 $0xee, %s, %s, %s", x(3), x(2), z(v+3))
-	}
-	for c := 0; c < 4; c++ {
-		v := 16 + 4*c
-		for l, sel := range []struct {
-			imm  string
-			a, b int
-		}{{"$0x88", v, v + 2}, {"$0xdd", v, v + 2}, {"$0x88", v + 1, v + 3}, {"$0xdd", v + 1, v + 3}} {
-			w("\tVSHUFF32X4 %s, %s, %s, %s", sel.imm, z(sel.b), z(sel.a), z(c*4+l))
-		}
-	}
+	transpose16(w, z)
 	for q := 0; q < 16; q++ {
 		w("\tVMOVUPS %s, %d(DI)", z(q%4*4+q/4), 128*q)
 	}
@@ -556,5 +498,43 @@ func write(name string, b []byte) {
 	if err := os.WriteFile(name, b, 0o644); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
+	}
+}
+
+// transpose16 emits the in-register transpose of Z0…Z15 (16 rows of 16
+// floats; Z16…Z31 are scratch): afterwards column q of the input (row q
+// of the transpose) is in Z(q%4·4 + q/4).
+func transpose16(w func(string, ...any), z func(int) string) {
+	// stage 1: pairs of rows interleaved by element
+	for i := 0; i < 16; i += 2 {
+		w("\tVUNPCKLPS %s, %s, %s", z(i+1), z(i), z(16+i))
+		w("\tVUNPCKHPS %s, %s, %s", z(i+1), z(i), z(16+i+1))
+	}
+	// stage 2: u[4g+c] holds, per 128-bit lane L, rows 4g…4g+3 of column 4L+c
+	for g := 0; g < 16; g += 4 {
+		t := 16 + g
+		w("\tVUNPCKLPD %s, %s, %s", z(t+2), z(t), z(g))
+		w("\tVUNPCKHPD %s, %s, %s", z(t+2), z(t), z(g+1))
+		w("\tVUNPCKLPD %s, %s, %s", z(t+3), z(t+1), z(g+2))
+		w("\tVUNPCKHPD %s, %s, %s", z(t+3), z(t+1), z(g+3))
+	}
+	// stages 3 and 4: gather lane L of the four groups for each column c
+	for c := 0; c < 4; c++ {
+		x := func(g int) string { return z(4*g + c) }
+		v := 16 + 4*c
+		w("\tVSHUFF32X4 $0x44, %s, %s, %s", x(1), x(0), z(v))
+		w("\tVSHUFF32X4 $0xee, %s, %s, %s", x(1), x(0), z(v+1))
+		w("\tVSHUFF32X4 $0x44, %s, %s, %s", x(3), x(2), z(v+2))
+		w("\tVSHUFF32X4 $0xee, %s, %s, %s", x(3), x(2), z(v+3))
+	}
+	for c := 0; c < 4; c++ {
+		v := 16 + 4*c
+		// column q = 4L + c, for row q of the panel, lands in Z(4c+L)
+		for l, sel := range []struct {
+			imm  string
+			a, b int
+		}{{"$0x88", v, v + 2}, {"$0xdd", v, v + 2}, {"$0x88", v + 1, v + 3}, {"$0xdd", v + 1, v + 3}} {
+			w("\tVSHUFF32X4 %s, %s, %s, %s", sel.imm, z(sel.b), z(sel.a), z(c*4+l))
+		}
 	}
 }
