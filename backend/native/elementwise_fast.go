@@ -3,8 +3,6 @@ package native
 import (
 	"encoding/binary"
 	"math"
-	"runtime"
-	"sync"
 
 	"github.com/torchtpu/torchtpu/dtype"
 	"github.com/torchtpu/torchtpu/literal"
@@ -19,25 +17,9 @@ import (
 // goroutines.
 const ewGrain = 1 << 15
 
-// ewChunks runs body over [0, n) in chunks, concurrently for large n.
-func ewChunks(n int, body func(lo, hi int)) {
-	workers := runtime.GOMAXPROCS(0)
-	if n < 2*ewGrain || workers < 2 {
-		body(0, n)
-		return
-	}
-	chunks := min(workers, n/ewGrain)
-	var wg sync.WaitGroup
-	for c := 0; c < chunks; c++ {
-		lo, hi := c*n/chunks, (c+1)*n/chunks
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			body(lo, hi)
-		}()
-	}
-	wg.Wait()
-}
+// ewChunks runs body over [0, n) in chunks, concurrently for large n
+// (from two grains up).
+func ewChunks(n int, body func(lo, hi int)) { parallelRange(n, ewGrain, body) }
 
 func fastUnary(fns unaryFns, x, out *literal.Literal) bool {
 	n := x.Len()

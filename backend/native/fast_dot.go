@@ -12,7 +12,6 @@ package native
 
 import (
 	"runtime"
-	"sync"
 
 	"github.com/torchtpu/torchtpu/backend/native/gemm"
 	"github.com/torchtpu/torchtpu/dtype"
@@ -165,17 +164,11 @@ func (p *fastDotPlan) run(a, b []float32, out *literal.Literal) {
 	// small products of a large batch run side by side, one thread each
 	workers := min(runtime.GOMAXPROCS(0), p.batch)
 	if workers > 1 && int64(m)*int64(n)*int64(k) < 1<<22 {
-		var wg sync.WaitGroup
-		for w := 0; w < workers; w++ {
-			wg.Add(1)
-			go func(w int) {
-				defer wg.Done()
-				for i := w; i < p.batch; i += workers {
-					one(i, 1)
-				}
-			}(w)
-		}
-		wg.Wait()
+		runParts(p.batch, workers, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				one(i, 1)
+			}
+		})
 	} else {
 		for i := 0; i < p.batch; i++ {
 			one(i, 0)

@@ -42,20 +42,10 @@ func (p *fastDotPlan) runExact(a, b []float32, out *literal.Literal) {
 	if exactTilesOK {
 		parMin = tiledParallelMin
 	}
-	if workers > 1 && int64(rows)*int64(p.n)*int64(p.k) >= parMin {
-		var wg sync.WaitGroup
-		per := (rows + workers - 1) / workers
-		for lo := 0; lo < rows; lo += per {
-			wg.Add(1)
-			go func(lo, hi int) {
-				defer wg.Done()
-				p.exactRows(a, b, c, lo, hi)
-			}(lo, min(lo+per, rows))
-		}
-		wg.Wait()
-	} else {
-		p.exactRows(a, b, c, 0, rows)
+	if int64(rows)*int64(p.n)*int64(p.k) < parMin {
+		workers = 1
 	}
+	runParts(rows, workers, func(lo, hi int) { p.exactRows(a, b, c, lo, hi) })
 	store()
 }
 

@@ -12,7 +12,6 @@ package native
 import (
 	"math"
 	"runtime"
-	"sync"
 
 	"github.com/torchtpu/torchtpu/dtype"
 	"github.com/torchtpu/torchtpu/literal"
@@ -106,18 +105,7 @@ func (p *pool2d) run(src, dst []float32) {
 			p.plane(src[pl*p.h*p.w:(pl+1)*p.h*p.w], dst[pl*p.oh*p.ow:(pl+1)*p.oh*p.ow], buf)
 		}
 	}
-	workers := min(runtime.GOMAXPROCS(0), p.planes, max(1, p.planes*p.oh*p.ow*p.kh*p.kw/(1<<15)))
-	if workers <= 1 {
-		do(0, p.planes)
-		return
-	}
-	var wg sync.WaitGroup
-	per := (p.planes + workers - 1) / workers
-	for lo := 0; lo < p.planes; lo += per {
-		wg.Add(1)
-		go func(lo, hi int) { defer wg.Done(); do(lo, hi) }(lo, min(lo+per, p.planes))
-	}
-	wg.Wait()
+	runParts(p.planes, min(runtime.GOMAXPROCS(0), p.planes, max(1, p.planes*p.oh*p.ow*p.kh*p.kw/(1<<15))), do)
 }
 
 // plane folds every window of one h×w plane into the oh×ow outputs:

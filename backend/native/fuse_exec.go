@@ -119,23 +119,7 @@ func leafViews[T fnum](g *fusedGroup, leaves []*literal.Literal) [][]T {
 // parallelRange runs body over [0, n) in contiguous parts, concurrently
 // when n is large.
 func parallelRange(n, grain int, body func(lo, hi int)) {
-	workers := runtime.GOMAXPROCS(0)
-	parts := min(workers, n/grain)
-	if parts < 2 {
-		body(0, n)
-		return
-	}
-	var wg sync.WaitGroup
-	for c := 1; c < parts; c++ {
-		lo, hi := c*n/parts, (c+1)*n/parts
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			body(lo, hi)
-		}()
-	}
-	body(0, n/parts)
-	wg.Wait()
+	runParts(n, min(runtime.GOMAXPROCS(0), n/grain), body)
 }
 
 // execFused computes g into out from the leaf literals (indexed by node;

@@ -8,7 +8,6 @@ package native
 import (
 	"math"
 	"runtime"
-	"sync"
 
 	"github.com/torchtpu/torchtpu/dtype"
 	"github.com/torchtpu/torchtpu/literal"
@@ -223,20 +222,9 @@ const reduceParMin = 1 << 18
 // groupsParallel calls fn on ranges of [0, groups), concurrently when the
 // work (groups × size elements) is large enough.
 func groupsParallel(groups, size int, fn func(lo, hi int)) {
-	workers := min(runtime.GOMAXPROCS(0), groups)
-	if groups*size < reduceParMin || workers < 2 {
+	if groups*size < reduceParMin {
 		fn(0, groups)
 		return
 	}
-	var wg sync.WaitGroup
-	per := (groups + workers - 1) / workers
-	for lo := 0; lo < groups; lo += per {
-		hi := min(lo+per, groups)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			fn(lo, hi)
-		}()
-	}
-	wg.Wait()
+	runParts(groups, min(runtime.GOMAXPROCS(0), groups), fn)
 }
