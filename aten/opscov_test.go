@@ -164,13 +164,7 @@ func runOpsCovIO(base, ioPath string, fft bool) (err error) {
 	if err != nil {
 		return err
 	}
-	weights := map[string]*literal.Literal{}
-	for _, m := range []map[string]*literal.Literal{p.Params, p.Buffers, p.Constants} {
-		for k, v := range m {
-			weights[k] = v
-		}
-	}
-	prog, err := runtime.New(p.Graph, weights, "cpu")
+	prog, err := runtime.FromPT2(p, "cpu")
 	if err != nil {
 		return err
 	}
