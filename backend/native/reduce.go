@@ -73,25 +73,9 @@ func evalReduce(env Env, op *stablehlo.Op, in []Value) ([]Value, error) {
 		return nil, fmt.Errorf("%s: want one body region", op.Name)
 	}
 	shape := inputs[0].Shape
-	reduced := make([]bool, len(shape))
-	for _, d := range dims {
-		if d < 0 || int(d) >= len(shape) || reduced[d] {
-			return nil, fmt.Errorf("%s: bad dimensions %v for rank %d", op.Name, dims, len(shape))
-		}
-		reduced[d] = true
-	}
-	var perm []int
-	outShape := []int64{}
-	for i, r := range reduced {
-		if !r {
-			perm = append(perm, i)
-			outShape = append(outShape, shape[i])
-		}
-	}
-	rdims := slices.Clone(dims)
-	slices.Sort(rdims)
-	for _, d := range rdims {
-		perm = append(perm, int(d))
+	perm, outShape, size, ok := reduceLayout(shape, dims)
+	if !ok {
+		return nil, fmt.Errorf("%s: bad dimensions %v for rank %d", op.Name, dims, len(shape))
 	}
 	outs := make([]*literal.Literal, n)
 	for i := range outs {
@@ -108,10 +92,6 @@ func evalReduce(env Env, op *stablehlo.Op, in []Value) ([]Value, error) {
 		}
 	}
 	groups := elemCount(outShape)
-	size := 1
-	for _, d := range dims {
-		size *= int(shape[d])
-	}
 	var idx []int
 	if !identityPerm(perm) {
 		idx = permutedIndex(shape, perm)
@@ -286,4 +266,33 @@ func reduceScalar(body *stablehlo.Region, inputs, inits, outs []*literal.Literal
 		vals[i] = outs[i]
 	}
 	return vals, true
+}
+
+// reduceLayout returns, for reducing dims of shape, the permutation that
+// puts the kept dims first (in order) and the reduced ones last (sorted),
+// the result shape, and the elements folded per result; ok is false when
+// a dim is out of range or repeated.
+func reduceLayout(shape, dims []int64) (perm []int, out []int64, size int, ok bool) {
+	reduced := make([]bool, len(shape))
+	for _, d := range dims {
+		if d < 0 || int(d) >= len(shape) || reduced[d] {
+			return nil, nil, 0, false
+		}
+		reduced[d] = true
+	}
+	out = []int64{}
+	for i, r := range reduced {
+		if !r {
+			perm = append(perm, i)
+			out = append(out, shape[i])
+		}
+	}
+	rdims := slices.Clone(dims)
+	slices.Sort(rdims)
+	size = 1
+	for _, d := range rdims {
+		perm = append(perm, int(d))
+		size *= int(shape[d])
+	}
+	return perm, out, size, true
 }

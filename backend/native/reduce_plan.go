@@ -80,29 +80,8 @@ func reducePlanFor(op *stablehlo.Op, shape []int64) *reducePlan {
 	if computeResultDType(op, 0, dtype.F32) != dtype.F32 {
 		return nil
 	}
-	reduced := make([]bool, len(shape))
-	for _, d := range dims {
-		if d < 0 || int(d) >= len(shape) || reduced[d] {
-			return nil
-		}
-		reduced[d] = true
-	}
-	var perm []int
-	out := []int64{}
-	for i, r := range reduced {
-		if !r {
-			perm = append(perm, i)
-			out = append(out, shape[i])
-		}
-	}
-	rdims := slices.Clone(dims)
-	slices.Sort(rdims)
-	size := 1
-	for _, d := range rdims {
-		perm = append(perm, int(d))
-		size *= int(shape[d])
-	}
-	if checkComputedShape(op, 0, out) != nil {
+	perm, out, size, ok := reduceLayout(shape, dims)
+	if !ok || checkComputedShape(op, 0, out) != nil {
 		return nil
 	}
 	p := &reducePlan{shape: slices.Clone(shape), kind: kind, out: out, groups: elemCount(out), size: size}
