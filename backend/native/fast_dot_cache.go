@@ -1,10 +1,7 @@
 package native
 
 import (
-	"runtime"
 	"slices"
-	"sync"
-	"weak"
 
 	"github.com/torchtpu/torchtpu/dtype"
 	"github.com/torchtpu/torchtpu/literal"
@@ -16,24 +13,21 @@ import (
 // itself for the [seq, 64] matrices of a small transformer. A plan depends
 // only on the op and the operand shapes, so the last plan of each op is
 // kept and reused while the shapes stay the same (a dynamic-seq program
-// replans when the sequence length changes). Entries are keyed by a weak
-// pointer to the op and dropped when the op's module is collected.
+// replans when the sequence length changes).
 
 type dotPlanEntry struct {
 	lshape, rshape []int64
 	plan           *fastDotPlan
 }
 
-var dotPlans sync.Map // weak.Pointer[stablehlo.Op] -> *dotPlanEntry
+var dotPlans opCache[*dotPlanEntry]
 
 // cachedDotShape is stridedDotShape through the per-op plan cache.
 func cachedDotShape(op *stablehlo.Op, lhs, rhs *literal.Literal) (*fastDotPlan, bool) {
 	if lhs.DType != dtype.F32 || rhs.DType != dtype.F32 {
 		return nil, false
 	}
-	key := weak.Make(op)
-	if e, ok := dotPlans.Load(key); ok {
-		e := e.(*dotPlanEntry)
+	if e, ok := dotPlans.get(op); ok {
 		if slices.Equal(e.lshape, lhs.Shape) && slices.Equal(e.rshape, rhs.Shape) {
 			return e.plan, true
 		}
@@ -43,8 +37,6 @@ func cachedDotShape(op *stablehlo.Op, lhs, rhs *literal.Literal) (*fastDotPlan, 
 		return nil, false
 	}
 	e := &dotPlanEntry{lshape: slices.Clone(lhs.Shape), rshape: slices.Clone(rhs.Shape), plan: p}
-	if _, had := dotPlans.Swap(key, e); !had {
-		runtime.AddCleanup(op, func(k weak.Pointer[stablehlo.Op]) { dotPlans.Delete(k) }, key)
-	}
+	dotPlans.put(op, e)
 	return p, true
 }

@@ -4,11 +4,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
-	"runtime"
 	"slices"
-	"sync"
 	"unsafe"
-	"weak"
 
 	"github.com/torchtpu/torchtpu/literal"
 	"github.com/torchtpu/torchtpu/stablehlo"
@@ -130,7 +127,7 @@ func sliceView(op *stablehlo.Op, in []Value) (*literal.Literal, bool) {
 // A transpose writes every element of its result, so the result buffer
 // needs no clearing, and its copy plan depends only on the op and the
 // operand's shape and element size: the last plan of each op is kept
-// (keyed weakly, as the dot plans are) and reused while they stay the same.
+// (plan_cache.go) and reused while they stay the same.
 
 type transposePlanEntry struct {
 	shape []int64 // operand shape
@@ -139,7 +136,7 @@ type transposePlanEntry struct {
 	plan  *copyPlan
 }
 
-var transposePlans sync.Map // weak.Pointer[stablehlo.Op] -> *transposePlanEntry
+var transposePlans opCache[*transposePlanEntry]
 
 func init() {
 	wrapKernel("stablehlo.transpose", func(slow Kernel) Kernel {
@@ -169,9 +166,8 @@ func transposePlan(op *stablehlo.Op, x *literal.Literal) *transposePlanEntry {
 	if esz <= 0 || int64(len(x.Data)) != int64(x.Len())*int64(esz) || x.Len() == 0 {
 		return nil
 	}
-	key := weak.Make(op)
-	if v, ok := transposePlans.Load(key); ok {
-		if e := v.(*transposePlanEntry); e.esz == esz && slices.Equal(e.shape, x.Shape) {
+	if e, ok := transposePlans.get(op); ok {
+		if e.esz == esz && slices.Equal(e.shape, x.Shape) {
 			return e
 		}
 	}
@@ -195,8 +191,6 @@ func transposePlan(op *stablehlo.Op, x *literal.Literal) *transposePlanEntry {
 	}
 	e := &transposePlanEntry{shape: slices.Clone(x.Shape), esz: esz, out: shape,
 		plan: newCopyPlan(esz, shape, literal.Strides(shape), src)}
-	if _, had := transposePlans.Swap(key, e); !had {
-		runtime.AddCleanup(op, func(k weak.Pointer[stablehlo.Op]) { transposePlans.Delete(k) }, key)
-	}
+	transposePlans.put(op, e)
 	return e
 }

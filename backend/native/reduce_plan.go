@@ -4,15 +4,12 @@ package native
 // sums over rows of 64) cost less than their setup: reading the dims and
 // the body, building the result shape, the permuted index. That setup
 // depends only on the op and the operand shape, so the last plan of each
-// op is kept (keyed weakly, as the dot plans are) and a repeated
+// op is kept (plan_cache.go) and a repeated
 // reduction goes straight to the float32 fold, into an uncleared arena
 // buffer (the fold writes every result element).
 
 import (
-	"runtime"
 	"slices"
-	"sync"
-	"weak"
 
 	"github.com/torchtpu/torchtpu/dtype"
 	"github.com/torchtpu/torchtpu/literal"
@@ -28,7 +25,7 @@ type reducePlan struct {
 	idx    []int // nil when the reduced dims are the innermost, in order
 }
 
-var reducePlans sync.Map // weak.Pointer[stablehlo.Op] -> *reducePlan
+var reducePlans opCache[*reducePlan]
 
 // reducePlanned switches the planned path (tests compare both).
 var reducePlanned = true
@@ -63,9 +60,8 @@ func reduceF32Planned(env Env, op *stablehlo.Op, in []Value) ([]Value, bool) {
 // reducePlanFor returns the plan of op on an operand of shape, planning
 // it when the op or shape is new; nil when no float32 fold applies.
 func reducePlanFor(op *stablehlo.Op, shape []int64) *reducePlan {
-	key := weak.Make(op)
-	if v, ok := reducePlans.Load(key); ok {
-		if p := v.(*reducePlan); slices.Equal(p.shape, shape) {
+	if p, ok := reducePlans.get(op); ok {
+		if slices.Equal(p.shape, shape) {
 			return p
 		}
 	}
@@ -88,8 +84,6 @@ func reducePlanFor(op *stablehlo.Op, shape []int64) *reducePlan {
 	if !identityPerm(perm) {
 		p.idx = permutedIndex(shape, perm)
 	}
-	if _, had := reducePlans.Swap(key, p); !had {
-		runtime.AddCleanup(op, func(k weak.Pointer[stablehlo.Op]) { reducePlans.Delete(k) }, key)
-	}
+	reducePlans.put(op, p)
 	return p
 }
