@@ -102,20 +102,7 @@ func TestOpsCoverageNoPanic(t *testing.T) {
 			continue
 		}
 		n++
-		for i := 0; i < 200; i++ {
-			vals := make([]Value, len(e.schema.Params))
-			for j, p := range e.schema.Params {
-				vals[j] = robustValue(rng, p)
-			}
-			func() {
-				defer func() {
-					if r := recover(); r != nil {
-						t.Errorf("%s panicked with %v on %v", e.Name, r, vals)
-					}
-				}()
-				_, _ = e.Call(NewLowerCtx(&stablehlo.Block{}), &Args{Schema: e.schema, Values: vals})
-			}()
-		}
+		callRandomly(t, rng, e, 200)
 	}
 	if n < 30 {
 		t.Errorf("only %d entries of the fft, vander, margin-loss and det files found", n)

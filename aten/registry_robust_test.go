@@ -75,23 +75,29 @@ func TestOwnFamiliesNoPanic(t *testing.T) {
 			continue
 		}
 		n++
-		for i := 0; i < 100; i++ {
-			b := &stablehlo.Block{}
-			vals := make([]Value, len(e.schema.Params))
-			for j, p := range e.schema.Params {
-				vals[j] = robustValue(rng, p)
-			}
-			func() {
-				defer func() {
-					if r := recover(); r != nil {
-						t.Errorf("%s panicked with %v on %v", e.Name, r, vals)
-					}
-				}()
-				_, _ = e.Call(NewLowerCtx(b), &Args{Schema: e.schema, Values: vals})
-			}()
-		}
+		callRandomly(t, rng, e, 100)
 	}
 	if n < 200 {
 		t.Errorf("only %d entries of the own families found", n)
+	}
+}
+
+// callRandomly lowers e times times on random arguments (robustValue) and
+// reports any panic; errors are expected.
+func callRandomly(t *testing.T, rng *rand.Rand, e *Entry, times int) {
+	t.Helper()
+	for i := 0; i < times; i++ {
+		vals := make([]Value, len(e.schema.Params))
+		for j, p := range e.schema.Params {
+			vals[j] = robustValue(rng, p)
+		}
+		func() {
+			defer func() {
+				if r := recover(); r != nil {
+					t.Errorf("%s panicked with %v on %v", e.Name, r, vals)
+				}
+			}()
+			_, _ = e.Call(NewLowerCtx(&stablehlo.Block{}), &Args{Schema: e.schema, Values: vals})
+		}()
 	}
 }
