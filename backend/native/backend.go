@@ -188,7 +188,11 @@ func (p *program) runEntry(ctx context.Context, name string, args []Value, repli
 		// goroutine and waiting for it wakes another thread per run, which
 		// costs more than a small program's whole execution.
 		pr := &process{prog: p, ctx: g.ctx, grid: g, arena: ar}
-		return pr.callSingle(name, args)
+		res, err := pr.callSingle(name, args)
+		if err == nil && ar != nil {
+			ar.keepResults(res)
+		}
+		return res, err
 	}
 	err := p.runGrid(g, func(pr *process) error {
 		pr.arena = ar
