@@ -156,7 +156,11 @@ func (c *LowerCtx) Call(name string, positional []Value, kwargs map[string]Value
 	if !ok {
 		return nil, fmt.Errorf("decomposition needs %s, which is not registered", CanonicalName(name))
 	}
-	args, err := Bind(e.schema, positional, kwargs)
+	s, err := e.parsed()
+	if err != nil {
+		return nil, err
+	}
+	args, err := Bind(s, positional, kwargs)
 	if err != nil {
 		return nil, err
 	}

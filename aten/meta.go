@@ -24,7 +24,11 @@ func Meta(name string, positional []Value, kwargs map[string]Value) ([]Value, er
 	if e.Kind == HostFallback && e.Lower == nil {
 		return nil, fmt.Errorf("%s: %w", e.Name, ErrHostOnly)
 	}
-	args, err := Bind(e.schema, positional, kwargs)
+	s, err := e.parsed()
+	if err != nil {
+		return nil, err
+	}
+	args, err := Bind(s, positional, kwargs)
 	if err != nil {
 		return nil, err
 	}

@@ -69,22 +69,60 @@ type Entry struct {
 	// listings and per-family tests).
 	File string
 
-	schema *Schema
+	// schema is parsed on first use: a program uses a few dozen of the
+	// registered entries, and parsing them all made up most of the
+	// process's start-up time and allocations.
+	schema *lazySchema
 	// Base is the functional entry an in-place or out= variant was
 	// derived from (nil otherwise).
 	Base *Entry
 }
 
-// ParsedSchema returns the entry's schema.
-func (e *Entry) ParsedSchema() *Schema { return e.schema }
+// ParsedSchema returns the entry's schema; nil only if its text does not
+// parse, which TestEverySchemaParses rules out for the registered entries.
+func (e *Entry) ParsedSchema() *Schema {
+	s, _ := e.parsed()
+	return s
+}
+
+// parsed returns the entry's schema, parsing it on first use.
+func (e *Entry) parsed() (*Schema, error) {
+	if e.schema == nil {
+		return nil, fmt.Errorf("%s: entry has no schema", e.Name)
+	}
+	l := e.schema
+	l.once.Do(func() {
+		l.s, l.err = ParseSchema(l.text)
+		if l.err != nil {
+			l.err = fmt.Errorf("%s: %w", e.Name, l.err)
+		}
+	})
+	return l.s, l.err
+}
+
+// lazySchema is a schema text parsed once, when first needed.
+type lazySchema struct {
+	once sync.Once
+	text string
+	s    *Schema
+	err  error
+}
+
+// parsedSchema wraps an already parsed schema.
+func parsedSchema(s *Schema) *lazySchema {
+	l := &lazySchema{text: s.Text, s: s}
+	l.once.Do(func() {})
+	return l
+}
 
 var (
 	regMu    sync.Mutex
 	registry = map[string]*Entry{}
 )
 
-// Register adds an entry. It panics on a duplicate name, a missing or
-// malformed schema or a missing function: programming errors at start-up.
+// Register adds an entry. It panics on a duplicate name, a missing schema
+// or a missing function: programming errors at start-up. The schema is
+// parsed when first used (TestEverySchemaParses parses them all).
 func Register(e Entry) {
 	name := CanonicalName(e.Name)
 	text := e.Schema
@@ -94,10 +132,6 @@ func Register(e Entry) {
 	if text == "" {
 		panic("aten: no schema for " + name)
 	}
-	s, err := ParseSchema(text)
-	if err != nil {
-		panic("aten: " + err.Error())
-	}
 	switch {
 	case e.Kind == 0:
 		panic("aten: entry " + name + " has no Kind")
@@ -106,7 +140,7 @@ func Register(e Entry) {
 	case e.Kind != HostFallback && e.Lower == nil:
 		panic("aten: entry " + name + " has no Lower function")
 	}
-	e.Name, e.schema = name, s
+	e.Name, e.schema = name, &lazySchema{text: text}
 	e.File = registeringFile()
 	regMu.Lock()
 	defer regMu.Unlock()
@@ -207,8 +241,12 @@ func (e *Entry) Call(ctx *LowerCtx, args *Args) ([]Value, error) {
 	if cerr := ctx.errSince(mark); cerr != nil {
 		return nil, cerr
 	}
-	if len(out) != e.schema.NumResults() {
-		return nil, fmt.Errorf("%s: lowering returned %d values, schema has %d returns", e.Name, len(out), e.schema.NumResults())
+	es, err := e.parsed()
+	if err != nil {
+		return nil, err
+	}
+	if n := es.NumResults(); len(out) != n {
+		return nil, fmt.Errorf("%s: lowering returned %d values, schema has %d returns", e.Name, len(out), n)
 	}
 	return out, nil
 }

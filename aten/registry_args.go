@@ -25,6 +25,9 @@ type Args struct {
 // Bind matches positional and keyword values to the schema's parameters
 // and fills defaults.
 func Bind(s *Schema, positional []Value, kwargs map[string]Value) (*Args, error) {
+	if s == nil {
+		return nil, fmt.Errorf("no schema to bind arguments to")
+	}
 	a := &Args{Schema: s, Values: make([]Value, len(s.Params))}
 	set := make([]bool, len(s.Params))
 	if len(positional) > len(s.Params) {

@@ -86,9 +86,13 @@ func TestOwnFamiliesNoPanic(t *testing.T) {
 // reports any panic; errors are expected.
 func callRandomly(t *testing.T, rng *rand.Rand, e *Entry, times int) {
 	t.Helper()
+	s, err := e.parsed()
+	if err != nil {
+		t.Fatal(err)
+	}
 	for i := 0; i < times; i++ {
-		vals := make([]Value, len(e.schema.Params))
-		for j, p := range e.schema.Params {
+		vals := make([]Value, len(s.Params))
+		for j, p := range s.Params {
 			vals[j] = robustValue(rng, p)
 		}
 		func() {
@@ -97,7 +101,7 @@ func callRandomly(t *testing.T, rng *rand.Rand, e *Entry, times int) {
 					t.Errorf("%s panicked with %v on %v", e.Name, r, vals)
 				}
 			}()
-			_, _ = e.Call(NewLowerCtx(&stablehlo.Block{}), &Args{Schema: e.schema, Values: vals})
+			_, _ = e.Call(NewLowerCtx(&stablehlo.Block{}), &Args{Schema: s, Values: vals})
 		}()
 	}
 }

@@ -27,15 +27,19 @@ func deriveVariant(name string) *Entry {
 		if fn == nil || fn.Kind == HostFallback {
 			return nil
 		}
+		fs, err := fn.parsed()
+		if err != nil {
+			return nil
+		}
 		text := schemaText(name)
 		if text == "" {
-			text = inplaceSchema(fn.schema, strings.TrimSuffix(op, "."+overload)+"."+overload)
+			text = inplaceSchema(fs, strings.TrimSuffix(op, "."+overload)+"."+overload)
 		}
 		s, err := ParseSchema(text)
 		if err != nil || s.Param("self") < 0 {
 			return nil
 		}
-		return &Entry{Name: name, Kind: fn.Kind, Lower: variantLower(fn, []string{"self"}), schema: s, Base: fn, Schema: text, File: fn.File}
+		return &Entry{Name: name, Kind: fn.Kind, Lower: variantLower(fn, []string{"self"}), schema: parsedSchema(s), Base: fn, Schema: text, File: fn.File}
 	case overload == "out" || strings.HasSuffix(overload, "_out"):
 		text := schemaText(name)
 		if text == "" {
@@ -55,7 +59,7 @@ func deriveVariant(name string) *Entry {
 		if fn == nil {
 			return nil
 		}
-		return &Entry{Name: name, Kind: fn.Kind, Lower: variantLower(fn, outs), schema: s, Base: fn, Schema: text, File: fn.File}
+		return &Entry{Name: name, Kind: fn.Kind, Lower: variantLower(fn, outs), schema: parsedSchema(s), Base: fn, Schema: text, File: fn.File}
 	}
 	return nil
 }
@@ -107,8 +111,12 @@ func functionalFor(base string, s *Schema, outs []string) *Entry {
 		if !strings.HasPrefix(name, base+".") || e.Base != nil || e.Kind == HostFallback {
 			continue
 		}
-		fp := e.schema.Params
-		if len(fp)+len(outs) != len(s.Params) || len(e.schema.Returns) != len(outs) {
+		es, err := e.parsed()
+		if err != nil {
+			continue
+		}
+		fp := es.Params
+		if len(fp)+len(outs) != len(s.Params) || len(es.Returns) != len(outs) {
 			continue
 		}
 		match := true
@@ -129,15 +137,19 @@ func functionalFor(base string, s *Schema, outs []string) *Entry {
 // variantLower runs fn and casts result i to the dtype of writes[i].
 func variantLower(fn *Entry, writes []string) LowerFunc {
 	return func(ctx *LowerCtx, args *Args) ([]Value, error) {
+		fs, err := fn.parsed()
+		if err != nil {
+			return nil, err
+		}
 		kw := map[string]Value{}
-		for i, p := range fn.schema.Params {
+		for i, p := range fs.Params {
 			name := p.Name
 			if i == 0 && args.Schema.Param(name) < 0 && args.Schema.Param("self") == 0 {
 				name = "self" // dropout(Tensor input, …) vs dropout_(Tensor(a!) self, …)
 			}
 			kw[p.Name] = args.Value(name)
 		}
-		fargs, err := Bind(fn.schema, nil, kw)
+		fargs, err := Bind(fs, nil, kw)
 		if err != nil {
 			return nil, err
 		}
