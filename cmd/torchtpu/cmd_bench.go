@@ -82,9 +82,9 @@ times, and prints:
                the program keeps between runs (plans, caches, buffers)
 
 Once the program is loaded, the Go collector's growth target is lowered
-from 100% of the live heap (mostly weights) to 25%, but at least 16 MB of
+from 100% of the live heap (mostly weights) to 10%, but at least 4 MB of
 garbage (gc_percent in --json); GOGC or GOMEMLIMIT in the environment
-leave it alone.
+leave it alone. run and verify do the same.
 
 Inputs come from a safetensors file with input.0, input.1, ... (a model's
 .io.safetensors file works: its outputs are ignored); without --inputs the

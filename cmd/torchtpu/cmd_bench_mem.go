@@ -94,24 +94,27 @@ func writeHeapProfile(path string) error {
 
 // Once a program is loaded the collector lets garbage reach gcHeadroom of
 // the live heap, but at least minGCHeadroom: below that, small programs
-// would collect every few runs for no memory worth saving.
+// would collect every run or two for no memory worth saving.
 const (
-	gcHeadroom    = 0.25
-	minGCHeadroom = 16 << 20
+	gcHeadroom    = 0.10
+	minGCHeadroom = 4 << 20
 )
 
-// settleHeap is called once a program's weights are loaded. It collects
-// the garbage of loading, then lowers the collector's growth target (GOGC)
-// from 100% of the live heap to gcHeadroom of it, but at least
-// minGCHeadroom. With the default, a heap that is mostly weights may grow
-// by as much again in garbage before the collector runs: resnet18's 45 MB
-// of weights let its peak RSS reach 180 MB. Weights and activations are
-// byte slices the collector does not scan, so collecting more often costs
-// little: on resnet18, 25% costs ~1 ms of collector CPU per 55 ms run
-// (gc_cpu_ms in bench) and cuts its peak RSS by 60 MB; 10% would save 10
-// MB more for three times the collector's CPU. The target stays a percentage, so a run that needs more memory
-// gets it without the collector thrashing. It returns the GOGC it set, or
-// 0 when GOGC or GOMEMLIMIT in the environment are left to govern.
+// settleHeap is called once a program's weights are loaded (and again in
+// bench once the first run has built the plan and its buffers). It
+// collects the garbage of loading, then lowers the collector's growth
+// target (GOGC) from 100% of the live heap to gcHeadroom of it, but at
+// least minGCHeadroom. With the default, a heap that is mostly weights may
+// grow by as much again in garbage before the collector runs: resnet18's
+// 45 MB of weights let its peak RSS reach 180 MB. Weights and activations
+// are byte slices the collector does not scan, so collecting more often
+// costs little. On resnet18 b1 (0.5 MB allocated per run), 10% costs ~0.1
+// ms of collector CPU per 26 ms run per thread (gc_cpu_ms in bench) and
+// keeps the peak within 5 MB of the first run's; 5% costs three times
+// that for 2 MB less, 2% ten times for 2 MB more. The target stays a
+// percentage, so a run that needs more memory gets it without the
+// collector thrashing. It returns the GOGC it set, or 0 when GOGC or
+// GOMEMLIMIT in the environment are left to govern.
 func settleHeap() int {
 	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
 		return 0
