@@ -136,10 +136,11 @@ func fastConvShape(op *stablehlo.Op, in []Value) (*conv2d, bool) {
 func isSeq(d []int64) bool { return len(d) == 2 && d[0] == 2 && d[1] == 3 }
 
 // run computes the convolution into dst ([batch, outC, oh, ow]) as one
-// implicit GEMM per group: the group's weights [ocPer, kerC·kh·kw], packed
-// once, times the im2col columns of all the images side by side (batch·oh·ow
-// columns, so that small late layers fill whole micro-panels), packed block
-// by block straight from the input (fast_conv_pack.go). The work is cut
+// implicit GEMM per group: the group's weights [ocPer, kerC·kh·kw], read
+// in place by the micro-kernels (never packed), times the im2col columns
+// of all the images side by side (batch·oh·ow columns, so that small late
+// layers fill whole micro-panels), packed block by block straight from the
+// input (fast_conv_pack.go). The work is cut
 // into items the cores take in turn: column chunks, or, when the columns
 // are few, row bands over the columns packed once and shared.
 func (c *conv2d) run(dst []float32) {
@@ -152,11 +153,9 @@ func (c *conv2d) run(dst []float32) {
 	c.geom = gemm.ConvGeom{C: c.kerC, H: c.h, W: c.w, KH: c.kh, KW: c.kw, SH: c.sh, SW: c.sw, DH: c.dh, DW: c.dw,
 		PadT: c.padT, PadL: c.padL, OH: c.oh, OW: c.ow, Images: c.batch, ImgStride: c.inC * hw}
 
-	// By default each work item packs the rows of the weights it uses, k
-	// block by k block, in L2 (gemm.NewBandA): items that use their rows
-	// once save writing the packed weights out to memory and reading them
-	// back. Column chunks, which all use all the rows, share weights
-	// packed once (below).
+	// The weights as stored are the A operand (gemm.NewBandA): the direct
+	// micro-kernels read their rows in place, so a run neither packs nor
+	// keeps a copy of them.
 	weights := func(g int) gemm.Matrix { return gemm.RowMajor(c.rhs[g*ocPer*k:(g+1)*ocPer*k], k) }
 	pas := make([]*gemm.PackedA, c.groups)
 	for g := range pas {
@@ -188,7 +187,7 @@ func (c *conv2d) run(dst []float32) {
 		if cols <= convSharedCols && int64(c.groups)*int64(bLen) <= convSharedMax {
 			// few columns: pack them once, shared by bands of output rows
 			// (these are the large late layers, whose weights dominate at
-			// batch 1), each band packing its own rows of the weights
+			// batch 1)
 			bands := min(panelsM, (want+c.groups-1)/c.groups)
 			kBlocks := pas[0].KBlocks()
 			shared := gemm.GetBuffer(c.groups * bLen)
@@ -218,14 +217,6 @@ func (c *conv2d) run(dst []float32) {
 	}
 	// each item packs its chunk of columns (whole micro-panels, chunks of
 	// even width) block by block as the GEMM needs them
-	if chunks > 1 {
-		for g := range pas {
-			pas[g] = gemm.NewPackedA(ocPer, k)
-			defer pas[g].Release()
-		}
-		aUnits := pas[0].Units()
-		parallel(threads, c.groups*aUnits, func(u int) { pas[u/aUnits].PackUnit(weights(u/aUnits), u%aUnits) })
-	}
 	parallel(threads, c.groups*chunks, func(it int) {
 		g, ch := it/chunks, it%chunks
 		j0, j1 := ch*panelsN/chunks*nr, min(cols, (ch+1)*panelsN/chunks*nr)

@@ -1,6 +1,8 @@
 package gemm
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"testing"
 	"time"
 )
@@ -44,4 +46,62 @@ func BenchmarkPeakFMA(b *testing.B) {
 		peakFMA512(iters)
 	}
 	reportFlops(b, 2*16*24*iters*float64(b.N), processCPU()-cpu0, 1)
+}
+
+// BenchmarkMicroKernelDirect times the direct kernel (A read in place,
+// rows lda floats apart) against the packed one on the same 14×256 block
+// of A, for row strides of ResNet's convolutions (c·kh·kw).
+func BenchmarkMicroKernelDirect(b *testing.B) {
+	ks := active
+	if ks.direct == nil {
+		b.Skip("no direct kernels")
+	}
+	const kb = 256
+	for _, lda := range []int{256, 576, 1152, 2304, 4608} {
+		b.Run(fmt.Sprintf("%s/lda=%d", ks.name, lda), func(b *testing.B) {
+			a, bp, c := make([]float32, ks.mr*lda), make([]float32, ks.nr*kb), make([]float32, ks.mr*ks.nr)
+			cpu0 := processCPU()
+			for i := 0; i < b.N; i++ {
+				ks.direct[ks.mr][0](kb, a, lda, bp, c, ks.nr)
+			}
+			reportFlops(b, 2*float64(ks.mr*ks.nr*kb)*float64(b.N), processCPU()-cpu0, 1)
+		})
+	}
+}
+
+// BenchmarkBandA runs one thread's MulPacked over a band A of convolution
+// shapes (m out channels, k = c·kh·kw, n columns at batch 1), A read in
+// place by the direct kernels or packed band by band, with A cycled over
+// copies that do not fit in L2 (as a model's weights come from L3).
+func BenchmarkBandA(b *testing.B) {
+	if active.direct == nil {
+		b.Skip("no direct kernels")
+	}
+	for _, s := range [][3]int{{512, 4608, 49}, {256, 2304, 196}, {128, 1152, 784}, {64, 576, 3136}} {
+		m, k, n := s[0], s[1], s[2]
+		for _, direct := range []bool{true, false} {
+			b.Run(fmt.Sprintf("%dx%dx%d/direct=%v", m, k, n, direct), func(b *testing.B) {
+				defer func(old bool) { directA = old }(directA)
+				directA = direct
+				r := rand.New(rand.NewPCG(1, 2))
+				copies := max(1, (32<<20)/(4*m*k))
+				as := make([]*PackedA, copies)
+				for i := range as {
+					as[i] = NewBandA(m, k, RowMajor(randMat(r, m*k), k))
+				}
+				nb := min(n, 256)
+				bp := make([]float32, as[0].PackedBLen(nb))
+				for kb := 0; kb < as[0].KBlocks(); kb++ {
+					as[0].PackB(bp, MatrixPacker(RowMajor(randMat(r, k*nb), nb)), kb, 0, nb)
+				}
+				out := Out{Data: make([]float32, m*nb), Ldc: nb}
+				b.ResetTimer()
+				cpu0 := processCPU()
+				for i := 0; i < b.N; i++ {
+					as[i%copies].MulPacked(0, m, bp, 0, nb, out, false)
+				}
+				reportFlops(b, 2*float64(m*nb*k)*float64(b.N), processCPU()-cpu0, 1)
+			})
+		}
+	}
 }

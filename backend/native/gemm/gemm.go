@@ -226,16 +226,28 @@ func macro(ks *kernelSet, ap, bp []float32, mb, nb, kb int, c []float32, ldc int
 		mm := min(mr, mb-ir)
 		apanel := ap[ir*kb : ir*kb+mr*kb]
 		for jr := 0; jr < nb; jr += nr {
-			tileMul(ks, kb, apanel, bp[jr*kb:jr*kb+nr*kb], mm, min(nr, nb-jr), c[ir*ldc+jr:], ldc, first, tile)
+			tileMul(ks, kb, apanel, 0, bp[jr*kb:jr*kb+nr*kb], mm, min(nr, nb-jr), c[ir*ldc+jr:], ldc, first, tile)
 		}
 	}
 }
 
 // tileMul computes one mm×nn tile (mm ≤ mr, nn ≤ nr) of C (+)= A·B from an
 // A and a B micro-panel: full tiles and full-width partial-row tiles go
-// straight into C, the rest through tile.
-func tileMul(ks *kernelSet, kb int, apanel, bpanel []float32, mm, nn int, c []float32, ldc int, first bool, tile *[maxTile]float32) {
+// straight into C, the rest through tile. With lda > 0 the A "panel" is
+// mm rows of a row-major A read in place (ks.direct), lda apart.
+func tileMul(ks *kernelSet, kb int, apanel []float32, lda int, bpanel []float32, mm, nn int, c []float32, ldc int, first bool, tile *[maxTile]float32) {
 	mr, nr := ks.mr, ks.nr
+	if lda > 0 {
+		if nn == nr {
+			ks.direct[mm][b2i(first)](kb, apanel, lda, bpanel, c, ldc)
+			return
+		}
+		ks.direct[mm][1](kb, apanel, lda, bpanel, tile[:], nr)
+		for i := 0; i < mm; i++ {
+			addTo(c[i*ldc:i*ldc+nn], tile[i*nr:i*nr+nn], first)
+		}
+		return
+	}
 	if nn == nr && (mm == mr || ks.part != nil) {
 		switch {
 		case mm == mr && first:
@@ -253,6 +265,13 @@ func tileMul(ks *kernelSet, kb int, apanel, bpanel []float32, mm, nn int, c []fl
 	for i := 0; i < mm; i++ {
 		addTo(c[i*ldc:i*ldc+nn], tile[i*nr:i*nr+nn], first)
 	}
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // addTo stores (first) or adds src into dst.

@@ -101,6 +101,109 @@ var partial14x32 = [14][2]func(kc int, a, b, c *float32, ldc int){
 }
 
 //go:noescape
+func k1x32dacc(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k1x32dset(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k2x32dacc(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k2x32dset(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k3x32dacc(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k3x32dset(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k4x32dacc(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k4x32dset(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k5x32dacc(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k5x32dset(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k6x32dacc(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k6x32dset(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k7x32dacc(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k7x32dset(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k8x32dacc(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k8x32dset(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k9x32dacc(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k9x32dset(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k10x32dacc(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k10x32dset(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k11x32dacc(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k11x32dset(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k12x32dacc(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k12x32dset(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k13x32dacc(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k13x32dset(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k14x32dacc(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k14x32dset(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+// direct14x32 lists the kernels that read r ≤ 14 rows of A in place: [r] = {acc, set}.
+var direct14x32 = [15][2]func(kc int, a *float32, lda int, b, c *float32, ldc int){
+	{nil, nil},
+	{k1x32dacc, k1x32dset},
+	{k2x32dacc, k2x32dset},
+	{k3x32dacc, k3x32dset},
+	{k4x32dacc, k4x32dset},
+	{k5x32dacc, k5x32dset},
+	{k6x32dacc, k6x32dset},
+	{k7x32dacc, k7x32dset},
+	{k8x32dacc, k8x32dset},
+	{k9x32dacc, k9x32dset},
+	{k10x32dacc, k10x32dset},
+	{k11x32dacc, k11x32dset},
+	{k12x32dacc, k12x32dset},
+	{k13x32dacc, k13x32dset},
+	{k14x32dacc, k14x32dset},
+}
+
+//go:noescape
 func k1of6x16acc(kc int, a, b, c *float32, ldc int)
 
 //go:noescape
@@ -138,4 +241,51 @@ var partial6x16 = [6][2]func(kc int, a, b, c *float32, ldc int){
 	{k3of6x16acc, k3of6x16set},
 	{k4of6x16acc, k4of6x16set},
 	{k5of6x16acc, k5of6x16set},
+}
+
+//go:noescape
+func k1x16dacc(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k1x16dset(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k2x16dacc(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k2x16dset(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k3x16dacc(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k3x16dset(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k4x16dacc(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k4x16dset(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k5x16dacc(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k5x16dset(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k6x16dacc(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k6x16dset(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+// direct6x16 lists the kernels that read r ≤ 6 rows of A in place: [r] = {acc, set}.
+var direct6x16 = [7][2]func(kc int, a *float32, lda int, b, c *float32, ldc int){
+	{nil, nil},
+	{k1x16dacc, k1x16dset},
+	{k2x16dacc, k2x16dset},
+	{k3x16dacc, k3x16dset},
+	{k4x16dacc, k4x16dset},
+	{k5x16dacc, k5x16dset},
+	{k6x16dacc, k6x16dset},
 }

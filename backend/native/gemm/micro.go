@@ -15,11 +15,66 @@ type kernelSet struct {
 	// part[r], when not nil, is the acc/set pair for the first r < mr rows
 	// of a panel (the last, partial panel of A), written straight into C
 	part [][2]func(kc int, a, b, c []float32, ldc int)
+	// direct[r], r in [1, mr], is the acc/set pair for r rows of an A read
+	// in place (row-major, row stride lda) instead of from a packed
+	// micro-panel, written straight into C
+	direct [][2]directKernel
 }
+
+// directKernel is a micro-kernel reading A in place: rows a[i*lda:], kc
+// deep, against a packed B micro-panel.
+type directKernel func(kc int, a []float32, lda int, b, c []float32, ldc int)
 
 // generic is the portable kernel set (any CPU): a 4×4 tile whose sixteen
 // sums live in registers.
-var generic = &kernelSet{name: "go-4x4", mr: 4, nr: 4, acc: microGenericAcc, set: microGenericSet}
+var generic = &kernelSet{name: "go-4x4", mr: 4, nr: 4, acc: microGenericAcc, set: microGenericSet,
+	direct: genericDirect()}
+
+// genericDirect is the portable direct kernel pair for each r ≤ 4 rows.
+func genericDirect() [][2]directKernel {
+	d := make([][2]directKernel, 5)
+	for r := 1; r <= 4; r++ {
+		for v := range d[r] {
+			d[r][v] = func(kb int, a []float32, lda int, b, c []float32, ldc int) {
+				microGenericDirect(kb, r, a, lda, b, c, ldc, v == 1)
+			}
+		}
+	}
+	return d
+}
+
+// microGenericDirect computes rows rows (≤ 4) of the 4×4 tile C (+)= A·B
+// with A read in place.
+func microGenericDirect(kb, rows int, a []float32, lda int, b, c []float32, ldc int, set bool) {
+	var c00, c01, c02, c03, c10, c11, c12, c13 float32
+	var c20, c21, c22, c23, c30, c31, c32, c33 float32
+	// rows past the last read the last again, and are not stored
+	r0 := a[:kb]
+	r1 := a[min(1, rows-1)*lda:][:kb]
+	r2 := a[min(2, rows-1)*lda:][:kb]
+	r3 := a[min(3, rows-1)*lda:][:kb]
+	b = b[:4*kb]
+	for q := 0; q < kb; q++ {
+		bq := (*[4]float32)(b[4*q:])
+		a0, a1, a2, a3 := r0[q], r1[q], r2[q], r3[q]
+		b0, b1, b2, b3 := bq[0], bq[1], bq[2], bq[3]
+		c00, c01, c02, c03 = c00+a0*b0, c01+a0*b1, c02+a0*b2, c03+a0*b3
+		c10, c11, c12, c13 = c10+a1*b0, c11+a1*b1, c12+a1*b2, c13+a1*b3
+		c20, c21, c22, c23 = c20+a2*b0, c21+a2*b1, c22+a2*b2, c23+a2*b3
+		c30, c31, c32, c33 = c30+a3*b0, c31+a3*b1, c32+a3*b2, c33+a3*b3
+	}
+	tile := [4][4]float32{{c00, c01, c02, c03}, {c10, c11, c12, c13}, {c20, c21, c22, c23}, {c30, c31, c32, c33}}
+	for i := 0; i < rows; i++ {
+		row := (*[4]float32)(c[i*ldc:])
+		if set {
+			*row = tile[i]
+			continue
+		}
+		for j := range row {
+			row[j] += tile[i][j]
+		}
+	}
+}
 
 func microGenericAcc(kb int, a, b, c []float32, ldc int) { microGeneric(kb, a, b, c, ldc, false) }
 func microGenericSet(kb int, a, b, c []float32, ldc int) { microGeneric(kb, a, b, c, ldc, true) }

@@ -12,14 +12,16 @@ package gemm
 // be written as zeros.
 type BPacker func(dst []float32, nr, p0, kb, j0, nb int)
 
-// PackedA is an m×k A packed once in the layout of the micro-kernels: per
-// k block, the micro-panels of mr rows one after the other.
+// PackedA is an m×k A operand for products against B operands packed by
+// the caller. Where A is row-major and the CPU has direct kernels, the
+// micro-kernels read it in place; else it is packed band by band on use,
+// in the layout of the micro-kernels: per k block, micro-panels of mr rows.
 type PackedA struct {
 	ks             *kernelSet
 	m, k, kcb      int
 	mr, nr, panels int
-	b              *buf
-	src            *Matrix // A packed band by band on use (NewBandA)
+	src            Matrix
+	lda            int // > 0: src read in place by the direct kernels, rows lda apart
 }
 
 // KBlock is the depth of the k blocks a product of depth k is cut into.
@@ -28,17 +30,9 @@ func KBlock(k int) int {
 	return min(k, roundUp((k+nk-1)/nk, 8)) // k blocks of even depth
 }
 
-// NewPackedA allocates an m×k packed A (m, k > 0); fill it with PackUnit
-// for every unit in [0, Units()), then Release it when done.
-func NewPackedA(m, k int) *PackedA { return newPackedA(active, m, k) }
-
-func newPackedA(ks *kernelSet, m, k int) *PackedA {
-	p := &PackedA{ks: ks, m: m, k: k, kcb: KBlock(k), mr: ks.mr, nr: ks.nr, panels: (m + ks.mr - 1) / ks.mr}
-	p.b = getBuf(p.panels * ks.mr * k)
-	return p
-}
-
-// NewBandA returns an m×k PackedA that packs nothing up front: Mul and
+// NewBandA returns an m×k PackedA that packs nothing up front. Where A is
+// row-major (unit column stride) and the CPU has direct kernels, the
+// micro-kernels read it in place and it is never packed; else Mul and
 // MulPacked pack the rows of their band, one k block at a time, into
 // scratch memory right before using them. For callers whose row bands use
 // their rows once (bands of A against a B packed once and shared), this
@@ -46,27 +40,34 @@ func newPackedA(ks *kernelSet, m, k int) *PackedA {
 func NewBandA(m, k int, a Matrix) *PackedA { return newBandA(active, m, k, a) }
 
 func newBandA(ks *kernelSet, m, k int, a Matrix) *PackedA {
-	return &PackedA{ks: ks, m: m, k: k, kcb: KBlock(k), mr: ks.mr, nr: ks.nr, panels: (m + ks.mr - 1) / ks.mr, src: &a}
+	p := &PackedA{ks: ks, m: m, k: k, kcb: KBlock(k), mr: ks.mr, nr: ks.nr, panels: (m + ks.mr - 1) / ks.mr, src: a}
+	if a.ColStride == 1 && a.RowStride > 0 && ks.direct != nil && directA {
+		p.lda = a.RowStride
+	}
+	return p
 }
 
-// aBlock returns k block pc (kb deep) of rows [r0, r1) of the packed A:
-// a view of the packed data, or, for a band A, those rows packed into
-// scratch.
+// directA switches the direct kernels for band A operands (tests and
+// benchmarks compare with packing).
+var directA = true
+
+// aBlock returns k block pc (kb deep) of rows [r0, r1) of A: read in
+// place (p.lda > 0: row r0 from column pc on), or packed into scratch.
 func (p *PackedA) aBlock(pc, kb, r0, r1 int, scratch *buf) []float32 {
-	if p.src == nil {
-		return p.b.s[pc*p.panels*p.mr+r0*kb:]
+	if p.lda > 0 {
+		return p.src.Data[p.src.Off+r0*p.lda+pc:]
 	}
 	for i := r0; i < r1; i += p.mr {
 		off := (i - r0) * kb
-		packAPanel(p.ks, scratch.s[off:off+p.mr*kb], *p.src, i, pc, min(p.mr, r1-i), kb)
+		packAPanel(p.ks, scratch.s[off:off+p.mr*kb], p.src, i, pc, min(p.mr, r1-i), kb)
 	}
 	return scratch.s
 }
 
 // scratchA returns the scratch a band of rows [r0, r1) needs (nil for an A
-// packed up front).
+// read in place).
 func (p *PackedA) scratchA(r0, r1 int) *buf {
-	if p.src == nil {
+	if p.lda > 0 {
 		return nil
 	}
 	return getBuf(roundUp(r1-r0, p.mr) * min(p.kcb, p.k))
@@ -78,32 +79,6 @@ func (p *PackedA) Rows() int { return p.mr }
 
 // Cols is the micro-panel width of B (the nr a BPacker is called with).
 func (p *PackedA) Cols() int { return p.nr }
-
-// Units is the number of independent packing units (micro-panel × k
-// block); none for a band A.
-func (p *PackedA) Units() int {
-	if p.src != nil {
-		return 0
-	}
-	return p.panels * ((p.k + p.kcb - 1) / p.kcb)
-}
-
-// PackUnit packs unit u of A (the m×k matrix a).
-func (p *PackedA) PackUnit(a Matrix, u int) {
-	nkb := (p.k + p.kcb - 1) / p.kcb
-	pc, i := u%nkb*p.kcb, u/nkb // panel by panel: each row read from start to end
-	kb := min(p.kcb, p.k-pc)
-	off := pc*p.panels*p.mr + i*p.mr*kb
-	packAPanel(p.ks, p.b.s[off:off+p.mr*kb], a, i*p.mr, pc, min(p.mr, p.m-i*p.mr), kb)
-}
-
-// Release gives the packed data back to the buffer cache.
-func (p *PackedA) Release() {
-	if p.b != nil {
-		putBuf(p.b)
-		p.b = nil
-	}
-}
 
 // PackedBLen is the length of a buffer for k rows × nb columns of B packed
 // by PackB.
@@ -142,7 +117,7 @@ func (p *PackedA) MulPacked(r0, r1 int, bp []float32, j0, nb int, out Out, accum
 	scratch := p.scratchA(r0, r1)
 	for pc := 0; pc < p.k; pc += p.kcb {
 		kb := min(p.kcb, p.k-pc)
-		macroOut(p.ks, p.aBlock(pc, kb, r0, r1, scratch), bp[pc*w:pc*w+kb*w], r0, r1-r0, j0, nb, kb, out, pc == 0 && !accumulate, &tile)
+		macroOut(p.ks, p.aBlock(pc, kb, r0, r1, scratch), p.lda, bp[pc*w:pc*w+kb*w], r0, r1-r0, j0, nb, kb, out, pc == 0 && !accumulate, &tile)
 	}
 	if scratch != nil {
 		putBuf(scratch)
@@ -165,7 +140,7 @@ func (p *PackedA) Mul(r0, r1 int, pack BPacker, j0, nb int, out Out, accumulate 
 	for pc := 0; pc < p.k; pc += p.kcb {
 		kb := min(p.kcb, p.k-pc)
 		pack(bp.s[:kb*w], p.nr, pc, kb, j0, nb)
-		macroOut(p.ks, p.aBlock(pc, kb, r0, r1, scratch), bp.s[:kb*w], r0, r1-r0, j0, nb, kb, out, pc == 0 && !accumulate, &tile)
+		macroOut(p.ks, p.aBlock(pc, kb, r0, r1, scratch), p.lda, bp.s[:kb*w], r0, r1-r0, j0, nb, kb, out, pc == 0 && !accumulate, &tile)
 	}
 	if scratch != nil {
 		putBuf(scratch)
@@ -174,12 +149,18 @@ func (p *PackedA) Mul(r0, r1 int, pack BPacker, j0, nb int, out Out, accumulate 
 
 // macroOut is macro for rows [r0, r0+mb) and columns [j0, j0+nb) of an
 // Out: a tile within one image goes to tileMul, one across images is
-// computed into tile and stored image by image.
-func macroOut(ks *kernelSet, ap, bp []float32, r0, mb, j0, nb, kb int, out Out, first bool, tile *[maxTile]float32) {
+// computed into tile and stored image by image. With lda > 0, ap is A
+// read in place (row r0 first, lda apart), else packed micro-panels.
+func macroOut(ks *kernelSet, ap []float32, lda int, bp []float32, r0, mb, j0, nb, kb int, out Out, first bool, tile *[maxTile]float32) {
 	mr, nr := ks.mr, ks.nr
 	for ir := 0; ir < mb; ir += mr {
 		mm := min(mr, mb-ir)
-		apanel := ap[ir*kb : ir*kb+mr*kb]
+		var apanel []float32
+		if lda > 0 {
+			apanel = ap[ir*lda:]
+		} else {
+			apanel = ap[ir*kb : ir*kb+mr*kb]
+		}
 		for jr := 0; jr < nb; jr += nr {
 			nn := min(nr, nb-jr)
 			bpanel := bp[jr*kb : jr*kb+nr*kb]
@@ -189,10 +170,14 @@ func macroOut(ks *kernelSet, ap, bp []float32, r0, mb, j0, nb, kb int, out Out, 
 				img, col, left = j/out.Cols, j%out.Cols, out.Cols-j%out.Cols
 			}
 			if nn <= left {
-				tileMul(ks, kb, apanel, bpanel, mm, nn, out.Data[img*out.ImgStride+i*out.Ldc+col:], out.Ldc, first, tile)
+				tileMul(ks, kb, apanel, lda, bpanel, mm, nn, out.Data[img*out.ImgStride+i*out.Ldc+col:], out.Ldc, first, tile)
 				continue
 			}
-			ks.set(kb, apanel, bpanel, tile[:], nr)
+			if lda > 0 {
+				ks.direct[mm][1](kb, apanel, lda, bpanel, tile[:], nr)
+			} else {
+				ks.set(kb, apanel, bpanel, tile[:], nr)
+			}
 			for t := 0; t < nn; {
 				img, col := (j+t)/out.Cols, (j+t)%out.Cols
 				seg := min(nn-t, out.Cols-col)

@@ -8,22 +8,25 @@ import (
 )
 
 // TestPackedOperands checks MulPacked and Mul on row bands and column
-// ranges against the float64 reference, for every kernel set, with C as
-// one matrix and as images side by side (Out.Cols) of several widths.
+// ranges against the float64 reference, for every kernel set, with A read
+// in place and packed, rows back to back and apart, and C as one matrix
+// and as images side by side (Out.Cols) of several widths.
 func TestPackedOperands(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	for _, ks := range kernelSets() {
 		for _, s := range [][3]int{{1, 1, 1}, {14, 32, 384}, {15, 33, 385}, {64, 49, 1000}, {100, 300, 147}, {29, 392, 60}} {
 			m, n, k := s[0], s[1], s[2]
-			a, b := operand(r, m, k, 'N'), operand(r, k, n, 'N')
-			for _, band := range []bool{false, true} {
-				pa := newPackedA(ks, m, k)
-				if band { // A packed by Mul and MulPacked, band by band
-					pa.Release()
-					pa = newBandA(ks, m, k, a)
-				}
-				for u := 0; u < pa.Units(); u++ {
-					pa.PackUnit(a, u)
+			b := operand(r, k, n, 'N')
+			for _, v := range []struct {
+				direct bool
+				pad    int // floats between the rows of A
+			}{{true, 0}, {true, 5}, {false, 0}, {false, 5}} {
+				directA = v.direct // read in place, or packed band by band
+				a := Matrix{Data: randMat(r, m*(k+v.pad)+3), Off: 3, RowStride: k + v.pad, ColStride: 1}
+				pa := newBandA(ks, m, k, a)
+				directA = true
+				if (pa.lda > 0) != (v.direct && ks.direct != nil) {
+					t.Fatalf("%s: direct %v, lda %d", ks.name, v.direct, pa.lda)
 				}
 				bp := make([]float32, pa.PackedBLen(n))
 				for kb := 0; kb < pa.KBlocks(); kb++ {
@@ -35,7 +38,7 @@ func TestPackedOperands(t *testing.T) {
 					if cols > n {
 						continue
 					}
-					name := fmt.Sprintf("%s %dx%dx%d cols=%d", ks.name, m, n, k, cols)
+					name := fmt.Sprintf("%s %dx%dx%d cols=%d direct=%v pad=%d", ks.name, m, n, k, cols, v.direct, v.pad)
 					for _, acc := range []bool{false, true} {
 						out, get := newOut(r, m, n, cols)
 						start := get()
@@ -51,7 +54,6 @@ func TestPackedOperands(t *testing.T) {
 						check(t, name+" Mul", k, get(), start, want, acc)
 					}
 				}
-				pa.Release()
 			}
 		}
 	}
@@ -96,6 +98,47 @@ func check(t *testing.T, what string, k int, c, start []float32, want []float64,
 		}
 		if math.Abs(float64(c[i])-w) > 1e-4*math.Sqrt(float64(k)+1)*(1+math.Abs(w)) {
 			t.Fatalf("%s acc=%v: c[%d] = %v, want %v", what, acc, i, c[i], w)
+		}
+	}
+}
+
+// TestDirectKernels checks every direct kernel (each row count, acc and
+// set, odd and even depths) against the float64 product, and that it
+// writes only its rows and columns of C.
+func TestDirectKernels(t *testing.T) {
+	r := rand.New(rand.NewPCG(21, 22))
+	for _, ks := range kernelSets() {
+		for rows := 1; rows < len(ks.direct); rows++ {
+			for _, kb := range []int{1, 2, 7, 64} {
+				lda, ldc := kb+7, ks.nr+3
+				a, b := randMat(r, (rows-1)*lda+kb), randMat(r, ks.nr*kb)
+				for v, set := range []bool{false, true} {
+					c := randMat(r, ks.mr*ldc)
+					start := append([]float32(nil), c...)
+					ks.direct[rows][v](kb, a, lda, b, c, ldc)
+					for i := 0; i < ks.mr; i++ {
+						for j := 0; j < ldc; j++ {
+							x := i*ldc + j
+							if i >= rows || j >= ks.nr {
+								if c[x] != start[x] {
+									t.Fatalf("%s rows=%d kb=%d set=%v: c[%d][%d] written", ks.name, rows, kb, set, i, j)
+								}
+								continue
+							}
+							var want float64
+							if !set {
+								want = float64(start[x])
+							}
+							for q := 0; q < kb; q++ {
+								want += float64(a[i*lda+q]) * float64(b[q*ks.nr+j])
+							}
+							if math.Abs(float64(c[x])-want) > 1e-5*float64(kb+1)*(1+math.Abs(want)) {
+								t.Fatalf("%s rows=%d kb=%d set=%v: c[%d][%d] = %v, want %v", ks.name, rows, kb, set, i, j, c[x], want)
+							}
+						}
+					}
+				}
+			}
 		}
 	}
 }

@@ -24,6 +24,9 @@ type kernel struct {
 	mr, nv int  // rows; vectors per row (nr = nv·lanes)
 	pfB    int  // B prefetch distance in bytes
 	full   int  // for a partial kernel (mr < the panel height), the panel height
+	// direct: A read in place from a row-major matrix (row stride lda)
+	// instead of a packed micro-panel (kernelsDirect)
+	direct bool
 }
 
 // astride is the floats of A per k step: the full height mr for a
@@ -55,13 +58,34 @@ func (k kernel) emit(w func(string, ...any), set bool) {
 		name = k.name + "set"
 	}
 	nacc := k.mr * k.nv
-	w("// func %s(kc int, a, b, c *float32, ldc int)", name)
-	w("TEXT ·%s(SB), NOSPLIT, $0-40", name)
-	w("\tMOVQ kc+0(FP), CX")
-	w("\tMOVQ a+8(FP), AX")
-	w("\tMOVQ b+16(FP), BX")
-	w("\tMOVQ c+24(FP), DI")
-	w("\tMOVQ ldc+32(FP), DX")
+	if k.direct {
+		w("// func %s(kc int, a *float32, lda int, b, c *float32, ldc int)", name)
+		w("TEXT ·%s(SB), NOSPLIT, $0-48", name)
+		w("\tMOVQ kc+0(FP), CX")
+		w("\tMOVQ a+8(FP), AX")
+		w("\tMOVQ lda+16(FP), R10")
+		w("\tMOVQ b+24(FP), BX")
+		w("\tMOVQ c+32(FP), DI")
+		w("\tMOVQ ldc+40(FP), DX")
+		w("\tSHLQ $2, R10")
+		w("\tLEAQ (R10)(R10*2), R11") // 3 rows
+		if k.mr > 5 {
+			w("\tLEAQ (AX)(R10*4), R12")
+			w("\tADDQ R10, R12") // row 5
+		}
+		if k.mr > 10 {
+			w("\tLEAQ (R12)(R10*4), R13")
+			w("\tADDQ R10, R13") // row 10
+		}
+	} else {
+		w("// func %s(kc int, a, b, c *float32, ldc int)", name)
+		w("TEXT ·%s(SB), NOSPLIT, $0-40", name)
+		w("\tMOVQ kc+0(FP), CX")
+		w("\tMOVQ a+8(FP), AX")
+		w("\tMOVQ b+16(FP), BX")
+		w("\tMOVQ c+24(FP), DI")
+		w("\tMOVQ ldc+32(FP), DX")
+	}
 	w("\tSHLQ $2, DX")
 	// prefetch the C tile: every line a row of the tile touches
 	w("\tMOVQ DI, R8")
@@ -99,19 +123,35 @@ func (k kernel) emit(w func(string, ...any), set bool) {
 		}
 		for r := 0; r < k.mr; r++ {
 			bc := reg(nacc + k.nv + r%nbc)
-			w("\tVBROADCASTSS %d(AX), %s", aoff+4*r, bc)
+			if k.direct {
+				w("\tVBROADCASTSS %s, %s", directRow(r, aoff), bc)
+			} else {
+				w("\tVBROADCASTSS %d(AX), %s", aoff+4*r, bc)
+			}
 			for v := 0; v < k.nv; v++ {
 				w("\tVFMADD231PS %s, %s, %s", bc, reg(nacc+v), reg(r*k.nv+v))
 			}
 		}
 	}
 	as, bs := 4*k.astride(), vb*k.nv
+	advanceA := func(n int) {
+		w("\tADDQ $%d, AX", n)
+		if k.direct && k.mr > 5 {
+			w("\tADDQ $%d, R12", n)
+		}
+		if k.direct && k.mr > 10 {
+			w("\tADDQ $%d, R13", n)
+		}
+	}
+	if k.direct {
+		as = 4 // one float of each row per k step
+	}
 	// an odd step first, then the loop two steps at a time (half the
 	// pointer and counter updates)
 	w("\tTESTQ $1, CX")
 	w("\tJEQ %s_even", name)
 	step(0, 0)
-	w("\tADDQ $%d, AX", as)
+	advanceA(as)
 	w("\tADDQ $%d, BX", bs)
 	w("%s_even:", name)
 	w("\tSHRQ $1, CX")
@@ -119,7 +159,7 @@ func (k kernel) emit(w func(string, ...any), set bool) {
 	w("%s_loop:", name)
 	step(0, 0)
 	step(as, bs)
-	w("\tADDQ $%d, AX", 2*as)
+	advanceA(2 * as)
 	w("\tADDQ $%d, BX", 2*bs)
 	w("\tDECQ CX")
 	w("\tJNE %s_loop", name)
@@ -400,6 +440,14 @@ func packB32AVX512(w func(string, ...any)) {
 	w("")
 }
 
+// directRow is the address of row r (< 14) of a direct kernel's A, disp
+// bytes on: AX is row 0, R12 row 5, R13 row 10, R10 the row stride in
+// bytes and R11 three times it (the addressing of transposeA14).
+func directRow(r, disp int) string {
+	return fmt.Sprintf("%d%s", disp, []string{"(AX)", "(AX)(R10*1)", "(AX)(R10*2)", "(AX)(R11*1)", "(AX)(R10*4)", "(R12)",
+		"(AX)(R11*2)", "(R12)(R10*2)", "(AX)(R10*8)", "(R12)(R10*4)", "(R13)", "(R12)(R11*2)", "(AX)(R11*4)", "(R12)(R10*8)"}[r])
+}
+
 var kernels = []kernel{
 	{name: "k14x32", avx512: true, mr: 14, nv: 2, pfB: 1024},
 	{name: "k6x16", avx512: false, mr: 6, nv: 2, pfB: 512},
@@ -445,6 +493,13 @@ func main() {
 			p.emit(w, false)
 			p.emit(w, true)
 		}
+		// A read in place (no packing), r ≤ mr rows
+		for r := 1; r <= k.mr; r++ {
+			d := k
+			d.name, d.mr, d.direct = directName(r, k.nv*k.lanes()), r, true
+			d.emit(w, false)
+			d.emit(w, true)
+		}
 	}
 	packA14AVX512(w)
 	packB32AVX512(w)
@@ -479,6 +534,21 @@ func main() {
 		}
 		w("}")
 		w("")
+		for r := 1; r <= k.mr; r++ {
+			for _, v := range []string{"acc", "set"} {
+				w("//go:noescape")
+				w("func %s%s(kc int, a *float32, lda int, b, c *float32, ldc int)", directName(r, nr), v)
+				w("")
+			}
+		}
+		w("// direct%dx%d lists the kernels that read r ≤ %d rows of A in place: [r] = {acc, set}.", k.mr, nr, k.mr)
+		w("var direct%dx%d = [%d][2]func(kc int, a *float32, lda int, b, c *float32, ldc int){", k.mr, nr, k.mr+1)
+		w("\t{nil, nil},")
+		for r := 1; r <= k.mr; r++ {
+			w("\t{%sacc, %sset},", directName(r, nr), directName(r, nr))
+		}
+		w("}")
+		w("")
 	}
 	write("gen_kernel_amd64.go", []byte(strings.TrimRight(d.String(), "\n")+"\n"))
 
@@ -493,6 +563,9 @@ func main() {
 	}
 	write("gen_pack.go", []byte(strings.TrimRight(g.String(), "\n")+"\n"))
 }
+
+// directName names the kernel that reads r rows of A in place.
+func directName(r, nr int) string { return fmt.Sprintf("k%dx%dd", r, nr) }
 
 func write(name string, b []byte) {
 	if err := os.WriteFile(name, b, 0o644); err != nil {
