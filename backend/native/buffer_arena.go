@@ -11,23 +11,18 @@ import (
 
 // arena recycles the byte buffers of dead values within a run and across
 // runs of one program: a buffer released after its value's last use is
-// handed to a later op asking for the same size. One run owns an arena at
-// a time; the program keeps them between runs.
-//
-// A request takes a free buffer of its exact size when there is one, or
-// else the smallest free one at most fitRatio times larger (for requests
-// of at least minFitBytes), so that a network whose activations shrink
-// layer by layer (a CNN) reuses its early, large buffers for later, smaller
-// values instead of keeping one set of buffers per size.
+// handed to a later op. Buffers under minChunkBytes are recycled by exact
+// size; larger ones are carved out of chunks (buffer_chunks.go). One run
+// owns an arena at a time; the program keeps them between runs.
 type arena struct {
 	mu    sync.Mutex // kernels may allocate from several goroutines
 	free  map[int][][]byte
-	taken map[int]int // buffers handed out per (whole) size in the current run
-	// whole maps the first byte of a buffer handed out shortened (a
-	// larger free buffer serving a smaller request) to the whole buffer,
-	// which put restores.
-	whole map[*byte]wholeBuf
-	stats arenaStats
+	taken map[int]int // small requests per size in the current run
+	// chunks hold the large buffers; pieces maps the first byte of each
+	// buffer handed out of them to where it lies.
+	chunks []*chunk
+	pieces map[*byte]piece
+	stats  arenaStats
 	// parked holds the buffers of dead values that live views (reshapes,
 	// slices) still read, until the last of them dies. Only the running
 	// frames touch it, one at a time, so it needs no lock.
@@ -50,67 +45,31 @@ type parkedBuf struct {
 	b  []byte
 }
 
-// wholeBuf is a buffer handed out as its first n bytes.
-type wholeBuf struct {
-	b []byte
-	n int
-}
-
 type arenaStats struct{ hits, fits, misses, inplace, released, unparked int }
 
-// A larger free buffer serves a request of at least minFitBytes when it is
-// at most fitRatio times the request: small values are not worth it, and a
-// bound keeps a small value from pinning a much larger buffer that a later
-// request of its own size would then have to allocate again.
-const (
-	minFitBytes = 64 << 10
-	fitRatio    = 4
-)
-
 func newArena() *arena {
-	return &arena{free: map[int][][]byte{}, taken: map[int]int{}, whole: map[*byte]wholeBuf{}}
+	return &arena{free: map[int][][]byte{}, taken: map[int]int{}, pieces: map[*byte]piece{}}
 }
 
 // take returns a buffer of n bytes with arbitrary contents.
 func (a *arena) take(n int) []byte {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if b := a.pop(n); b != nil {
+	if n >= minChunkBytes {
+		return a.takeChunk(n)
+	}
+	a.taken[n]++
+	if l := a.free[n]; len(l) > 0 {
+		b := l[len(l)-1]
+		l[len(l)-1] = nil
+		a.free[n] = l[:len(l)-1]
 		a.stats.hits++
 		return b
 	}
-	if n >= minFitBytes {
-		best := 0
-		for c, l := range a.free {
-			if len(l) > 0 && c > n && c/fitRatio <= n && (best == 0 || c < best) {
-				best = c
-			}
-		}
-		if best > 0 {
-			b := a.pop(best)
-			a.whole[unsafe.SliceData(b)] = wholeBuf{b, n}
-			a.stats.fits++
-			return b[:n:n]
-		}
-	}
-	a.taken[n]++
 	a.stats.misses++
 	a.mu.Unlock()
 	b := make([]byte, n)
 	a.mu.Lock()
-	return b
-}
-
-// pop takes a free buffer of exactly n bytes, or returns nil.
-func (a *arena) pop(n int) []byte {
-	l := a.free[n]
-	if len(l) == 0 {
-		return nil
-	}
-	b := l[len(l)-1]
-	l[len(l)-1] = nil
-	a.free[n] = l[:len(l)-1]
-	a.taken[n]++
 	return b
 }
 
@@ -120,21 +79,22 @@ func (a *arena) put(b []byte) {
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if w, ok := a.whole[unsafe.SliceData(b)]; ok && len(b) == w.n {
-		delete(a.whole, unsafe.SliceData(b))
-		b = w.b
-	}
 	a.stats.released++
-	a.free[len(b)] = append(a.free[len(b)], b)
+	switch {
+	case a.putChunk(b):
+	case len(b) >= minChunkBytes:
+		a.adopt(b)
+	default:
+		a.free[len(b)] = append(a.free[len(b)], b)
+	}
 }
 
-// keepResults gives the arena back the whole buffers of results handed out
-// shortened: each such result gets a copy of its bytes in a buffer of its
-// own size, so that it does not pin the larger buffer, which the next run
-// would otherwise have to allocate again. A result sharing bytes with
-// another result keeps its buffer.
+// keepResults gives the arena back the chunk pieces of results: each such
+// result gets a copy of its bytes in a buffer of its own, so that it does
+// not pin the chunk, which the next run would otherwise have to allocate
+// again. A result sharing bytes with another result keeps its buffer.
 func (a *arena) keepResults(res []Value) {
-	if len(a.whole) == 0 {
+	if len(a.pieces) == 0 {
 		return
 	}
 	var spans []span
@@ -154,26 +114,28 @@ func (a *arena) keepResults(res []Value) {
 		if l == nil || len(l.Data) == 0 {
 			continue
 		}
-		w, ok := a.whole[unsafe.SliceData(l.Data)]
-		if !ok || len(l.Data) != w.n {
+		p, ok := a.pieces[unsafe.SliceData(l.Data)]
+		if !ok || len(l.Data) != p.want {
 			continue
 		}
-		ws, shared := spanOf(w.b), 0
+		ps, shared := spanOf(p.c.b[p.off:p.off+p.n]), 0
 		for _, s := range spans {
-			if s.overlaps(ws) {
+			if s.overlaps(ps) {
 				shared++
 			}
 		}
 		if shared != 1 {
 			continue // another result (or this one twice) views its bytes
 		}
-		l.Data = append([]byte(nil), l.Data...)
-		a.put(w.b[:w.n])
+		b := l.Data
+		l.Data = append([]byte(nil), b...)
+		a.put(b)
 	}
 }
 
-// endRun keeps, per size, at most as many buffers as the run handed out,
-// so buffers that kernels allocated and the plan released do not pile up.
+// endRun keeps, per size, at most as many small buffers as the run asked
+// for, and the chunks it used, so buffers that kernels allocated and the
+// plan released do not pile up.
 func (a *arena) endRun() {
 	for n, l := range a.free {
 		keep := a.taken[n]
@@ -188,7 +150,7 @@ func (a *arena) endRun() {
 		}
 	}
 	clear(a.taken)
-	clear(a.whole)  // what is left went with the results
+	a.endRunChunks()
 	clear(a.parked) // still viewed by results: they leave with them
 	a.parked = a.parked[:0]
 }

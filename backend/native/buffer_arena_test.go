@@ -7,73 +7,110 @@ import (
 	"github.com/torchtpu/torchtpu/literal"
 )
 
-// A larger free buffer serves a smaller request (within fitRatio) and
-// comes back whole when the value dies; small requests and requests far
-// below the free buffer's size allocate their own.
-func TestArenaFitsSmallerRequests(t *testing.T) {
+func sameStart(a, b []byte) bool { return unsafe.SliceData(a) == unsafe.SliceData(b) }
+
+// Smaller requests are carved out of a larger free buffer, side by side;
+// released, they merge back, and the whole buffer serves a request of its
+// size again.
+func TestArenaCarvesSmallerBuffersFromLargerOnes(t *testing.T) {
 	a := newArena()
-	big := a.take(4 * minFitBytes)
+	big := a.take(4 * minChunkBytes)
 	a.put(big)
 
-	b := a.take(minFitBytes)
-	if len(b) != minFitBytes || cap(b) != minFitBytes {
-		t.Fatalf("got len %d cap %d, want %d", len(b), cap(b), minFitBytes)
+	var parts [][]byte
+	for i := 0; i < 4; i++ {
+		b := a.take(minChunkBytes)
+		if len(b) != minChunkBytes || cap(b) != minChunkBytes {
+			t.Fatalf("got len %d cap %d, want %d", len(b), cap(b), minChunkBytes)
+		}
+		parts = append(parts, b)
 	}
-	if unsafe.SliceData(b) != unsafe.SliceData(big) || a.stats.fits != 1 {
-		t.Fatalf("the request did not take the free 4x buffer: %+v", a.stats)
+	if a.stats.misses != 1 || len(a.chunks) != 1 {
+		t.Fatalf("want the four requests carved from the first buffer: %+v, %d chunks", a.stats, len(a.chunks))
 	}
-	a.put(b)
-	if l := a.free[4*minFitBytes]; len(l) != 1 || len(l[0]) != 4*minFitBytes {
-		t.Fatalf("the whole buffer did not come back: free %v", a.free)
+	for i, p := range parts {
+		for j := range parts[:i] {
+			if spanOf(p).overlaps(spanOf(parts[j])) {
+				t.Fatalf("pieces %d and %d overlap", j, i)
+			}
+		}
 	}
-
-	// Too small a request, or a buffer over fitRatio times the request:
-	// a new buffer.
-	if s := a.take(minFitBytes - 1); unsafe.SliceData(s) == unsafe.SliceData(big) {
-		t.Error("a request under minFitBytes took a larger buffer")
+	// Another request does not fit: a new buffer.
+	extra := a.take(minChunkBytes)
+	if a.stats.misses != 2 {
+		t.Fatalf("a request with no room left did not allocate: %+v", a.stats)
 	}
-	if s := a.take(minFitBytes + 1); unsafe.SliceData(s) != unsafe.SliceData(big) {
-		t.Error("a request within fitRatio did not take the larger buffer")
+	for _, i := range []int{1, 3, 0, 2} { // out of order: every merge case
+		a.put(parts[i])
 	}
-	a.endRun()
-	if len(a.whole) != 0 {
-		t.Errorf("endRun kept %d shortened buffers", len(a.whole))
+	a.put(extra)
+	if c := a.chunks[0]; c.used != 0 || len(c.free) != 1 || c.free[0] != (seg{0, 4 * minChunkBytes}) {
+		t.Fatalf("released pieces did not merge: %+v", c.free)
+	}
+	if b := a.take(4 * minChunkBytes); !sameStart(b, big) {
+		t.Fatal("the merged buffer did not serve a request of its size")
 	}
 }
 
-// The best fit is the smallest free buffer large enough.
+// The best fit is the smallest free segment large enough; small requests
+// are recycled by exact size only.
 func TestArenaTakesTheSmallestFit(t *testing.T) {
 	a := newArena()
-	for _, n := range []int{4 * minFitBytes, 2 * minFitBytes, 3 * minFitBytes} {
+	for _, n := range []int{4 * minChunkBytes, 2 * minChunkBytes, 3 * minChunkBytes} {
 		a.put(make([]byte, n))
 	}
-	b := a.take(minFitBytes + 1)
-	if w := a.whole[unsafe.SliceData(b)]; len(w.b) != 2*minFitBytes {
-		t.Fatalf("took a %d-byte buffer, want the %d-byte one", len(w.b), 2*minFitBytes)
+	b := a.take(minChunkBytes + 1)
+	if p := a.pieces[unsafe.SliceData(b)]; len(p.c.b) != 2*minChunkBytes {
+		t.Fatalf("took from a %d-byte buffer, want the %d-byte one", len(p.c.b), 2*minChunkBytes)
+	}
+	small := make([]byte, 100)
+	a.put(small)
+	if s := a.take(50); sameStart(s, small) {
+		t.Error("a small request took a larger small buffer")
+	}
+	if s := a.take(100); !sameStart(s, small) {
+		t.Error("a small request did not take the free buffer of its size")
 	}
 }
 
-// A result handed out shortened leaves the run with a copy of its own
-// size; its whole buffer stays in the arena for the next run. A result
-// whose bytes another result views keeps its buffer.
-func TestArenaKeepsWholeBuffersOfResults(t *testing.T) {
+// endRun keeps the chunks the run used, drops the others and those with
+// pieces still out (they left with the results).
+func TestArenaEndRunKeepsUsedChunks(t *testing.T) {
 	a := newArena()
-	a.put(make([]byte, 2*minFitBytes))
-	a.put(make([]byte, 2*minFitBytes))
-	d1 := a.take(minFitBytes)
+	used, idle, out := a.take(minChunkBytes), make([]byte, minChunkBytes), a.take(2*minChunkBytes)
+	a.put(used)
+	a.put(idle)
+	a.endRun()
+	if len(a.chunks) != 1 || !sameStart(a.chunks[0].b, used) || len(a.pieces) != 0 {
+		t.Fatalf("kept %d chunks, %d pieces; want the used one only", len(a.chunks), len(a.pieces))
+	}
+	_ = out
+}
+
+// A result carved from a chunk leaves the run with a copy of its own; its
+// bytes go back to the chunk for the next run. A result whose bytes
+// another result views keeps its buffer.
+func TestArenaKeepsChunksOfResults(t *testing.T) {
+	a := newArena()
+	a.put(make([]byte, 4*minChunkBytes))
+	d1 := a.take(minChunkBytes)
 	d1[0] = 7
 	own := &literal.Literal{Data: d1}
-	d2 := a.take(minFitBytes)
+	d2 := a.take(minChunkBytes)
 	shared := &literal.Literal{Data: d2}
 	view := &literal.Literal{Data: d2[8:16]}
 	a.keepResults([]Value{own, shared, view})
-	if unsafe.SliceData(own.Data) == unsafe.SliceData(d1) || len(own.Data) != minFitBytes || own.Data[0] != 7 {
+	if sameStart(own.Data, d1) || len(own.Data) != minChunkBytes || own.Data[0] != 7 {
 		t.Errorf("the result kept the arena's buffer or lost its bytes")
 	}
-	if unsafe.SliceData(shared.Data) != unsafe.SliceData(d2) {
+	if !sameStart(shared.Data, d2) {
 		t.Errorf("a result viewed by another result was moved")
 	}
-	if l := a.free[2*minFitBytes]; len(l) != 1 || unsafe.SliceData(l[0]) != unsafe.SliceData(d1) {
-		t.Errorf("want the first result's whole buffer back in the arena, free has %d", len(l))
+	if c := a.chunks[0]; c.used != 1 {
+		t.Errorf("want one piece out (the shared result), have %d", c.used)
+	}
+	a.endRun()
+	if len(a.chunks) != 0 {
+		t.Errorf("a chunk with a piece out was kept")
 	}
 }
