@@ -82,9 +82,10 @@ times, and prints:
                the program keeps between runs (plans, caches, buffers)
 
 Once the program is loaded, the Go collector's growth target is lowered
-from 100% of the live heap (mostly weights) to 10%, but at least 4 MB of
+from 100% of the live heap (mostly weights) to 10%, and after the warm-up
+runs to what 16 runs allocate if that is less, but at least 1 MB of
 garbage (gc_percent in --json); GOGC or GOMEMLIMIT in the environment
-leave it alone. run and verify do the same.
+leave it alone. run and verify lower it to 10% too.
 
 Inputs come from a safetensors file with input.0, input.1, ... (a model's
 .io.safetensors file works: its outputs are ignored); without --inputs the
@@ -138,7 +139,7 @@ Example:
 		res.InputsMB = literalsMB(ins)
 		act, _ := prog.ActivationBytes(ins)
 		res.ActivationsMB = float64(act) / (1 << 20)
-		res.GCPercent = settleHeap()
+		res.GCPercent = settleHeap(0)
 
 		run := func() (time.Duration, error) {
 			if err := ctx.Err(); err != nil {
@@ -157,20 +158,26 @@ Example:
 		res.FirstRunMS = ms(first)
 		// Again, now that the first run has built the plan, its caches
 		// and the buffers it keeps between runs.
-		res.GCPercent = settleHeap()
+		res.GCPercent = settleHeap(0)
 		if m := prog.Metrics().Snapshot(); m != nil {
 			res.Compiles, res.CacheHits = m.Compiles, m.CacheHits
 			if m.Compiles > 0 {
 				res.CompileMS, res.CompileEstimate = m.CompileMS, false
 			}
 		}
+		var before, after goruntime.MemStats
+		goruntime.ReadMemStats(&before)
 		for i := 0; i < *warmup; i++ {
 			if _, err := run(); err != nil {
 				return 1, err
 			}
 		}
-		var before, after goruntime.MemStats
-		goruntime.ReadMemStats(&before)
+		if *warmup > 0 {
+			// And once more, knowing what a run allocates.
+			goruntime.ReadMemStats(&after)
+			res.GCPercent = settleHeap((after.TotalAlloc - before.TotalAlloc) / uint64(*warmup))
+			goruntime.ReadMemStats(&before)
+		}
 		cpu0, gc0 := benchCPUTime(), gcCPUSeconds()
 		if *cpuProfile != "" {
 			f, err := os.Create(*cpuProfile)

@@ -93,29 +93,30 @@ func writeHeapProfile(path string) error {
 }
 
 // Once a program is loaded the collector lets garbage reach gcHeadroom of
-// the live heap, but at least minGCHeadroom: below that, small programs
-// would collect every run or two for no memory worth saving.
+// the live heap; once a run's allocation is known (bench's warm-up runs),
+// at most what runsPerGC runs allocate; and at least minGCHeadroom.
 const (
 	gcHeadroom    = 0.10
-	minGCHeadroom = 4 << 20
+	runsPerGC     = 16
+	minGCHeadroom = 1 << 20
 )
 
 // settleHeap is called once a program's weights are loaded (and again in
-// bench once the first run has built the plan and its buffers). It
+// bench once the first run has built the plan and its buffers, and after
+// the warm-up runs with what a run allocates, perRun; 0 when unknown). It
 // collects the garbage of loading, then lowers the collector's growth
-// target (GOGC) from 100% of the live heap to gcHeadroom of it, but at
-// least minGCHeadroom. With the default, a heap that is mostly weights may
-// grow by as much again in garbage before the collector runs: resnet18's
-// 45 MB of weights let its peak RSS reach 180 MB. Weights and activations
-// are byte slices the collector does not scan, so collecting more often
-// costs little. On resnet18 b1 (0.5 MB allocated per run), 10% costs ~0.1
-// ms of collector CPU per 26 ms run per thread (gc_cpu_ms in bench) and
-// keeps the peak within 5 MB of the first run's; 5% costs three times
-// that for 2 MB less, 2% ten times for 2 MB more. The target stays a
-// percentage, so a run that needs more memory gets it without the
-// collector thrashing. It returns the GOGC it set, or 0 when GOGC or
-// GOMEMLIMIT in the environment are left to govern.
-func settleHeap() int {
+// target (GOGC) from 100% of the live heap to the headroom above. With the
+// default, a heap that is mostly weights may grow by as much again in
+// garbage before the collector runs: resnet18's 45 MB of weights let its
+// peak RSS reach 180 MB. Weights and activations are byte slices the
+// collector does not scan, so a collection costs little (resnet18: 1 to 4
+// ms of CPU), and one every runsPerGC runs or more costs at most a few
+// tenths of a percent of a run's CPU (gc_cpu_ms in bench). 10% of the live
+// heap bounds the garbage of a program that allocates much per run; the
+// target stays a percentage, so a run that needs more memory gets it
+// without the collector thrashing. It returns the GOGC it set, or 0 when
+// GOGC or GOMEMLIMIT in the environment are left to govern.
+func settleHeap(perRun uint64) int {
 	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
 		return 0
 	}
@@ -123,8 +124,18 @@ func settleHeap() int {
 	if live == 0 {
 		return 0
 	}
-	pct := int(math.Round(100 * max(live*gcHeadroom, minGCHeadroom) / live))
-	pct = min(100, pct)
+	pct := gcPercent(live, float64(perRun))
 	debug.SetGCPercent(pct)
 	return pct
+}
+
+// gcPercent is the GOGC that lets garbage reach the headroom settleHeap
+// describes over a live heap of live bytes.
+func gcPercent(live, perRun float64) int {
+	headroom := live * gcHeadroom
+	if perRun > 0 {
+		headroom = min(headroom, runsPerGC*perRun)
+	}
+	headroom = max(headroom, minGCHeadroom)
+	return max(1, min(100, int(math.Round(100*headroom/live))))
 }

@@ -10,30 +10,48 @@ import (
 	"testing"
 )
 
+func TestGCPercent(t *testing.T) {
+	const mb = 1 << 20
+	for _, c := range []struct {
+		live, perRun float64
+		want         int
+	}{
+		{50 * mb, 0, 10},        // a tenth of the live heap
+		{50 * mb, 0.5 * mb, 10}, // 16 runs' garbage is more than a tenth
+		{50 * mb, 0.1 * mb, 3},  // 16 runs' garbage: 1.6 MB
+		{50 * mb, 1000, 2},      // at least 1 MB
+		{4 * mb, 0, 25},         // 1 MB over 4 MB
+		{0.5 * mb, 0, 100},      // never over 100%
+		{2000 * mb, 1000, 1},    // never under 1%
+	} {
+		if got := gcPercent(c.live, c.perRun); got != c.want {
+			t.Errorf("gcPercent(%.1f MB live, %.2f MB per run) = %d, want %d", c.live/mb, c.perRun/mb, got, c.want)
+		}
+	}
+}
+
 func TestSettleHeap(t *testing.T) {
 	old := debug.SetGCPercent(100)
 	defer debug.SetGCPercent(old)
 	t.Setenv("GOMEMLIMIT", "")
 	t.Setenv("GOGC", "")
-	// The test binary's live heap is a few MB at most: the 4 MB floor
-	// keeps the default growth of 100%.
-	if got := settleHeap(); got != 100 {
-		t.Errorf("small heap: GOGC %d, want 100", got)
-	}
-	// 200 MB live: a tenth of it is above the floor.
+	// 200 MB live: a tenth of it, or 16 runs of 1 MB.
 	ballast := make([][]byte, 200)
 	for i := range ballast {
 		ballast[i] = make([]byte, 1<<20)
 	}
-	if got := settleHeap(); got != 10 {
+	if got := settleHeap(0); got != 10 {
 		t.Errorf("200 MB heap: GOGC %d, want 10", got)
 	}
 	if got := debug.SetGCPercent(100); got != 10 {
 		t.Errorf("collector runs at GOGC %d, want 10", got)
 	}
+	if got := settleHeap(1 << 20); got != 8 {
+		t.Errorf("200 MB heap, 1 MB per run: GOGC %d, want 8", got)
+	}
 	ballast[0][0] = 1 // live until here
 	t.Setenv("GOGC", "50")
-	if got := settleHeap(); got != 0 {
+	if got := settleHeap(0); got != 0 {
 		t.Errorf("with GOGC set: settleHeap set %d, want it left alone", got)
 	}
 }

@@ -61,7 +61,7 @@ Example:
 		if err != nil {
 			return 1, err
 		}
-		settleHeap()
+		settleHeap(0)
 		outs, stats, err := prog.Run(ctx, ins)
 		if err != nil {
 			return 1, err

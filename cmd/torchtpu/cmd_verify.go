@@ -54,7 +54,7 @@ Example:
 		if err != nil {
 			return 1, err
 		}
-		settleHeap()
+		settleHeap(0)
 		outs, stats, err := prog.Run(ctx, f.Inputs())
 		if err != nil {
 			return 1, err
