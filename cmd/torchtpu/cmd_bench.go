@@ -82,10 +82,11 @@ times, and prints:
                the program keeps between runs (plans, caches, buffers)
 
 Once the program is loaded, the Go collector's growth target is lowered
-from 100% of the live heap (mostly weights) to 10%, and after the warm-up
-runs to what 16 runs allocate if that is less, but at least 1 MB of
-garbage (gc_percent in --json); GOGC or GOMEMLIMIT in the environment
-leave it alone. run and verify lower it to 10% too.
+from 100% of the live heap (mostly weights) to 10%, but at least 4 MB of
+garbage; after the warm-up runs, to what 16 runs (or 250 ms of their CPU)
+allocate if that is less, but at least 1 MB (gc_percent in --json). GOGC
+or GOMEMLIMIT in the environment leave it alone. run and verify lower it
+as after loading.
 
 Inputs come from a safetensors file with input.0, input.1, ... (a model's
 .io.safetensors file works: its outputs are ignored); without --inputs the
@@ -139,7 +140,7 @@ Example:
 		res.InputsMB = literalsMB(ins)
 		act, _ := prog.ActivationBytes(ins)
 		res.ActivationsMB = float64(act) / (1 << 20)
-		res.GCPercent = settleHeap(0)
+		res.GCPercent = settleHeap(0, 0)
 
 		run := func() (time.Duration, error) {
 			if err := ctx.Err(); err != nil {
@@ -158,7 +159,7 @@ Example:
 		res.FirstRunMS = ms(first)
 		// Again, now that the first run has built the plan, its caches
 		// and the buffers it keeps between runs.
-		res.GCPercent = settleHeap(0)
+		res.GCPercent = settleHeap(0, 0)
 		if m := prog.Metrics().Snapshot(); m != nil {
 			res.Compiles, res.CacheHits = m.Compiles, m.CacheHits
 			if m.Compiles > 0 {
@@ -167,15 +168,17 @@ Example:
 		}
 		var before, after goruntime.MemStats
 		goruntime.ReadMemStats(&before)
+		warm0 := benchCPUTime()
 		for i := 0; i < *warmup; i++ {
 			if _, err := run(); err != nil {
 				return 1, err
 			}
 		}
 		if *warmup > 0 {
-			// And once more, knowing what a run allocates.
+			// And once more, knowing what a run allocates and takes.
+			cpu := (benchCPUTime() - warm0) / time.Duration(*warmup)
 			goruntime.ReadMemStats(&after)
-			res.GCPercent = settleHeap((after.TotalAlloc - before.TotalAlloc) / uint64(*warmup))
+			res.GCPercent = settleHeap((after.TotalAlloc-before.TotalAlloc)/uint64(*warmup), cpu)
 			goruntime.ReadMemStats(&before)
 		}
 		cpu0, gc0 := benchCPUTime(), gcCPUSeconds()

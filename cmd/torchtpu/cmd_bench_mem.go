@@ -11,6 +11,7 @@ import (
 	"runtime/pprof"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // benchMemory fills the peak RSS and the ratios the memory bar compares:
@@ -93,30 +94,32 @@ func writeHeapProfile(path string) error {
 }
 
 // Once a program is loaded the collector lets garbage reach gcHeadroom of
-// the live heap; once a run's allocation is known (bench's warm-up runs),
-// at most what runsPerGC runs allocate; and at least minGCHeadroom.
+// the live heap, but at least minGCHeadroom. Once what a run allocates and
+// the CPU it takes are known (bench's warm-up runs), garbage is kept to
+// what runsPerGC runs allocate, or as many runs as take gcEvery of CPU if
+// that is more (a collection costs ~1-3 ms of CPU: one per 250 ms keeps it
+// under about 1%), but at least minRunHeadroom and at most the above.
 const (
-	gcHeadroom    = 0.10
-	runsPerGC     = 16
-	minGCHeadroom = 1 << 20
+	gcHeadroom     = 0.10
+	minGCHeadroom  = 4 << 20
+	runsPerGC      = 16
+	gcEvery        = 250 * time.Millisecond
+	minRunHeadroom = 1 << 20
 )
 
 // settleHeap is called once a program's weights are loaded (and again in
 // bench once the first run has built the plan and its buffers, and after
-// the warm-up runs with what a run allocates, perRun; 0 when unknown). It
-// collects the garbage of loading, then lowers the collector's growth
-// target (GOGC) from 100% of the live heap to the headroom above. With the
-// default, a heap that is mostly weights may grow by as much again in
-// garbage before the collector runs: resnet18's 45 MB of weights let its
-// peak RSS reach 180 MB. Weights and activations are byte slices the
-// collector does not scan, so a collection costs little (resnet18: 1 to 4
-// ms of CPU), and one every runsPerGC runs or more costs at most a few
-// tenths of a percent of a run's CPU (gc_cpu_ms in bench). 10% of the live
-// heap bounds the garbage of a program that allocates much per run; the
-// target stays a percentage, so a run that needs more memory gets it
+// the warm-up runs with what a run allocates and its CPU time; 0 when
+// unknown). It collects the garbage of loading, then lowers the
+// collector's growth target (GOGC) from 100% of the live heap to the
+// headroom above. With the default, a heap that is mostly weights may grow
+// by as much again in garbage before the collector runs: resnet18's 45 MB
+// of weights let its peak RSS reach 180 MB. Weights and activations are
+// byte slices the collector does not scan, so a collection costs little.
+// The target stays a percentage, so a run that needs more memory gets it
 // without the collector thrashing. It returns the GOGC it set, or 0 when
 // GOGC or GOMEMLIMIT in the environment are left to govern.
-func settleHeap(perRun uint64) int {
+func settleHeap(perRun uint64, runCPU time.Duration) int {
 	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
 		return 0
 	}
@@ -124,18 +127,22 @@ func settleHeap(perRun uint64) int {
 	if live == 0 {
 		return 0
 	}
-	pct := gcPercent(live, float64(perRun))
+	pct := gcPercent(live, float64(perRun), runCPU)
 	debug.SetGCPercent(pct)
 	return pct
 }
 
 // gcPercent is the GOGC that lets garbage reach the headroom settleHeap
 // describes over a live heap of live bytes.
-func gcPercent(live, perRun float64) int {
-	headroom := live * gcHeadroom
+func gcPercent(live, perRun float64, runCPU time.Duration) int {
+	most := max(live*gcHeadroom, minGCHeadroom)
+	headroom := most
 	if perRun > 0 {
-		headroom = min(headroom, runsPerGC*perRun)
+		runs := float64(runsPerGC)
+		if runCPU > 0 {
+			runs = max(runs, float64(gcEvery)/float64(runCPU))
+		}
+		headroom = min(most, max(minRunHeadroom, runs*perRun))
 	}
-	headroom = max(headroom, minGCHeadroom)
 	return max(1, min(100, int(math.Round(100*headroom/live))))
 }

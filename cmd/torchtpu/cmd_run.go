@@ -61,7 +61,7 @@ Example:
 		if err != nil {
 			return 1, err
 		}
-		settleHeap(0)
+		settleHeap(0, 0)
 		outs, stats, err := prog.Run(ctx, ins)
 		if err != nil {
 			return 1, err

@@ -54,7 +54,7 @@ Example:
 		if err != nil {
 			return 1, err
 		}
-		settleHeap(0)
+		settleHeap(0, 0)
 		outs, stats, err := prog.Run(ctx, f.Inputs())
 		if err != nil {
 			return 1, err
