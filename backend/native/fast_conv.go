@@ -17,8 +17,6 @@ package native
 
 import (
 	"runtime"
-	"sync"
-	"sync/atomic"
 
 	"github.com/torchtpu/torchtpu/backend/native/gemm"
 	"github.com/torchtpu/torchtpu/dtype"
@@ -235,35 +233,6 @@ const (
 )
 
 func roundUpInt(x, m int) int { return (x + m - 1) / m * m }
-
-// parallel runs f(0) … f(n-1) on up to threads goroutines (the caller's
-// included), each taking the next index when done with its last.
-func parallel(threads, n int, f func(i int)) {
-	threads = min(threads, n)
-	if threads <= 1 {
-		for i := 0; i < n; i++ {
-			f(i)
-		}
-		return
-	}
-	var next atomic.Int64
-	work := func() {
-		for {
-			i := int(next.Add(1)) - 1
-			if i >= n {
-				return
-			}
-			f(i)
-		}
-	}
-	var wg sync.WaitGroup
-	for t := 1; t < threads; t++ {
-		wg.Add(1)
-		go func() { defer wg.Done(); work() }()
-	}
-	work()
-	wg.Wait()
-}
 
 // validRange returns the output positions [lo, hi) whose input position
 // off + o·stride lies in [0, size), for o in [0, count).

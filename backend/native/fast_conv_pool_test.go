@@ -1,0 +1,54 @@
+package native
+
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// TestParallelPool checks that parallel runs every index once: on awake
+// and on sleeping helpers, nested, from several goroutines at once, and
+// with more threads than the pool had.
+func TestParallelPool(t *testing.T) {
+	check := func(threads, n int, nested bool) {
+		counts := make([]atomic.Int32, n)
+		parallel(threads, n, func(i int) {
+			counts[i].Add(1)
+			if nested {
+				var inner atomic.Int32
+				parallel(threads, 5, func(int) { inner.Add(1) })
+				if inner.Load() != 5 {
+					t.Errorf("nested loop ran %d of 5", inner.Load())
+				}
+			}
+		})
+		for i := range counts {
+			if c := counts[i].Load(); c != 1 {
+				t.Errorf("threads=%d n=%d: index %d ran %d times", threads, n, i, c)
+				return
+			}
+		}
+	}
+	for _, threads := range []int{1, 2, 3, 8} {
+		for _, n := range []int{0, 1, 2, 7, 100} {
+			check(threads, n, false)
+		}
+	}
+	check(2, 10, true)
+	time.Sleep(3 * loopSpin) // the helpers fall asleep
+	check(2, 50, false)
+	check(4, 50, false)
+	var wg sync.WaitGroup
+	for g := 0; g < 4; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for it := 0; it < 50; it++ {
+				check(runtime.GOMAXPROCS(0)+1, 20, it%7 == 0)
+			}
+		}()
+	}
+	wg.Wait()
+}
