@@ -1,6 +1,7 @@
 package native
 
 import (
+	"math/rand"
 	"testing"
 	"unsafe"
 
@@ -136,4 +137,52 @@ func TestScratchComesFromTheArena(t *testing.T) {
 		t.Fatalf("a constant's scratch came from the arena: %+v", a.stats)
 	}
 	done()
+}
+
+// Random takes and puts over several runs: buffers out at once never
+// overlap, every chunk's free segments stay sorted, apart and inside it,
+// and a released run leaves every kept chunk wholly free.
+func TestArenaRandomTakesAndPuts(t *testing.T) {
+	rng := rand.New(rand.NewSource(1))
+	a := newArena()
+	for run := 0; run < 20; run++ {
+		var out [][]byte
+		for step := 0; step < 200; step++ {
+			if len(out) > 0 && rng.Intn(2) == 0 {
+				i := rng.Intn(len(out))
+				a.put(out[i])
+				out = append(out[:i], out[i+1:]...)
+				continue
+			}
+			n := 1 + rng.Intn(8*minChunkBytes)
+			b := a.take(n)
+			if len(b) != n {
+				t.Fatalf("take(%d) returned %d bytes", n, len(b))
+			}
+			for _, o := range out {
+				if spanOf(b).overlaps(spanOf(o)) {
+					t.Fatalf("run %d step %d: a %d-byte buffer overlaps one still out", run, step, n)
+				}
+			}
+			out = append(out, b)
+		}
+		for _, c := range a.chunks {
+			end := -1
+			for _, s := range c.free {
+				if s.n <= 0 || s.off <= end || s.off+s.n > len(c.b) {
+					t.Fatalf("run %d: bad free list %+v of a %d-byte chunk", run, c.free, len(c.b))
+				}
+				end = s.off + s.n
+			}
+		}
+		for _, o := range out {
+			a.put(o)
+		}
+		a.endRun()
+		for _, c := range a.chunks {
+			if c.used != 0 || len(c.free) != 1 || c.free[0] != (seg{0, len(c.b)}) {
+				t.Fatalf("run %d: a kept chunk is not wholly free: %+v", run, c.free)
+			}
+		}
+	}
 }
