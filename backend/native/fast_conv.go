@@ -181,30 +181,45 @@ func (c *conv2d) run(dst []float32) {
 	chunks := min(panelsN, (cols+convChunkCols-1)/convChunkCols)
 	want := convItemsPerThread * threads
 	if threads > 1 && c.groups*chunks < want {
-		bLen := pas[0].PackedBLen(cols)
-		if cols <= convSharedCols && int64(c.groups)*int64(bLen) <= convSharedMax {
-			// few columns: pack them once, shared by bands of output rows
-			// (these are the large late layers, whose weights dominate at
-			// batch 1)
-			bands := min(panelsM, (want+c.groups-1)/c.groups)
+		bLen := pas[0].BlockLen(cols)
+		if cols <= convSharedCols && 2*int64(c.groups)*int64(bLen) <= convSharedMax {
+			// few columns (the large late layers, whose weights dominate
+			// at batch 1): k block by k block, the columns are packed once
+			// and shared by bands of output rows. Loop t packs block t
+			// (its first items) while the bands multiply block t-1, so two
+			// blocks are held at a time, not all of B.
+			bands := min(panelsM, max((want+c.groups-1)/c.groups, (panelsM+1)/2))
 			kBlocks := pas[0].KBlocks()
-			shared := gemm.GetBuffer(c.groups * bLen)
-			defer gemm.PutBuffer(shared)
+			blocks := gemm.GetBuffer(2 * c.groups * bLen)
+			defer gemm.PutBuffer(blocks)
+			block := func(t, g int) []float32 {
+				o := (t%2*c.groups + g) * bLen
+				return blocks[o : o+bLen]
+			}
 			packers := make([]gemm.BPacker, c.groups)
 			for g := range packers {
 				var release func()
 				packers[g], release = packer(g, 0, cols)
 				defer release()
 			}
-			parallel(threads, c.groups*kBlocks, func(u int) {
-				g := u / kBlocks
-				pas[g].PackB(shared[g*bLen:(g+1)*bLen], packers[g], u%kBlocks, 0, cols)
-			})
-			parallel(threads, c.groups*bands, func(it int) {
-				g, band := it/bands, it%bands
-				r0, r1 := band*panelsM/bands*mr, min(ocPer, (band+1)*panelsM/bands*mr)
-				pas[g].MulPacked(r0, r1, shared[g*bLen:(g+1)*bLen], 0, cols, output(g), false)
-			})
+			for t := 0; t <= kBlocks; t++ {
+				packs, mults := c.groups, c.groups*bands
+				if t == kBlocks {
+					packs = 0
+				}
+				if t == 0 {
+					mults = 0
+				}
+				parallel(threads, packs+mults, func(it int) {
+					if it < packs {
+						pas[it].PackBlock(block(t, it), packers[it], t, 0, cols)
+						return
+					}
+					g, band := (it-packs)/bands, (it-packs)%bands
+					r0, r1 := band*panelsM/bands*mr, min(ocPer, (band+1)*panelsM/bands*mr)
+					pas[g].MulBlock(r0, r1, block(t-1, g), t-1, 0, cols, output(g), false)
+				})
+			}
 			return
 		}
 		chunks = min(panelsN, (want+c.groups-1)/c.groups)
@@ -229,7 +244,7 @@ const (
 	convItemsPerThread = 4        // work items per core, for balance
 	convChunkCols      = 256      // widest column chunk (its packed B block stays in L2)
 	convSharedCols     = 512      // columns (all images) packed once and shared by row bands at most
-	convSharedMax      = 16 << 20 // floats of packed B shared between row bands at most
+	convSharedMax      = 16 << 20 // floats of packed B (two k blocks) shared between row bands at most
 )
 
 func roundUpInt(x, m int) int { return (x + m - 1) / m * m }

@@ -69,7 +69,7 @@ func BenchmarkMicroKernelDirect(b *testing.B) {
 	}
 }
 
-// BenchmarkBandA runs one thread's MulPacked over a band A of convolution
+// BenchmarkBandA runs one thread's MulBlock calls over a band A of convolution
 // shapes (m out channels, k = c·kh·kw, n columns at batch 1), A read in
 // place by the direct kernels or packed band by band, with A cycled over
 // copies that do not fit in L2 (as a model's weights come from L3).
@@ -90,15 +90,19 @@ func BenchmarkBandA(b *testing.B) {
 					as[i] = NewBandA(m, k, RowMajor(randMat(r, m*k), k))
 				}
 				nb := min(n, 256)
-				bp := make([]float32, as[0].PackedBLen(nb))
-				for kb := 0; kb < as[0].KBlocks(); kb++ {
-					as[0].PackB(bp, MatrixPacker(RowMajor(randMat(r, k*nb), nb)), kb, 0, nb)
+				blocks := make([][]float32, as[0].KBlocks())
+				bm := RowMajor(randMat(r, k*nb), nb)
+				for kb := range blocks {
+					blocks[kb] = make([]float32, as[0].BlockLen(nb))
+					as[0].PackBlock(blocks[kb], MatrixPacker(bm), kb, 0, nb)
 				}
 				out := Out{Data: make([]float32, m*nb), Ldc: nb}
 				b.ResetTimer()
 				cpu0 := processCPU()
 				for i := 0; i < b.N; i++ {
-					as[i%copies].MulPacked(0, m, bp, 0, nb, out, false)
+					for kb, bp := range blocks {
+						as[i%copies].MulBlock(0, m, bp, kb, 0, nb, out, false)
+					}
 				}
 				reportFlops(b, 2*float64(m*nb*k)*float64(b.N), processCPU()-cpu0, 1)
 			})

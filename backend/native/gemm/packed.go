@@ -1,5 +1,7 @@
 package gemm
 
+import "sync"
+
 // Products on packed operands, for callers that run one A against many B
 // operands or build B themselves (a convolution: its weights against every
 // image, B read straight from the image, "implicit GEMM"). The caller owns
@@ -80,20 +82,20 @@ func (p *PackedA) Rows() int { return p.mr }
 // Cols is the micro-panel width of B (the nr a BPacker is called with).
 func (p *PackedA) Cols() int { return p.nr }
 
-// PackedBLen is the length of a buffer for k rows × nb columns of B packed
-// by PackB.
-func (p *PackedA) PackedBLen(nb int) int { return p.k * roundUp(nb, p.nr) }
-
-// KBlocks is the number of k blocks (the units of PackB).
+// KBlocks is the number of k blocks (the units of PackBlock and MulBlock).
 func (p *PackedA) KBlocks() int { return (p.k + p.kcb - 1) / p.kcb }
 
-// PackB packs k block kblock of columns [j0, j0+nb) of B into dst (of
-// PackedBLen(nb)), in the layout MulPacked reads.
-func (p *PackedA) PackB(dst []float32, pack BPacker, kblock, j0, nb int) {
+// BlockLen is the length of a buffer for one k block of nb columns of B
+// packed by PackBlock.
+func (p *PackedA) BlockLen(nb int) int { return min(p.kcb, p.k) * roundUp(nb, p.nr) }
+
+// PackBlock packs k block kblock of columns [j0, j0+nb) of B into dst (of
+// BlockLen(nb) at least), in the layout MulBlock reads.
+func (p *PackedA) PackBlock(dst []float32, pack BPacker, kblock, j0, nb int) {
 	pc := kblock * p.kcb
 	kb := min(p.kcb, p.k-pc)
 	w := roundUp(nb, p.nr)
-	pack(dst[pc*w:pc*w+kb*w], p.nr, pc, kb, j0, nb)
+	pack(dst[:kb*w], p.nr, pc, kb, j0, nb)
 }
 
 // Out is where C goes. Its columns may run over several images (the
@@ -105,24 +107,30 @@ type Out struct {
 	Ldc, Cols, ImgStride int
 }
 
-// MulPacked computes rows [r0, r1) of C (+)= A·B for columns [j0, j0+nb)
-// of B, packed into bp by PackB (all k blocks, for those columns). r0 is a
-// multiple of Rows(). With accumulate unset C is overwritten.
-func (p *PackedA) MulPacked(r0, r1 int, bp []float32, j0, nb int, out Out, accumulate bool) {
+// MulBlock computes rows [r0, r1) of C (+)= A·B over k block kblock
+// alone, for columns [j0, j0+nb) of B, that block packed into bp by
+// PackBlock. r0 is a multiple of Rows(). Block 0 with accumulate unset
+// overwrites C, any other adds to it: MulBlock for each block in turn is
+// the product.
+func (p *PackedA) MulBlock(r0, r1 int, bp []float32, kblock, j0, nb int, out Out, accumulate bool) {
 	if !p.band(r0, r1, nb) {
 		return
 	}
-	var tile [maxTile]float32
+	tile := tiles.Get().(*[maxTile]float32)
+	defer tiles.Put(tile)
+	pc := kblock * p.kcb
+	kb := min(p.kcb, p.k-pc)
 	w := roundUp(nb, p.nr)
 	scratch := p.scratchA(r0, r1)
-	for pc := 0; pc < p.k; pc += p.kcb {
-		kb := min(p.kcb, p.k-pc)
-		macroOut(p.ks, p.aBlock(pc, kb, r0, r1, scratch), p.lda, bp[pc*w:pc*w+kb*w], r0, r1-r0, j0, nb, kb, out, pc == 0 && !accumulate, &tile)
-	}
+	macroOut(p.ks, p.aBlock(pc, kb, r0, r1, scratch), p.lda, bp[:kb*w], r0, r1-r0, j0, nb, kb, out, pc == 0 && !accumulate, tile)
 	if scratch != nil {
 		putBuf(scratch)
 	}
 }
+
+// tiles holds the scratch tiles of MulBlock and Mul (a tile on the stack
+// escapes through the kernel function values: 1.8 KB allocated per call).
+var tiles = sync.Pool{New: func() any { return new([maxTile]float32) }}
 
 // Mul computes rows [r0, r1) of C (+)= A·B for columns [j0, j0+nb) of a B
 // that pack writes block by block into scratch memory (kept in L2 between
@@ -132,7 +140,8 @@ func (p *PackedA) Mul(r0, r1 int, pack BPacker, j0, nb int, out Out, accumulate 
 	if !p.band(r0, r1, nb) {
 		return
 	}
-	var tile [maxTile]float32
+	tile := tiles.Get().(*[maxTile]float32)
+	defer tiles.Put(tile)
 	w := roundUp(nb, p.nr)
 	bp := getBuf(min(p.kcb, p.k) * w)
 	defer putBuf(bp)
@@ -140,7 +149,7 @@ func (p *PackedA) Mul(r0, r1 int, pack BPacker, j0, nb int, out Out, accumulate 
 	for pc := 0; pc < p.k; pc += p.kcb {
 		kb := min(p.kcb, p.k-pc)
 		pack(bp.s[:kb*w], p.nr, pc, kb, j0, nb)
-		macroOut(p.ks, p.aBlock(pc, kb, r0, r1, scratch), p.lda, bp.s[:kb*w], r0, r1-r0, j0, nb, kb, out, pc == 0 && !accumulate, &tile)
+		macroOut(p.ks, p.aBlock(pc, kb, r0, r1, scratch), p.lda, bp.s[:kb*w], r0, r1-r0, j0, nb, kb, out, pc == 0 && !accumulate, tile)
 	}
 	if scratch != nil {
 		putBuf(scratch)

@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// TestPackedOperands checks MulPacked and Mul on row bands and column
+// TestPackedOperands checks MulBlock and Mul on row bands and column
 // ranges against the float64 reference, for every kernel set, with A read
 // in place and packed, rows back to back and apart, and C as one matrix
 // and as images side by side (Out.Cols) of several widths.
@@ -28,9 +28,10 @@ func TestPackedOperands(t *testing.T) {
 				if (pa.lda > 0) != (v.direct && ks.direct != nil) {
 					t.Fatalf("%s: direct %v, lda %d", ks.name, v.direct, pa.lda)
 				}
-				bp := make([]float32, pa.PackedBLen(n))
-				for kb := 0; kb < pa.KBlocks(); kb++ {
-					pa.PackB(bp, MatrixPacker(b), kb, 0, n)
+				blocks := make([][]float32, pa.KBlocks())
+				for kb := range blocks {
+					blocks[kb] = make([]float32, pa.BlockLen(n))
+					pa.PackBlock(blocks[kb], MatrixPacker(b), kb, 0, n)
 				}
 				want := reference(m, n, k, a, b, make([]float32, m*n), n, false)
 				mid := min(m, roundUp(m/2, ks.mr))
@@ -42,9 +43,13 @@ func TestPackedOperands(t *testing.T) {
 					for _, acc := range []bool{false, true} {
 						out, get := newOut(r, m, n, cols)
 						start := get()
-						pa.MulPacked(0, mid, bp, 0, n, out, acc)
-						pa.MulPacked(mid, m, bp, 0, n, out, acc)
-						check(t, name+" MulPacked", k, get(), start, want, acc)
+						for kb, bp := range blocks {
+							pa.MulBlock(mid, m, bp, kb, 0, n, out, acc)
+						}
+						for kb, bp := range blocks {
+							pa.MulBlock(0, mid, bp, kb, 0, n, out, acc)
+						}
+						check(t, name+" MulBlock", k, get(), start, want, acc)
 						out, get = newOut(r, m, n, cols)
 						start = get()
 						j1 := n / 3
