@@ -89,17 +89,15 @@ func (a *arena) put(b []byte) {
 	}
 }
 
-// keepResults gives the arena back the chunk pieces of results: each such
-// result gets a copy of its bytes in a buffer of its own, so that it does
-// not pin the chunk, which the next run would otherwise have to allocate
-// again. A result sharing bytes with another result keeps its buffer.
+// keepResults moves the results of a run out of the arena's chunks, which
+// the next run reuses. Where one value was a whole chunk, the results
+// viewing it keep that chunk and the arena lets it go; results in any
+// other chunk (pieces of it, or views of a piece whose value died) get
+// copies of their bytes. Nothing outside the arena then holds the bytes of
+// its chunks, and every piece still out goes back.
 func (a *arena) keepResults(res []Value) {
 	if len(a.pieces) == 0 {
 		return
-	}
-	var spans []span
-	for _, v := range res {
-		spans = valueSpans(spans, v)
 	}
 	var lits []*literal.Literal
 	for _, v := range res {
@@ -110,26 +108,25 @@ func (a *arena) keepResults(res []Value) {
 			lits = tupleLiterals(lits, v)
 		}
 	}
+	copied := map[*literal.Literal]bool{}
 	for _, l := range lits {
-		if l == nil || len(l.Data) == 0 {
+		if l == nil || len(l.Data) == 0 || copied[l] {
 			continue
 		}
-		p, ok := a.pieces[unsafe.SliceData(l.Data)]
-		if !ok || len(l.Data) != p.want {
+		c := a.chunkOf(spanOf(l.Data))
+		if c == nil {
 			continue
 		}
-		ps, shared := spanOf(p.c.b[p.off:p.off+p.n]), 0
-		for _, s := range spans {
-			if s.overlaps(ps) {
-				shared++
-			}
+		if c.used == 1 && len(c.free) == 0 {
+			a.dropChunk(c) // one value's, whole: the results keep it
+			continue
 		}
-		if shared != 1 {
-			continue // another result (or this one twice) views its bytes
-		}
-		b := l.Data
-		l.Data = append([]byte(nil), b...)
-		a.put(b)
+		l.Data = append([]byte(nil), l.Data...)
+		copied[l] = true
+	}
+	for k, p := range a.pieces {
+		p.c.release(p.off, p.n)
+		delete(a.pieces, k)
 	}
 }
 

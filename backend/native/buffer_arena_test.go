@@ -88,31 +88,44 @@ func TestArenaEndRunKeepsUsedChunks(t *testing.T) {
 	_ = out
 }
 
-// A result carved from a chunk leaves the run with a copy of its own; its
-// bytes go back to the chunk for the next run. A result whose bytes
-// another result views keeps its buffer.
+// Results carved from a shared chunk leave the run with copies of their
+// own, views included, and every piece goes back to the chunk; a result
+// that was a whole chunk keeps it, with the results viewing it.
 func TestArenaKeepsChunksOfResults(t *testing.T) {
 	a := newArena()
 	a.put(make([]byte, 4*minChunkBytes))
 	d1 := a.take(minChunkBytes)
 	d1[0] = 7
 	own := &literal.Literal{Data: d1}
-	d2 := a.take(minChunkBytes)
-	shared := &literal.Literal{Data: d2}
-	view := &literal.Literal{Data: d2[8:16]}
-	a.keepResults([]Value{own, shared, view})
-	if sameStart(own.Data, d1) || len(own.Data) != minChunkBytes || own.Data[0] != 7 {
-		t.Errorf("the result kept the arena's buffer or lost its bytes")
+	d2 := a.take(minChunkBytes) // a value that died, viewed by two results
+	d2[8], d2[100] = 1, 2
+	view1, view2 := &literal.Literal{Data: d2[8:16]}, &literal.Literal{Data: d2[100:]}
+	whole := a.take(8 * minChunkBytes) // a chunk of its own
+	wview := &literal.Literal{Data: whole[64:128]}
+	wres := &literal.Literal{Data: whole}
+	a.keepResults([]Value{own, Tuple{view1, view2}, own, wres, wview})
+	for _, c := range []struct {
+		l    *literal.Literal
+		was  []byte
+		b    byte
+		name string
+	}{{own, d1, 7, "result"}, {view1, d2[8:], 1, "first view"}, {view2, d2[100:], 2, "second view"}} {
+		if sameStart(c.l.Data, c.was) || c.l.Data[0] != c.b {
+			t.Errorf("the %s kept the chunk's bytes or lost its own", c.name)
+		}
 	}
-	if !sameStart(shared.Data, d2) {
-		t.Errorf("a result viewed by another result was moved")
+	if !sameStart(wres.Data, whole) || !sameStart(wview.Data, whole[64:]) {
+		t.Errorf("the results of a whole chunk were moved")
 	}
-	if c := a.chunks[0]; c.used != 1 {
-		t.Errorf("want one piece out (the shared result), have %d", c.used)
+	if len(a.chunks) != 1 || len(a.pieces) != 0 {
+		t.Fatalf("want the shared chunk kept and the whole one let go: %d chunks, %d pieces", len(a.chunks), len(a.pieces))
+	}
+	if c := a.chunks[0]; c.used != 0 || len(c.free) != 1 || c.free[0] != (seg{0, 4 * minChunkBytes}) {
+		t.Errorf("the shared chunk is not wholly free: used %d, free %+v", c.used, c.free)
 	}
 	a.endRun()
-	if len(a.chunks) != 0 {
-		t.Errorf("a chunk with a piece out was kept")
+	if len(a.chunks) != 1 {
+		t.Errorf("endRun dropped the shared chunk")
 	}
 }
 

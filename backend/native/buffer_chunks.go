@@ -96,6 +96,31 @@ func (a *arena) adopt(b []byte) {
 	a.chunks = append(a.chunks, &chunk{b: b[:len(b):len(b)], free: []seg{{0, len(b)}}})
 }
 
+// chunkOf returns the chunk holding the bytes s, or nil.
+func (a *arena) chunkOf(s span) *chunk {
+	for _, c := range a.chunks {
+		if cs := spanOf(c.b); cs.lo <= s.lo && s.hi <= cs.hi {
+			return c
+		}
+	}
+	return nil
+}
+
+// dropChunk lets a chunk go, with the pieces handed out of it.
+func (a *arena) dropChunk(c *chunk) {
+	for k, p := range a.pieces {
+		if p.c == c {
+			delete(a.pieces, k)
+		}
+	}
+	for i, d := range a.chunks {
+		if d == c {
+			a.chunks = append(a.chunks[:i], a.chunks[i+1:]...)
+			break
+		}
+	}
+}
+
 // release frees [off, off+n), merging it with free neighbours.
 func (c *chunk) release(off, n int) {
 	c.used--
@@ -137,7 +162,6 @@ func (a *arena) endRunChunks() {
 	a.chunks = keep
 	clear(a.pieces)
 }
-
 
 // scratchF32 returns n float32s of scratch with arbitrary contents for a
 // kernel to use while it runs, and the function that gives them back
