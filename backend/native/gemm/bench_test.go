@@ -59,7 +59,7 @@ func BenchmarkMicroKernelDirect(b *testing.B) {
 	const kb = 256
 	for _, lda := range []int{256, 576, 1152, 2304, 4608} {
 		b.Run(fmt.Sprintf("%s/lda=%d", ks.name, lda), func(b *testing.B) {
-			a, bp, c := make([]float32, ks.mr*lda), make([]float32, ks.nr*kb), make([]float32, ks.mr*ks.nr)
+			a, bp, c := make([]float32, (ks.mr-1)*lda+kb), make([]float32, ks.nr*kb), make([]float32, ks.mr*ks.nr)
 			cpu0 := processCPU()
 			for i := 0; i < b.N; i++ {
 				ks.direct[ks.mr][0](kb, a, lda, bp, c, ks.nr)
