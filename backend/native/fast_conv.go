@@ -241,7 +241,7 @@ func (c *conv2d) run(dst []float32) {
 
 const (
 	convWorkPerThread  = 1 << 21  // multiply-adds below which an extra core does not pay
-	convItemsPerThread = 4        // work items per core, for balance
+	convItemsPerThread = 8        // work items per core, for balance
 	convChunkCols      = 256      // widest column chunk (its packed B block stays in L2)
 	convSharedCols     = 512      // columns (all images) packed once and shared by row bands at most
 	convSharedMax      = 16 << 20 // floats of packed B (two k blocks) shared between row bands at most
