@@ -13,7 +13,9 @@
 // The micro-kernel is AVX-512 (14×32) or AVX2+FMA (6×16) assembly on amd64,
 // chosen at run time, and Go elsewhere. Operands are addressed through row
 // and column strides, so transposed operands need no copy beyond the
-// packing every operand gets anyway.
+// packing every operand gets anyway. Each kernel set also has direct
+// kernels that read a row-major A in place; PackedA (packed.go) uses them,
+// so products whose caller packs B (convolutions) never pack A.
 package gemm
 
 //go:generate go run ./gen

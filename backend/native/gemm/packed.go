@@ -5,8 +5,8 @@ import "sync"
 // Products on packed operands, for callers that run one A against many B
 // operands or build B themselves (a convolution: its weights against every
 // image, B read straight from the image, "implicit GEMM"). The caller owns
-// the parallelism: PackedA's units and Mul calls are independent and safe
-// to run from several goroutines at once.
+// the parallelism: PackBlock, MulBlock and Mul calls are independent and
+// safe to run from several goroutines at once.
 
 // BPacker packs rows [p0, p0+kb) × columns [j0, j0+nb) of a B operand into
 // micro-panels of nr columns: column j0+j, row p0+q goes to

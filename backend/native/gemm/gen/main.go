@@ -9,6 +9,11 @@
 // registers. Every kernel exists twice: "acc" adds the tile to C, "set"
 // overwrites C (the first k block of C = A·B, so C needs no clearing). The C
 // tile is prefetched on entry, and B is prefetched pfB bytes ahead.
+//
+// The direct kernels (kRxNRd, for r ≤ mr rows) read A in place from a
+// row-major matrix instead of a packed micro-panel: one broadcast per row
+// per k step from rows lda floats apart, so a caller whose A is stored
+// row-major (a convolution's weights) never packs or copies it.
 package main
 
 import (
