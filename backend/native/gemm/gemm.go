@@ -240,11 +240,15 @@ func macro(ks *kernelSet, ap, bp []float32, mb, nb, kb int, c []float32, ldc int
 func tileMul(ks *kernelSet, kb int, apanel []float32, lda int, bpanel []float32, mm, nn int, c []float32, ldc int, first bool, tile *[maxTile]float32) {
 	mr, nr := ks.mr, ks.nr
 	if lda > 0 {
-		if nn == nr {
-			ks.direct[mm][b2i(first)](kb, apanel, lda, bpanel, c, ldc)
+		kernels, w := ks.direct, nr
+		if nn <= nr/2 && ks.half != nil {
+			kernels, w = ks.half, nr/2
+		}
+		if nn == w {
+			kernels[mm][b2i(first)](kb, apanel, lda, bpanel, c, ldc)
 			return
 		}
-		ks.direct[mm][1](kb, apanel, lda, bpanel, tile[:], nr)
+		kernels[mm][1](kb, apanel, lda, bpanel, tile[:], nr)
 		for i := 0; i < mm; i++ {
 			addTo(c[i*ldc:i*ldc+nn], tile[i*nr:i*nr+nn], first)
 		}

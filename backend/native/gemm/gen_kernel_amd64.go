@@ -184,6 +184,109 @@ func k14x32dacc(kc int, a *float32, lda int, b, c *float32, ldc int)
 //go:noescape
 func k14x32dset(kc int, a *float32, lda int, b, c *float32, ldc int)
 
+//go:noescape
+func k1x16of32dacc(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k1x16of32dset(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k2x16of32dacc(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k2x16of32dset(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k3x16of32dacc(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k3x16of32dset(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k4x16of32dacc(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k4x16of32dset(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k5x16of32dacc(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k5x16of32dset(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k6x16of32dacc(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k6x16of32dset(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k7x16of32dacc(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k7x16of32dset(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k8x16of32dacc(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k8x16of32dset(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k9x16of32dacc(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k9x16of32dset(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k10x16of32dacc(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k10x16of32dset(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k11x16of32dacc(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k11x16of32dset(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k12x16of32dacc(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k12x16of32dset(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k13x16of32dacc(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k13x16of32dset(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k14x16of32dacc(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k14x16of32dset(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+// half14x32 lists the direct kernels for the first 16 columns of a B panel: [r] = {acc, set}.
+var half14x32 = [15][2]func(kc int, a *float32, lda int, b, c *float32, ldc int){
+	{nil, nil},
+	{k1x16of32dacc, k1x16of32dset},
+	{k2x16of32dacc, k2x16of32dset},
+	{k3x16of32dacc, k3x16of32dset},
+	{k4x16of32dacc, k4x16of32dset},
+	{k5x16of32dacc, k5x16of32dset},
+	{k6x16of32dacc, k6x16of32dset},
+	{k7x16of32dacc, k7x16of32dset},
+	{k8x16of32dacc, k8x16of32dset},
+	{k9x16of32dacc, k9x16of32dset},
+	{k10x16of32dacc, k10x16of32dset},
+	{k11x16of32dacc, k11x16of32dset},
+	{k12x16of32dacc, k12x16of32dset},
+	{k13x16of32dacc, k13x16of32dset},
+	{k14x16of32dacc, k14x16of32dset},
+}
+
 // direct14x32 lists the kernels that read r ≤ 14 rows of A in place: [r] = {acc, set}.
 var direct14x32 = [15][2]func(kc int, a *float32, lda int, b, c *float32, ldc int){
 	{nil, nil},

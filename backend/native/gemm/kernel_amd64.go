@@ -86,15 +86,16 @@ func partKernels(mr, nr int, fs [][2]func(kc int, a, b, c *float32, ldc int)) []
 }
 
 // directKernels wraps the kernels reading r ≤ mr rows of A in place
-// ([r] = {acc, set}) with the bounds checks they rely on.
-func directKernels(nr int, fs [][2]func(kc int, a *float32, lda int, b, c *float32, ldc int)) [][2]directKernel {
+// ([r] = {acc, set}) with the bounds checks they rely on: they read the
+// first cols columns of B panels nr wide, and write cols columns of C.
+func directKernels(nr, cols int, fs [][2]func(kc int, a *float32, lda int, b, c *float32, ldc int)) [][2]directKernel {
 	d := make([][2]directKernel, len(fs))
 	for r := 1; r < len(fs); r++ {
 		for v, f := range fs[r] {
 			d[r][v] = func(kb int, a []float32, lda int, b, c []float32, ldc int) {
 				_ = a[(r-1)*lda+kb-1]
-				_ = b[nr*kb-1]
-				_ = c[(r-1)*ldc+nr-1]
+				_ = b[nr*(kb-1)+cols-1]
+				_ = c[(r-1)*ldc+cols-1]
 				f(kb, &a[0], lda, &b[0], &c[0], ldc)
 			}
 		}
@@ -104,11 +105,12 @@ func directKernels(nr int, fs [][2]func(kc int, a *float32, lda int, b, c *float
 
 var avx512 = &kernelSet{name: "avx512-14x32", mr: 14, nr: 32,
 	acc: asmKernel(14, 32, k14x32acc), set: asmKernel(14, 32, k14x32set), packA: packA14Fast,
-	part: partKernels(14, 32, partial14x32[:]), direct: directKernels(32, direct14x32[:])}
+	part: partKernels(14, 32, partial14x32[:]), direct: directKernels(32, 32, direct14x32[:]),
+	half: directKernels(32, 16, half14x32[:])}
 
 var avx2 = &kernelSet{name: "avx2-6x16", mr: 6, nr: 16,
 	acc: asmKernel(6, 16, k6x16acc), set: asmKernel(6, 16, k6x16set), packA: packA6,
-	part: partKernels(6, 16, partial6x16[:]), direct: directKernels(16, direct6x16[:])}
+	part: partKernels(6, 16, partial6x16[:]), direct: directKernels(16, 16, direct6x16[:])}
 
 // kernelSets lists the sets this CPU runs, fastest first.
 func kernelSets() []*kernelSet {

@@ -19,6 +19,9 @@ type kernelSet struct {
 	// in place (row-major, row stride lda) instead of from a packed
 	// micro-panel, written straight into C
 	direct [][2]directKernel
+	// half[r], when not nil, is direct[r] for the first nr/2 columns of
+	// the B panel alone (a last panel with no more columns costs half)
+	half [][2]directKernel
 }
 
 // directKernel is a micro-kernel reading A in place: rows a[i*lda:], kc

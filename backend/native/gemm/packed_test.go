@@ -14,7 +14,7 @@ import (
 func TestPackedOperands(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	for _, ks := range kernelSets() {
-		for _, s := range [][3]int{{1, 1, 1}, {14, 32, 384}, {15, 33, 385}, {64, 49, 1000}, {100, 300, 147}, {29, 392, 60}} {
+		for _, s := range [][3]int{{1, 1, 1}, {14, 32, 384}, {15, 33, 385}, {64, 49, 1000}, {100, 300, 147}, {29, 392, 60}, {20, 48, 100}} {
 			m, n, k := s[0], s[1], s[2]
 			b := operand(r, k, n, 'N')
 			for _, v := range []struct {
@@ -108,37 +108,43 @@ func check(t *testing.T, what string, k int, c, start []float32, want []float64,
 }
 
 // TestDirectKernels checks every direct kernel (each row count, acc and
-// set, odd and even depths) against the float64 product, and that it
-// writes only its rows and columns of C.
+// set, odd and even depths; the half kernels too) against the float64
+// product, and that it writes only its rows and columns of C.
 func TestDirectKernels(t *testing.T) {
 	r := rand.New(rand.NewPCG(21, 22))
 	for _, ks := range kernelSets() {
-		for rows := 1; rows < len(ks.direct); rows++ {
-			for _, kb := range []int{1, 2, 7, 64} {
-				lda, ldc := kb+7, ks.nr+3
-				a, b := randMat(r, (rows-1)*lda+kb), randMat(r, ks.nr*kb)
-				for v, set := range []bool{false, true} {
-					c := randMat(r, ks.mr*ldc)
-					start := append([]float32(nil), c...)
-					ks.direct[rows][v](kb, a, lda, b, c, ldc)
-					for i := 0; i < ks.mr; i++ {
-						for j := 0; j < ldc; j++ {
-							x := i*ldc + j
-							if i >= rows || j >= ks.nr {
-								if c[x] != start[x] {
-									t.Fatalf("%s rows=%d kb=%d set=%v: c[%d][%d] written", ks.name, rows, kb, set, i, j)
+		for _, set := range []struct {
+			name    string
+			kernels [][2]directKernel
+			cols    int
+		}{{"direct", ks.direct, ks.nr}, {"half", ks.half, ks.nr / 2}} {
+			for rows := 1; rows < len(set.kernels); rows++ {
+				for _, kb := range []int{1, 2, 7, 64} {
+					lda, ldc := kb+7, ks.nr+3
+					a, b := randMat(r, (rows-1)*lda+kb), randMat(r, ks.nr*kb)
+					for v, first := range []bool{false, true} {
+						c := randMat(r, ks.mr*ldc)
+						start := append([]float32(nil), c...)
+						set.kernels[rows][v](kb, a, lda, b, c, ldc)
+						for i := 0; i < ks.mr; i++ {
+							for j := 0; j < ldc; j++ {
+								x := i*ldc + j
+								if i >= rows || j >= set.cols {
+									if c[x] != start[x] {
+										t.Fatalf("%s %s rows=%d kb=%d set=%v: c[%d][%d] written", ks.name, set.name, rows, kb, first, i, j)
+									}
+									continue
 								}
-								continue
-							}
-							var want float64
-							if !set {
-								want = float64(start[x])
-							}
-							for q := 0; q < kb; q++ {
-								want += float64(a[i*lda+q]) * float64(b[q*ks.nr+j])
-							}
-							if math.Abs(float64(c[x])-want) > 1e-5*float64(kb+1)*(1+math.Abs(want)) {
-								t.Fatalf("%s rows=%d kb=%d set=%v: c[%d][%d] = %v, want %v", ks.name, rows, kb, set, i, j, c[x], want)
+								var want float64
+								if !first {
+									want = float64(start[x])
+								}
+								for q := 0; q < kb; q++ {
+									want += float64(a[i*lda+q]) * float64(b[q*ks.nr+j])
+								}
+								if math.Abs(float64(c[x])-want) > 1e-5*float64(kb+1)*(1+math.Abs(want)) {
+									t.Fatalf("%s %s rows=%d kb=%d set=%v: c[%d][%d] = %v, want %v", ks.name, set.name, rows, kb, first, i, j, c[x], want)
+								}
 							}
 						}
 					}

@@ -30,8 +30,11 @@ type kernel struct {
 	pfB    int  // B prefetch distance in bytes
 	full   int  // for a partial kernel (mr < the panel height), the panel height
 	// direct: A read in place from a row-major matrix (row stride lda)
-	// instead of a packed micro-panel (kernelsDirect)
+	// instead of a packed micro-panel
 	direct bool
+	// panel: vectors per k step of the B panel, when more than nv (a
+	// half kernel: the first nv·lanes columns of a wider panel)
+	panel int
 }
 
 // astride is the floats of A per k step: the full height mr for a
@@ -138,7 +141,7 @@ func (k kernel) emit(w func(string, ...any), set bool) {
 			}
 		}
 	}
-	as, bs := 4*k.astride(), vb*k.nv
+	as, bs := 4*k.astride(), vb*max(k.nv, k.panel)
 	advanceA := func(n int) {
 		w("\tADDQ $%d, AX", n)
 		if k.direct && k.mr > 5 {
@@ -498,12 +501,19 @@ func main() {
 			p.emit(w, false)
 			p.emit(w, true)
 		}
-		// A read in place (no packing), r ≤ mr rows
+		// A read in place (no packing), r ≤ mr rows, and (AVX-512) the
+		// same for the first half of the B panel: a last panel of the
+		// product with at most nr/2 columns costs half
 		for r := 1; r <= k.mr; r++ {
 			d := k
 			d.name, d.mr, d.direct = directName(r, k.nv*k.lanes()), r, true
 			d.emit(w, false)
 			d.emit(w, true)
+			if k.avx512 {
+				d.name, d.nv, d.panel = halfName(r, k.nv*k.lanes()), k.nv/2, k.nv
+				d.emit(w, false)
+				d.emit(w, true)
+			}
 		}
 	}
 	packA14AVX512(w)
@@ -546,6 +556,23 @@ func main() {
 				w("")
 			}
 		}
+		if k.avx512 {
+			for r := 1; r <= k.mr; r++ {
+				for _, v := range []string{"acc", "set"} {
+					w("//go:noescape")
+					w("func %s%s(kc int, a *float32, lda int, b, c *float32, ldc int)", halfName(r, nr), v)
+					w("")
+				}
+			}
+			w("// half%dx%d lists the direct kernels for the first %d columns of a B panel: [r] = {acc, set}.", k.mr, nr, nr/2)
+			w("var half%dx%d = [%d][2]func(kc int, a *float32, lda int, b, c *float32, ldc int){", k.mr, nr, k.mr+1)
+			w("\t{nil, nil},")
+			for r := 1; r <= k.mr; r++ {
+				w("\t{%sacc, %sset},", halfName(r, nr), halfName(r, nr))
+			}
+			w("}")
+			w("")
+		}
 		w("// direct%dx%d lists the kernels that read r ≤ %d rows of A in place: [r] = {acc, set}.", k.mr, nr, k.mr)
 		w("var direct%dx%d = [%d][2]func(kc int, a *float32, lda int, b, c *float32, ldc int){", k.mr, nr, k.mr+1)
 		w("\t{nil, nil},")
@@ -571,6 +598,9 @@ func main() {
 
 // directName names the kernel that reads r rows of A in place.
 func directName(r, nr int) string { return fmt.Sprintf("k%dx%dd", r, nr) }
+
+// halfName names the direct kernel for the first nr/2 columns of a panel.
+func halfName(r, nr int) string { return fmt.Sprintf("k%dx%dof%dd", r, nr/2, nr) }
 
 func write(name string, b []byte) {
 	if err := os.WriteFile(name, b, 0o644); err != nil {
