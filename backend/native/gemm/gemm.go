@@ -87,12 +87,15 @@ func sgemm(ks *kernelSet, m, n, k int, a, b Matrix, c []float32, ldc int, accumu
 	nk := (k + kcMax - 1) / kcMax
 	kcb := min(k, roundUp((k+nk-1)/nk, 8)) // k blocks of even depth
 	rowsA := max(mr, min(roundUp(m, mr), packAElems/k/mr*mr))
+	// blocks of even height: m = 2048 makes two of 1036 and 1012 rows, not
+	// 2044 and a last block of 4 (a barrier and a pass over B for them)
+	blocks := (m + rowsA - 1) / rowsA
+	rowsA = roundUp((m+blocks-1)/blocks, mr)
 	shared := n <= sharedN
 	chunkW := chunkMax
 	if !shared && (n+chunkW-1)/chunkW < 2*threads { // enough items to balance
 		chunkW = max(nr, roundUp((n+2*threads-1)/(2*threads), nr))
 	}
-	blocks := (m + rowsA - 1) / rowsA
 	d := &driver{ks: ks, m: m, n: n, k: k, a: a, b: b, c: c, ldc: ldc, acc: accumulate,
 		kcb: kcb, rowsA: rowsA, chunkW: chunkW, shared: shared, threads: threads}
 	d.ap[0] = getBuf(rowsA * k)

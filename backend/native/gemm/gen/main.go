@@ -6,7 +6,10 @@
 // (mr floats per k step, kept in L1) and a packed B micro-panel (nr floats
 // per k step, streamed from L2): each step loads nr/lanes vectors of B,
 // multiplies them by mr broadcast elements of A and accumulates in mr·nr/lanes
-// registers. Every kernel exists twice: "acc" adds the tile to C, "set"
+// registers. The packed AVX-512 kernels broadcast A inside each FMA
+// (embedded broadcast from memory): 28 micro-fused load+FMA per step ran
+// about 6% faster than 14 VBROADCASTSS into two registers feeding 28 FMAs,
+// even with twice the loads. Every kernel exists twice: "acc" adds the tile to C, "set"
 // overwrites C (the first k block of C = A·B, so C needs no clearing). The C
 // tile is prefetched on entry, and B is prefetched pfB bytes ahead.
 //
@@ -35,6 +38,10 @@ type kernel struct {
 	// panel: vectors per k step of the B panel, when more than nv (a
 	// half kernel: the first nv·lanes columns of a wider panel)
 	panel int
+	// bcst: each multiply-add broadcasts its A element from memory
+	// (embedded broadcast, one micro-fused load+FMA) instead of sharing
+	// a VBROADCASTSS into a register (packed AVX-512 kernels only)
+	bcst bool
 }
 
 // astride is the floats of A per k step: the full height mr for a
@@ -130,6 +137,12 @@ func (k kernel) emit(w func(string, ...any), set bool) {
 			nbc = 32 - nacc - k.nv
 		}
 		for r := 0; r < k.mr; r++ {
+			if k.bcst && !k.direct {
+				for v := 0; v < k.nv; v++ {
+					w("\tVFMADD231PS.BCST %d(AX), %s, %s", aoff+4*r, reg(nacc+v), reg(r*k.nv+v))
+				}
+				continue
+			}
 			bc := reg(nacc + k.nv + r%nbc)
 			if k.direct {
 				w("\tVBROADCASTSS %s, %s", directRow(r, aoff), bc)
@@ -457,7 +470,7 @@ func directRow(r, disp int) string {
 }
 
 var kernels = []kernel{
-	{name: "k14x32", avx512: true, mr: 14, nv: 2, pfB: 1024},
+	{name: "k14x32", avx512: true, mr: 14, nv: 2, pfB: 1024, bcst: true},
 	{name: "k6x16", avx512: false, mr: 6, nv: 2, pfB: 512},
 }
 
