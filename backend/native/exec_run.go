@@ -66,6 +66,12 @@ func (fr *frame) runPlan(ep *execPlan, args []Value) ([]Value, error) {
 			for _, s := range pl.in {
 				in = append(in, fr.slots[s])
 			}
+			if st.epi != nil {
+				if err := fr.runConvEpi(ep, st, in, persist, al); err != nil {
+					return nil, err
+				}
+				break
+			}
 			var out []Value
 			var err error
 			if pl.quant {

@@ -52,6 +52,11 @@ type conv2d struct {
 	outShape           []int64
 	geom               gemm.ConvGeom // for gemm.PackConv
 	vx                 []int         // per kernel column: output columns inside the image (setValidColumns)
+	// epi, when set, is the consumer loop applied to each finished part
+	// of the output (fast_conv_epi.go); epiLater is set where run left it
+	// to the caller, to run over the whole output after.
+	epi      *convEpilogue
+	epiLater bool
 }
 
 // fastConv runs the convolution when it is one the fast path covers;
@@ -140,7 +145,8 @@ func isSeq(d []int64) bool { return len(d) == 2 && d[0] == 2 && d[1] == 3 }
 // layers fill whole micro-panels), packed block by block straight from the
 // input (fast_conv_pack.go). The work is cut
 // into items the cores take in turn: column chunks, or, when the columns
-// are few, row bands over the columns packed once and shared.
+// are few, row bands over the columns packed once and shared. With c.epi
+// set, each item ends by applying it to the part of dst it finished.
 func (c *conv2d) run(dst []float32) {
 	ocPer, k, n := c.outC/c.groups, c.kerC*c.kh*c.kw, c.oh*c.ow
 	cols := c.batch * n // per group
@@ -189,6 +195,7 @@ func (c *conv2d) run(dst []float32) {
 			// (its first items) while the bands multiply block t-1, so two
 			// blocks are held at a time, not all of B.
 			bands := min(panelsM, max((want+c.groups-1)/c.groups, (panelsM+1)/2))
+			c.epiRuns(n)
 			kBlocks := pas[0].KBlocks()
 			blocks := gemm.GetBuffer(2 * c.groups * bLen)
 			defer gemm.PutBuffer(blocks)
@@ -218,6 +225,9 @@ func (c *conv2d) run(dst []float32) {
 					g, band := (it-packs)/bands, (it-packs)%bands
 					r0, r1 := band*panelsM/bands*mr, min(ocPer, (band+1)*panelsM/bands*mr)
 					pas[g].MulBlock(r0, r1, block(t-1, g), t-1, 0, cols, output(g), false)
+					if t == kBlocks {
+						c.finish(g, r0, r1, 0, cols) // the band's last k block: its rows are done
+					}
 				})
 			}
 			return
@@ -228,6 +238,7 @@ func (c *conv2d) run(dst []float32) {
 		// equal chunks in a multiple of the cores: they finish together
 		chunks = min(panelsN, roundUpInt(chunks, threads))
 	}
+	c.epiRuns(min(n, (cols+chunks-1)/chunks))
 	// each item packs its chunk of columns (whole micro-panels, chunks of
 	// even width) block by block as the GEMM needs them
 	parallel(threads, c.groups*chunks, func(it int) {
@@ -236,6 +247,7 @@ func (c *conv2d) run(dst []float32) {
 		pack, release := packer(g, j0, j1-j0)
 		pas[g].Mul(0, ocPer, pack, j0, j1-j0, output(g), false)
 		release()
+		c.finish(g, 0, ocPer, j0, j1)
 	})
 }
 

@@ -28,6 +28,9 @@ type execStep struct {
 	kind  stepKind
 	op    *opPlan
 	group *fusedGroup
+	// epi, on a convolution's step, is the fusion group run as its
+	// epilogue (fast_conv_epi.go).
+	epi   *convEpiPlan
 	frees []int
 	konst *constCache
 }
@@ -104,6 +107,7 @@ func buildExec(bp *blockPlan, slots map[*stablehlo.Value]int) *execPlan {
 			ep.steps = append(ep.steps, execStep{kind: stepOp, op: pl})
 		}
 	}
+	mergeConvEpilogues(ep, bp, u, fu)
 	// Liveness: the last step reading each slot.
 	last := map[int]int{}
 	defAt := map[int]int{}
@@ -134,6 +138,15 @@ func buildExec(bp *blockPlan, slots map[*stablehlo.Value]int) *execPlan {
 					last[s] = i
 				}
 			}
+			if st.epi != nil {
+				g := st.epi.g
+				defAt[g.out] = i
+				for _, nd := range g.nodes {
+					if nd.kind == fkLeaf {
+						last[nd.slot] = i
+					}
+				}
+			}
 		}
 	}
 	returned := map[int]bool{}
@@ -152,7 +165,11 @@ func buildExec(bp *blockPlan, slots map[*stablehlo.Value]int) *execPlan {
 	}
 	for i := range ep.steps {
 		sortInts(ep.steps[i].frees)
-		if g := ep.steps[i].group; g != nil {
+		g := ep.steps[i].group
+		if e := ep.steps[i].epi; e != nil {
+			g = e.g
+		}
+		if g != nil {
 			var keep []int
 			for _, s := range g.inplace {
 				if last[s] == i && !returned[s] {
@@ -244,6 +261,8 @@ func (ep *execPlan) summary() string {
 			n = "fusion->reduce"
 		case st.group != nil:
 			n = "fusion"
+		case st.epi != nil:
+			n += "+fusion"
 		}
 		if count[n] == 0 {
 			names = append(names, n)

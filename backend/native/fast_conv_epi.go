@@ -1,0 +1,536 @@
+package native
+
+import (
+	"fmt"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/torchtpu/torchtpu/dtype"
+	"github.com/torchtpu/torchtpu/literal"
+	"github.com/torchtpu/torchtpu/stablehlo"
+)
+
+// Convolution epilogues. In a CNN each convolution is followed by batch
+// norm in inference form (per-channel multiply and add), ReLU and, in
+// residual blocks, the add of the skip connection: one fusion group that
+// reads the convolution's output once more after the convolution wrote
+// all of it, a second pass over memory. When that group is the only
+// reader of the output, the plan runs both in one step: the fast
+// convolution applies the group to each part of its output as a work
+// item finishes it (a column chunk of all the rows, or a band of rows of
+// all the columns), while it is still in cache, and writes the group's
+// result in place; the convolution's own value never exists apart.
+//
+// Each element is computed by the same group nodes from the same values
+// as in the separate loop (the fused loops' results do not depend on how
+// the elements are cut into chunks), so the results are bit for bit the
+// same. Where the fast convolution declines at run time, the step runs
+// the convolution kernel and then the group, as two steps would.
+
+// convEpiEnabled switches the fused epilogues at run time (tests compare
+// both); convEpiHits counts the fused runs, convEpiAfter the fast
+// convolutions that ran their epilogue after, in one pass (epiRuns).
+var (
+	convEpiEnabled = true
+	convEpiHits    atomic.Int64
+	convEpiAfter   atomic.Int64
+)
+
+// convEpiPlan is a fusion group planned as a convolution's epilogue: a
+// chain of nodes, each of which reads the value before it (first the
+// convolution's, leaf self) and otherwise constants, per-channel values
+// and other tensors of the output's shape.
+type convEpiPlan struct {
+	g     *fusedGroup
+	self  int   // the node of the convolution's result
+	chain []int // the compute nodes, in order; the last is the group's root
+	// affine, when set, is the chain's shape (x·a + b, + r, ReLU-like
+	// select) that affineRows32 runs in one pass: the nodes of a, b, r
+	// (-1: none) and of the select's threshold and value (-1: no select).
+	affine      bool
+	a, b, r     int
+	thr, selVal int
+	ka, kb      float32 // the values of a and b where they are constants
+}
+
+// epiArgs is the argument block of affineRows32: rows of n elements at d
+// (rows ldd apart) and r (ldr apart, flags&1), the row's a and b at
+// a[i·sa] and b[i·sb], and the select's constants t and xs. Its layout is
+// the assembly's.
+type epiArgs struct {
+	d, r     *float32
+	a, b     *float32
+	t, xs    float32
+	n, rows  int
+	ldd, ldr int
+	sa, sb   int
+	flags    int
+}
+
+// convEpilogue is a planned epilogue at run time: the leaves, their
+// in-place views and the output, which the chain overwrites.
+type convEpilogue struct {
+	*convEpiPlan
+	leaves []*literal.Literal
+	views  [][]float32
+	out    []float32
+	outC   int // channels of the output (dim 1)
+	n      int // elements per channel and image
+	// for the affine kernel: the values of a and b (channel 0 first, sa
+	// and sb apart), and the arguments that do not change
+	av, bv []float32
+	sa, sb int
+	args   epiArgs
+}
+
+// mergeConvEpilogues joins each fusion group that can be a convolution's
+// epilogue (convEpiSource) with that convolution: the group's step
+// becomes the convolution's, carrying the group, and the convolution's
+// own step goes. The convolution thus runs later than planned, right
+// before the group, which is sound as nothing else reads its result.
+func mergeConvEpilogues(ep *execPlan, bp *blockPlan, u *blockUses, fu *fusion) {
+	convStep := map[int]int{} // result slot -> step of the convolution
+	for i := range ep.steps {
+		st := &ep.steps[i]
+		if st.kind == stepOp && st.op.op.Name == "stablehlo.convolution" && !st.op.quant && len(st.op.out) == 1 {
+			convStep[st.op.out[0]] = i
+		}
+	}
+	if len(convStep) == 0 {
+		return
+	}
+	gi := map[*fusedGroup]int{}
+	for i, g := range fu.groups {
+		gi[g] = i
+	}
+	drop := map[int]bool{}
+	for i := range ep.steps {
+		st := &ep.steps[i]
+		if st.kind != stepGroup {
+			continue
+		}
+		j, pl := convEpiSource(st.group, gi[st.group], i, ep.steps, convStep, bp, u, fu)
+		if j < 0 || drop[j] {
+			continue
+		}
+		*st = execStep{kind: stepOp, op: ep.steps[j].op, epi: pl}
+		drop[j] = true
+	}
+	if len(drop) == 0 {
+		return
+	}
+	keep := ep.steps[:0]
+	for i, st := range ep.steps {
+		if !drop[i] {
+			keep = append(keep, st)
+		}
+	}
+	ep.steps = keep
+}
+
+// convEpiSource returns the step (before step at) of the convolution whose
+// epilogue group g (of index gi) can be, and the plan, or -1. The group
+// must be an f32 loop (no reduce) over the convolution's rank-4 result
+// shape whose leaves are the result itself and other f32 tensors of that
+// shape, all read with identity indexing, and per-channel vectors or
+// scalars (broadcast along dim 1, the output features of the NCHW
+// convolutions the fast path runs); the result must be read by g's ops
+// alone, and g must be a chain from it (convEpiChain).
+func convEpiSource(g *fusedGroup, gi, at int, steps []execStep, convStep map[int]int, bp *blockPlan, u *blockUses, fu *fusion) (int, *convEpiPlan) {
+	if g.red != nil || !g.f32 || g.dt != dtype.F32 || len(g.shape) != 4 || g.n == 0 {
+		return -1, nil
+	}
+	for k := range g.nodes {
+		nd := &g.nodes[k]
+		if nd.kind != fkLeaf {
+			continue
+		}
+		if nd.dt != dtype.F32 {
+			return -1, nil
+		}
+		for d, st := range nd.strides {
+			if st != 0 && d != 1 {
+				return -1, nil
+			}
+		}
+	}
+	for k := range g.nodes {
+		nd := &g.nodes[k]
+		if nd.kind != fkLeaf || nd.strides != nil {
+			continue
+		}
+		j, ok := convStep[nd.slot]
+		if !ok || j >= at || !convOnlyFeeds(nd.slot, steps[j].op.op.Results[0], g, gi, bp, u, fu) {
+			continue
+		}
+		if pl := convEpiChain(g, k); pl != nil {
+			return j, pl
+		}
+	}
+	return -1, nil
+}
+
+// convOnlyFeeds reports whether slot s, a convolution's result v, has
+// g's shape and f32 elements and is read by members of group gi alone:
+// g reads it as one identity leaf.
+func convOnlyFeeds(s int, v *stablehlo.Value, g *fusedGroup, gi int, bp *blockPlan, u *blockUses, fu *fusion) bool {
+	if t := staticType(v); t == nil || t.DType() != dtype.F32 || !shapeEq(t.Shape, g.shape) {
+		return false
+	}
+	us := u.users[s]
+	if len(us) == 0 {
+		return false
+	}
+	for _, x := range us {
+		if x >= len(bp.ops) || fu.grp[x] != gi {
+			return false
+		}
+	}
+	n := 0
+	for k := range g.nodes {
+		if nd := &g.nodes[k]; nd.kind == fkLeaf && nd.slot == s {
+			n++
+		}
+	}
+	return n == 1
+}
+
+// convEpiChain returns the plan of g as a chain from node self, or nil:
+// every f32 compute node reads the node before it in the chain (self
+// first) and otherwise only constants and leaves other than self, so that
+// the chain can run in place over the convolution's values, each node
+// overwriting the one before, which nothing reads again.
+func convEpiChain(g *fusedGroup, self int) *convEpiPlan {
+	pl := &convEpiPlan{g: g, self: self}
+	acc := self
+	for i := range g.nodes {
+		nd := &g.nodes[i]
+		n := 0
+		switch nd.kind {
+		case fkLeaf, fkScalar, fkNop:
+			continue
+		case fkUnary:
+			n = 1
+		case fkBinary:
+			n = 2
+		case fkCmpSelect:
+			n = 4
+		default:
+			return nil
+		}
+		if nd.dt != dtype.F32 {
+			return nil
+		}
+		reads := false
+		for _, a := range nd.args[:n] {
+			switch {
+			case a == acc:
+				reads = true
+			case a == self || (g.nodes[a].kind != fkLeaf && g.nodes[a].kind != fkScalar):
+				return nil
+			}
+		}
+		if !reads {
+			return nil
+		}
+		pl.chain = append(pl.chain, i)
+		acc = i
+	}
+	if len(pl.chain) == 0 || acc != len(g.nodes)-1 {
+		return nil
+	}
+	pl.setAffine()
+	return pl
+}
+
+// setAffine recognises batch norm's chain (and its parts, such as a
+// bias): optionally a multiply by a per-channel or constant value, an add
+// of one, an add of a tensor, and a select (v < t) ? xs : v with constant
+// t and xs (ReLU), in that order, the running value always the first
+// operand.
+func (pl *convEpiPlan) setAffine() {
+	nodes, ch := pl.g.nodes, pl.chain
+	pl.a, pl.b, pl.r, pl.thr, pl.selVal = -1, -1, -1, -1, -1
+	uniform := func(a int) bool {
+		nd := &nodes[a]
+		return nd.kind == fkScalar || nd.kind == fkLeaf && nd.strides != nil
+	}
+	prev := func(k int) int {
+		if k > 0 {
+			return ch[k-1]
+		}
+		return pl.self
+	}
+	// bin returns the other operand of chain node k when it is op name
+	// with the running value first, else -1.
+	bin := func(k int, name string) int {
+		if k >= len(ch) {
+			return -1
+		}
+		nd := &nodes[ch[k]]
+		if nd.kind != fkBinary || nd.name != name || nd.args[0] != prev(k) || nd.args[1] == prev(k) {
+			return -1
+		}
+		return nd.args[1]
+	}
+	k := 0
+	if a := bin(k, "stablehlo.multiply"); a >= 0 && uniform(a) {
+		pl.a, k = a, k+1
+	}
+	if b := bin(k, "stablehlo.add"); b >= 0 && uniform(b) {
+		pl.b, k = b, k+1
+	}
+	if r := bin(k, "stablehlo.add"); r >= 0 && nodes[r].kind == fkLeaf && nodes[r].strides == nil {
+		pl.r, k = r, k+1
+	}
+	if k < len(ch) {
+		nd := &nodes[ch[k]]
+		p := prev(k)
+		if nd.kind != fkCmpSelect || nd.cmp != "LT" || nd.args[0] != p || nd.args[3] != p ||
+			nodes[nd.args[1]].kind != fkScalar || nodes[nd.args[2]].kind != fkScalar {
+			return
+		}
+		pl.thr, pl.selVal = nd.args[1], nd.args[2]
+		k++
+	}
+	pl.affine = k == len(ch) && simdRows
+	if pl.a >= 0 && nodes[pl.a].kind == fkScalar {
+		pl.ka = float32(nodes[pl.a].scalar)
+	}
+	if pl.b >= 0 && nodes[pl.b].kind == fkScalar {
+		pl.kb = float32(nodes[pl.b].scalar)
+	}
+}
+
+// runConvEpi runs a convolution step carrying an epilogue group: fused
+// where the fast convolution runs, else the convolution and then the group.
+func (fr *frame) runConvEpi(ep *execPlan, st *execStep, in []Value, persist []span, al *aliases) error {
+	pl, g := st.op, st.epi.g
+	done, err := fr.convEpiFast(st, in)
+	if err != nil {
+		return fmt.Errorf("%s (%s): %w", g.root.Name, g.root.Loc, err)
+	}
+	if done {
+		return nil
+	}
+	out, err := pl.kernel(fr, pl.op, in)
+	if err != nil {
+		return fmt.Errorf("%s (%s): %w", pl.op.Name, pl.op.Loc, err)
+	}
+	if err := checkResults(pl.op, out); err != nil {
+		return err
+	}
+	for j, s := range pl.out {
+		fr.define(s, out[j])
+	}
+	al.defined(fr, pl)
+	if err := fr.runGroup(ep, g, persist, al); err != nil {
+		return fmt.Errorf("%s (%s): %w", g.root.Name, g.root.Loc, err)
+	}
+	return nil
+}
+
+// convEpiFast runs the fused step when the fast convolution covers the
+// op: the result buffer receives the convolution part by part and the
+// group's values over it. false (and no error) hands the step to the
+// unfused path.
+func (fr *frame) convEpiFast(st *execStep, in []Value) (bool, error) {
+	pl, epi := st.op, st.epi
+	g := epi.g
+	if !fastConvEnabled || !convEpiEnabled || !hostLittleEndian || len(pl.out) != 1 {
+		return false, nil
+	}
+	c, ok := fastConvShape(pl.op, in)
+	if !ok || !shapeEq(c.outShape, g.shape) {
+		return false, nil
+	}
+	var leaves []*literal.Literal
+	if ar := fr.proc.arena; ar != nil {
+		leaves = ar.leafSlice(len(g.nodes))
+		defer clear(leaves)
+	} else {
+		leaves = make([]*literal.Literal, len(g.nodes))
+	}
+	for i := range g.nodes {
+		nd := &g.nodes[i]
+		if nd.kind != fkLeaf || i == epi.self {
+			continue
+		}
+		l, err := checkLeaf(g, nd, fr.slots[nd.slot])
+		if err != nil {
+			return false, err
+		}
+		leaves[i] = l
+	}
+	views := leafViews[float32](g, leaves)
+	for i := range g.nodes {
+		if nd := &g.nodes[i]; nd.kind == fkLeaf && nd.strides == nil && views[i] == nil && i != epi.self {
+			return false, nil // tensors are read in place only
+		}
+	}
+	e := &convEpilogue{convEpiPlan: epi, leaves: leaves, views: views, outC: c.outC, n: c.oh * c.ow}
+	if epi.affine && !e.setAffineArgs() {
+		return false, nil
+	}
+	out, err := takeResult(fr, dtype.F32, c.outShape)
+	if err != nil {
+		return false, nil // the unfused path reports it
+	}
+	dst := viewAs[float32](out.Data, dtype.F32) // arena and fresh buffers are aligned
+	if len(dst) != g.n {
+		if ar := fr.proc.arena; ar != nil {
+			ar.put(out.Data)
+		}
+		return false, nil
+	}
+	leaves[epi.self], views[epi.self], e.out = out, dst, dst
+	c.epi = e
+	c.run(dst)
+	fastHits.Add(1)
+	if c.epiLater {
+		execFused(g, leaves, out.Data) // in place, as the unfused step would
+		convEpiAfter.Add(1)
+	} else {
+		convEpiHits.Add(1)
+	}
+	fr.define(g.out, &literal.Literal{DType: g.dt, Shape: append([]int64(nil), g.shape...), Data: out.Data})
+	return true, nil
+}
+
+// convEpiGenericRun is the shortest run of elements (of one channel and
+// image) that the generic chain loop takes per call: its work per call is
+// that of a fused loop's chunk, which pays on long runs only. Shorter, the
+// epilogue runs after the convolution in one pass. The affine kernel has
+// no such bound.
+const convEpiGenericRun = 256
+
+// epiRuns tells run the length of the runs its work items will hand to
+// finish; it leaves a generic epilogue to the caller where they are short.
+func (c *conv2d) epiRuns(run int) {
+	if c.epi != nil && !c.epi.affine && run < convEpiGenericRun {
+		c.epi, c.epiLater = nil, true
+	}
+}
+
+// finish applies c.epi, if any, to rows [r0, r1) × columns [j0, j1) of
+// group grp's product, which a work item has just completed: per image,
+// the rows' runs of positions.
+func (c *conv2d) finish(grp, r0, r1, j0, j1 int) {
+	e := c.epi
+	if e == nil || r0 >= r1 || j0 >= j1 {
+		return
+	}
+	var s *fuseScratch[float32]
+	if !e.affine {
+		s = getScratch[float32](&scratch32, e.g)
+		defer scratch32.Put(s)
+	}
+	n, ch0 := c.oh*c.ow, grp*(c.outC/c.groups)
+	for j := j0; j < j1; {
+		img, pos := j/n, j%n
+		seg := min(j1-j, n-pos)
+		if e.affine {
+			e.rows(img, ch0+r0, r1-r0, pos, seg)
+		} else {
+			for r := r0; r < r1; r++ {
+				lo := (img*c.outC+ch0+r)*n + pos
+				e.apply(s, ch0+r, lo, lo+seg)
+			}
+		}
+		j += seg
+	}
+}
+
+// setAffineArgs prepares the affine kernel's arguments, or reports false
+// where a per-channel operand cannot be read in place.
+func (e *convEpilogue) setAffineArgs() bool {
+	operand := func(i int, k *float32) ([]float32, int, bool) {
+		nd := &e.g.nodes[i]
+		if nd.kind == fkScalar {
+			return unsafe.Slice(k, 1), 0, true
+		}
+		v := viewAs[float32](e.leaves[i].Data, nd.dt)
+		return v, int(nd.strides[1]), v != nil
+	}
+	a := &e.args
+	var ok bool
+	if e.a >= 0 {
+		if e.av, e.sa, ok = operand(e.a, &e.ka); !ok {
+			return false
+		}
+		a.flags |= 4
+	}
+	if e.b >= 0 {
+		if e.bv, e.sb, ok = operand(e.b, &e.kb); !ok {
+			return false
+		}
+		a.flags |= 8
+	}
+	if e.r >= 0 {
+		a.flags |= 1
+	}
+	if e.thr >= 0 {
+		a.t, a.xs = float32(e.g.nodes[e.thr].scalar), float32(e.g.nodes[e.selVal].scalar)
+		a.flags |= 2
+	}
+	return true
+}
+
+// rows runs the affine kernel over positions [pos, pos+m) of channels
+// [ch, ch+rows) of image img.
+func (e *convEpilogue) rows(img, ch, rows, pos, m int) {
+	a := e.args // a copy: work items run at once
+	off := (img*e.outC+ch)*e.n + pos
+	a.d, a.n, a.rows, a.ldd = &e.out[off], m, rows, e.n
+	a.a, a.b = &e.ka, &e.kb // read even where unused
+	if e.r >= 0 {
+		a.r, a.ldr = &e.views[e.r][off], e.n
+	}
+	if e.a >= 0 {
+		a.a, a.sa = &e.av[ch*e.sa], e.sa
+	}
+	if e.b >= 0 {
+		a.b, a.sb = &e.bv[ch*e.sb], e.sb
+	}
+	affineRows32(&a)
+}
+
+// scalarAt returns the value of uniform node i for channel ch.
+func (e *convEpilogue) scalarAt(i, ch int) float32 {
+	nd := &e.g.nodes[i]
+	if nd.kind == fkScalar {
+		return float32(nd.scalar)
+	}
+	return loadAt[float32](e.leaves[i].Data, nd.dt, int64(ch)*nd.strides[1])
+}
+
+// apply runs the chain over elements [lo, hi) of the output, all of
+// channel ch.
+func (e *convEpilogue) apply(s *fuseScratch[float32], ch, lo, hi int) {
+	nodes := e.g.nodes
+	for ; lo < hi; lo += fuseChunk {
+		m := min(fuseChunk, hi-lo)
+		dst := e.out[lo : lo+m]
+		for i := range nodes {
+			nd := &nodes[i]
+			switch nd.kind {
+			case fkScalar:
+				s.cur[i], s.uni[i] = s.rows[i*fuseChunk:i*fuseChunk+1], true
+			case fkLeaf:
+				switch {
+				case i == e.self:
+					s.cur[i], s.uni[i] = dst, false
+				case nd.strides == nil:
+					s.cur[i], s.uni[i] = e.views[i][lo:lo+m], false
+				default:
+					row := s.rows[i*fuseChunk : i*fuseChunk+1]
+					row[0] = e.scalarAt(i, ch)
+					s.cur[i], s.uni[i] = row, true
+				}
+			}
+		}
+		for _, i := range e.chain {
+			s.cur[i], s.uni[i] = computeNode(nodes, &nodes[i], s, dst, m)
+		}
+	}
+}

@@ -1,0 +1,132 @@
+// The fused batch-norm epilogue of convolutions (fast_conv_epi.go), AVX2:
+// over rows of n float32 in place (epiArgs), per element v = d[k], then
+// v·a where flags bit 2 is set, v + b where bit 3 is, v + r[k] where bit 0
+// is, (v < t) ? xs : v where bit 1 is (ReLU), and d[k] = v; a and b are
+// the row's values, read as a[i·sa], b[i·sb] for row i. Each step is the
+// vector form of the fused loops' kernel for that node (fuse_rows_simd_amd64.s:
+// the same instructions, the running value as the first source), so the
+// results are theirs bit for bit. Multiply and add stay two roundings (no FMA).
+
+//go:build amd64 && !purego
+
+#include "textflag.h"
+
+// epiMask<>+4*(8-r) holds r lanes of ones, then zeros.
+DATA epiMask<>+0(SB)/4, $0xffffffff
+DATA epiMask<>+4(SB)/4, $0xffffffff
+DATA epiMask<>+8(SB)/4, $0xffffffff
+DATA epiMask<>+12(SB)/4, $0xffffffff
+DATA epiMask<>+16(SB)/4, $0xffffffff
+DATA epiMask<>+20(SB)/4, $0xffffffff
+DATA epiMask<>+24(SB)/4, $0xffffffff
+DATA epiMask<>+28(SB)/4, $0xffffffff
+DATA epiMask<>+32(SB)/4, $0
+DATA epiMask<>+36(SB)/4, $0
+DATA epiMask<>+40(SB)/4, $0
+DATA epiMask<>+44(SB)/4, $0
+DATA epiMask<>+48(SB)/4, $0
+DATA epiMask<>+52(SB)/4, $0
+DATA epiMask<>+56(SB)/4, $0
+DATA epiMask<>+60(SB)/4, $0
+GLOBL epiMask<>(SB), RODATA|NOPTR, $64
+
+// func affineRows32(p *epiArgs)
+TEXT ·affineRows32(SB), NOSPLIT, $0-8
+	MOVQ p+0(FP), R8
+	MOVQ 0(R8), DI
+	MOVQ 8(R8), DX
+	MOVQ 16(R8), R12
+	MOVQ 24(R8), R13
+	VBROADCASTSS 32(R8), Y4
+	VBROADCASTSS 36(R8), Y5
+	MOVQ 40(R8), CX
+	MOVQ 48(R8), R14
+	MOVQ 88(R8), R11
+	MOVQ CX, BX
+	ANDQ $-8, BX
+
+row:
+	TESTQ R14, R14
+	JLE done
+	VBROADCASTSS (R12), Y2
+	VBROADCASTSS (R13), Y3
+	XORQ AX, AX
+
+loop:
+	CMPQ AX, BX
+	JAE tail
+	VMOVUPS (DI)(AX*4), Y0
+	TESTQ $4, R11
+	JZ nomul
+	VMULPS Y2, Y0, Y0
+
+nomul:
+	TESTQ $8, R11
+	JZ noadd
+	VADDPS Y3, Y0, Y0
+
+noadd:
+	TESTQ $1, R11
+	JZ norow
+	VADDPS (DX)(AX*4), Y0, Y0
+
+norow:
+	TESTQ $2, R11
+	JZ store
+	VCMPPS $0x11, Y4, Y0, Y1
+	VBLENDVPS Y1, Y5, Y0, Y0
+
+store:
+	VMOVUPS Y0, (DI)(AX*4)
+	ADDQ $8, AX
+	JMP loop
+
+tail:
+	CMPQ AX, CX
+	JAE next
+	MOVQ CX, R9
+	SUBQ AX, R9
+	SHLQ $2, R9
+	LEAQ epiMask<>+32(SB), R10
+	SUBQ R9, R10
+	VMOVDQU (R10), Y15
+	VMASKMOVPS (DI)(AX*4), Y15, Y0
+	TESTQ $4, R11
+	JZ tnomul
+	VMULPS Y2, Y0, Y0
+
+tnomul:
+	TESTQ $8, R11
+	JZ tnoadd
+	VADDPS Y3, Y0, Y0
+
+tnoadd:
+	TESTQ $1, R11
+	JZ tnorow
+	VMASKMOVPS (DX)(AX*4), Y15, Y6
+	VADDPS Y6, Y0, Y0
+
+tnorow:
+	TESTQ $2, R11
+	JZ tstore
+	VCMPPS $0x11, Y4, Y0, Y1
+	VBLENDVPS Y1, Y5, Y0, Y0
+
+tstore:
+	VMASKMOVPS Y0, Y15, (DI)(AX*4)
+
+next:
+	MOVQ 56(R8), R9
+	LEAQ (DI)(R9*4), DI
+	MOVQ 64(R8), R9
+	LEAQ (DX)(R9*4), DX
+	MOVQ 72(R8), R9
+	LEAQ (R12)(R9*4), R12
+	MOVQ 80(R8), R9
+	LEAQ (R13)(R9*4), R13
+	DECQ R14
+	JMP row
+
+done:
+	VZEROUPPER
+	RET
