@@ -129,29 +129,6 @@ func TestArenaKeepsChunksOfResults(t *testing.T) {
 	}
 }
 
-// A kernel's scratch comes out of the run's arena, into the free bytes of
-// a chunk when they fit, and goes back to it; without an arena (a cached
-// constant's kernel) it comes from gemm's cache.
-func TestScratchComesFromTheArena(t *testing.T) {
-	a := newArena()
-	a.put(make([]byte, 4*minChunkBytes))
-	fr := &frame{proc: &process{arena: a}}
-	s, done := scratchF32(fr, minChunkBytes/4)
-	if len(s) != minChunkBytes/4 || a.stats.misses != 0 || a.chunks[0].used != 1 {
-		t.Fatalf("scratch of %d floats not carved from the free chunk: %+v", len(s), a.stats)
-	}
-	s[len(s)-1] = 1
-	done()
-	if a.chunks[0].used != 0 || len(a.chunks[0].free) != 1 {
-		t.Fatalf("scratch not given back: %+v", a.chunks[0].free)
-	}
-	s, done = scratchF32(constEnv{fr}, 100)
-	if len(s) != 100 || a.stats.misses != 0 {
-		t.Fatalf("a constant's scratch came from the arena: %+v", a.stats)
-	}
-	done()
-}
-
 // Random takes and puts over several runs: buffers out at once never
 // overlap, every chunk's free segments stay sorted, apart and inside it,
 // and a released run leaves every kept chunk wholly free.

@@ -1,10 +1,6 @@
 package native
 
-import (
-	"unsafe"
-
-	"github.com/torchtpu/torchtpu/backend/native/gemm"
-)
+import "unsafe"
 
 // Buffers of at least minChunkBytes are carved out of chunks: a request
 // takes the smallest free segment of any chunk that holds it (a chunk of
@@ -161,21 +157,4 @@ func (a *arena) endRunChunks() {
 	clear(a.chunks[len(keep):])
 	a.chunks = keep
 	clear(a.pieces)
-}
-
-// scratchF32 returns n float32s of scratch with arbitrary contents for a
-// kernel to use while it runs, and the function that gives them back
-// (call it before the kernel returns). In a run with an arena they are
-// carved out of the arena's free bytes: between its first layers and its
-// last, a CNN's activation chunks hold megabytes nothing uses. Otherwise
-// (no arena, or a kernel computing a cached constant) they come from the
-// gemm package's buffer cache.
-func scratchF32(env Env, n int) ([]float32, func()) {
-	if fr, ok := env.(*frame); ok && fr.proc.arena != nil && n > 0 {
-		ar := fr.proc.arena
-		b := ar.take(4 * n)
-		return f32Bytes(b), func() { ar.put(b) }
-	}
-	s := gemm.GetBuffer(n)
-	return s, func() { gemm.PutBuffer(s) }
 }
