@@ -57,6 +57,7 @@ type conv2d struct {
 	// to the caller, to run over the whole output after.
 	epi      *convEpilogue
 	epiLater bool
+	direct   bool // run by runDirect (fast_dwconv.go)
 }
 
 // fastConv runs the convolution when it is one the fast path covers;
@@ -122,6 +123,11 @@ func fastConvShape(op *stablehlo.Op, in []Value) (*conv2d, bool) {
 	if checkComputedShape(op, 0, c.outShape) != nil {
 		return nil, false
 	}
+	if c.direct = c.useDirect(); c.direct {
+		// depthwise and small groups: fast_dwconv.go, at any size
+		c.lhs, c.rhs = f32View(lhs.Data), f32View(rhs.Data)
+		return c, true
+	}
 	// per group product: (outC/groups) × (oh·ow) × (kerC·kh·kw)
 	if int64(c.outC/c.groups)*int64(c.oh*c.ow)*int64(c.kerC*c.kh*c.kw) < fastGemmMinFlops {
 		return nil, false
@@ -138,7 +144,8 @@ func fastConvShape(op *stablehlo.Op, in []Value) (*conv2d, bool) {
 
 func isSeq(d []int64) bool { return len(d) == 2 && d[0] == 2 && d[1] == 3 }
 
-// run computes the convolution into dst ([batch, outC, oh, ow]) as one
+// run computes the convolution into dst ([batch, outC, oh, ow]) (the direct
+// cases by runDirect, fast_dwconv.go), otherwise as one
 // implicit GEMM per group: the group's weights [ocPer, kerC·kh·kw], read
 // in place by the micro-kernels (never packed), times the im2col columns
 // of all the images side by side (batch·oh·ow columns, so that small late
@@ -148,6 +155,10 @@ func isSeq(d []int64) bool { return len(d) == 2 && d[0] == 2 && d[1] == 3 }
 // are few, row bands over the columns packed once and shared. With c.epi
 // set, each item ends by applying it to the part of dst it finished.
 func (c *conv2d) run(dst []float32) {
+	if c.direct {
+		c.runDirect(dst)
+		return
+	}
 	ocPer, k, n := c.outC/c.groups, c.kerC*c.kh*c.kw, c.oh*c.ow
 	cols := c.batch * n // per group
 	hw := c.h * c.w

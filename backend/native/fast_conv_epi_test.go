@@ -91,7 +91,9 @@ func TestConvEpilogueMatchesUnfused(t *testing.T) {
 		{3, 64, 7, 7, 96, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},     // pointwise, batch 3
 		{1, 256, 14, 14, 100, 1, 1, 2, 2, 1, 1, 0, 0, 0, 0, 1}, // 1×1 stride-2 downsample
 		{1, 4, 6, 6, 4, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},       // too small for the fast path
-		{2, 64, 32, 32, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 64},  // depthwise, also too small
+		{2, 64, 32, 32, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 64},  // depthwise: the direct path
+		{1, 32, 28, 28, 64, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 32},  // depthwise, multiplier 2, stride 2
+		{1, 96, 7, 7, 96, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 96},    // depthwise, short runs
 	}
 	kinds := map[string]bool{ // kind -> planned as an epilogue
 		"bn": true, "bnrelu": true, "bnres": true, "scalars": true, "generic": true, "bias": true,

@@ -1,0 +1,190 @@
+package native
+
+// A direct path for depthwise and small-group float32 NCHW convolutions
+// (MobileNet, EfficientNet, ConvNeXt): feature_group_count > 1 with at
+// most dwMaxKerC input channels per group and at most dwMaxOcPer outputs
+// per group (depthwise with a channel multiplier included). As a GEMM
+// each group there is a product of a few rows only, which the packed
+// kernels run at a small fraction of their rate; here each output row is
+// Σ over the group's input channels and the kh×kw taps of w[tap] × a
+// shifted input row, vectorized along the row (dwRows, AVX2 in
+// fast_dwconv_amd64.s).
+//
+// Per work item (image, group, band of output rows) the band's input rows
+// of the group are first copied into a zero-padded scratch, split by
+// column phase modulo the horizontal stride (for stride 2: even and odd
+// columns), so that every tap reads a contiguous run for any padding,
+// stride and dilation and the inner loop has no borders. Output rows
+// come from the run's arena like fastConv's; the fused epilogue
+// (fast_conv_epi.go) is applied per finished band through c.finish.
+// Sums are in tap order with fused multiply-adds, so results differ from
+// the exact kernel's in the last bits only.
+
+import (
+	"runtime"
+
+	"github.com/torchtpu/torchtpu/backend/native/gemm"
+)
+
+const (
+	dwMaxKerC  = 4  // input channels per group at most
+	dwMaxOcPer = 16 // outputs per group at most (channel multiplier)
+)
+
+// dwSIMD switches the vector row kernel (tests run the Go loop too).
+var dwSIMD = dwSIMDOK
+
+// useDirect reports whether the direct path takes c (set by fastConvShape
+// before its GEMM size threshold: the direct path has none).
+func (c *conv2d) useDirect() bool {
+	return c.groups > 1 && c.kerC >= 1 && c.kerC <= dwMaxKerC && c.outC/c.groups <= dwMaxOcPer && c.oh > 0 && c.ow > 0
+}
+
+// dwArgs are dwRows' arguments (the layout fast_dwconv_amd64.s reads).
+type dwArgs struct {
+	dst       *float32 // first output row
+	src       *float32 // scratch: the taps' offsets are relative to it
+	offs      *int     // per tap: offset in bytes into src
+	w         *float32 // per tap: the weight
+	taps      int
+	n         int // outputs per row
+	rows      int
+	dstStride int // bytes from one output row to the next
+	srcStride int // bytes from one output row's source to the next's
+}
+
+// dwRowsGo is dwRows in Go: per row r and column x < n,
+// dst[r][x] = Σ_t w[t] × src[offs[t] + r·srcStride + x], in tap order.
+func dwRowsGo(dst, src []float32, offs []int, w []float32, n, rows, dstStride, srcStride int) {
+	for r := 0; r < rows; r++ {
+		d := dst[r*dstStride : r*dstStride+n]
+		clear(d)
+		for t, o := range offs {
+			s := src[o/4+r*srcStride:]
+			s = s[:len(d)]
+			wt := w[t]
+			for x := range d {
+				d[x] += wt * s[x]
+			}
+		}
+	}
+}
+
+// runDirect computes c into dst ([batch, outC, oh, ow]).
+func (c *conv2d) runDirect(dst []float32) {
+	ocPer, n := c.outC/c.groups, c.oh*c.ow
+	spanH, spanW := (c.kh-1)*c.dh+1, (c.kw-1)*c.dw+1
+	taps := c.kerC * c.kh * c.kw
+	work := int64(c.batch) * int64(c.outC) * int64(n) * int64(taps)
+	threads := int(min(int64(runtime.GOMAXPROCS(0)), max(1, work/dwWorkPerThread)))
+	items := c.batch * c.groups
+	bands := 1
+	if want := convItemsPerThread * threads; threads > 1 && items < want {
+		bands = min(c.oh, (want+items-1)/items)
+	}
+	bandOH := (c.oh + bands - 1) / bands
+	bands = (c.oh + bandOH - 1) / bandOH
+	// scratch per item: [kerC][sw phases][rowsCap][pwp], where output
+	// column x of tap column kx reads phase (kx·dw)%sw at x + (kx·dw)/sw
+	rowsCap := (bandOH-1)*c.sh + spanH
+	pwp := c.ow + (spanW-1)/c.sw
+	plane := rowsCap * pwp
+	size := c.kerC * c.sw * plane
+	offs := make([]int, taps)
+	for ic := 0; ic < c.kerC; ic++ {
+		for ky := 0; ky < c.kh; ky++ {
+			for kx := 0; kx < c.kw; kx++ {
+				tx := kx * c.dw
+				offs[(ic*c.kh+ky)*c.kw+kx] = 4 * ((ic*c.sw+tx%c.sw)*plane + ky*c.dh*pwp + tx/c.sw)
+			}
+		}
+	}
+	c.epiRuns(bandOH * c.ow)
+	hw := c.h * c.w
+	units := items * bands
+	chunks := 1 // runs of units, each with one scratch buffer
+	if threads > 1 {
+		chunks = min(units, convItemsPerThread*threads)
+	}
+	parallel(threads, chunks, func(ch int) {
+		sc := gemm.GetBuffer(size)
+		defer gemm.PutBuffer(sc)
+		for it := ch * units / chunks; it < (ch+1)*units/chunks; it++ {
+			item, band := it/bands, it%bands
+			b, g := item/c.groups, item%c.groups
+			oy0, oy1 := band*bandOH, min(c.oh, (band+1)*bandOH)
+			rows := (oy1-oy0-1)*c.sh + spanH
+			for ic := 0; ic < c.kerC; ic++ {
+				img := c.lhs[(b*c.inC+g*c.kerC+ic)*hw:][:hw]
+				for p := 0; p < c.sw; p++ {
+					c.fillPhase(sc[(ic*c.sw+p)*plane:][:plane], img, p, oy0*c.sh, rows, pwp)
+				}
+			}
+			for o := 0; o < ocPer; o++ {
+				oc := g*ocPer + o
+				w := c.rhs[oc*taps : (oc+1)*taps]
+				d := dst[(b*c.outC+oc)*n+oy0*c.ow:][:(oy1-oy0)*c.ow]
+				c.dwRows(d, sc, offs, w, oy1-oy0, c.sh*pwp)
+			}
+			c.finish(g, 0, ocPer, b*n+oy0*c.ow, b*n+oy1*c.ow)
+		}
+	})
+}
+
+// dwWorkPerThread is the multiply-adds below which an extra core does not
+// pay on the direct path (its rate per core is below the GEMM's).
+const dwWorkPerThread = 1 << 18
+
+// fillPhase writes rows [0, rows) of the phase-p plane d (rows of pwp)
+// for padded rows [r0, r0+rows): d[r][j] = the input at padded position
+// (r0+r, p + j·sw), zero in the padding.
+func (c *conv2d) fillPhase(d, img []float32, p, r0, rows, pwp int) {
+	// the plane's columns j with input column p + j·sw - padL in [0, w)
+	j0, j1 := c.validRange(p-c.padL, c.sw, c.w, pwp)
+	for r := 0; r < rows; r++ {
+		row := d[r*pwp : (r+1)*pwp]
+		iy := r0 + r - c.padT
+		if iy < 0 || iy >= c.h || j0 >= j1 {
+			clear(row)
+			continue
+		}
+		clear(row[:j0])
+		clear(row[j1:])
+		in := img[iy*c.w : (iy+1)*c.w]
+		x0 := p + j0*c.sw - c.padL
+		if c.sw == 1 {
+			copy(row[j0:j1], in[x0:])
+			continue
+		}
+		out := row[j0:j1]
+		in = in[x0:]
+		switch c.sw {
+		case 2:
+			in = in[:2*(len(out)-1)+1]
+			if v := (len(out) - 1) &^ 7; dwSIMD && v > 0 {
+				// 8 at a time while the odd partner of the block's last
+				// element is still inside in
+				evens8(&out[0], &in[0], v)
+				out, in = out[v:], in[2*v:]
+			}
+			for j := range out {
+				out[j] = in[2*j]
+			}
+		default:
+			for j := range out {
+				out[j] = in[j*c.sw]
+			}
+		}
+	}
+}
+
+// dwRows runs the row kernel over rows output rows of n = c.ow.
+func (c *conv2d) dwRows(d, sc []float32, offs []int, w []float32, rows, srcStride int) {
+	if dwSIMD && c.ow >= 1 {
+		a := dwArgs{dst: &d[0], src: &sc[0], offs: &offs[0], w: &w[0], taps: len(offs), n: c.ow, rows: rows,
+			dstStride: 4 * c.ow, srcStride: 4 * srcStride}
+		dwRows(&a)
+		return
+	}
+	dwRowsGo(d, sc, offs, w, c.ow, rows, c.ow, srcStride)
+}

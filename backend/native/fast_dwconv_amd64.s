@@ -1,0 +1,153 @@
+// The row kernel of the direct depthwise convolution (fast_dwconv.go),
+// AVX2 with FMA: for each of rows output rows and column x < n,
+// dst[x] = Σ_t w[t] × src[offs[t] + x] (offs in bytes), the taps in order,
+// each a fused multiply-add onto the running sum from zero; then dst and
+// src move on by their strides (bytes). Columns go 32 at a time (four
+// accumulators), then 8, then a masked tail.
+
+//go:build amd64 && !purego
+
+#include "textflag.h"
+
+// dwMask<>+4*(8-r) holds r lanes of ones, then zeros.
+DATA dwMask<>+0(SB)/4, $0xffffffff
+DATA dwMask<>+4(SB)/4, $0xffffffff
+DATA dwMask<>+8(SB)/4, $0xffffffff
+DATA dwMask<>+12(SB)/4, $0xffffffff
+DATA dwMask<>+16(SB)/4, $0xffffffff
+DATA dwMask<>+20(SB)/4, $0xffffffff
+DATA dwMask<>+24(SB)/4, $0xffffffff
+DATA dwMask<>+28(SB)/4, $0xffffffff
+DATA dwMask<>+32(SB)/4, $0
+DATA dwMask<>+36(SB)/4, $0
+DATA dwMask<>+40(SB)/4, $0
+DATA dwMask<>+44(SB)/4, $0
+DATA dwMask<>+48(SB)/4, $0
+DATA dwMask<>+52(SB)/4, $0
+DATA dwMask<>+56(SB)/4, $0
+DATA dwMask<>+60(SB)/4, $0
+GLOBL dwMask<>(SB), RODATA|NOPTR, $64
+
+// func dwRows(p *dwArgs)
+TEXT ·dwRows(SB), NOSPLIT, $0-8
+	MOVQ p+0(FP), R8
+	MOVQ 0(R8), DI
+	MOVQ 8(R8), SI
+	MOVQ 16(R8), R9
+	MOVQ 24(R8), R10
+	MOVQ 32(R8), R11
+	MOVQ 40(R8), CX
+	MOVQ 48(R8), R12
+	MOVQ CX, BX
+	ANDQ $-8, BX
+	MOVQ CX, R14
+	SUBQ $32, R14 // last start of a 32-column block
+
+row:
+	TESTQ R12, R12
+	JLE done
+	XORQ AX, AX
+
+loop32:
+	CMPQ AX, R14
+	JG loop8
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	XORQ DX, DX
+
+tap32:
+	MOVQ (R9)(DX*8), R13
+	ADDQ SI, R13
+	LEAQ (R13)(AX*4), R13
+	VBROADCASTSS (R10)(DX*4), Y4
+	VFMADD231PS (R13), Y4, Y0
+	VFMADD231PS 32(R13), Y4, Y1
+	VFMADD231PS 64(R13), Y4, Y2
+	VFMADD231PS 96(R13), Y4, Y3
+	INCQ DX
+	CMPQ DX, R11
+	JB tap32
+	VMOVUPS Y0, (DI)(AX*4)
+	VMOVUPS Y1, 32(DI)(AX*4)
+	VMOVUPS Y2, 64(DI)(AX*4)
+	VMOVUPS Y3, 96(DI)(AX*4)
+	ADDQ $32, AX
+	JMP loop32
+
+loop8:
+	CMPQ AX, BX
+	JAE tail
+	VXORPS Y0, Y0, Y0
+	XORQ DX, DX
+
+tap8:
+	MOVQ (R9)(DX*8), R13
+	ADDQ SI, R13
+	VBROADCASTSS (R10)(DX*4), Y4
+	VFMADD231PS (R13)(AX*4), Y4, Y0
+	INCQ DX
+	CMPQ DX, R11
+	JB tap8
+	VMOVUPS Y0, (DI)(AX*4)
+	ADDQ $8, AX
+	JMP loop8
+
+tail:
+	CMPQ AX, CX
+	JAE next
+	MOVQ CX, R13
+	SUBQ AX, R13
+	SHLQ $2, R13
+	LEAQ dwMask<>+32(SB), DX
+	SUBQ R13, DX
+	VMOVDQU (DX), Y15
+	VXORPS Y0, Y0, Y0
+	XORQ DX, DX
+
+taptail:
+	MOVQ (R9)(DX*8), R13
+	ADDQ SI, R13
+	LEAQ (R13)(AX*4), R13
+	VMASKMOVPS (R13), Y15, Y5
+	VBROADCASTSS (R10)(DX*4), Y4
+	VFMADD231PS Y5, Y4, Y0
+	INCQ DX
+	CMPQ DX, R11
+	JB taptail
+	VMASKMOVPS Y0, Y15, (DI)(AX*4)
+
+next:
+	ADDQ 56(R8), DI
+	ADDQ 64(R8), SI
+	DECQ R12
+	JMP row
+
+done:
+	VZEROUPPER
+	RET
+
+// func evens8(d, s *float32, n int)
+// d[j] = s[2j] for j < n, n a multiple of 8 (reads s[0, 2n)).
+TEXT ·evens8(SB), NOSPLIT, $0-24
+	MOVQ d+0(FP), DI
+	MOVQ s+8(FP), SI
+	MOVQ n+16(FP), CX
+
+evloop:
+	CMPQ CX, $8
+	JB evdone
+	VMOVUPS (SI), Y0
+	VMOVUPS 32(SI), Y1
+	VSHUFPS $0x88, Y1, Y0, Y2
+	VPERMPD $0xd8, Y2, Y2
+	VMOVUPS Y2, (DI)
+	ADDQ $64, SI
+	ADDQ $32, DI
+	SUBQ $8, CX
+	JMP evloop
+
+evdone:
+	VZEROUPPER
+	RET
