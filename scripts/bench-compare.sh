@@ -6,6 +6,8 @@
 # MODEL is a fixture name (../shared/fixtures/models/MODEL.pt2 with its
 # MODEL.io.safetensors inputs) or a path to MODEL.pt2 beside its .io file;
 # MODEL@B re-exports it at batch B first (tools/bench/export_batch.py);
+# a MODEL with no fixture but a tools/bench/export_MODEL.py is built by
+# that script (mobilenet: a MobileNetV2-style model, depthwise convolutions);
 # default: resnet18 resnet18@8 transformer_encoder_layer gpt2_tiny. Each round runs
 # PyTorch (torch-oracle: torch.export.load(...).module() on the .io inputs,
 # torch.set_num_threads(N), OpenBLAS) and then torchtpu bench, plus torch.mm
@@ -50,10 +52,18 @@ for m in "${models[@]}"; do
     *) pt2=$shared/fixtures/models/$m.pt2 ;;
   esac
   io=${pt2%.pt2}.io.safetensors
-  [ -f "$pt2" ] && [ -f "$io" ] || { echo "bench-compare: missing $pt2 or $io" >&2; exit 1; }
-  name=$(basename "$pt2" .pt2)
-  cp "$pt2" "$work/$name.pt2"
-  cp "$io" "$work/$name.io.safetensors"
+  if [ ! -f "$pt2" ] && [ -f "$root/tools/bench/export_$m.py" ]; then
+    # no fixture: a model that tools/bench/export_NAME.py builds
+    name=$m
+    cp "$root/tools/bench/export_$m.py" "$work/"
+    (cd "$work" && "$oracle" run -- python3 "export_$m.py" "$name" >/dev/null 2>&1) ||
+      { echo "bench-compare: export_$m.py failed" >&2; exit 1; }
+  else
+    [ -f "$pt2" ] && [ -f "$io" ] || { echo "bench-compare: missing $pt2 or $io" >&2; exit 1; }
+    name=$(basename "$pt2" .pt2)
+    cp "$pt2" "$work/$name.pt2"
+    cp "$io" "$work/$name.io.safetensors"
+  fi
   if [ -n "$batch" ]; then
     (cd "$work" && "$oracle" run -- python3 export_batch.py "$name.pt2" "$name.io.safetensors" "$batch" "${name}_b$batch" >/dev/null 2>&1) ||
       { echo "bench-compare: re-exporting $name at batch $batch failed" >&2; exit 1; }
