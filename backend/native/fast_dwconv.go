@@ -133,47 +133,48 @@ func (c *conv2d) runDirect(dst []float32) {
 
 // dwWorkPerThread is the multiply-adds below which an extra core does not
 // pay on the direct path (its rate per core is below the GEMM's).
-const dwWorkPerThread = 1 << 18
+const dwWorkPerThread = 1 << 16
 
 // fillPhase writes rows [0, rows) of the phase-p plane d (rows of pwp)
 // for padded rows [r0, r0+rows): d[r][j] = the input at padded position
 // (r0+r, p + j·sw), zero in the padding.
 func (c *conv2d) fillPhase(d, img []float32, p, r0, rows, pwp int) {
-	// the plane's columns j with input column p + j·sw - padL in [0, w)
+	// the plane's columns j with input column p + j·sw - padL in [0, w),
+	// and the rows r with input row r0 + r - padT in [0, h)
 	j0, j1 := c.validRange(p-c.padL, c.sw, c.w, pwp)
-	for r := 0; r < rows; r++ {
+	rA, rB := c.validRange(r0-c.padT, 1, c.h, rows)
+	if j0 >= j1 {
+		rA, rB = 0, 0
+	}
+	clear(d[:rA*pwp])
+	clear(d[rB*pwp : rows*pwp])
+	if rA >= rB {
+		return
+	}
+	for r := rA; r < rB; r++ { // the borders (a few columns: no calls)
 		row := d[r*pwp : (r+1)*pwp]
-		iy := r0 + r - c.padT
-		if iy < 0 || iy >= c.h || j0 >= j1 {
-			clear(row)
-			continue
+		for j := 0; j < j0; j++ {
+			row[j] = 0
 		}
-		clear(row[:j0])
-		clear(row[j1:])
-		in := img[iy*c.w : (iy+1)*c.w]
-		x0 := p + j0*c.sw - c.padL
+		for j := j1; j < pwp; j++ {
+			row[j] = 0
+		}
+	}
+	x0, n := p+j0*c.sw-c.padL, j1-j0
+	iy0 := r0 + rA - c.padT
+	if c.sw == 2 && dwSIMD {
+		evensRows(&d[rA*pwp+j0], &img[iy0*c.w+x0], n, rB-rA, pwp, c.w)
+		return
+	}
+	for r := rA; r < rB; r++ {
+		out := d[r*pwp+j0:][:n]
+		in := img[(iy0+r-rA)*c.w+x0:][:(n-1)*c.sw+1]
 		if c.sw == 1 {
-			copy(row[j0:j1], in[x0:])
+			copy(out, in)
 			continue
 		}
-		out := row[j0:j1]
-		in = in[x0:]
-		switch c.sw {
-		case 2:
-			in = in[:2*(len(out)-1)+1]
-			if v := (len(out) - 1) &^ 7; dwSIMD && v > 0 {
-				// 8 at a time while the odd partner of the block's last
-				// element is still inside in
-				evens8(&out[0], &in[0], v)
-				out, in = out[v:], in[2*v:]
-			}
-			for j := range out {
-				out[j] = in[2*j]
-			}
-		default:
-			for j := range out {
-				out[j] = in[j*c.sw]
-			}
+		for j := range out {
+			out[j] = in[j*c.sw]
 		}
 	}
 }

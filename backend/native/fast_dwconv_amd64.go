@@ -13,8 +13,9 @@ func dwRows(p *dwArgs)
 
 var dwSIMDOK = cpu.X86.HasAVX2 && cpu.X86.HasFMA
 
-// evens8 is d[j] = s[2j] for j < n, n a multiple of 8, reading s[0, 2n)
+// evensRows is, per row of rows, d[j] = s[2j] for j < n (reading s[0,
+// 2n-1) only), d and s then moving on by dStride and sStride floats
 // (fast_dwconv_amd64.s): the stride-2 deinterleave of fillPhase.
 //
 //go:noescape
-func evens8(d, s *float32, n int)
+func evensRows(d, s *float32, n, rows, dStride, sStride int)

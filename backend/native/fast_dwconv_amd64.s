@@ -128,25 +128,53 @@ done:
 	VZEROUPPER
 	RET
 
-// func evens8(d, s *float32, n int)
-// d[j] = s[2j] for j < n, n a multiple of 8 (reads s[0, 2n)).
-TEXT ·evens8(SB), NOSPLIT, $0-24
+// func evensRows(d, s *float32, n, rows, dStride, sStride int)
+// Per row: d[j] = s[2j] for j < n (reading s[0, 2n-1) only), then d and s
+// move on by their strides (floats). 8 at a time while the odd partner of
+// the block's last element is inside the row, then one by one.
+TEXT ·evensRows(SB), NOSPLIT, $0-48
 	MOVQ d+0(FP), DI
 	MOVQ s+8(FP), SI
 	MOVQ n+16(FP), CX
+	MOVQ rows+24(FP), R8
+	MOVQ dStride+32(FP), R9
+	MOVQ sStride+40(FP), R10
+	SHLQ $2, R9
+	SHLQ $2, R10
 
-evloop:
-	CMPQ CX, $8
-	JB evdone
-	VMOVUPS (SI), Y0
-	VMOVUPS 32(SI), Y1
+evrow:
+	TESTQ R8, R8
+	JLE evdone
+	XORQ AX, AX // j
+	MOVQ SI, BX
+
+evvec:
+	LEAQ 8(AX), DX
+	CMPQ DX, CX
+	JAE evscalar
+	VMOVUPS (BX), Y0
+	VMOVUPS 32(BX), Y1
 	VSHUFPS $0x88, Y1, Y0, Y2
 	VPERMPD $0xd8, Y2, Y2
-	VMOVUPS Y2, (DI)
-	ADDQ $64, SI
-	ADDQ $32, DI
-	SUBQ $8, CX
-	JMP evloop
+	VMOVUPS Y2, (DI)(AX*4)
+	ADDQ $64, BX
+	MOVQ DX, AX
+	JMP evvec
+
+evscalar:
+	CMPQ AX, CX
+	JAE evnext
+	MOVL (BX), DX
+	MOVL DX, (DI)(AX*4)
+	ADDQ $8, BX
+	INCQ AX
+	JMP evscalar
+
+evnext:
+	ADDQ R9, DI
+	ADDQ R10, SI
+	DECQ R8
+	JMP evrow
 
 evdone:
 	VZEROUPPER

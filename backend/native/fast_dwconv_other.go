@@ -7,4 +7,4 @@ func dwRows(p *dwArgs) { panic("no vector loops") }
 
 const dwSIMDOK = false
 
-func evens8(d, s *float32, n int) { panic("no vector loops") }
+func evensRows(d, s *float32, n, rows, dStride, sStride int) { panic("no vector loops") }
