@@ -90,6 +90,16 @@ func (c *conv2d) runDirect(dst []float32) {
 	pwp := c.ow + (spanW-1)/c.sw
 	plane := rowsCap * pwp
 	size := c.kerC * c.sw * plane
+	// flat: with stride 1 vertically, output row r reads the planes at
+	// r·pwp + x, so a band of short rows is one run of the row kernel at
+	// the planes' pitch (the pitch's extra columns computed and dropped),
+	// instead of one masked tail per row (below 8 columns it measured no
+	// faster: the rows are all tail either way)
+	flat := c.sh == 1 && c.ow >= 8 && c.ow < dwFlatWidth && bandOH > 1
+	tmp := 0
+	if flat {
+		tmp = bandOH * pwp
+	}
 	offs := make([]int, taps)
 	for ic := 0; ic < c.kerC; ic++ {
 		for ky := 0; ky < c.kh; ky++ {
@@ -107,7 +117,8 @@ func (c *conv2d) runDirect(dst []float32) {
 		chunks = min(units, convItemsPerThread*threads)
 	}
 	parallel(threads, chunks, func(ch int) {
-		sc := gemm.GetBuffer(size)
+		sc := gemm.GetBuffer(size + tmp)
+		flatOut := sc[size:]
 		defer gemm.PutBuffer(sc)
 		for it := ch * units / chunks; it < (ch+1)*units/chunks; it++ {
 			item, band := it/bands, it%bands
@@ -124,7 +135,15 @@ func (c *conv2d) runDirect(dst []float32) {
 				oc := g*ocPer + o
 				w := c.rhs[oc*taps : (oc+1)*taps]
 				d := dst[(b*c.outC+oc)*n+oy0*c.ow:][:(oy1-oy0)*c.ow]
-				c.dwRows(d, sc, offs, w, oy1-oy0, c.sh*pwp)
+				if flat {
+					rows := oy1 - oy0
+					c.dwRows(flatOut, sc, offs, w, (rows-1)*pwp+c.ow, 1, 0)
+					for r := 0; r < rows; r++ {
+						copy(d[r*c.ow:(r+1)*c.ow], flatOut[r*pwp:])
+					}
+					continue
+				}
+				c.dwRows(d, sc, offs, w, c.ow, oy1-oy0, c.sh*pwp)
 			}
 			c.finish(g, 0, ocPer, b*n+oy0*c.ow, b*n+oy1*c.ow)
 		}
@@ -134,6 +153,9 @@ func (c *conv2d) runDirect(dst []float32) {
 // dwWorkPerThread is the multiply-adds below which an extra core does not
 // pay on the direct path (its rate per core is below the GEMM's).
 const dwWorkPerThread = 1 << 16
+
+// dwFlatWidth is the output width below which stride-1 bands run flat.
+const dwFlatWidth = 32
 
 // fillPhase writes rows [0, rows) of the phase-p plane d (rows of pwp)
 // for padded rows [r0, r0+rows): d[r][j] = the input at padded position
@@ -179,13 +201,14 @@ func (c *conv2d) fillPhase(d, img []float32, p, r0, rows, pwp int) {
 	}
 }
 
-// dwRows runs the row kernel over rows output rows of n = c.ow.
-func (c *conv2d) dwRows(d, sc []float32, offs []int, w []float32, rows, srcStride int) {
-	if dwSIMD && c.ow >= 1 {
-		a := dwArgs{dst: &d[0], src: &sc[0], offs: &offs[0], w: &w[0], taps: len(offs), n: c.ow, rows: rows,
-			dstStride: 4 * c.ow, srcStride: 4 * srcStride}
+// dwRows runs the row kernel over rows output rows of n (d's rows of n
+// one after the other).
+func (c *conv2d) dwRows(d, sc []float32, offs []int, w []float32, n, rows, srcStride int) {
+	if dwSIMD {
+		a := dwArgs{dst: &d[0], src: &sc[0], offs: &offs[0], w: &w[0], taps: len(offs), n: n, rows: rows,
+			dstStride: 4 * n, srcStride: 4 * srcStride}
 		dwRows(&a)
 		return
 	}
-	dwRowsGo(d, sc, offs, w, c.ow, rows, c.ow, srcStride)
+	dwRowsGo(d, sc, offs, w, n, rows, n, srcStride)
 }

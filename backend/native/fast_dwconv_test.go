@@ -86,6 +86,7 @@ func TestFastDWConvNonFinite(t *testing.T) {
 		for _, cc := range []convCase{
 			{1, 4, 9, 37, 4, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 4},
 			{2, 6, 12, 11, 12, 5, 5, 2, 2, 1, 1, 2, 2, 2, 2, 6},
+			{1, 4, 12, 15, 4, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 4}, // flat bands
 		} {
 			op := cc.op(t)
 			x := randF32Literal(t, r, int64(cc.b), int64(cc.c), int64(cc.h), int64(cc.w))
