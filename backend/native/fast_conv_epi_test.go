@@ -142,7 +142,9 @@ func TestConvEpilogueMatchesUnfused(t *testing.T) {
 				got := run(planned.(*Executable), true)
 				fused, later := convEpiHits.Load() > hits, convEpiAfter.Load() > after
 				_, fast := fastConvShape(cc.op(t), []Value{args[0], args[1]})
-				if fused == later && (fused || merged && fast) || kind != "generic" && later {
+				// without the vector affine pass (purego, no AVX2) every kind runs as
+				// a generic chain: in the loop for long runs, else after it
+				if fused == later && (fused || merged && fast) || kind != "generic" && simdRows && later {
 					t.Errorf("%s: epilogue in the convolution's loop %v, after it %v", name, fused, later)
 				}
 				if kind == "generic" && fused {
