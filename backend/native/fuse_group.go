@@ -164,7 +164,13 @@ func (b *groupBuilder) value(v *stablehlo.Value) int {
 	if defined {
 		op = b.bp.ops[k].op
 	}
+	c, isConst := 0.0, false
+	if defined && b.fu.grp[k] != b.g {
+		c, isConst = b.constCompare(op)
+	}
 	switch {
+	case isConst:
+		i = b.add(fuseNode{kind: fkScalar, dt: t.DType(), scalar: c})
 	case defined && b.fu.grp[k] == b.g:
 		i = b.compute(op)
 	case defined && isSplat(op):
@@ -240,6 +246,7 @@ func (b *groupBuilder) compute(op *stablehlo.Op) int {
 // finish records the in-place candidates: leaves read only with identity
 // indexing whose element size is the result's.
 func (b *groupBuilder) finish() {
+	b.foldConstSelects()
 	b.foldCompares()
 	b.grp.f32 = true
 	for _, nd := range b.grp.nodes {
@@ -337,4 +344,86 @@ func sortInts(a []int) {
 // String describes a group (for debugging).
 func (g *fusedGroup) String() string {
 	return fmt.Sprintf("fusion of %d ops into %s %v%v (%d nodes)", g.nops, g.root.Name, g.dt, g.shape, len(g.nodes))
+}
+
+// foldConstSelects drops select(p, x, y) with a constant predicate p (a
+// splat, such as the folded isnan of a constant clamp bound in
+// nanSelect), other than the group's result: its readers read x or y.
+func (b *groupBuilder) foldConstSelects() {
+	nodes := b.grp.nodes
+	alias := make([]int, len(nodes))
+	for i := range nodes {
+		alias[i] = i
+		nd := &nodes[i]
+		for j := range nd.args {
+			nd.args[j] = alias[nd.args[j]]
+		}
+		if p := &nodes[nd.args[0]]; nd.kind == fkSelect && p.kind == fkScalar && i != len(nodes)-1 {
+			if p.scalar != 0 {
+				alias[i] = nd.args[1]
+			} else {
+				alias[i] = nd.args[2]
+			}
+			nd.kind = fkNop
+		}
+	}
+}
+
+// constCompare returns the value of an IEEE float compare of two splat
+// constants (nanSelect's isnan of a clamp bound), computed outside the
+// group: the group reads it as a constant rather than a row of i1.
+func (b *groupBuilder) constCompare(op *stablehlo.Op) (float64, bool) {
+	if op.Name != "stablehlo.compare" || len(op.Operands) != 2 {
+		return 0, false
+	}
+	var v [2]float64
+	for j, o := range op.Operands {
+		if d := staticType(o).DType(); d != dtype.F32 && d != dtype.F64 {
+			return 0, false
+		}
+		c, ok := b.splatOf(o)
+		if !ok {
+			return 0, false
+		}
+		v[j] = c
+	}
+	if ct, _ := op.Enum("compare_type"); ct != "" && ct != "NOTYPE" && ct != "FLOAT" {
+		return 0, false
+	}
+	dir, _ := op.Enum("comparison_direction")
+	var r bool
+	switch x, y := v[0], v[1]; dir {
+	case "EQ":
+		r = x == y
+	case "NE":
+		r = x != y
+	case "LT":
+		r = x < y
+	case "LE":
+		r = x <= y
+	case "GT":
+		r = x > y
+	case "GE":
+		r = x >= y
+	default:
+		return 0, false
+	}
+	return float64(b2i(r)), true
+}
+
+// splatOf returns the value of v where it is a splat constant or a
+// broadcast of one.
+func (b *groupBuilder) splatOf(v *stablehlo.Value) (float64, bool) {
+	k, ok := b.u.def[b.slots[v]]
+	if !ok {
+		return 0, false
+	}
+	op := b.bp.ops[k].op
+	if op.Name == "stablehlo.broadcast_in_dim" {
+		if k, ok = b.u.def[b.slots[op.Operands[0]]]; !ok {
+			return 0, false
+		}
+		op = b.bp.ops[k].op
+	}
+	return splatValue(op)
 }

@@ -162,6 +162,10 @@ func sel64(c bool, x, y float64) float64 {
 func cmpSelectRow[T fnum](dst, a, b, x, y []T, dir string) {
 	switch d := any(dst).(type) {
 	case []float32:
+		if isNaNPick(d, any(a).([]float32), any(b).([]float32), any(x).([]float32), dir) {
+			nanSel(d, any(a).([]float32), any(y).([]float32))
+			return
+		}
 		cmpSelect32(d, any(a).([]float32), any(b).([]float32), any(x).([]float32), any(y).([]float32), dir)
 	case []float64:
 		cmpSelect64(d, any(a).([]float64), any(b).([]float64), any(x).([]float64), any(y).([]float64), dir)

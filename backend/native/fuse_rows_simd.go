@@ -1,8 +1,15 @@
 package native
 
 // The fused loops' vector kernels (AVX2, fuse_rows_simd_amd64.s) for the
-// hottest f32 nodes: add, subtract, multiply and divide of rows and
-// uniform values, and select(compare(a, b), x, y) with a uniform b.
+// hottest f32 nodes: add, subtract, multiply, divide, maximum and minimum
+// of rows and uniform values, select(compare(a, b), x, y) with a uniform
+// b, and nanSelect's select(compare(NE, a, a), a, y) of rows.
+
+// Indexes of maximum and minimum for binRR/binRS/binSR.
+const (
+	opMax = 4
+	opMin = 5
+)
 
 // binOp returns the index of an arithmetic op for binRR/binRS/binSR.
 func binOp(name string) int {
@@ -15,6 +22,10 @@ func binOp(name string) int {
 		return 2
 	case "stablehlo.divide":
 		return 3
+	case "stablehlo.maximum":
+		return opMax
+	case "stablehlo.minimum":
+		return opMin
 	}
 	return -1
 }
@@ -147,4 +158,10 @@ func segsSIMD[T fnum](nd *fuseNode, s *fuseScratch[T], own []T, seg int) bool {
 		return true
 	}
 	return false
+}
+
+// isNaNPick reports whether select(compare(a, b), x, y) is nanSelect's
+// isnan(a) ? a : y (a, b and x one row, NE) and the vector loop runs it.
+func isNaNPick(d, a, b, x []float32, dir string) bool {
+	return simdRows && dir == "NE" && len(d) > 0 && &a[0] == &b[0] && &a[0] == &x[0]
 }

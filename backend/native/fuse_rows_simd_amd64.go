@@ -2,7 +2,12 @@
 
 package native
 
-import "golang.org/x/sys/cpu"
+import (
+	"math"
+	"unsafe"
+
+	"golang.org/x/sys/cpu"
+)
 
 // The AVX2 loops of fuse_rows_simd_amd64.s.
 
@@ -41,6 +46,21 @@ func mulSR32(d *float32, c float32, y *float32, n int)
 
 //go:noescape
 func divSR32(d *float32, c float32, y *float32, n int)
+
+//go:noescape
+func maxRR32(d, x, y *float32, n int)
+
+//go:noescape
+func minRR32(d, x, y *float32, n int)
+
+//go:noescape
+func maxRS32(d, x *float32, c float32, n int)
+
+//go:noescape
+func minRS32(d, x *float32, c float32, n int)
+
+//go:noescape
+func nanSelRR32(d, a, y *float32, n int)
 
 //go:noescape
 func selSREQ(d, a *float32, b, xs float32, y *float32, n int)
@@ -119,6 +139,10 @@ func binRR(op int, d, x, y *float32, n int) {
 		mulRR32(d, x, y, n)
 	case 3:
 		divRR32(d, x, y, n)
+	case opMax:
+		maxRR32(d, x, y, n)
+	case opMin:
+		minRR32(d, x, y, n)
 	}
 }
 
@@ -132,6 +156,10 @@ func binRS(op int, d, x *float32, c float32, n int) {
 		mulRS32(d, x, c, n)
 	case 3:
 		divRS32(d, x, c, n)
+	case opMax:
+		maxRS32(d, x, c, n)
+	case opMin:
+		minRS32(d, x, c, n)
 	}
 }
 
@@ -145,6 +173,8 @@ func binSR(op int, d *float32, c float32, y *float32, n int) {
 		mulSR32(d, c, y, n)
 	case 3:
 		divSR32(d, c, y, n)
+	case opMax, opMin:
+		minMaxSR(op, d, c, y, n)
 	}
 }
 
@@ -197,4 +227,31 @@ func selRR(p int, d, a *float32, b float32, x, y *float32, n int) {
 	case predNGE:
 		selRRNGE(d, a, b, x, y, n)
 	}
+}
+
+// minMaxSR is maximum or minimum of c and a row: a NaN c, quieted, in
+// every lane; otherwise the row first, which gives the same lanes (a NaN
+// y is y either way, and zeros and other values do not depend on the
+// order).
+func minMaxSR(op int, d *float32, c float32, y *float32, n int) {
+	if c != c {
+		q := math.Float32frombits(math.Float32bits(c) | 0x00400000)
+		r := unsafe.Slice(d, n)
+		for k := range r {
+			r[k] = q
+		}
+		return
+	}
+	if op == opMax {
+		maxRS32(d, y, c, n)
+	} else {
+		minRS32(d, y, c, n)
+	}
+}
+
+// nanSel computes d = isnan(a) ? a : y over len(d) elements.
+func nanSel(d, a, y []float32) {
+	n := len(d)
+	a, y = a[:n], y[:n]
+	nanSelRR32(&d[0], &a[0], &y[0], n)
 }

@@ -280,3 +280,130 @@ SELRR(·selRRNGT, $0x1a)
 
 // func selRRNGE(d, a *float32, b float32, x, y *float32, n int)
 SELRR(·selRRNGE, $0x19)
+
+// Maximum and minimum as the exact kernels (fmaximum, fminimum) compute
+// them through float64: a NaN operand, the left one first, comes back
+// quieted (as the conversions leave it), and -0 orders below +0. With x in
+// Y0, y in Y2 and the quiet bit in all lanes of Y14, MINMAX leaves the
+// result in Y1: mm (VMAXPS or VMINPS) returns its second source on
+// equality, so mm(x, y) comb mm(y, x), comb VANDPS for the maximum and
+// VORPS for the minimum, is the right zero (and the value itself for other
+// equal values); lanes where either is a NaN then take x's or y's.
+#define MINMAX(mm, comb) \
+	mm Y2, Y0, Y3 \
+	mm Y0, Y2, Y4 \
+	comb Y3, Y4, Y1 \
+	VCMPPS $3, Y0, Y0, Y5 \
+	VCMPPS $3, Y2, Y2, Y6 \
+	VBLENDVPS Y5, Y0, Y2, Y7 \
+	VORPS Y14, Y7, Y7 \
+	VORPS Y5, Y6, Y6 \
+	VBLENDVPS Y6, Y7, Y1, Y1
+
+#define QUIETBIT \
+	MOVL $0x00400000, R11 \
+	MOVQ R11, X14 \
+	VPBROADCASTD X14, Y14
+
+// d = mm(x, y)
+#define MMRR(name, mm, comb) \
+TEXT name(SB), NOSPLIT, $0-32 \
+	MOVQ d+0(FP), DI \
+	MOVQ x+8(FP), SI \
+	MOVQ y+16(FP), DX \
+	MOVQ n+24(FP), CX \
+	QUIETBIT \
+	HEAD \
+loop: \
+	CMPQ AX, BX \
+	JAE tail \
+	VMOVUPS (SI)(AX*4), Y0 \
+	VMOVUPS (DX)(AX*4), Y2 \
+	MINMAX(mm, comb) \
+	VMOVUPS Y1, (DI)(AX*4) \
+	ADDQ $8, AX \
+	JMP loop \
+tail: \
+	TAILMASK \
+	VMASKMOVPS (SI)(AX*4), Y15, Y0 \
+	VMASKMOVPS (DX)(AX*4), Y15, Y2 \
+	MINMAX(mm, comb) \
+	VMASKMOVPS Y1, Y15, (DI)(AX*4) \
+done: \
+	VZEROUPPER \
+	RET
+
+// d = mm(x, c)
+#define MMRS(name, mm, comb) \
+TEXT name(SB), NOSPLIT, $0-32 \
+	MOVQ d+0(FP), DI \
+	MOVQ x+8(FP), SI \
+	VBROADCASTSS c+16(FP), Y2 \
+	MOVQ n+24(FP), CX \
+	QUIETBIT \
+	HEAD \
+loop: \
+	CMPQ AX, BX \
+	JAE tail \
+	VMOVUPS (SI)(AX*4), Y0 \
+	MINMAX(mm, comb) \
+	VMOVUPS Y1, (DI)(AX*4) \
+	ADDQ $8, AX \
+	JMP loop \
+tail: \
+	TAILMASK \
+	VMASKMOVPS (SI)(AX*4), Y15, Y0 \
+	MINMAX(mm, comb) \
+	VMASKMOVPS Y1, Y15, (DI)(AX*4) \
+done: \
+	VZEROUPPER \
+	RET
+
+// func maxRR32(d, x, y *float32, n int)
+MMRR(·maxRR32, VMAXPS, VANDPS)
+
+// func minRR32(d, x, y *float32, n int)
+MMRR(·minRR32, VMINPS, VORPS)
+
+// func maxRS32(d, x *float32, c float32, n int)
+MMRS(·maxRS32, VMAXPS, VANDPS)
+
+// func minRS32(d, x *float32, c float32, n int)
+MMRS(·minRS32, VMINPS, VORPS)
+
+// func nanSelRR32(d, a, y *float32, n int)
+// d = a != a ? a : y: select(compare(NE, a, a), a, y), nanSelect's
+// isnan(a) pick.
+TEXT ·nanSelRR32(SB), NOSPLIT, $0-32
+	MOVQ d+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ y+16(FP), DX
+	MOVQ n+24(FP), CX
+	HEAD
+nsloop:
+	CMPQ AX, BX
+	JAE nstail
+	VMOVUPS (SI)(AX*4), Y0
+	VCMPPS $4, Y0, Y0, Y1
+	VMOVUPS (DX)(AX*4), Y4
+	VBLENDVPS Y1, Y0, Y4, Y5
+	VMOVUPS Y5, (DI)(AX*4)
+	ADDQ $8, AX
+	JMP nsloop
+nstail:
+	CMPQ AX, CX
+	JAE nsdone
+	MOVQ CX, R9
+	SUBQ AX, R9
+	SHLQ $2, R9
+	LEAQ tailMask<>+32(SB), R10
+	SUBQ R9, R10
+	VMOVDQU (R10), Y15
+	VMASKMOVPS (SI)(AX*4), Y15, Y0
+	VCMPPS $4, Y0, Y0, Y1
+	VMASKMOVPS (DX)(AX*4), Y15, Y4
+	VBLENDVPS Y1, Y0, Y4, Y5
+	VMASKMOVPS Y5, Y15, (DI)(AX*4)
+nsdone:
+	VZEROUPPER
+	RET
