@@ -89,6 +89,31 @@ func nanMin(c *LowerCtx, a, b *stablehlo.Value) *stablehlo.Value {
 	return nanSelect(c, c.Binary("minimum", a, b), a, b)
 }
 
+// nanMaxConst and nanMinConst are nanMax and nanMin against a constant
+// bound b that is not NaN: only a can bring a NaN, so only a is tested.
+// The values are those of nanMax/nanMin; what is saved is the test of the
+// constant, which a backend would otherwise fold into a tensor of a's size.
+func nanMaxConst(c *LowerCtx, a, b *stablehlo.Value, bNaN bool) *stablehlo.Value {
+	if bNaN {
+		return nanMax(c, a, b)
+	}
+	return nanSelectA(c, c.Binary("maximum", a, b), a)
+}
+
+func nanMinConst(c *LowerCtx, a, b *stablehlo.Value, bNaN bool) *stablehlo.Value {
+	if bNaN {
+		return nanMin(c, a, b)
+	}
+	return nanSelectA(c, c.Binary("minimum", a, b), a)
+}
+
+func nanSelectA(c *LowerCtx, r, a *stablehlo.Value) *stablehlo.Value {
+	if !c.DType(r).IsFloat() {
+		return r
+	}
+	return c.Select(c.IsNaN(a), a, r)
+}
+
 func nanSelect(c *LowerCtx, r, a, b *stablehlo.Value) *stablehlo.Value {
 	if !c.DType(r).IsFloat() {
 		return r

@@ -29,7 +29,7 @@ func init() {
 		return c.Select(c.Compare("LT", x, c.Like(x, 0)), c.Like(x, 0), x) // relu(NaN) = NaN
 	})
 	act("aten::relu6.default", false, func(c *LowerCtx, a *Args, x *stablehlo.Value) *stablehlo.Value {
-		return nanMin(c, nanMax(c, x, c.Like(x, 0)), c.Like(x, 6))
+		return nanMinConst(c, nanMaxConst(c, x, c.Like(x, 0), false), c.Like(x, 6), false)
 	})
 	act("aten::gelu.default", true, func(c *LowerCtx, a *Args, x *stablehlo.Value) *stablehlo.Value {
 		half := c.Like(x, 0.5)
@@ -71,10 +71,11 @@ func init() {
 	})
 	act("aten::hardtanh.default", false, func(c *LowerCtx, a *Args, x *stablehlo.Value) *stablehlo.Value {
 		lo, hi := a.Scalar("min_val"), a.Scalar("max_val")
-		return nanMin(c, nanMax(c, x, c.ScalarFull(lo, c.DType(x), c.Shape(x))), c.ScalarFull(hi, c.DType(x), c.Shape(x)))
+		loV, hiV := c.ScalarFull(lo, c.DType(x), c.Shape(x)), c.ScalarFull(hi, c.DType(x), c.Shape(x))
+		return nanMinConst(c, nanMaxConst(c, x, loV, math.IsNaN(lo.Float())), hiV, math.IsNaN(hi.Float()))
 	})
 	relu6 := func(c *LowerCtx, x *stablehlo.Value) *stablehlo.Value {
-		return nanMin(c, nanMax(c, c.Binary("add", x, c.Like(x, 3)), c.Like(x, 0)), c.Like(x, 6))
+		return nanMinConst(c, nanMaxConst(c, c.Binary("add", x, c.Like(x, 3)), c.Like(x, 0), false), c.Like(x, 6), false)
 	}
 	act("aten::hardsigmoid.default", true, func(c *LowerCtx, a *Args, x *stablehlo.Value) *stablehlo.Value {
 		return c.Binary("divide", relu6(c, x), c.Like(x, 6))
