@@ -53,12 +53,28 @@ func init() {
 		vs := c.Broadcast(dt, ops...)
 		r := vs[0]
 		i := 1
+		// a bound given as a number that is not NaN needs no NaN test
+		// (see nanMaxConst)
+		constBound := func(o *Operand) (isConst, isNaN bool) {
+			if o.Scalar == nil {
+				return false, false
+			}
+			return true, math.IsNaN(o.Scalar.Float())
+		}
 		if lo != nil {
-			r = nanMax(c, r, vs[i])
+			if k, nan := constBound(lo); k {
+				r = nanMaxConst(c, r, vs[i], nan)
+			} else {
+				r = nanMax(c, r, vs[i])
+			}
 			i++
 		}
 		if hi != nil {
-			r = nanMin(c, r, vs[i])
+			if k, nan := constBound(hi); k {
+				r = nanMinConst(c, r, vs[i], nan)
+			} else {
+				r = nanMin(c, r, vs[i])
+			}
 		}
 		return one(r), nil
 	}
