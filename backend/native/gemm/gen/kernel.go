@@ -1,0 +1,199 @@
+// The micro-kernels: packed (kernel.emit) and direct (A read in place).
+
+package main
+
+import "fmt"
+
+type kernel struct {
+	name   string
+	avx512 bool // zmm with embedded broadcast; else ymm with VBROADCASTSS
+	mr, nv int  // rows; vectors per row (nr = nv·lanes)
+	pfB    int  // B prefetch distance in bytes
+	full   int  // for a partial kernel (mr < the panel height), the panel height
+	// direct: A read in place from a row-major matrix (row stride lda)
+	// instead of a packed micro-panel
+	direct bool
+	// panel: vectors per k step of the B panel, when more than nv (a
+	// half kernel: the first nv·lanes columns of a wider panel)
+	panel int
+	// bcst: each multiply-add broadcasts its A element from memory
+	// (embedded broadcast, one micro-fused load+FMA) instead of sharing
+	// a VBROADCASTSS into a register (packed AVX-512 kernels only)
+	bcst bool
+}
+
+// astride is the floats of A per k step: the full height mr for a
+// partial kernel (the last rows of a panel) too.
+func (k kernel) astride() int {
+	if k.full > 0 {
+		return k.full
+	}
+	return k.mr
+}
+
+func (k kernel) lanes() int {
+	if k.avx512 {
+		return 16
+	}
+	return 8
+}
+
+func (k kernel) emit(w func(string, ...any), set bool) {
+	vb := 4 * k.lanes() // bytes per vector
+	reg := func(i int) string {
+		if k.avx512 {
+			return fmt.Sprintf("Z%d", i)
+		}
+		return fmt.Sprintf("Y%d", i)
+	}
+	name := k.name + "acc"
+	if set {
+		name = k.name + "set"
+	}
+	nacc := k.mr * k.nv
+	if k.direct {
+		w("// func %s(kc int, a *float32, lda int, b, c *float32, ldc int)", name)
+		w("TEXT ·%s(SB), NOSPLIT, $0-48", name)
+		w("\tMOVQ kc+0(FP), CX")
+		w("\tMOVQ a+8(FP), AX")
+		w("\tMOVQ lda+16(FP), R10")
+		w("\tMOVQ b+24(FP), BX")
+		w("\tMOVQ c+32(FP), DI")
+		w("\tMOVQ ldc+40(FP), DX")
+		w("\tSHLQ $2, R10")
+		w("\tLEAQ (R10)(R10*2), R11") // 3 rows
+		if k.mr > 5 {
+			w("\tLEAQ (AX)(R10*4), R12")
+			w("\tADDQ R10, R12") // row 5
+		}
+		if k.mr > 10 {
+			w("\tLEAQ (R12)(R10*4), R13")
+			w("\tADDQ R10, R13") // row 10
+		}
+	} else {
+		w("// func %s(kc int, a, b, c *float32, ldc int)", name)
+		w("TEXT ·%s(SB), NOSPLIT, $0-40", name)
+		w("\tMOVQ kc+0(FP), CX")
+		w("\tMOVQ a+8(FP), AX")
+		w("\tMOVQ b+16(FP), BX")
+		w("\tMOVQ c+24(FP), DI")
+		w("\tMOVQ ldc+32(FP), DX")
+	}
+	w("\tSHLQ $2, DX")
+	// prefetch the C tile: every line a row of the tile touches
+	w("\tMOVQ DI, R8")
+	for r := 0; r < k.mr; r++ {
+		for off := 0; off < vb*k.nv; off += 64 {
+			w("\tPREFETCHT0 %d(R8)", off)
+		}
+		w("\tPREFETCHT0 %d(R8)", vb*k.nv-4)
+		if r < k.mr-1 {
+			w("\tADDQ DX, R8")
+		}
+	}
+	for r := 0; r < nacc; r++ {
+		if k.avx512 {
+			w("\tVPXORD %s, %s, %s", reg(r), reg(r), reg(r))
+		} else {
+			w("\tVXORPS %s, %s, %s", reg(r), reg(r), reg(r))
+		}
+	}
+	w("\tTESTQ CX, CX")
+	w("\tJEQ %s_store", name)
+	// one k step at A + aoff, B + boff
+	step := func(aoff, boff int) {
+		for v := 0; v < k.nv; v++ {
+			w("\tVMOVUPS %d(BX), %s", boff+vb*v, reg(nacc+v))
+		}
+		for off := 0; off < vb*k.nv; off += 64 {
+			w("\tPREFETCHT0 %d(BX)", k.pfB+boff+off)
+		}
+		// one broadcast per A element, alternating between the free
+		// registers so consecutive rows do not wait on each other
+		nbc := 1
+		if k.avx512 {
+			nbc = 32 - nacc - k.nv
+		}
+		for r := 0; r < k.mr; r++ {
+			if k.bcst && !k.direct {
+				for v := 0; v < k.nv; v++ {
+					w("\tVFMADD231PS.BCST %d(AX), %s, %s", aoff+4*r, reg(nacc+v), reg(r*k.nv+v))
+				}
+				continue
+			}
+			bc := reg(nacc + k.nv + r%nbc)
+			if k.direct {
+				w("\tVBROADCASTSS %s, %s", directRow(r, aoff), bc)
+			} else {
+				w("\tVBROADCASTSS %d(AX), %s", aoff+4*r, bc)
+			}
+			for v := 0; v < k.nv; v++ {
+				w("\tVFMADD231PS %s, %s, %s", bc, reg(nacc+v), reg(r*k.nv+v))
+			}
+		}
+	}
+	as, bs := 4*k.astride(), vb*max(k.nv, k.panel)
+	advanceA := func(n int) {
+		w("\tADDQ $%d, AX", n)
+		if k.direct && k.mr > 5 {
+			w("\tADDQ $%d, R12", n)
+		}
+		if k.direct && k.mr > 10 {
+			w("\tADDQ $%d, R13", n)
+		}
+	}
+	if k.direct {
+		as = 4 // one float of each row per k step
+	}
+	// an odd step first, then the loop two steps at a time (half the
+	// pointer and counter updates)
+	w("\tTESTQ $1, CX")
+	w("\tJEQ %s_even", name)
+	step(0, 0)
+	advanceA(as)
+	w("\tADDQ $%d, BX", bs)
+	w("%s_even:", name)
+	w("\tSHRQ $1, CX")
+	w("\tJEQ %s_store", name)
+	w("%s_loop:", name)
+	step(0, 0)
+	step(as, bs)
+	advanceA(2 * as)
+	w("\tADDQ $%d, BX", 2*bs)
+	w("\tDECQ CX")
+	w("\tJNE %s_loop", name)
+	w("%s_store:", name)
+	for r := 0; r < k.mr; r++ {
+		for v := 0; v < k.nv; v++ {
+			if !set {
+				w("\tVADDPS %d(DI), %s, %s", vb*v, reg(r*k.nv+v), reg(r*k.nv+v))
+			}
+			w("\tVMOVUPS %s, %d(DI)", reg(r*k.nv+v), vb*v)
+		}
+		if r < k.mr-1 {
+			w("\tADDQ DX, DI")
+		}
+	}
+	w("\tVZEROUPPER")
+	w("\tRET")
+	w("")
+}
+
+// directRow is the address of row r (< 14) of a direct kernel's A, disp
+// bytes on: AX is row 0, R12 row 5, R13 row 10, R10 the row stride in
+// bytes and R11 three times it (the addressing of transposeA14).
+func directRow(r, disp int) string {
+	return fmt.Sprintf("%d%s", disp, []string{"(AX)", "(AX)(R10*1)", "(AX)(R10*2)", "(AX)(R11*1)", "(AX)(R10*4)", "(R12)",
+		"(AX)(R11*2)", "(R12)(R10*2)", "(AX)(R10*8)", "(R12)(R10*4)", "(R13)", "(R12)(R11*2)", "(AX)(R11*4)", "(R12)(R10*8)"}[r])
+}
+
+var kernels = []kernel{
+	{name: "k14x32", avx512: true, mr: 14, nv: 2, pfB: 1024, bcst: true},
+	{name: "k6x16", avx512: false, mr: 6, nv: 2, pfB: 512},
+}
+
+// directName names the kernel that reads r rows of A in place.
+func directName(r, nr int) string { return fmt.Sprintf("k%dx%dd", r, nr) }
+
+// halfName names the direct kernel for the first nr/2 columns of a panel.
+func halfName(r, nr int) string { return fmt.Sprintf("k%dx%dof%dd", r, nr/2, nr) }
