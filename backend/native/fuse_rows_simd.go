@@ -5,23 +5,27 @@ package native
 // of rows and uniform values, select(compare(a, b), x, y) with a uniform
 // b, and nanSelect's select(compare(NE, a, a), a, y) of rows.
 
-// Indexes of maximum and minimum for binRR/binRS/binSR.
+// Indexes of the arithmetic ops for binRR/binRS/binSR.
 const (
-	opMax = 4
-	opMin = 5
+	opAdd = iota
+	opSub
+	opMul
+	opDiv
+	opMax
+	opMin
 )
 
 // binOp returns the index of an arithmetic op for binRR/binRS/binSR.
 func binOp(name string) int {
 	switch name {
 	case "stablehlo.add":
-		return 0
+		return opAdd
 	case "stablehlo.subtract":
-		return 1
+		return opSub
 	case "stablehlo.multiply":
-		return 2
+		return opMul
 	case "stablehlo.divide":
-		return 3
+		return opDiv
 	case "stablehlo.maximum":
 		return opMax
 	case "stablehlo.minimum":

@@ -131,13 +131,13 @@ var simdRows = cpu.X86.HasAVX2
 
 func binRR(op int, d, x, y *float32, n int) {
 	switch op {
-	case 0:
+	case opAdd:
 		addRR32(d, x, y, n)
-	case 1:
+	case opSub:
 		subRR32(d, x, y, n)
-	case 2:
+	case opMul:
 		mulRR32(d, x, y, n)
-	case 3:
+	case opDiv:
 		divRR32(d, x, y, n)
 	case opMax:
 		maxRR32(d, x, y, n)
@@ -148,13 +148,13 @@ func binRR(op int, d, x, y *float32, n int) {
 
 func binRS(op int, d, x *float32, c float32, n int) {
 	switch op {
-	case 0:
+	case opAdd:
 		addRS32(d, x, c, n)
-	case 1:
+	case opSub:
 		subRS32(d, x, c, n)
-	case 2:
+	case opMul:
 		mulRS32(d, x, c, n)
-	case 3:
+	case opDiv:
 		divRS32(d, x, c, n)
 	case opMax:
 		maxRS32(d, x, c, n)
@@ -165,13 +165,13 @@ func binRS(op int, d, x *float32, c float32, n int) {
 
 func binSR(op int, d *float32, c float32, y *float32, n int) {
 	switch op {
-	case 0:
+	case opAdd:
 		addSR32(d, c, y, n)
-	case 1:
+	case opSub:
 		subSR32(d, c, y, n)
-	case 2:
+	case opMul:
 		mulSR32(d, c, y, n)
-	case 3:
+	case opDiv:
 		divSR32(d, c, y, n)
 	case opMax, opMin:
 		minMaxSR(op, d, c, y, n)
