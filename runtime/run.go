@@ -49,6 +49,7 @@ func newRun(ctx context.Context, p *Program, inputs []*literal.Literal) (*run, e
 	bindings := map[string]int64{}
 	r.bindings = bindings
 	user := 0
+	var symInputs []string // SymInt user inputs, bound once the tensors are
 	for i, spec := range g.Signature.Inputs {
 		var arg fx.Arg
 		if i < len(g.Inputs) {
@@ -58,6 +59,10 @@ func newRun(ctx context.Context, p *Program, inputs []*literal.Literal) (*run, e
 		}
 		switch spec.Kind {
 		case fx.InputUser:
+			if arg.Kind == fx.ArgSymInt && len(arg.SymInts) == 1 && arg.SymInts[0].Name != "" {
+				symInputs = append(symInputs, arg.SymInts[0].Name)
+				continue
+			}
 			if arg.Kind != fx.ArgTensor {
 				v, err := constArg(spec.Value)
 				if err != nil {
@@ -97,6 +102,9 @@ func newRun(ctx context.Context, p *Program, inputs []*literal.Literal) (*run, e
 	}
 	if user != len(inputs) {
 		return nil, fmt.Errorf("program takes %d user inputs, %d given", user, len(inputs))
+	}
+	if err := r.bindSymInputs(symInputs); err != nil {
+		return nil, err
 	}
 	for s, v := range bindings {
 		if rg, ok := g.Ranges[s]; ok && !rg.Contains(v) {
