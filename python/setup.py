@@ -26,7 +26,8 @@ def build_library() -> None:
     out.parent.mkdir(parents=True, exist_ok=True)
     print(f"building {out} with {go} build -buildmode=c-shared ./capi/libtorchtpu")
     subprocess.run([go, "build", "-buildmode=c-shared", "-o", str(out), "./capi/libtorchtpu"], cwd=ROOT, check=True)
-    out.with_suffix(".h").unlink(missing_ok=True)
+    for h in (out.with_suffix(".h"), Path(str(out) + ".h")):
+        h.unlink(missing_ok=True)
 
 
 class BuildPy(build_py):

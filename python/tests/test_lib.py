@@ -171,6 +171,9 @@ def test_descriptor_checks_guard_memory():
 
 
 def test_live_handles_do_not_leak():
+    import gc
+
+    gc.collect()
     before = _lib.live_handles()
     x = torch.randn(3)
 
@@ -183,7 +186,5 @@ def test_live_handles_do_not_leak():
         p.run([x])
     assert _lib.live_handles().get("result", 0) == before.get("result", 0)
     del p
-    import gc
-
     gc.collect()
     assert _lib.live_handles().get("program", 0) == before.get("program", 0)

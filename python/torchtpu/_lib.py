@@ -104,7 +104,8 @@ def build_library(dest: Optional[Path] = None) -> Path:
     print(f"torchtpu: building {dest} (go build -buildmode=c-shared) ...", file=sys.stderr, flush=True)
     subprocess.run([go, "build", "-buildmode=c-shared", "-o", str(tmp), "./capi/libtorchtpu"],
                    cwd=root, check=True)
-    tmp.with_suffix(".h").unlink(missing_ok=True)
+    for h in (tmp.with_suffix(".h"), Path(str(tmp) + ".h"), dest.with_suffix(".h")):
+        h.unlink(missing_ok=True)
     os.replace(tmp, dest)
     return dest
 
