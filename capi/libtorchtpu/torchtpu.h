@@ -15,6 +15,10 @@
 /* TT_ABI_VERSION is what tt_abi_version returns for this header. */
 #define TT_ABI_VERSION 1
 
+/* Types and limits of the C ABI, shared by the cgo preambles of libtorchtpu
+ * and inlined into torchtpu.h by genheader. */
+#ifndef TT_TYPES_H
+#define TT_TYPES_H
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -33,6 +37,8 @@ typedef struct tt_tensor {
 	const int64_t *shape;
 	const int64_t *strides;
 } tt_tensor;
+
+#endif /* TT_TYPES_H */
 
 #ifdef __cplusplus
 extern "C" {

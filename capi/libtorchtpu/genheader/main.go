@@ -1,6 +1,7 @@
 // Command genheader writes torchtpu.h, the C header of libtorchtpu, from
-// the library's Go source: the cgo preamble (types and constants) and every
-// //export function with its doc comment. cgo's own header
+// the library's source: the ABI's types and limits (tt_types.h, which the
+// cgo preambles include) and every //export function of the package's Go
+// files with its doc comment. cgo's own header
 // (libtorchtpu.h, written by go build) declares the same functions without
 // their documentation and with Go's boilerplate; torchtpu.h is the one to
 // include.
@@ -67,7 +68,10 @@ func Generate(dir, docFile string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	var preamble string
+	types, err := os.ReadFile(filepath.Join(dir, "tt_types.h"))
+	if err != nil {
+		return nil, fmt.Errorf("the ABI's types: %w", err)
+	}
 	var decls []string
 	for _, path := range files {
 		if strings.HasSuffix(path, "_test.go") {
@@ -79,14 +83,6 @@ func Generate(dir, docFile string) ([]byte, error) {
 		}
 		for _, d := range f.Decls {
 			switch d := d.(type) {
-			case *ast.GenDecl:
-				if d.Tok == token.IMPORT && d.Doc != nil {
-					for _, s := range d.Specs {
-						if s.(*ast.ImportSpec).Path.Value == `"C"` {
-							preamble += strings.TrimSpace(d.Doc.Text()) + "\n"
-						}
-					}
-				}
 			case *ast.FuncDecl:
 				c, ok, err := export(fset, d)
 				if err != nil {
@@ -107,7 +103,7 @@ func Generate(dir, docFile string) ([]byte, error) {
 	b.WriteString(" * unknown, freed or wrong-kind handle is an error, never a crash.\n */\n\n")
 	b.WriteString("#ifndef TORCHTPU_H\n#define TORCHTPU_H\n\n")
 	fmt.Fprintf(&b, "/* TT_ABI_VERSION is what tt_abi_version returns for this header. */\n#define TT_ABI_VERSION %s\n\n", m[1])
-	b.WriteString(preamble)
+	b.Write(types)
 	b.WriteString("\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n")
 	for _, d := range decls {
 		b.WriteString("\n" + d)
