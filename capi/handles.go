@@ -37,6 +37,8 @@ func kindName(obj any) string {
 		return "result"
 	case *Buffer:
 		return "buffer"
+	case *Taken:
+		return "output"
 	}
 	return fmt.Sprintf("%T", obj)
 }

@@ -303,10 +303,15 @@ func Run(ctx context.Context, h Handle, inputs []TensorDesc) (Handle, error) {
 	if err != nil {
 		return 0, err
 	}
-	// Outputs may alias inputs (a graph returning an input): results must
-	// not point into caller memory once the call returns.
+	// Outputs may alias inputs (a graph returning an input) or weights (a
+	// graph returning a constant): results are the caller's to keep and
+	// write, so they must not share memory with either.
+	weights := make([]*literal.Literal, 0, len(p.prog.Weights))
+	for _, w := range p.prog.Weights {
+		weights = append(weights, w)
+	}
 	for i, o := range outs {
-		if o != nil && aliases(o, ins) {
+		if o != nil && (aliases(o, ins) || aliases(o, weights)) {
 			outs[i] = &literal.Literal{DType: o.DType, Shape: o.Shape, Data: append([]byte(nil), o.Data...)}
 		}
 	}

@@ -2,6 +2,7 @@ package capi
 
 import (
 	"fmt"
+	goruntime "runtime"
 	"unsafe"
 
 	"github.com/torchtpu/torchtpu/literal"
@@ -62,4 +63,42 @@ func CopyOut(h Handle, i int, dst unsafe.Pointer, extent int64) error {
 		return fmt.Errorf("output %d: %w", i, err)
 	}
 	return nil
+}
+
+// Taken is one output handed to the caller without a copy: its bytes stay
+// pinned in Go memory (runtime.Pinner) until the caller frees the handle,
+// so the caller may read and write them in place meanwhile.
+type Taken struct {
+	lit    *literal.Literal
+	pinner goruntime.Pinner
+}
+
+func (t *Taken) release() {
+	t.pinner.Unpin()
+	t.lit = nil
+}
+
+// Take moves output i out of result h and pins its bytes: it returns a
+// handle that keeps them alive, their address and their length. The
+// output is gone from the result afterwards (a second Take is an error).
+func Take(h Handle, i int) (Handle, unsafe.Pointer, int64, error) {
+	r, err := get[*Result](h, "result")
+	if err != nil {
+		return 0, nil, 0, err
+	}
+	if i < 0 || i >= len(r.outs) {
+		return 0, nil, 0, fmt.Errorf("output %d out of range (the result has %d)", i, len(r.outs))
+	}
+	l := r.outs[i]
+	if l == nil {
+		return 0, nil, 0, fmt.Errorf("output %d is None or was already taken", i)
+	}
+	if len(l.Data) == 0 {
+		return 0, nil, 0, fmt.Errorf("output %d has no bytes to take: allocate it empty", i)
+	}
+	r.outs[i] = nil
+	t := &Taken{lit: l}
+	p := unsafe.Pointer(unsafe.SliceData(l.Data))
+	t.pinner.Pin(p)
+	return put(t), p, int64(len(l.Data)), nil
 }

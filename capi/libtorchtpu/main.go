@@ -261,6 +261,33 @@ func tt_result_copy(res C.uint64_t, i C.int32_t, dst unsafe.Pointer, nbytes C.in
 	return 0
 }
 
+// tt_result_take hands output i of a result to the caller without a copy:
+// *data and *nbytes receive the output's bytes (contiguous, of the dtype and
+// shape tt_result_describe gives), which stay valid, and writable, until the
+// returned handle is freed with tt_free. It returns 0 and *err for a None
+// output, an empty one or one already taken.
+//
+//export tt_result_take
+func tt_result_take(res C.uint64_t, i C.int32_t, data *unsafe.Pointer, nbytes *C.int64_t, errOut **C.char) C.uint64_t {
+	var h capi.Handle
+	err := capi.Guard("tt_result_take", func() error {
+		if data == nil || nbytes == nil {
+			return capi.Errorf("null data or nbytes pointer")
+		}
+		var p unsafe.Pointer
+		var n int64
+		var err error
+		h, p, n, err = capi.Take(capi.Handle(res), int(i))
+		if err != nil {
+			return err
+		}
+		*data, *nbytes = p, C.int64_t(n)
+		return nil
+	})
+	setErr(errOut, err)
+	return C.uint64_t(h)
+}
+
 // tt_free releases any handle (program, result, buffer). It returns 0, or
 // -1 and *err for a null, unknown or already freed handle.
 //

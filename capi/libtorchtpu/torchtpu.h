@@ -94,6 +94,13 @@ int32_t tt_result_describe(uint64_t res, int32_t n, int32_t* dtypes, int32_t* nd
 // and *err.
 int32_t tt_result_copy(uint64_t res, int32_t i, void* dst, int64_t nbytes, char** errOut);
 
+// tt_result_take hands output i of a result to the caller without a copy:
+// *data and *nbytes receive the output's bytes (contiguous, of the dtype and
+// shape tt_result_describe gives), which stay valid, and writable, until the
+// returned handle is freed with tt_free. It returns 0 and *err for a None
+// output, an empty one or one already taken.
+uint64_t tt_result_take(uint64_t res, int32_t i, void** data, int64_t* nbytes, char** errOut);
+
 // tt_free releases any handle (program, result, buffer). It returns 0, or
 // -1 and *err for a null, unknown or already freed handle.
 int32_t tt_free(uint64_t h, char** errOut);

@@ -188,3 +188,33 @@ def test_live_handles_do_not_leak():
     del p
     gc.collect()
     assert _lib.live_handles().get("program", 0) == before.get("program", 0)
+
+
+def test_large_outputs_are_shared_without_a_copy():
+    """Outputs of TAKE_BYTES and more are tensors over the engine's pinned
+    memory: right values, writable, released when the last view dies."""
+    import gc
+
+    class F(torch.nn.Module):
+        def forward(self, x):
+            return x * 2, x[:3] + 1
+
+    x = torch.randn(256, 128)  # 128 KiB: taken; the second output is copied
+    p = _lib.Program(_pt2(F(), x), {"cache_dir": "-"})
+    gc.collect()
+    before = _lib.live_handles().get("output", 0)
+    big, small = p.run([x])
+    assert _lib.live_handles().get("output", 0) == before + 1
+    torch.testing.assert_close(big, x * 2, rtol=0, atol=0)
+    torch.testing.assert_close(small, x[:3] + 1, rtol=0, atol=0)
+    view = big[10:20]
+    big.add_(1)  # writable in place
+    torch.testing.assert_close(view, x[10:20] * 2 + 1, rtol=0, atol=0)
+    del big
+    gc.collect()
+    assert _lib.live_handles().get("output", 0) == before + 1  # the view keeps it
+    del view
+    gc.collect()
+    assert _lib.live_handles().get("output", 0) == before
+    again, _ = p.run([x])  # the engine did not reuse the memory it handed over
+    torch.testing.assert_close(again, x * 2, rtol=0, atol=0)

@@ -15,6 +15,7 @@ import shutil
 import subprocess
 import sys
 import threading
+import weakref
 from pathlib import Path
 from typing import Any, Optional, Sequence
 
@@ -154,6 +155,7 @@ def _declare(l: ctypes.CDLL) -> None:
         "tt_result_describe": (i32, [u64, i32, ctypes.POINTER(ctypes.c_int32), ctypes.POINTER(ctypes.c_int32),
                                      ctypes.POINTER(ctypes.c_int64), perr]),
         "tt_result_copy": (i32, [u64, i32, vp, i64, perr]),
+        "tt_result_take": (u64, [u64, i32, ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_int64), perr]),
         "tt_free": (i32, [u64, perr]),
     }
     for name, (res, args) in sig.items():
@@ -275,6 +277,41 @@ class Program:
                 pass
 
 
+# Outputs of at least this many bytes are handed over without a copy (the
+# engine pins them until the tensor's storage dies); smaller ones are copied,
+# which costs less than the bookkeeping.
+TAKE_BYTES = 64 << 10
+
+
+def _numel(shape: Sequence[int]) -> int:
+    n = 1
+    for d in shape:
+        n *= d
+    return n
+
+
+def _release(handle: int) -> None:
+    if _lib is not None:
+        _lib.tt_free(handle, None)
+
+
+def _take(l: ctypes.CDLL, res: int, i: int, dt: torch.dtype, shape: list[int]) -> torch.Tensor:
+    """Output i as a tensor over the engine's memory, which stays pinned
+    until the last view of the tensor is gone."""
+    err = ctypes.c_void_p()
+    data, nbytes = ctypes.c_void_p(), ctypes.c_int64()
+    h = l.tt_result_take(res, i, ctypes.byref(data), ctypes.byref(nbytes), ctypes.byref(err))
+    if not h:
+        _raise(err, "tt_result_take")
+    buf = (ctypes.c_char * nbytes.value).from_address(data.value)
+    weakref.finalize(buf, _release, h)
+    import warnings
+
+    with warnings.catch_warnings():  # frombuffer warns about buffers it cannot resize
+        warnings.simplefilter("ignore")
+        return torch.frombuffer(buf, dtype=dt).view(shape)
+
+
 def _collect(l: ctypes.CDLL, res: int) -> list[Optional[torch.Tensor]]:
     err = ctypes.c_void_p()
     n = l.tt_result_count(res, ctypes.byref(err))
@@ -295,8 +332,11 @@ def _collect(l: ctypes.CDLL, res: int) -> list[Optional[torch.Tensor]]:
             dt = _DTYPES[dtypes[i]]
         except KeyError:
             raise TorchTPUError(f"output {i} has dtype code {dtypes[i]} that this torch lacks") from None
+        nbytes = dt.itemsize * _numel(shape)
+        if nbytes >= TAKE_BYTES:
+            outs.append(_take(l, res, i, dt, shape))
+            continue
         t = torch.empty(shape, dtype=dt)
-        nbytes = t.numel() * t.element_size()
         if l.tt_result_copy(res, i, t.data_ptr() if nbytes else None, nbytes, ctypes.byref(err)) != 0:
             _raise(err, "tt_result_copy")
         outs.append(t)
