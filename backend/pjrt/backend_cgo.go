@@ -138,6 +138,16 @@ func (b *Backend) Version() string {
 	return fmt.Sprintf("pjrt-%d.%d/stablehlo-%s/%s/%s", maj, min, b.shared.shlo, c.Platform(), c.PlatformVersion())
 }
 
+// Platform is the client's platform name and version ("cpu <version>").
+func (b *Backend) Platform() string {
+	c := b.shared.client
+	name, v := c.Platform(), c.PlatformVersion()
+	if v == "" || v == name {
+		return name
+	}
+	return name + " " + v
+}
+
 // Devices describes the client's addressable devices.
 func (b *Backend) Devices() []string {
 	var out []string
