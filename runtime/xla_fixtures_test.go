@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/torchtpu/torchtpu/backend/pjrt"
 	"github.com/torchtpu/torchtpu/backend/pjrt/pjrttest"
 )
 
@@ -28,15 +27,7 @@ func TestXLACPUFixtures(t *testing.T) {
 	if pjrttest.IsWorker() {
 		t.Skip("worker process")
 	}
-	if !pjrt.CanLoad {
-		t.Skip("no cgo")
-	}
-	if pjrt.ForKind(pjrt.Search(nil), "xla-cpu") == nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("no xla-cpu PJRT plugin: .ci/run installs it with scripts/install-pjrt.sh xla-cpu")
-		}
-		t.Skip("no xla-cpu PJRT plugin (scripts/install-pjrt.sh xla-cpu)")
-	}
+	requireXLACPU(t)
 	root := fixtureRoot(t)
 	filter := map[string]bool{}
 	for _, n := range strings.Split(os.Getenv("FIXTURES"), ",") {
