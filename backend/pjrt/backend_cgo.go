@@ -168,10 +168,7 @@ func (b *Backend) Compile(ctx context.Context, m *stablehlo.Module, opts backend
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if opts.Replicas > 1 || opts.Partitions > 1 {
-		return nil, fmt.Errorf("pjrt %s: %d replicas x %d partitions: only single-device programs run here: %w",
-			b.Name(), opts.Replicas, opts.Partitions, backend.ErrNotImplemented)
-	}
+	replicas, partitions := gridOf(m, opts)
 	entry := opts.Entry
 	if entry == "" {
 		entry = "main"
@@ -188,7 +185,14 @@ func (b *Backend) Compile(ctx context.Context, m *stablehlo.Module, opts backend
 		return nil, fmt.Errorf("pjrt %s: print module: %w", b.Name(), err)
 	}
 	exe, err := compileBlocking(ctx, func() (*gopjrt.LoadedExecutable, error) {
-		return b.shared.client.Compile().WithStableHLO([]byte(sb.String())).Done()
+		cc := b.shared.client.Compile().WithStableHLO([]byte(sb.String()))
+		switch {
+		case partitions > 1: // sharded by the program's annotations: XLA's SPMD partitioner
+			cc = cc.WithShardy(replicas * partitions)
+		case replicas > 1:
+			cc = cc.WithSPMD(replicas)
+		}
+		return cc.Done()
 	})
 	if err != nil {
 		return nil, fmt.Errorf("pjrt %s: compile: %w", b.Name(), err)
@@ -198,7 +202,8 @@ func (b *Backend) Compile(ctx context.Context, m *stablehlo.Module, opts backend
 		_ = exe.Destroy()
 		return nil, fmt.Errorf("pjrt %s: %w", b.Name(), err)
 	}
-	return &executable{b: b, owner: exe, handle: h, nargs: len(f.Type.Inputs), nout: exe.NumOutputs, donate: Donatable(f)}, nil
+	return &executable{b: b, owner: exe, handle: h, nargs: len(f.Type.Inputs), nout: exe.NumOutputs, donate: Donatable(f),
+		devices: replicas * partitions}, nil
 }
 
 // compileBlocking runs a plugin compile, which cannot be interrupted, in a
@@ -234,12 +239,26 @@ type executable struct {
 	nargs  int
 	nout   int
 	donate []bool // per argument: the program lets its input buffer be donated
+	// devices is replicas × partitions; above 1 the executable runs on
+	// that many devices of the client (multi_device_cgo.go).
+	devices int
 }
 
 // Run copies the inputs to the device, executes, and reads the outputs
 // back. When ctx ends first, Run returns ctx's error at once; the device
 // work already queued finishes and its buffers are released then.
 func (e *executable) Run(ctx context.Context, args []*literal.Literal) ([]*literal.Literal, error) {
+	if e.devices > 1 { // every device gets the same arguments; device 0's results
+		per := make([][]*literal.Literal, e.devices)
+		for i := range per {
+			per[i] = args
+		}
+		outs, err := e.RunOnDevices(ctx, per)
+		if err != nil {
+			return nil, err
+		}
+		return outs[0], nil
+	}
 	p, err := e.RunAsync(ctx, args)
 	if err != nil {
 		return nil, err

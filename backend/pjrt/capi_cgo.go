@@ -611,3 +611,6 @@ func (a capi) deserialize(client unsafe.Pointer, blob []byte) (*rawExecutable, e
 
 // rawExecutable owns a PJRT_LoadedExecutable this package loaded itself.
 type rawExecutable struct{ p unsafe.Pointer }
+
+// await waits for ev, destroys it and returns its error.
+func (a capi) await(ev *C.PJRT_Event) error { return a.toError(C.tt_await(a.p, ev)) }
