@@ -50,7 +50,7 @@ type multiExe interface {
 	RunOnDevices(ctx context.Context, args [][]*literal.Literal) ([][]*literal.Literal, error)
 }
 
-func compileOn(t *testing.T, dev, src string) backend.Executable {
+func compileOn(t testing.TB, dev, src string) backend.Executable {
 	t.Helper()
 	m, err := stablehlo.ParseModule("multi.mlir", []byte(src))
 	if err != nil {
