@@ -19,7 +19,12 @@
 // the device without waiting, the execution is enqueued and completes
 // through PJRT_Event_OnReady, arguments the program marks
 // (tf.aliasing_output, jax.buffer_donor) are donated, outputs are read
-// back, and executables serialize for the disk compile cache. The C
+// back, and executables serialize for the disk compile cache. Device
+// buffers (Buffer, buffer_cgo.go) let programs keep values on the device:
+// Backend.Upload, executable.RunBuffers, results ready through the
+// execution's event, released explicitly or by the collector once no run
+// reads them. Executables of several replicas or partitions run on that
+// many devices (multi_device_cgo.go). The C
 // handles of the binding's client, devices and executables are read from
 // its unexported fields (binding_cgo.go, tested against v0.10.0).
 package pjrt

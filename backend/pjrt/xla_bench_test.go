@@ -50,4 +50,3 @@ func BenchmarkGEMM(b *testing.B) {
 		}
 	}
 }
-
