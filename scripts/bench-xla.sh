@@ -42,7 +42,7 @@ for r in $(seq "$rounds"); do
     pt2=$shared/fixtures/models/$m.pt2
     for dev in cpu xla-cpu; do
       "$bin" bench "$pt2" --inputs "${pt2%.pt2}.io.safetensors" --device "$dev" --threads "$threads" \
-        --runs "$runs" --no-cache --json >"$work/$m.$dev.$r.json" 2>"$work/$m.$dev.$r.err" || true
+        --runs "$runs" --cache-dir "$work/cache" --json >"$work/$m.$dev.$r.json" 2>"$work/$m.$dev.$r.err" || true
     done
   done
 done

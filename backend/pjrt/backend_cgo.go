@@ -169,6 +169,10 @@ func (b *Backend) Compile(ctx context.Context, m *stablehlo.Module, opts backend
 		return nil, err
 	}
 	replicas, partitions := gridOf(m, opts)
+	if n := len(b.shared.client.AddressableDevices()); replicas*partitions > n {
+		return nil, fmt.Errorf("pjrt %s: %d replicas x %d partitions need %d devices, the client has %d: %w",
+			b.Name(), replicas, partitions, replicas*partitions, n, backend.ErrNotImplemented)
+	}
 	entry := opts.Entry
 	if entry == "" {
 		entry = "main"
