@@ -47,6 +47,14 @@ type benchResult struct {
 	WeightsMB       float64 `json:"weights_mb"`
 	InputsMB        float64 `json:"inputs_mb"`
 	GemmKernel      string  `json:"gemm_kernel"`
+	// Bytes copied host → device and device → host: by the first run
+	// (weights included) and per timed run (inputs and outputs once the
+	// weights are resident; 0 on cpu, whose buffers are host memory).
+	FirstH2DBytes  int64   `json:"first_run_h2d_bytes"`
+	FirstD2HBytes  int64   `json:"first_run_d2h_bytes"`
+	H2DBytesPerRun float64 `json:"h2d_bytes_per_run"`
+	D2HBytesPerRun float64 `json:"d2h_bytes_per_run"`
+	ResidentMB     float64 `json:"resident_mb"`
 }
 
 func init() {
@@ -161,6 +169,7 @@ Example:
 		// and the buffers it keeps between runs.
 		res.GCPercent = settleHeap(0, 0)
 		if m := prog.Metrics().Snapshot(); m != nil {
+			res.FirstH2DBytes, res.FirstD2HBytes = m.H2DBytes, m.D2HBytes
 			res.Compiles, res.CacheHits = m.Compiles, m.CacheHits
 			if m.Compiles > 0 {
 				res.CompileMS, res.CompileEstimate = m.CompileMS, false
@@ -192,6 +201,7 @@ Example:
 				return 1, fmt.Errorf("bench: %w", err)
 			}
 		}
+		moved0 := prog.Metrics().Snapshot()
 		lat := make([]float64, *runs)
 		for i := range lat {
 			d, err := run()
@@ -211,6 +221,10 @@ Example:
 		}
 		goruntime.ReadMemStats(&after)
 		res.AllocMBPerRun = float64(after.TotalAlloc-before.TotalAlloc) / float64(*runs) / (1 << 20)
+		moved := prog.Metrics().Snapshot()
+		res.H2DBytesPerRun = float64(moved.H2DBytes-moved0.H2DBytes) / float64(*runs)
+		res.D2HBytesPerRun = float64(moved.D2HBytes-moved0.D2HBytes) / float64(*runs)
+		res.ResidentMB = float64(prog.ResidentBytes()) / (1 << 20)
 		benchSummarize(&res, lat)
 		benchMemory(&res)
 		if *memProfile != "" {
@@ -274,6 +288,10 @@ func printBench(w io.Writer, r *benchResult) {
 	fmt.Fprintf(w, "            %.2f x (weights %.1f MB + activations %.1f MB); %.2f x over the %.1f MB the process held before loading\n",
 		r.MemRatio, r.WeightsMB, r.ActivationsMB, r.MemRatioNet, r.BaselineRSSMB)
 	fmt.Fprintf(w, "            Go heap %.1f MB live after the runs: weights and what the program keeps between runs\n", r.HeapLiveMB)
+	if r.FirstH2DBytes+r.FirstD2HBytes > 0 || r.ResidentMB > 0 {
+		fmt.Fprintf(w, "transfers   first run %d B to the device, %d B back; then %.0f B and %.0f B per run (%.1f MB of weights resident)\n",
+			r.FirstH2DBytes, r.FirstD2HBytes, r.H2DBytesPerRun, r.D2HBytesPerRun, r.ResidentMB)
+	}
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
