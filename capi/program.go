@@ -297,9 +297,11 @@ func Run(ctx context.Context, h Handle, inputs []TensorDesc) (Handle, error) {
 		}
 		ins[i] = l
 	}
+	mark := heapMark()
 	p.mu.Lock()
 	outs, _, err := p.prog.Run(ctx, ins)
 	p.mu.Unlock()
+	defer tuneHeap(mark)
 	if err != nil {
 		return 0, err
 	}

@@ -111,9 +111,10 @@ class CompiledGraph:
                 self.outputs.append((kind_, _physical_order(v) if kind_ == "tensor" else None))
             else:
                 self.outputs.append(("constant", a))
+        self.pt2: Optional[bytes] = None
         t0 = time.perf_counter()
         try:
-            pt2 = to_pt2(gm, example_inputs)
+            pt2 = self.pt2 = to_pt2(gm, example_inputs)
             self.program = _lib.Program(pt2, opts.engine())
             self.unsupported = self.program.info()["unsupported"]
         except Exception as e:
@@ -157,6 +158,8 @@ class CompiledGraph:
             return outs
         tensors = [a for a, t in zip(args, self.tensor_inputs) if t]
         first = self.runs == 0
+        if first and self.opts.dump_dir:
+            self._dump(tensors)
         saved = list(args) if first else None
         args.clear()
         t0 = time.perf_counter()
@@ -189,6 +192,23 @@ class CompiledGraph:
         if self.single:
             return outs[0]
         return tuple(outs)
+
+    def _dump(self, tensors: Sequence[torch.Tensor]) -> None:
+        """Saves the graph and its first inputs for the torchtpu CLI."""
+        import os
+
+        d = self.opts.dump_dir
+        assert d is not None and self.pt2 is not None
+        os.makedirs(d, exist_ok=True)
+        with open(os.path.join(d, self.name + ".pt2"), "wb") as f:
+            f.write(self.pt2)
+        try:
+            from safetensors.torch import save_file
+        except ImportError:
+            warnings.warn("torchtpu: dump_dir: the safetensors package is missing; inputs not saved", stacklevel=3)
+            return
+        save_file({f"input.{i}": t.detach().clone(memory_format=torch.contiguous_format) for i, t in enumerate(tensors)},
+                  os.path.join(d, self.name + ".io.safetensors"))
 
     def report(self) -> dict[str, Any]:
         """What happened to this graph: where it ran, why not torchtpu, counts."""

@@ -32,6 +32,9 @@ class Options:
         explain_recompiles: print each new specialisation and its reason.
         host_fallback: ops with data-dependent output shapes (``nonzero``) run
             between compiled segments on the host (``"cpu"``) or fail (``"error"``).
+        dump_dir: a folder where each graph is saved as ``NAME.pt2`` with its
+            first call's inputs as ``NAME.io.safetensors`` (``input.0``, ...), for
+            ``torchtpu run``/``bench``/``verify`` (``$TORCHTPU_DUMP_DIR``).
     """
 
     device: str = "cpu"
@@ -40,6 +43,7 @@ class Options:
     buckets: Union[None, str, Sequence[int]] = None
     explain_recompiles: bool = False
     host_fallback: str = "cpu"
+    dump_dir: Optional[str] = None
 
     def __post_init__(self) -> None:
         base = self.device.split(":", 1)[0]
@@ -63,6 +67,8 @@ class Options:
             env["fallback"] = os.environ["TORCHTPU_FALLBACK"]
         if os.environ.get("TORCHTPU_CACHE_DIR"):
             env["cache_dir"] = os.environ["TORCHTPU_CACHE_DIR"]
+        if os.environ.get("TORCHTPU_DUMP_DIR"):
+            env["dump_dir"] = os.environ["TORCHTPU_DUMP_DIR"]
         names = {f.name for f in dataclasses.fields(cls)}
         for k in options or {}:
             if k not in names:
