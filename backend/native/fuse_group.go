@@ -235,6 +235,9 @@ func (b *groupBuilder) compute(op *stablehlo.Op) int {
 	default:
 		if fns, ok := fusedUnary(op.Name); ok {
 			nd.kind, nd.un, nd.bun = fkUnary, fns.f, fns.b
+			if nd.dt == dtype.F32 {
+				nd.v32, nd.s32 = fns.v32, fns.s32
+			}
 		} else {
 			fns := binaryTable[op.Name]
 			nd.kind, nd.bin, nd.bbin = fkBinary, fns.f, fns.b

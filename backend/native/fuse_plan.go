@@ -47,10 +47,13 @@ type fuseNode struct {
 	scalar float64 // fkScalar
 	name   string  // op name (for the specialised loops)
 	un     func(float64) float64
-	bin    func(float64, float64) float64
-	bun    func(bool) bool
-	bbin   func(bool, bool) bool
-	cmp    string // fkCompare direction
+	// v32 and s32: the float32 forms of un for f32 nodes (vmath.go)
+	v32  vmathFn
+	s32  func(float32) float32
+	bin  func(float64, float64) float64
+	bun  func(bool) bool
+	bbin func(bool, bool) bool
+	cmp  string // fkCompare direction
 }
 
 // fusedGroup is a planned fusion: nodes computing the value of slot out,
