@@ -3,6 +3,7 @@ package native
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -31,7 +32,11 @@ type Profile struct {
 type stepTime struct {
 	d     time.Duration
 	count int
+	// samples holds the first maxSamples durations (for the median)
+	samples []time.Duration
 }
+
+const maxSamples = 1 << 12
 
 // ProfileSpan is one step of one run.
 type ProfileSpan struct {
@@ -51,6 +56,10 @@ type ProfileEntry struct {
 	Name  string
 	Total time.Duration
 	Count int
+	// Median is the median of the step's times times its count, over the
+	// steps of the kind: on a loaded machine, what its runs take without
+	// the ones another process stretched.
+	Median time.Duration
 }
 
 type profileKey struct{}
@@ -79,6 +88,9 @@ func (p *Profile) record(st *execStep, start time.Time, d time.Duration) {
 	}
 	t.d += d
 	t.count++
+	if len(t.samples) < maxSamples {
+		t.samples = append(t.samples, d)
+	}
 	if p.Spans && (p.MaxSpans <= 0 || len(p.spans) < p.MaxSpans) {
 		p.spans = append(p.spans, ProfileSpan{Name: st.kindName(), Desc: st.describe(), Start: start, Dur: d})
 	}
@@ -118,6 +130,7 @@ func (p *Profile) ByKind() []ProfileEntry {
 		}
 		e.Total += t.d
 		e.Count += t.count
+		e.Median += t.median()
 	}
 	out := make([]ProfileEntry, 0, len(acc))
 	for _, e := range acc {
@@ -135,17 +148,27 @@ func (p *Profile) BySteps(kind string) []ProfileEntry {
 	var out []ProfileEntry
 	for st, t := range p.steps {
 		if k := st.kindName(); kind == "" || k == kind {
-			out = append(out, ProfileEntry{Kind: k, Name: st.describe(), Total: t.d, Count: t.count})
+			out = append(out, ProfileEntry{Kind: k, Name: st.describe(), Total: t.d, Count: t.count, Median: t.median()})
 		}
 	}
 	sortEntries(out)
 	return out
 }
 
+// median returns the median duration times the count.
+func (t *stepTime) median() time.Duration {
+	if len(t.samples) == 0 {
+		return 0
+	}
+	s := append([]time.Duration(nil), t.samples...)
+	slices.Sort(s)
+	return s[len(s)/2] * time.Duration(t.count)
+}
+
 func sortEntries(e []ProfileEntry) {
 	sort.Slice(e, func(i, j int) bool {
-		if e[i].Total != e[j].Total {
-			return e[i].Total > e[j].Total
+		if e[i].Median != e[j].Median {
+			return e[i].Median > e[j].Median
 		}
 		return e[i].Kind+e[i].Name < e[j].Kind+e[j].Name
 	})

@@ -232,7 +232,7 @@ steps cover; with --trace the steps are spans of the trace too.`)
 		benchSummarize(&res, lat)
 		benchMemory(&res)
 		if prof != nil {
-			res.Profile = summarizeProfile(prof, res.MeanMS, *profileTop)
+			res.Profile = summarizeProfile(prof, res.MedianMS, *profileTop)
 			traceProfile(prog, prof)
 		}
 		if *memProfile != "" {
