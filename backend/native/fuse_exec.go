@@ -340,10 +340,6 @@ func fuseNodeRow[T fnum](nd *fuseNode, s *fuseScratch[T], dst []T) {
 			return
 		}
 		switch {
-		case nd.name == "stablehlo.negate":
-			for k, v := range x {
-				dst[k] = -v
-			}
 		case nd.v32 != nil:
 			// f32 values in float32 (vmath.go), as the unfused kernel
 			// computes them
@@ -353,6 +349,10 @@ func fuseNodeRow[T fnum](nd *fuseNode, s *fuseScratch[T], dst []T) {
 			}
 			for k, v := range x {
 				dst[k] = T(nd.s32(float32(v)))
+			}
+		case nd.name == "stablehlo.negate":
+			for k, v := range x {
+				dst[k] = -v
 			}
 		default:
 			for k, v := range x {

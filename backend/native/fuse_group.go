@@ -257,6 +257,9 @@ func (b *groupBuilder) finish() {
 			b.grp.f32 = false
 		}
 	}
+	if b.grp.f32 {
+		foldChains(b.grp.nodes)
+	}
 	b.grp.period = chunkPeriod(b.grp.nodes)
 	ident := map[int]bool{}
 	strided := map[int]bool{}

@@ -155,7 +155,8 @@ func fusibleCompute(op *stablehlo.Op) bool {
 // the unary table, and abs on floats.
 func fusedUnary(name string) (unaryFns, bool) {
 	if name == "stablehlo.abs" {
-		return unaryFns{f: math.Abs}, true
+		v := vmathOps[name]
+		return unaryFns{f: math.Abs, v32: v.row, s32: v.scalar}, true
 	}
 	fns, ok := unaryTable[name]
 	return fns, ok

@@ -484,6 +484,78 @@ DATA vmErfcR10<>+24(SB)/4, $0xbd14cf8a
 DATA vmErfcR10<>+28(SB)/4, $0xbd14cf8a
 GLOBL vmErfcR10<>(SB), RODATA|NOPTR, $32
 
+// func vneg16(d, x *float32, n int)
+TEXT ·vneg16(SB), NOSPLIT, $0-24
+	MOVQ d+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ n+16(FP), CX
+	XORQ AX, AX
+loop:
+	CMPQ AX, CX
+	JAE done
+	VMOVUPS (SI)(AX*4), Z0
+	VPXORD.BCST vmSignMask<>(SB), Z0, Z1
+	VMOVUPS Z1, (DI)(AX*4)
+	ADDQ $16, AX
+	JMP loop
+done:
+	VZEROUPPER
+	RET
+
+// func vneg8(d, x *float32, n int)
+TEXT ·vneg8(SB), NOSPLIT, $0-24
+	MOVQ d+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ n+16(FP), CX
+	XORQ AX, AX
+loop:
+	CMPQ AX, CX
+	JAE done
+	VMOVUPS (SI)(AX*4), Y0
+	VXORPS vmSignMask<>(SB), Y0, Y1
+	VMOVUPS Y1, (DI)(AX*4)
+	ADDQ $8, AX
+	JMP loop
+done:
+	VZEROUPPER
+	RET
+
+// func vabs16(d, x *float32, n int)
+TEXT ·vabs16(SB), NOSPLIT, $0-24
+	MOVQ d+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ n+16(FP), CX
+	XORQ AX, AX
+loop:
+	CMPQ AX, CX
+	JAE done
+	VMOVUPS (SI)(AX*4), Z0
+	VPANDD.BCST vmAbsMask<>(SB), Z0, Z1
+	VMOVUPS Z1, (DI)(AX*4)
+	ADDQ $16, AX
+	JMP loop
+done:
+	VZEROUPPER
+	RET
+
+// func vabs8(d, x *float32, n int)
+TEXT ·vabs8(SB), NOSPLIT, $0-24
+	MOVQ d+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ n+16(FP), CX
+	XORQ AX, AX
+loop:
+	CMPQ AX, CX
+	JAE done
+	VMOVUPS (SI)(AX*4), Y0
+	VANDPS vmAbsMask<>(SB), Y0, Y1
+	VMOVUPS Y1, (DI)(AX*4)
+	ADDQ $8, AX
+	JMP loop
+done:
+	VZEROUPPER
+	RET
+
 // func vexp16(d, x *float32, n int)
 TEXT ·vexp16(SB), NOSPLIT, $0-24
 	MOVQ d+0(FP), DI
@@ -563,6 +635,98 @@ loop:
 	VMULPS Y5, Y2, Y2
 	VCMPPS $3, Y0, Y0, Y13
 	VBLENDVPS Y13, Y0, Y2, Y2
+	VMOVUPS Y2, (DI)(AX*4)
+	ADDQ $8, AX
+	JMP loop
+done:
+	VZEROUPPER
+	RET
+
+// func vsilu16(d, x *float32, n int)
+TEXT ·vsilu16(SB), NOSPLIT, $0-24
+	MOVQ d+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ n+16(FP), CX
+	XORQ AX, AX
+loop:
+	CMPQ AX, CX
+	JAE done
+	VMOVUPS (SI)(AX*4), Z0
+	VPXORD.BCST vmSignMask<>(SB), Z0, Z10
+	VMOVAPS Z10, Z1
+	VMAXPS.BCST vmExpLo<>(SB), Z1, Z1
+	VMINPS.BCST vmExpHi<>(SB), Z1, Z1
+	VMULPS.BCST vmLog2e<>(SB), Z1, Z3
+	VRNDSCALEPS $0, Z3, Z3
+	VFNMADD231PS.BCST vmLn2Hi<>(SB), Z3, Z1
+	VFNMADD231PS.BCST vmLn2Lo<>(SB), Z3, Z1
+	VMULPS Z1, Z1, Z4
+	VBROADCASTSS vmExpP5<>(SB), Z2
+	VFMADD213PS.BCST vmExpP4<>(SB), Z1, Z2
+	VFMADD213PS.BCST vmExpP3<>(SB), Z1, Z2
+	VFMADD213PS.BCST vmExpP2<>(SB), Z1, Z2
+	VFMADD213PS.BCST vmExpP1<>(SB), Z1, Z2
+	VFMADD213PS.BCST vmExpP0<>(SB), Z1, Z2
+	VFMADD213PS Z1, Z4, Z2
+	VCVTPS2DQ Z3, Z6
+	VPSRAD $1, Z6, Z5
+	VPSUBD Z5, Z6, Z6
+	VPADDD.BCST vmBias<>(SB), Z5, Z5
+	VPADDD.BCST vmBias<>(SB), Z6, Z6
+	VPSLLD $23, Z5, Z5
+	VPSLLD $23, Z6, Z6
+	VFMADD213PS Z6, Z6, Z2
+	VMULPS Z5, Z2, Z2
+	VCMPPS $3, Z10, Z10, K1
+	VBLENDMPS Z10, Z2, K1, Z2
+	VADDPS.BCST vmOne<>(SB), Z2, Z2
+	VDIVPS Z2, Z0, Z2
+	VMOVUPS Z2, (DI)(AX*4)
+	ADDQ $16, AX
+	JMP loop
+done:
+	VZEROUPPER
+	RET
+
+// func vsilu8(d, x *float32, n int)
+TEXT ·vsilu8(SB), NOSPLIT, $0-24
+	MOVQ d+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ n+16(FP), CX
+	XORQ AX, AX
+loop:
+	CMPQ AX, CX
+	JAE done
+	VMOVUPS (SI)(AX*4), Y0
+	VXORPS vmSignMask<>(SB), Y0, Y10
+	VMOVAPS Y10, Y1
+	VMAXPS vmExpLo<>(SB), Y1, Y1
+	VMINPS vmExpHi<>(SB), Y1, Y1
+	VMULPS vmLog2e<>(SB), Y1, Y3
+	VROUNDPS $0, Y3, Y3
+	VFNMADD231PS vmLn2Hi<>(SB), Y3, Y1
+	VFNMADD231PS vmLn2Lo<>(SB), Y3, Y1
+	VMULPS Y1, Y1, Y4
+	VBROADCASTSS vmExpP5<>(SB), Y2
+	VFMADD213PS vmExpP4<>(SB), Y1, Y2
+	VFMADD213PS vmExpP3<>(SB), Y1, Y2
+	VFMADD213PS vmExpP2<>(SB), Y1, Y2
+	VFMADD213PS vmExpP1<>(SB), Y1, Y2
+	VFMADD213PS vmExpP0<>(SB), Y1, Y2
+	VFMADD213PS Y1, Y4, Y2
+	VCVTPS2DQ Y3, Y6
+	VPSRAD $1, Y6, Y5
+	VPSUBD Y5, Y6, Y6
+	VPADDD vmBias<>(SB), Y5, Y5
+	VPADDD vmBias<>(SB), Y6, Y6
+	VPSLLD $23, Y5, Y5
+	VPSLLD $23, Y6, Y6
+	VFMADD213PS Y6, Y6, Y2
+	VMULPS Y5, Y2, Y2
+	VCMPPS $3, Y10, Y10, Y13
+	VBLENDVPS Y13, Y10, Y2, Y2
+	VADDPS vmOne<>(SB), Y2, Y2
+	VDIVPS Y2, Y0, Y2
 	VMOVUPS Y2, (DI)(AX*4)
 	ADDQ $8, AX
 	JMP loop

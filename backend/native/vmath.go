@@ -4,7 +4,8 @@ import "math"
 
 //go:generate go run ./internal/vmathgen
 
-// Float32 vector math: exp, logistic, tanh and erf over rows of float32,
+// Float32 vector math: exp, logistic, tanh and erf (and the exact negate
+// and abs) over rows of float32,
 // computed in float32 with fused multiply-adds (AVX-512 or AVX2 loops
 // from internal/vmathgen, gen_vmath_amd64.s; these scalar forms
 // elsewhere and for the rows' tails). The f32 kernels of the fused loops
@@ -127,6 +128,17 @@ func erf32(x float32) float32 {
 	return copysign32(1-fma32(q, sr, sr), x)
 }
 
+func neg32(x float32) float32 { return -x }
+
+// silu32 is x / (1 + exp(-x)) with each op rounding as it does alone.
+func silu32(x float32) float32 {
+	d := 1 + exp32(-x)
+	return x / d
+}
+
+// siluRow is silu32 over a row (one vector loop for the four ops).
+func siluRow(d, x []float32) { vrow(vkSiLU, silu32, d, x) }
+
 func abs32(x float32) float32 { return math.Float32frombits(math.Float32bits(x) &^ (1 << 31)) }
 
 func copysign32(x, s float32) float32 {
@@ -143,6 +155,9 @@ var vmathOps = map[string]struct {
 	row    vmathFn
 	scalar func(float32) float32
 }{
+	// exact: the sign bit flipped or cleared, as the float64 forms do
+	"stablehlo.negate":      {func(d, x []float32) { vrow(vkNeg, neg32, d, x) }, neg32},
+	"stablehlo.abs":         {func(d, x []float32) { vrow(vkAbs, abs32, d, x) }, abs32},
 	"stablehlo.exponential": {func(d, x []float32) { vrow(vkExp, exp32, d, x) }, exp32},
 	"stablehlo.logistic":    {func(d, x []float32) { vrow(vkLogistic, logistic32, d, x) }, logistic32},
 	"stablehlo.tanh":        {func(d, x []float32) { vrow(vkTanh, tanh32, d, x) }, tanh32},
@@ -151,7 +166,10 @@ var vmathOps = map[string]struct {
 
 // Kernels of vrow (indexes of the assembly loops).
 const (
-	vkExp = iota
+	vkNeg = iota
+	vkAbs
+	vkSiLU
+	vkExp
 	vkLogistic
 	vkTanh
 	vkErf

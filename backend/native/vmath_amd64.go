@@ -8,6 +8,24 @@ import "golang.org/x/sys/cpu"
 // *16 loops, AVX-512) or of 8 (the *8 loops, AVX2 with FMA).
 
 //go:noescape
+func vneg16(d, x *float32, n int)
+
+//go:noescape
+func vneg8(d, x *float32, n int)
+
+//go:noescape
+func vabs16(d, x *float32, n int)
+
+//go:noescape
+func vabs8(d, x *float32, n int)
+
+//go:noescape
+func vsilu16(d, x *float32, n int)
+
+//go:noescape
+func vsilu8(d, x *float32, n int)
+
+//go:noescape
 func vexp16(d, x *float32, n int)
 
 //go:noescape
@@ -70,6 +88,12 @@ func vloops(k int, d, x []float32) int {
 	_, _ = d[n-1], x[n-1]
 	if lanes == 16 {
 		switch k {
+		case vkNeg:
+			vneg16(&d[0], &x[0], n)
+		case vkAbs:
+			vabs16(&d[0], &x[0], n)
+		case vkSiLU:
+			vsilu16(&d[0], &x[0], n)
 		case vkExp:
 			vexp16(&d[0], &x[0], n)
 		case vkLogistic:
@@ -82,6 +106,12 @@ func vloops(k int, d, x []float32) int {
 		return n
 	}
 	switch k {
+	case vkNeg:
+		vneg8(&d[0], &x[0], n)
+	case vkAbs:
+		vabs8(&d[0], &x[0], n)
+	case vkSiLU:
+		vsilu8(&d[0], &x[0], n)
 	case vkExp:
 		vexp8(&d[0], &x[0], n)
 	case vkLogistic:

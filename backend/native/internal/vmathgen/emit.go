@@ -87,6 +87,14 @@ func (e *emitter) andc(a reg, c string, d reg) {
 	}
 }
 
+func (e *emitter) xorc(a reg, c string, d reg) {
+	if e.wide {
+		e.cop("VPXORD", c, e.r(a), e.r(d))
+	} else {
+		e.cop("VXORPS", c, e.r(a), e.r(d))
+	}
+}
+
 func (e *emitter) orc(a reg, c string, d reg) {
 	if e.wide {
 		e.cop("VPORD", c, e.r(a), e.r(d))

@@ -9,7 +9,10 @@ type fn struct {
 }
 
 var funcs = []fn{
+	{"vneg", func(e *emitter) reg { e.xorc(0, "SignMask", 1); return 1 }},
+	{"vabs", func(e *emitter) reg { e.andc(0, "AbsMask", 1); return 1 }},
 	{"vexp", expBody},
+	{"vsilu", siluBody},
 	{"vlogistic", logisticBody},
 	{"vtanh", tanhBody},
 	{"verf", erfBody},
@@ -33,23 +36,42 @@ func expCore(e *emitter, a, q, n, p, r2 reg) {
 	}
 }
 
-// nanBlend returns x where x is NaN, else y (into y).
-func nanBlend(e *emitter, y reg) reg {
-	e.cmp(predUnord, 0, 0, 0)
-	e.blend(0, 0, y, y)
+// nanBlend returns x where x (register 0) is NaN, else y (into y).
+func nanBlend(e *emitter, y reg) reg { return nanBlendOf(e, 0, y) }
+
+// nanBlendOf returns x where x is NaN, else y (into y).
+func nanBlendOf(e *emitter, x, y reg) reg {
+	e.cmp(predUnord, x, x, 0)
+	e.blend(0, x, y, y)
 	return y
 }
 
 // exp(x) = 2^h (2^l (1 + q)): the scaling by 2^l (normal) rounds once,
 // 2^h rounds again only below the normal range.
-func expBody(e *emitter) reg {
+func expBody(e *emitter) reg { return expOf(e, 0) }
+
+// expOf computes exp of register x (kept) into register 2, with
+// registers 1-6 as scratch.
+func expOf(e *emitter, x reg) reg {
 	const a, q, n, r2, s1, s2 = 1, 2, 3, 4, 5, 6
-	e.line("VMOVAPS", e.r(0), e.r(a))
+	e.line("VMOVAPS", e.r(x), e.r(a))
 	expCore(e, a, q, n, q, r2)
 	e.pow2Split(n, s1, s2)
 	e.fma(s2, s2, q) // q = q s2 + s2
 	e.mul(q, s1, q)
-	return nanBlend(e, q)
+	return nanBlendOf(e, x, q)
+}
+
+// silu(x) = x / (1 + exp(-x)), each step rounding as the ops do one by
+// one (negate, exp, add, divide; x the divide's first source): the fused
+// loops run aten's SiLU chain as this one loop, with the same bits.
+func siluBody(e *emitter) reg {
+	const neg = 10
+	e.xorc(0, "SignMask", neg)
+	q := expOf(e, neg)
+	e.addc(q, "One", q)
+	e.div(0, q, q)
+	return q
 }
 
 // logistic(x) = num / (1 + e) with e = exp(-|x|) = s (1 + q) and num = 1
