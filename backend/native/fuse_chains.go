@@ -19,24 +19,58 @@ func foldChains(nodes []fuseNode) {
 		nd := &nodes[i]
 		return refs[i] == 1 && nd.kind == kind && nd.name == name && nd.dt == dtype.F32
 	}
+	isConst := func(i int, v float32) bool {
+		return nodes[i].kind == fkScalar && float32(nodes[i].scalar) == v
+	}
+	// plusOne returns e where node p is add(1, e) or add(e, 1), read once
+	plusOne := func(p int) (int, bool) {
+		if !only(p, fkBinary, "stablehlo.add") {
+			return 0, false
+		}
+		a, b := nodes[p].args[0], nodes[p].args[1]
+		switch {
+		case isConst(a, 1):
+			return b, true
+		case isConst(b, 1):
+			return a, true
+		}
+		return 0, false
+	}
+	// scaled returns x where node i is multiply(x, c), read once
+	scaled := func(i int, c float32) (int, bool) {
+		if !only(i, fkBinary, "stablehlo.multiply") || !isConst(nodes[i].args[1], c) {
+			return 0, false
+		}
+		return nodes[i].args[0], true
+	}
 	for i := range nodes {
 		nd := &nodes[i]
+		if nd.kind == fkBinary && nd.name == "stablehlo.multiply" && nd.dt == dtype.F32 {
+			// exact GELU as aten lowers it:
+			// multiply(multiply(x, 0.5), add(1, erf(multiply(x, 1/sqrt 2))))
+			h, p := nd.args[0], nd.args[1]
+			x, ok1 := scaled(h, 0.5)
+			e, ok2 := plusOne(p)
+			if !ok1 || !ok2 || !only(e, fkUnary, "chlo.erf") {
+				continue
+			}
+			if x2, ok := scaled(nodes[e].args[0], vmRsqrt2); !ok || x2 != x {
+				continue
+			}
+			t := nodes[e].args[0]
+			*nd = fuseNode{kind: fkUnary, dt: dtype.F32, args: [4]int{x}, name: "gelu", v32: geluRow, s32: gelu32}
+			for _, j := range []int{h, p, e, t} {
+				nodes[j].kind = fkNop
+			}
+			continue
+		}
 		// SiLU as aten lowers it: divide(x, add(1, exp(negate(x))))
 		if nd.kind != fkBinary || nd.name != "stablehlo.divide" || nd.dt != dtype.F32 {
 			continue
 		}
 		x, p := nd.args[0], nd.args[1]
-		if !only(p, fkBinary, "stablehlo.add") {
-			continue
-		}
-		e := nodes[p].args[1]
-		if c := &nodes[nodes[p].args[0]]; c.kind != fkScalar || c.scalar != 1 {
-			c, e = &nodes[nodes[p].args[1]], nodes[p].args[0]
-			if c.kind != fkScalar || c.scalar != 1 {
-				continue
-			}
-		}
-		if !only(e, fkUnary, "stablehlo.exponential") {
+		e, ok := plusOne(p)
+		if !ok || !only(e, fkUnary, "stablehlo.exponential") {
 			continue
 		}
 		n := nodes[e].args[0]

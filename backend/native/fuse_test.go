@@ -41,6 +41,18 @@ var fuseModules = map[string]string{
   %8 = stablehlo.divide %3, %7 : tensor<2x8x5x7xf32>
   return %8 : tensor<2x8x5x7xf32>
 }`,
+	// exact GELU as aten lowers it (one vector loop)
+	"gelu": `func.func @main(%x: tensor<4x300xf32>) -> tensor<4x300xf32> {
+  %k = stablehlo.constant dense<0.707106769> : tensor<4x300xf32>
+  %0 = stablehlo.multiply %x, %k : tensor<4x300xf32>
+  %1 = chlo.erf %0 : tensor<4x300xf32> -> tensor<4x300xf32>
+  %one = stablehlo.constant dense<1.0> : tensor<4x300xf32>
+  %2 = stablehlo.add %one, %1 : tensor<4x300xf32>
+  %h = stablehlo.constant dense<0.5> : tensor<4x300xf32>
+  %3 = stablehlo.multiply %x, %h : tensor<4x300xf32>
+  %4 = stablehlo.multiply %3, %2 : tensor<4x300xf32>
+  return %4 : tensor<4x300xf32>
+}`,
 	"silu_shared": `func.func @main(%x: tensor<3x333xf32>) -> tensor<3x333xf32> {
   %4 = stablehlo.negate %x : tensor<3x333xf32>
   %5 = stablehlo.exponential %4 : tensor<3x333xf32>

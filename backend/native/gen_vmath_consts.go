@@ -14,6 +14,7 @@ const (
 	vmTanhMax = float32(10)
 	vmErfCut  = float32(1)
 	vmErfMax  = float32(4)
+	vmRsqrt2  = float32(0.70710677)
 )
 
 var vmExpP = [...]float32{0.5, 0.16666666, 0.04166627, 0.00833343, 0.0013946021, 0.00019826496}

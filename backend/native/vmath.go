@@ -139,6 +139,18 @@ func silu32(x float32) float32 {
 // siluRow is silu32 over a row (one vector loop for the four ops).
 func siluRow(d, x []float32) { vrow(vkSiLU, silu32, d, x) }
 
+// gelu32 is (x * 0.5) * (1 + erf(x * vmRsqrt2)) with each op rounding as
+// it does alone (aten's exact GELU).
+func gelu32(x float32) float32 {
+	t := x * vmRsqrt2
+	p := 1 + erf32(t)
+	h := x * 0.5
+	return h * p
+}
+
+// geluRow is gelu32 over a row (one vector loop for the five ops).
+func geluRow(d, x []float32) { vrow(vkGELU, gelu32, d, x) }
+
 func abs32(x float32) float32 { return math.Float32frombits(math.Float32bits(x) &^ (1 << 31)) }
 
 func copysign32(x, s float32) float32 {
@@ -169,6 +181,7 @@ const (
 	vkNeg = iota
 	vkAbs
 	vkSiLU
+	vkGELU
 	vkExp
 	vkLogistic
 	vkTanh

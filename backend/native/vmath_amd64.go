@@ -26,6 +26,12 @@ func vsilu16(d, x *float32, n int)
 func vsilu8(d, x *float32, n int)
 
 //go:noescape
+func vgelu16(d, x *float32, n int)
+
+//go:noescape
+func vgelu8(d, x *float32, n int)
+
+//go:noescape
 func vexp16(d, x *float32, n int)
 
 //go:noescape
@@ -94,6 +100,8 @@ func vloops(k int, d, x []float32) int {
 			vabs16(&d[0], &x[0], n)
 		case vkSiLU:
 			vsilu16(&d[0], &x[0], n)
+		case vkGELU:
+			vgelu16(&d[0], &x[0], n)
 		case vkExp:
 			vexp16(&d[0], &x[0], n)
 		case vkLogistic:
@@ -112,6 +120,8 @@ func vloops(k int, d, x []float32) int {
 		vabs8(&d[0], &x[0], n)
 	case vkSiLU:
 		vsilu8(&d[0], &x[0], n)
+	case vkGELU:
+		vgelu8(&d[0], &x[0], n)
 	case vkExp:
 		vexp8(&d[0], &x[0], n)
 	case vkLogistic:

@@ -49,6 +49,9 @@ var scalars = []constant{
 	{name: "TanhMax", val: 10, scalar: true},
 	{name: "ErfCut", val: 1, scalar: true},
 	{name: "ErfMax", val: 4, scalar: true},
+	// GELU's constants as aten's lowering rounds them to float32
+	{name: "Rsqrt2", val: float32(1 / math.Sqrt2), scalar: true},
+	{name: "Half", val: 0.5},
 	{name: "Zero", val: 0},
 	{name: "One", val: 1},
 	{name: "Two", val: 2},

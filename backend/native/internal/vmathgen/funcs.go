@@ -13,6 +13,7 @@ var funcs = []fn{
 	{"vabs", func(e *emitter) reg { e.andc(0, "AbsMask", 1); return 1 }},
 	{"vexp", expBody},
 	{"vsilu", siluBody},
+	{"vgelu", geluBody},
 	{"vlogistic", logisticBody},
 	{"vtanh", tanhBody},
 	{"verf", erfBody},
@@ -122,9 +123,13 @@ func tanhBody(e *emitter) reg {
 // erf(x) = sign(x) f(|x|): f(a) = a P(a^2) for a < ErfCut, else 1 - E
 // with E = erfc(a) = exp(-a^2) R(1/a) (a at most ErfMax); exp(-a^2) =
 // s (1 + q) and E = s R + s R q rounds once.
-func erfBody(e *emitter) reg {
+func erfBody(e *emitter) reg { return erfOf(e, 0) }
+
+// erfOf computes erf of register x (kept) into register 2, with
+// registers 1-9 as scratch.
+func erfOf(e *emitter, x reg) reg {
 	const a, q, n, r2, s, t, small, x2, rr = 1, 2, 3, 4, 5, 6, 7, 8, 9
-	e.andc(0, "AbsMask", a)
+	e.andc(x, "AbsMask", a)
 	e.mul(a, a, x2)
 	e.horner("ErfP", x2, small)
 	e.mul(small, a, small)
@@ -142,7 +147,20 @@ func erfBody(e *emitter) reg {
 	e.sub(t, q, q)
 	e.cmpc(predLT, a, "ErfCut", 1)
 	e.blend(1, small, q, q)
-	e.andc(0, "SignMask", t)
+	e.andc(x, "SignMask", t)
 	e.or(q, t, q)
-	return nanBlend(e, q)
+	return nanBlendOf(e, x, q)
+}
+
+// gelu(x) = (x * 0.5) * (1 + erf(x * Rsqrt2)), each step rounding as the
+// ops of aten's exact GELU do one by one (x the first source of both
+// multiplies by constants, x * 0.5 the first of the last).
+func geluBody(e *emitter) reg {
+	const t, h = 10, 11
+	e.mulc(0, "Rsqrt2", t)
+	q := erfOf(e, t)
+	e.addc(q, "One", q)
+	e.mulc(0, "Half", h)
+	e.mul(h, q, q)
+	return q
 }
