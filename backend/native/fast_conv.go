@@ -130,8 +130,10 @@ func fastConvShape(op *stablehlo.Op, in []Value) (*conv2d, bool) {
 		return c, true
 	}
 	// per group product: (outC/groups) × (oh·ow) × (kerC·kh·kw)
-	if int64(c.outC/c.groups)*int64(c.oh*c.ow)*int64(c.kerC*c.kh*c.kw) < fastGemmMinFlops {
-		// too small for the GEMM: a direct loop (fast_conv_small.go)
+	dense := c.oh*c.ow == 1 && c.kh == c.h && c.kw == c.w && c.padT == 0 && c.padL == 0
+	if dense || int64(c.outC/c.groups)*int64(c.oh*c.ow)*int64(c.kerC*c.kh*c.kw) < fastGemmMinFlops {
+		// too small for the GEMM, or a matrix-vector product per image
+		// (the kernel covers the image): direct loops (fast_conv_small.go)
 		c.small = true
 		c.lhs, c.rhs = f32View(lhs.Data), f32View(rhs.Data)
 		return c, true

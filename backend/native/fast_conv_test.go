@@ -157,12 +157,14 @@ func checkFastConv(t *testing.T, r *rand.Rand, cases []convCase) {
 func TestFastConvSmall(t *testing.T) {
 	r := rand.New(rand.NewPCG(9, 10))
 	cases := []convCase{
-		{1, 2, 5, 5, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},    // 3×3 same padding
-		{2, 48, 1, 1, 200, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1}, // SE expand, batch 2
-		{1, 240, 1, 1, 10, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1}, // SE squeeze
-		{1, 4, 9, 7, 6, 3, 2, 2, 1, 1, 2, 1, 0, 2, 1, 1},    // asymmetric, dilated
-		{3, 6, 4, 4, 6, 4, 4, 1, 1, 1, 1, 0, 0, 0, 0, 1},    // kernel covering the image
-		{1, 16, 3, 3, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2},   // grouped, 8 channels per group
+		{1, 2, 5, 5, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},     // 3×3 same padding
+		{2, 48, 1, 1, 200, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},  // SE expand, batch 2
+		{1, 240, 1, 1, 10, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},  // SE squeeze
+		{1, 4, 9, 7, 6, 3, 2, 2, 1, 1, 2, 1, 0, 2, 1, 1},     // asymmetric, dilated
+		{3, 6, 4, 4, 6, 4, 4, 1, 1, 1, 1, 0, 0, 0, 0, 1},     // kernel covering the image
+		{1, 16, 3, 3, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2},    // grouped, 8 channels per group
+		{2, 240, 1, 1, 960, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1}, // SE expand above the GEMM threshold
+		{1, 37, 3, 3, 300, 3, 3, 1, 1, 1, 1, 0, 0, 0, 0, 1},  // a kernel covering a 3x3 image
 	}
 	for _, cc := range cases {
 		if c, ok := fastConvShape(cc.op(t), []Value{
