@@ -71,6 +71,9 @@ type fusedGroup struct {
 	red *reduceFuse
 	// f32 is set when no node is f64: the loop then computes in float32.
 	f32 bool
+	// fw is the float width of the ops joined so far (planFusion): 4 or
+	// 8, 0 before the first float op.
+	fw int
 	// period, when not 0, is where chunks end (at its multiples): the
 	// shortest run of a broadcast leaf's inner dim, so that in each chunk
 	// such a leaf reads one element or one contiguous run (fuse_exec.go).
