@@ -90,10 +90,10 @@ type harness struct {
 	// folder is dir; it reads requests on stdin and replies on fd 3.
 	workerCmd func(dir string) *exec.Cmd
 
-	mu       sync.Mutex
-	counts   map[string]map[string]int // kind → outcome → cases
-	stages   map[string]int            // kind/stage of the errors
-	bad      []string                  // descriptions of the cases that panicked, died or hung
+	mu      sync.Mutex
+	counts  map[string]map[string]int // kind → outcome → cases
+	stages  map[string]int            // kind/stage of the errors
+	bad     []string                  // descriptions of the cases that panicked, died or hung
 	slowest []caseTime
 }
 
