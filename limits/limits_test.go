@@ -2,6 +2,9 @@ package limits
 
 import (
 	"errors"
+	"fmt"
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
 )
@@ -47,5 +50,27 @@ func TestOrDefault(t *testing.T) {
 	}
 	if err := (Limits{ProgramBytes: 10}).Program("p", 11); err == nil || !strings.Contains(err.Error(), EnvProgramBytes) {
 		t.Errorf("program limit: %v", err)
+	}
+}
+
+// TestEnvironment: the TORCHTPU_MAX_* variables set the defaults (read in
+// a child process, as Default reads them once per process); malformed or
+// non-positive values keep the built-in default.
+func TestEnvironment(t *testing.T) {
+	if os.Getenv("LIMITS_TEST_CHILD") == "1" {
+		d := Default()
+		fmt.Printf("%d %d %d %d\n", d.TensorBytes, d.WeightBytes, d.ProgramBytes, d.Nesting)
+		return
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestEnvironment$")
+	cmd.Env = append(os.Environ(), "LIMITS_TEST_CHILD=1", EnvTensorBytes+"=1000", EnvWeightBytes+"=-5",
+		EnvProgramBytes+"=12k", EnvNesting+"=42")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("child: %v\n%s", err, out)
+	}
+	want := fmt.Sprintf("1000 %d %d 42", DefaultWeightBytes, DefaultProgramBytes)
+	if got := strings.SplitN(string(out), "\n", 2)[0]; got != want {
+		t.Errorf("child read %q, want %q", got, want)
 	}
 }
