@@ -14,7 +14,10 @@
 //	                            values, MLIR regions, attributes, types
 //
 // A library user can also pass a Limits value to the readers that take
-// one (pt2.ReadWithOptions, stablehlo.ParseWithLimits, pickle.Unpickler).
+// one (pt2.ReadWithOptions, stablehlo.ParseWithLimits,
+// safetensors.DecodeWithLimits; pickle.Unpickler.MaxDepth). The native
+// backend and literal.New check every allocation against
+// TORCHTPU_MAX_TENSOR_BYTES (literal.MaxBytes) as well.
 package limits
 
 import (
