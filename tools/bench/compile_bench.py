@@ -5,9 +5,11 @@
 Models (random weights, no hub): resnet18 (1x3x224x224, inference), resnet18_train (batch 8 at
 112x112: forward, backward and an SGD step), gpt2 (GPT-2 small-config LM, 4 layers, d=128,
 batch 4 x seq 64: inference) and gpt2_train (the same model: forward, loss, backward, AdamW
-step). Each column compiles the model its own way, warms up, then times --runs iterations;
-the table shows medians and the ratio torchtpu / eager and torchtpu / inductor (below 1:
-torchtpu is faster). Every column checks its outputs against eager first.
+step). Each column compiles the model its own way and warms up; then the columns are timed
+round-robin (a step of each in turn, --runs rounds, so load changes fall on all alike). The
+table shows median wall times, the ratios torchtpu / eager and torchtpu / inductor of the
+medians (below 1: torchtpu is faster) and the same ratios of median process CPU time per step
+(steadier on a shared machine). Every column checks its outputs against eager first.
 """
 
 from __future__ import annotations
@@ -89,7 +91,9 @@ def first_tensor(out):
     return out[0]
 
 
-def measure(name: str, backend: str | None, runs: int, warmup: int):
+def prepare(name: str, backend: str | None, warmup: int):
+    """A column's step function, compiled and warmed up, with its first
+    output and the first call's time (compile included)."""
     model, args, loss_fn = MODELS[name]()
     model = copy.deepcopy(model)
     step = step_fn(name, model, args, loss_fn, backend)
@@ -98,12 +102,22 @@ def measure(name: str, backend: str | None, runs: int, warmup: int):
     first = time.perf_counter() - t0
     for _ in range(warmup):
         step()
-    times = []
+    return step, first_tensor(out), first
+
+
+def measure(steps: dict, runs: int) -> dict:
+    """Times the columns round-robin (one step of each in turn), so that a
+    change in the machine's load falls on every column alike: median wall
+    time and median process CPU time per step, in ms."""
+    wall: dict = {c: [] for c in steps}
+    cpu: dict = {c: [] for c in steps}
     for _ in range(runs):
-        t = time.perf_counter()
-        step()
-        times.append(time.perf_counter() - t)
-    return first_tensor(out), statistics.median(times) * 1e3, first
+        for c, step in steps.items():
+            c0, t0 = time.process_time(), time.perf_counter()
+            step()
+            wall[c].append(time.perf_counter() - t0)
+            cpu[c].append(time.process_time() - c0)
+    return {c: (statistics.median(wall[c]) * 1e3, statistics.median(cpu[c]) * 1e3) for c in steps}
 
 
 def main() -> None:
@@ -121,29 +135,35 @@ def main() -> None:
     results = []
     print(f"torch {torch.__version__}, {a.threads} threads, medians of {a.runs} runs after {a.warmup} warm-up;"
           f" load {os.getloadavg()[0]:.1f}", flush=True)
-    print(f"{'model':<16}" + "".join(f"{c:>12}" for c, _ in columns) + f"{'tt/eager':>10}{'tt/ind':>9}  first call (s)")
+    print(f"{'model':<16}" + "".join(f"{c:>12}" for c, _ in columns) +
+          f"{'tt/eager':>10}{'tt/ind':>9}{'cpu t/e':>10}{'cpu t/i':>9}  first call (s)")
     for name in a.models:
         row: dict[str, Any] = {"model": name}
+        steps = {}
         ref = None
         for col, backend in columns:
             torch._dynamo.reset()
             try:
-                out, ms, first = measure(name, backend, a.runs, a.warmup)
+                step, out, first = prepare(name, backend, a.warmup)
             except Exception as e:  # a column that cannot run says why
-                row[col] = None
                 row[col + "_error"] = f"{type(e).__name__}: {str(e)[:200]}"
                 continue
             if ref is None:
                 ref = out
             elif not torch.allclose(out.float(), ref.float(), rtol=1e-3, atol=1e-3):
                 row[col + "_error"] = "outputs differ from eager"
-            row[col], row[col + "_first_s"] = ms, first
+            steps[col] = step
+            row[col + "_first_s"] = first
+        for col, (ms, cpu_ms) in measure(steps, a.runs).items():
+            row[col], row[col + "_cpu"] = ms, cpu_ms
         tt, ea, ind = row.get("torchtpu"), row.get("eager"), row.get("inductor")
         r1 = f"{tt / ea:.2f}" if tt and ea else "-"
         r2 = f"{tt / ind:.2f}" if tt and ind else "-"
         cells = "".join(f"{row[c]:>10.2f}ms" if row.get(c) else f"{'-':>12}" for c, _ in columns)
+        cr1 = f"{row['torchtpu_cpu'] / row['eager_cpu']:.2f}" if tt and ea else "-"
+        cr2 = f"{row['torchtpu_cpu'] / row['inductor_cpu']:.2f}" if tt and ind else "-"
         firsts = " ".join(f"{c}={row.get(c + '_first_s', 0):.1f}" for c, _ in columns if row.get(c))
-        print(f"{name:<16}{cells}{r1:>10}{r2:>9}  {firsts}", flush=True)
+        print(f"{name:<16}{cells}{r1:>10}{r2:>9}{cr1:>10}{cr2:>9}  {firsts}", flush=True)
         for c, _ in columns:
             if row.get(c + "_error"):
                 print(f"    {c}: {row[c + '_error']}")
