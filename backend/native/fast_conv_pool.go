@@ -5,6 +5,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/torchtpu/torchtpu/backend/native/internal/rescue"
 )
 
 // The parallel loops (the convolutions', and through runParts the fused,
@@ -21,16 +23,29 @@ import (
 // model is done.
 const loopSpin = 300 * time.Microsecond
 
+// A panic in f on any goroutine (a helper's included) stops the loop from
+// handing out more indexes and is raised again on the caller's goroutine
+// once every helper is done with the loop, where the run turns it into an
+// error; a helper lives on for the next loop.
+
 // loopJob is one parallel loop: f(0) … f(n-1), indexes taken in turn.
 type loopJob struct {
-	f    func(i int)
-	n    int64
-	next atomic.Int64
-	left atomic.Int32 // helpers that have not finished with the job
+	f      func(i int)
+	n      int64
+	next   atomic.Int64
+	left   atomic.Int32 // helpers that have not finished with the job
+	caught rescue.First
 }
 
-// work runs indexes of j until none is left.
+// work runs indexes of j until none is left, keeping a panic of f for the
+// caller of parallel.
 func (j *loopJob) work() {
+	if !j.caught.Run(j.run) {
+		j.next.Store(j.n) // hand out no more indexes
+	}
+}
+
+func (j *loopJob) run() {
 	for {
 		i := j.next.Add(1) - 1
 		if i >= j.n {
@@ -103,6 +118,7 @@ func parallel(threads, n int, f func(i int)) {
 		}
 		j.work()
 		wg.Wait()
+		j.caught.Raise()
 		return
 	}
 	defer loopPool.Unlock()
@@ -132,4 +148,5 @@ func parallel(threads, n int, f func(i int)) {
 	for j.left.Load() > 0 {
 		runtime.Gosched()
 	}
+	j.caught.Raise()
 }

@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"runtime"
 	"sync"
+
+	"github.com/torchtpu/torchtpu/backend/native/internal/rescue"
 )
 
 // The data-movement kernels (broadcast, transpose, slice, concatenate, pad,
@@ -134,6 +136,7 @@ func (p *copyPlan) runPar(w int, dst []byte, d int64, src []byte, s int64) {
 	}
 	w = int(min(int64(w), n))
 	var wg sync.WaitGroup
+	var caught rescue.First // a panic on a worker is raised here
 	for i := 0; i < w; i++ {
 		lo, hi := n*int64(i)/int64(w), n*int64(i+1)/int64(w)
 		sub := *p
@@ -145,10 +148,11 @@ func (p *copyPlan) runPar(w int, dst []byte, d int64, src []byte, s int64) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			sub.runBytes(dst, d+lo*dStep, src, s+lo*sStep)
+			caught.Run(func() { sub.runBytes(dst, d+lo*dStep, src, s+lo*sStep) })
 		}()
 	}
 	wg.Wait()
+	caught.Raise()
 }
 
 // runBytes copies the box at byte offsets d and s, on this goroutine.

@@ -24,6 +24,8 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+
+	"github.com/torchtpu/torchtpu/backend/native/internal/rescue"
 )
 
 // kcMax is the depth of a packed k block: the A micro-panel (mr·kcMax floats)
@@ -110,13 +112,22 @@ func sgemm(ks *kernelSet, m, n, k int, a, b Matrix, c []float32, ldc int, accumu
 	if threads == 1 {
 		d.work()
 	} else {
+		// a panic on any worker breaks the barrier (so none waits for it
+		// forever) and is raised again here once all are done
 		var wg sync.WaitGroup
+		var caught rescue.First
+		work := func() {
+			if !caught.Run(d.work) {
+				d.bar.abort()
+			}
+		}
 		for w := 1; w < threads; w++ {
 			wg.Add(1)
-			go func() { defer wg.Done(); d.work() }()
+			go func() { defer wg.Done(); work() }()
 		}
-		d.work()
+		work()
 		wg.Wait()
+		caught.Raise()
 	}
 	putBuf(d.ap[0])
 	if blocks > 1 {
@@ -189,8 +200,8 @@ func (d *driver) work() {
 				packBBlock(nr, d.bp.s[pc*bpanels*nr+j*kb:], d.b, pc, j, kb, min(nr, d.n-j))
 			}
 		}
-		if d.threads > 1 {
-			d.bar.wait()
+		if d.threads > 1 && !d.bar.wait() {
+			return // another worker panicked
 		}
 		for {
 			it := int(d.items[2*bi+1].Add(1)) - 1

@@ -175,17 +175,22 @@ func putBuf(b *buf) {
 	}
 }
 
-// barrier is a reusable rendezvous of n goroutines.
+// barrier is a reusable rendezvous of n goroutines; once aborted (a
+// goroutine of the n will never come), every wait returns false at once.
 type barrier struct {
-	mu    sync.Mutex
-	cond  *sync.Cond
-	n     int
-	count int
-	gen   int
+	mu     sync.Mutex
+	cond   *sync.Cond
+	n      int
+	count  int
+	gen    int
+	broken bool
 }
 
-func (b *barrier) wait() {
+// wait blocks until all n goroutines have called it, and reports false if
+// the barrier was aborted instead.
+func (b *barrier) wait() bool {
 	b.mu.Lock()
+	defer b.mu.Unlock()
 	if b.cond == nil {
 		b.cond = sync.NewCond(&b.mu)
 	}
@@ -195,13 +200,22 @@ func (b *barrier) wait() {
 		b.count = 0
 		b.gen++
 		b.cond.Broadcast()
-		b.mu.Unlock()
-		return
+		return !b.broken
 	}
-	for g == b.gen {
+	for g == b.gen && !b.broken {
 		b.cond.Wait()
 	}
-	b.mu.Unlock()
+	return !b.broken
+}
+
+// abort releases every waiter, now and later, with false.
+func (b *barrier) abort() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.broken = true
+	if b.cond != nil {
+		b.cond.Broadcast()
+	}
 }
 
 // GetBuffer returns a float32 scratch slice of length n from the packing
