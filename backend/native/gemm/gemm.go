@@ -168,7 +168,8 @@ func (d *driver) work() {
 		bp = getBuf(d.kcb * d.chunkW)
 		defer putBuf(bp)
 	}
-	var tile [maxTile]float32
+	tile := tiles.Get().(*[maxTile]float32) // on the heap either way: the kernels are called through func values
+	defer tiles.Put(tile)
 	nkb := (d.k + d.kcb - 1) / d.kcb
 	bpanels := (d.n + nr - 1) / nr
 	for bi := 0; bi*d.rowsA < d.m; bi++ {
@@ -214,7 +215,7 @@ func (d *driver) work() {
 				for pc := 0; pc < d.k; pc += d.kcb {
 					kb := min(d.kcb, d.k-pc)
 					first := pc == 0 && !d.acc
-					macro(d.ks, ap[pc*panels*mr+r0*kb:], d.bp.s[pc*bpanels*nr:], rows, d.n, kb, d.c[(ic+r0)*d.ldc:], d.ldc, first, &tile)
+					macro(d.ks, ap[pc*panels*mr+r0*kb:], d.bp.s[pc*bpanels*nr:], rows, d.n, kb, d.c[(ic+r0)*d.ldc:], d.ldc, first, tile)
 				}
 				continue
 			}
@@ -227,7 +228,7 @@ func (d *driver) work() {
 				kb := min(d.kcb, d.k-pc)
 				first := pc == 0 && !d.acc
 				packBBlock(nr, bp.s, d.b, pc, jc, kb, nb)
-				macro(d.ks, ap[pc*panels*mr:], bp.s, mb, nb, kb, d.c[ic*d.ldc+jc:], d.ldc, first, &tile)
+				macro(d.ks, ap[pc*panels*mr:], bp.s, mb, nb, kb, d.c[ic*d.ldc+jc:], d.ldc, first, tile)
 			}
 		}
 	}
