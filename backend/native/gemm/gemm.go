@@ -39,6 +39,9 @@ const (
 	chunkMax = 256 // columns of C per work item (its B block stays in L2)
 	sharedN  = 512 // up to this many columns, B is packed once and shared
 	rowItem  = 4   // A micro-panels per work item when B is shared
+	// work items per thread from which a product does not split further
+	// (the last items of unequal threads even out)
+	chunkItems = 4
 	maxTile  = 14 * 32
 	// work below this many multiply-adds per extra thread stays on one
 	minWorkPerThread = 1 << 21
@@ -94,12 +97,17 @@ func sgemm(ks *kernelSet, m, n, k int, a, b Matrix, c []float32, ldc int, accumu
 	blocks := (m + rowsA - 1) / rowsA
 	rowsA = roundUp((m+blocks-1)/blocks, mr)
 	shared := n <= sharedN
-	chunkW := chunkMax
-	if !shared && (n+chunkW-1)/chunkW < 2*threads { // enough items to balance
-		chunkW = max(nr, roundUp((n+2*threads-1)/(2*threads), nr))
+	// the column chunks of C, of whole B micro-panels shared out evenly:
+	// at most chunkMax columns, and with several threads at least
+	// chunkItems per thread, so that the last items even out
+	bpanels := (n + nr - 1) / nr
+	chunks := (n + chunkMax - 1) / chunkMax
+	if threads > 1 {
+		chunks = min(bpanels, max(chunks, chunkItems*threads))
 	}
+	chunkW := (bpanels + chunks - 1) / chunks * nr
 	d := &driver{ks: ks, m: m, n: n, k: k, a: a, b: b, c: c, ldc: ldc, acc: accumulate,
-		kcb: kcb, rowsA: rowsA, chunkW: chunkW, shared: shared, threads: threads}
+		kcb: kcb, rowsA: rowsA, chunkW: chunkW, chunks: chunks, shared: shared, threads: threads}
 	d.ap[0] = getBuf(rowsA * k)
 	if blocks > 1 {
 		d.ap[1] = getBuf(rowsA * k)
@@ -147,6 +155,7 @@ type driver struct {
 	acc, shared     bool
 	kcb, rowsA      int // k block depth; rows of an A block
 	chunkW, threads int
+	chunks          int // column chunks of C (when B is not shared)
 	ap              [2]*buf // packed A blocks (all of k), double-buffered
 	bp              *buf    // all of B packed, when shared
 	items           []atomic.Int64
@@ -204,26 +213,37 @@ func (d *driver) work() {
 		if d.threads > 1 && !d.bar.wait() {
 			return // another worker panicked
 		}
+		// with the shared B, items are bands of rowItem A micro-panels
+		// (the panels shared out evenly) and, where the bands are too few
+		// for the threads, column blocks of B micro-panels across them
+		bands := (panels + rowItem - 1) / rowItem
+		cols := 1
+		if d.shared && d.threads > 1 && bands < chunkItems*d.threads {
+			cols = min(bpanels, (chunkItems*d.threads+bands-1)/bands)
+		}
 		for {
 			it := int(d.items[2*bi+1].Add(1)) - 1
 			if d.shared {
-				r0 := it * rowItem * mr
-				if r0 >= mb {
+				band, cb := it/cols, it%cols
+				if band >= bands {
 					break
 				}
-				rows := min(rowItem*mr, mb-r0)
+				r0 := band * panels / bands * mr
+				rows := min((band+1)*panels/bands*mr, mb) - r0
+				jc := cb * bpanels / cols * nr
+				nb := min((cb+1)*bpanels/cols*nr, d.n) - jc
 				for pc := 0; pc < d.k; pc += d.kcb {
 					kb := min(d.kcb, d.k-pc)
 					first := pc == 0 && !d.acc
-					macro(d.ks, ap[pc*panels*mr+r0*kb:], d.bp.s[pc*bpanels*nr:], rows, d.n, kb, d.c[(ic+r0)*d.ldc:], d.ldc, first, tile)
+					macro(d.ks, ap[pc*panels*mr+r0*kb:], d.bp.s[pc*bpanels*nr+jc*kb:], rows, nb, kb, d.c[(ic+r0)*d.ldc+jc:], d.ldc, first, tile)
 				}
 				continue
 			}
-			jc := it * d.chunkW
-			if jc >= d.n {
+			if it >= d.chunks {
 				break
 			}
-			nb := min(d.chunkW, d.n-jc)
+			jc := it * bpanels / d.chunks * nr
+			nb := min((it+1)*bpanels/d.chunks*nr, d.n) - jc
 			for pc := 0; pc < d.k; pc += d.kcb {
 				kb := min(d.kcb, d.k-pc)
 				first := pc == 0 && !d.acc
