@@ -42,7 +42,7 @@ const (
 	// work items per thread from which a product does not split further
 	// (the last items of unequal threads even out)
 	chunkItems = 4
-	maxTile  = 14 * 32
+	maxTile    = 14 * 32
 	// work below this many multiply-adds per extra thread stays on one
 	minWorkPerThread = 1 << 21
 )
@@ -155,7 +155,7 @@ type driver struct {
 	acc, shared     bool
 	kcb, rowsA      int // k block depth; rows of an A block
 	chunkW, threads int
-	chunks          int // column chunks of C (when B is not shared)
+	chunks          int     // column chunks of C (when B is not shared)
 	ap              [2]*buf // packed A blocks (all of k), double-buffered
 	bp              *buf    // all of B packed, when shared
 	items           []atomic.Int64
