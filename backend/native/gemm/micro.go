@@ -175,49 +175,6 @@ func putBuf(b *buf) {
 	}
 }
 
-// barrier is a reusable rendezvous of n goroutines; once aborted (a
-// goroutine of the n will never come), every wait returns false at once.
-type barrier struct {
-	mu     sync.Mutex
-	cond   *sync.Cond
-	n      int
-	count  int
-	gen    int
-	broken bool
-}
-
-// wait blocks until all n goroutines have called it, and reports false if
-// the barrier was aborted instead.
-func (b *barrier) wait() bool {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.cond == nil {
-		b.cond = sync.NewCond(&b.mu)
-	}
-	g := b.gen
-	b.count++
-	if b.count == b.n {
-		b.count = 0
-		b.gen++
-		b.cond.Broadcast()
-		return !b.broken
-	}
-	for g == b.gen && !b.broken {
-		b.cond.Wait()
-	}
-	return !b.broken
-}
-
-// abort releases every waiter, now and later, with false.
-func (b *barrier) abort() {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.broken = true
-	if b.cond != nil {
-		b.cond.Broadcast()
-	}
-}
-
 // GetBuffer returns a float32 scratch slice of length n from the packing
 // buffer cache (contents undefined); PutBuffer gives it back.
 func GetBuffer(n int) []float32 { return getBuf(n).s }
