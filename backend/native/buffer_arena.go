@@ -28,6 +28,9 @@ type arena struct {
 	// frames touch it, one at a time, so it needs no lock.
 	parked []parkedBuf
 	leaves []*literal.Literal // runGroup's scratch (leafSlice)
+	// fresh makes take allocate large buffers on their own, outside the
+	// chunks: for the steps defining results (execStep.retOut).
+	fresh bool
 }
 
 // leafSlice returns a zeroed scratch slice of n literal pointers for one
@@ -45,7 +48,7 @@ type parkedBuf struct {
 	b  []byte
 }
 
-type arenaStats struct{ hits, fits, misses, inplace, released, unparked int }
+type arenaStats struct{ hits, fits, misses, inplace, released, unparked, fresh int }
 
 func newArena() *arena {
 	return &arena{free: map[int][][]byte{}, taken: map[int]int{}, pieces: map[*byte]piece{}}
@@ -56,6 +59,13 @@ func (a *arena) take(n int) []byte {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if n >= minChunkBytes {
+		if a.fresh {
+			a.stats.fresh++
+			a.mu.Unlock()
+			b := make([]byte, n)
+			a.mu.Lock()
+			return b
+		}
 		return a.takeChunk(n)
 	}
 	a.taken[n]++
@@ -134,6 +144,7 @@ func (a *arena) keepResults(res []Value) {
 // for, and the chunks it used, so buffers that kernels allocated and the
 // plan released do not pile up.
 func (a *arena) endRun() {
+	a.fresh = false
 	for n, l := range a.free {
 		keep := a.taken[n]
 		if len(l) > keep {

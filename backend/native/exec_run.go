@@ -40,6 +40,9 @@ func (fr *frame) runPlan(ep *execPlan, args []Value) ([]Value, error) {
 		if prof != nil {
 			t0 = time.Now()
 		}
+		if ar != nil && fr.proc.depth == 1 {
+			ar.fresh = st.retOut
+		}
 		fr.steps++
 		if fr.steps&63 == 0 {
 			if err := ctx.Err(); err != nil {
@@ -109,6 +112,9 @@ func (fr *frame) runPlan(ep *execPlan, args []Value) ([]Value, error) {
 		if prof != nil && st.kind != stepConst {
 			prof.record(st, t0, time.Since(t0))
 		}
+	}
+	if ar != nil {
+		ar.fresh = false
 	}
 	res := make([]Value, len(ep.ret))
 	for i, s := range ep.ret {

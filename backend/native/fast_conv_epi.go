@@ -45,18 +45,21 @@ type convEpiPlan struct {
 	self  int   // the node of the convolution's result
 	chain []int // the compute nodes, in order; the last is the group's root
 	// affine, when set, is the chain's shape (x·a + b, + r, ReLU-like
-	// select) that affineRows32 runs in one pass: the nodes of a, b, r
-	// (-1: none) and of the select's threshold and value (-1: no select).
+	// select, clamp) that affineRows32 runs in one pass: the nodes of a,
+	// b, r (-1: none), of the select's threshold and value (-1: no
+	// select), and of the clamp's constant bounds (folded nanmax and
+	// nanmin nodes, fuse_clamp.go; -1: none).
 	affine      bool
 	a, b, r     int
 	thr, selVal int
+	lo, hi      int
 	ka, kb      float32 // the values of a and b where they are constants
 }
 
 // epiArgs is the argument block of affineRows32: rows of n elements at d
 // (rows ldd apart) and r (ldr apart, flags&1), the row's a and b at
-// a[i·sa] and b[i·sb], and the select's constants t and xs. Its layout is
-// the assembly's.
+// a[i·sa] and b[i·sb], the select's constants t and xs, and the clamp's
+// bounds lo (flags&16) and hi (flags&32). Its layout is the assembly's.
 type epiArgs struct {
 	d, r     *float32
 	a, b     *float32
@@ -65,6 +68,7 @@ type epiArgs struct {
 	ldd, ldr int
 	sa, sb   int
 	flags    int
+	lo, hi   float32
 }
 
 // convEpilogue is a planned epilogue at run time: the leaves, their
@@ -245,12 +249,12 @@ func convEpiChain(g *fusedGroup, self int) *convEpiPlan {
 
 // setAffine recognises batch norm's chain (and its parts, such as a
 // bias): optionally a multiply by a per-channel or constant value, an add
-// of one, an add of a tensor, and a select (v < t) ? xs : v with constant
-// t and xs (ReLU), in that order, the running value always the first
-// operand.
+// of one, an add of a tensor, a select (v < t) ? xs : v with constant t
+// and xs (ReLU), and a clamp's nanmax and nanmin of constants (ReLU6), in
+// that order, the running value always the first operand.
 func (pl *convEpiPlan) setAffine() {
 	nodes, ch := pl.g.nodes, pl.chain
-	pl.a, pl.b, pl.r, pl.thr, pl.selVal = -1, -1, -1, -1, -1
+	pl.a, pl.b, pl.r, pl.thr, pl.selVal, pl.lo, pl.hi = -1, -1, -1, -1, -1, -1, -1
 	uniform := func(a int) bool {
 		nd := &nodes[a]
 		return nd.kind == fkScalar || nd.kind == fkLeaf && nd.strides != nil
@@ -286,12 +290,17 @@ func (pl *convEpiPlan) setAffine() {
 	if k < len(ch) {
 		nd := &nodes[ch[k]]
 		p := prev(k)
-		if nd.kind != fkCmpSelect || nd.cmp != "LT" || nd.args[0] != p || nd.args[3] != p ||
-			nodes[nd.args[1]].kind != fkScalar || nodes[nd.args[2]].kind != fkScalar {
-			return
+		if nd.kind == fkCmpSelect && nd.cmp == "LT" && nd.args[0] == p && nd.args[3] == p &&
+			nodes[nd.args[1]].kind == fkScalar && nodes[nd.args[2]].kind == fkScalar {
+			pl.thr, pl.selVal = nd.args[1], nd.args[2]
+			k++
 		}
-		pl.thr, pl.selVal = nd.args[1], nd.args[2]
-		k++
+	}
+	if c := bin(k, nodeNaNMax); c >= 0 && nodes[c].kind == fkScalar {
+		pl.lo, k = c, k+1
+	}
+	if c := bin(k, nodeNaNMin); c >= 0 && nodes[c].kind == fkScalar {
+		pl.hi, k = c, k+1
 	}
 	pl.affine = k == len(ch) && simdRows
 	if pl.a >= 0 && nodes[pl.a].kind == fkScalar {
@@ -472,6 +481,14 @@ func (e *convEpilogue) setAffineArgs() bool {
 	if e.thr >= 0 {
 		a.t, a.xs = float32(e.g.nodes[e.thr].scalar), float32(e.g.nodes[e.selVal].scalar)
 		a.flags |= 2
+	}
+	if e.lo >= 0 {
+		a.lo = float32(e.g.nodes[e.lo].scalar)
+		a.flags |= 16
+	}
+	if e.hi >= 0 {
+		a.hi = float32(e.g.nodes[e.hi].scalar)
+		a.flags |= 32
 	}
 	return true
 }

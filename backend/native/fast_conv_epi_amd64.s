@@ -1,7 +1,9 @@
 // The fused batch-norm epilogue of convolutions (fast_conv_epi.go), AVX2:
 // over rows of n float32 in place (epiArgs), per element v = d[k], then
 // v·a where flags bit 2 is set, v + b where bit 3 is, v + r[k] where bit 0
-// is, (v < t) ? xs : v where bit 1 is (ReLU), and d[k] = v; a and b are
+// is, (v < t) ? xs : v where bit 1 is (ReLU), the clamp's
+// nanmax(v, lo) where bit 4 is and nanmin(v, hi) where bit 5 is (ReLU6;
+// v itself where v is NaN), and d[k] = v; a and b are
 // the row's values, read as a[i·sa], b[i·sb] for row i. Each step is the
 // vector form of the fused loops' kernel for that node (fuse_rows_simd_amd64.s:
 // the same instructions, the running value as the first source), so the
@@ -39,6 +41,8 @@ TEXT ·affineRows32(SB), NOSPLIT, $0-8
 	MOVQ 24(R8), R13
 	VBROADCASTSS 32(R8), Y4
 	VBROADCASTSS 36(R8), Y5
+	VBROADCASTSS 96(R8), Y7
+	VBROADCASTSS 100(R8), Y8
 	MOVQ 40(R8), CX
 	MOVQ 48(R8), R14
 	MOVQ 88(R8), R11
@@ -72,9 +76,30 @@ noadd:
 
 norow:
 	TESTQ $2, R11
-	JZ store
+	JZ nosel
 	VCMPPS $0x11, Y4, Y0, Y1
 	VBLENDVPS Y1, Y5, Y0, Y0
+
+nosel:
+	TESTQ $48, R11
+	JZ store
+	VCMPPS $3, Y0, Y0, Y9
+	VMOVAPS Y0, Y10
+	TESTQ $16, R11
+	JZ nolo
+	VMAXPS Y7, Y10, Y11
+	VMAXPS Y10, Y7, Y12
+	VANDPS Y11, Y12, Y10
+
+nolo:
+	TESTQ $32, R11
+	JZ nohi
+	VMINPS Y8, Y10, Y11
+	VMINPS Y10, Y8, Y12
+	VORPS Y11, Y12, Y10
+
+nohi:
+	VBLENDVPS Y9, Y0, Y10, Y0
 
 store:
 	VMOVUPS Y0, (DI)(AX*4)
@@ -108,9 +133,30 @@ tnoadd:
 
 tnorow:
 	TESTQ $2, R11
-	JZ tstore
+	JZ tnosel
 	VCMPPS $0x11, Y4, Y0, Y1
 	VBLENDVPS Y1, Y5, Y0, Y0
+
+tnosel:
+	TESTQ $48, R11
+	JZ tstore
+	VCMPPS $3, Y0, Y0, Y9
+	VMOVAPS Y0, Y10
+	TESTQ $16, R11
+	JZ tnolo
+	VMAXPS Y7, Y10, Y11
+	VMAXPS Y10, Y7, Y12
+	VANDPS Y11, Y12, Y10
+
+tnolo:
+	TESTQ $32, R11
+	JZ tnohi
+	VMINPS Y8, Y10, Y11
+	VMINPS Y10, Y8, Y12
+	VORPS Y11, Y12, Y10
+
+tnohi:
+	VBLENDVPS Y9, Y0, Y10, Y0
 
 tstore:
 	VMASKMOVPS Y0, Y15, (DI)(AX*4)

@@ -40,6 +40,13 @@ func epiModule(cc convCase, kind string) string {
 		fmt.Fprintf(&b, "  %%lt = \"stablehlo.compare\"(%s, %%z) {comparison_direction = #stablehlo<comparison_direction LT>} : (%s, %s) -> tensor<%dx%dx%dx%dxi1>\n", a, T, T, cc.b, cc.o, oh, ow)
 		fmt.Fprintf(&b, "  %%y = \"stablehlo.select\"(%%lt, %%z, %s) : (tensor<%dx%dx%dx%dxi1>, %s, %s) -> %s\n", a, cc.b, cc.o, oh, ow, T, T, T)
 	}
+	// clamp is one side of aten's clamp with a constant bound as nanSelect
+	// lowers it: select(isnan(a), a, mm(a, c))
+	clamp := func(res, mm, a, c string) {
+		b.WriteString(bin(res+"m", mm, a, c))
+		fmt.Fprintf(&b, "  %sn = \"stablehlo.compare\"(%s, %s) {comparison_direction = #stablehlo<comparison_direction NE>} : (%s, %s) -> tensor<%dx%dx%dx%dxi1>\n", res, a, a, T, T, cc.b, cc.o, oh, ow)
+		fmt.Fprintf(&b, "  %s = \"stablehlo.select\"(%sn, %s, %sm) : (tensor<%dx%dx%dx%dxi1>, %s, %s) -> %s\n", res, res, a, res, cc.b, cc.o, oh, ow, T, T, T)
+	}
 	results, ret := T, "%y"
 	switch kind {
 	case "bn": // batch norm alone
@@ -53,6 +60,14 @@ func epiModule(cc convCase, kind string) string {
 	case "bnres":
 		b.WriteString(bin("%m", "multiply", "%c", "%S") + bin("%a", "add", "%m", "%B") + bin("%q", "add", "%a", "%r"))
 		relu("%q")
+	case "bnrelu6": // batch norm and ReLU6 (hardtanh's clamp to [0, 6])
+		b.WriteString(bin("%m", "multiply", "%c", "%S") + bin("%a", "add", "%m", "%B"))
+		fmt.Fprintf(&b, "  %%six = \"stablehlo.constant\"() {value = dense<6.0> : %s} : () -> %s\n", T, T)
+		clamp("%l", "maximum", "%a", "%z")
+		clamp("%y", "minimum", "%l", "%six")
+	case "resclamp": // a residual add, then a clamp from below only
+		b.WriteString(bin("%a", "add", "%c", "%r"))
+		clamp("%y", "maximum", "%a", "%z")
 	case "bias": // a bias and ReLU
 		b.WriteString(bin("%a", "add", "%c", "%B"))
 		relu("%a")
@@ -97,6 +112,7 @@ func TestConvEpilogueMatchesUnfused(t *testing.T) {
 	}
 	kinds := map[string]bool{ // kind -> planned as an epilogue
 		"bn": true, "bnrelu": true, "bnres": true, "scalars": true, "generic": true, "bias": true,
+		"bnrelu6": true, "resclamp": true,
 		"twouse": false, "nonchain": false, "spatial": false,
 	}
 	defer func(old bool) { convEpiEnabled = old }(convEpiEnabled)

@@ -44,7 +44,7 @@ func TestSliceViewMatchesCopy(t *testing.T) {
 		}
 		op := m.Funcs[0].Body.Blocks[0].Ops[0]
 		x := randF32Literal(t, r, shape...)
-		want, err := mvSlice(op, x, start, limit, strides)
+		want, err := mvSlice(nil, op, x, start, limit, strides)
 		if err != nil {
 			t.Fatal(err)
 		}

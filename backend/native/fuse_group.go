@@ -268,6 +268,7 @@ func (b *groupBuilder) finish() {
 	}
 	if b.grp.f32 {
 		foldChains(b.grp.nodes)
+		foldClamps(b.grp.nodes)
 	}
 	b.grp.period = chunkPeriod(b.grp.nodes)
 	ident := map[int]bool{}

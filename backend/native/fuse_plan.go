@@ -130,8 +130,15 @@ func fusibleCompute(op *stablehlo.Op) bool {
 		default:
 			return false
 		}
-		return ot.DType().IsFloat() && (ct == "" || ct == "NOTYPE" || ct == "FLOAT") &&
-			shapeEq(ot.Shape, rt.Shape) && staticType(op.Operands[1]).DType() == ot.DType()
+		if !shapeEq(ot.Shape, rt.Shape) || staticType(op.Operands[1]).DType() != ot.DType() {
+			return false
+		}
+		if ot.DType() == dtype.Bool {
+			// equality of booleans (a logical not or xnor, as
+			// aten's safe softmax tests its mask): 0/1 in the rows
+			return (dir == "EQ" || dir == "NE") && (ct == "" || ct == "NOTYPE" || ct == "UNSIGNED")
+		}
+		return ot.DType().IsFloat() && (ct == "" || ct == "NOTYPE" || ct == "FLOAT")
 	case "stablehlo.select":
 		if len(op.Operands) != 3 {
 			return false

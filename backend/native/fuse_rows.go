@@ -19,6 +19,10 @@ func binaryRow[T fnum](nd *fuseNode, dst, x, y []T) {
 		}
 		return
 	}
+	if isNaNMinMax(nd.name) {
+		nanMinMaxRow(nd.name, dst, x, y, false)
+		return
+	}
 	if d32, ok := any(dst).([]float32); ok && simdBinary(nd.name, d32, any(x).([]float32), any(y).([]float32), false, false) {
 		return
 	}
@@ -50,8 +54,12 @@ func binaryRow[T fnum](nd *fuseNode, dst, x, y []T) {
 // binaryRowU is binaryRow where x or y (not both) is uniform: one element
 // read as a scalar. It reports false for ops it has no loop for.
 func binaryRowU[T fnum](nd *fuseNode, dst, x, y []T, ux, uy bool) bool {
-	if nd.dt == dtype.Bool {
+	if nd.dt == dtype.Bool || isNaNMinMax(nd.name) && ux {
 		return false
+	}
+	if isNaNMinMax(nd.name) {
+		nanMinMaxRow(nd.name, dst, x, y, true)
+		return true
 	}
 	if d32, ok := any(dst).([]float32); ok && simdBinary(nd.name, d32, any(x).([]float32), any(y).([]float32), ux, uy) {
 		return true

@@ -15,15 +15,15 @@ func init() {
 	register("stablehlo.torch_index_select", kTorchIndexSelect)
 }
 
-func kGather(_ Env, op *stablehlo.Op, in []Value) ([]Value, error) {
+func kGather(env Env, op *stablehlo.Op, in []Value) ([]Value, error) {
 	sizes, err := mvInts(op, "slice_sizes")
 	if err != nil {
 		return nil, err
 	}
-	return mvGatherOp(op, in, sizes)
+	return mvGatherOp(env, op, in, sizes)
 }
 
-func kDynamicGather(_ Env, op *stablehlo.Op, in []Value) ([]Value, error) {
+func kDynamicGather(env Env, op *stablehlo.Op, in []Value) ([]Value, error) {
 	s, err := tensorArg(op, in, 2)
 	if err != nil {
 		return nil, err
@@ -32,10 +32,10 @@ func kDynamicGather(_ Env, op *stablehlo.Op, in []Value) ([]Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	return mvGatherOp(op, in, sizes)
+	return mvGatherOp(env, op, in, sizes)
 }
 
-func mvGatherOp(op *stablehlo.Op, in []Value, sizes []int64) ([]Value, error) {
+func mvGatherOp(env Env, op *stablehlo.Op, in []Value, sizes []int64) ([]Value, error) {
 	x, err := tensorArg(op, in, 0)
 	if err != nil {
 		return nil, err
@@ -48,7 +48,7 @@ func mvGatherOp(op *stablehlo.Op, in []Value, sizes []int64) ([]Value, error) {
 	if !ok {
 		return nil, fmt.Errorf("%s: missing attribute dimension_numbers (#stablehlo.gather)", op.Name)
 	}
-	out, err := mvGather(op, x, idx, g, sizes)
+	out, err := mvGather(env, op, x, idx, g, sizes)
 	if err != nil {
 		return nil, err
 	}
@@ -58,7 +58,7 @@ func mvGatherOp(op *stablehlo.Op, in []Value, sizes []int64) ([]Value, error) {
 // mvGather implements the spec's gather: for each batch position of the
 // start indices, one window of the operand (its start clamped so the
 // window fits) is copied into the result.
-func mvGather(op *stablehlo.Op, x, idx *literal.Literal, g *stablehlo.GatherDims, sizes []int64) (*literal.Literal, error) {
+func mvGather(env Env, op *stablehlo.Op, x, idx *literal.Literal, g *stablehlo.GatherDims, sizes []int64) (*literal.Literal, error) {
 	r, ri := x.Rank(), idx.Rank()
 	if !mvIsIndexType(idx.DType) {
 		return nil, fmt.Errorf("%s: start_indices must have an integer type, got %v", op.Name, idx)
@@ -149,7 +149,7 @@ func mvGather(op *stablehlo.Op, x, idx *literal.Literal, g *stablehlo.GatherDims
 	if err := mvCheckShape(op, 0, shape); err != nil {
 		return nil, err
 	}
-	out, err := mvNew(op, x.DType, shape)
+	out, err := mvTake(env, op, x.DType, shape) // every element is copied
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"runtime"
 	"sync"
+
+	"github.com/torchtpu/torchtpu/backend/native/internal/rescue"
 )
 
 // The data-movement kernels (broadcast, transpose, slice, concatenate, pad,
@@ -134,6 +136,7 @@ func (p *copyPlan) runPar(w int, dst []byte, d int64, src []byte, s int64) {
 	}
 	w = int(min(int64(w), n))
 	var wg sync.WaitGroup
+	var caught rescue.First // a panic on a worker is raised here
 	for i := 0; i < w; i++ {
 		lo, hi := n*int64(i)/int64(w), n*int64(i+1)/int64(w)
 		sub := *p
@@ -145,10 +148,11 @@ func (p *copyPlan) runPar(w int, dst []byte, d int64, src []byte, s int64) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			sub.runBytes(dst, d+lo*dStep, src, s+lo*sStep)
+			caught.Run(func() { sub.runBytes(dst, d+lo*dStep, src, s+lo*sStep) })
 		}()
 	}
 	wg.Wait()
+	caught.Raise()
 }
 
 // runBytes copies the box at byte offsets d and s, on this goroutine.
@@ -185,13 +189,35 @@ func (p *copyPlan) runBytes(dst []byte, d int64, src []byte, s int64) {
 	}
 }
 
-// tiled copies the (tile dim x innermost dim) plane in square tiles.
+// tiled copies the (tile dim x innermost dim) plane in square tiles: a
+// transpose. float32 planes go 8×8 blocks at a time through the vector
+// transpose where it runs, their edges element by element.
 func (p *copyPlan) tiled(dst []byte, d int64, src []byte, s int64) {
+	if p.esz != 4 || !hasTranspose8 || p.sIn <= 0 || p.tileDst <= 0 || p.tileN < 8 || p.inner < 8 {
+		p.tiledElems(dst, d, src, s, 0, p.tileN, 0, p.inner)
+		return
+	}
+	jn, in := p.tileN/8*8, p.inner/8*8
+	// the last bytes the blocks touch, checked once
+	_ = dst[d+(jn-1)*p.tileDst+in*4-1]
+	_ = src[s+(in-1)*p.sIn+jn*4-1]
+	for jb := int64(0); jb < jn; jb += 8 {
+		for ib := int64(0); ib < in; ib += 8 {
+			transpose8x8F32(&dst[d+jb*p.tileDst+ib*4], int(p.tileDst), &src[s+jb*4+ib*p.sIn], int(p.sIn))
+		}
+	}
+	p.tiledElems(dst, d, src, s, 0, jn, in, p.inner)
+	p.tiledElems(dst, d, src, s, jn, p.tileN, 0, p.inner)
+}
+
+// tiledElems copies elements [j0, j1) of the tile dim × [i0, i1) of the
+// innermost dim of the plane, element by element in square tiles.
+func (p *copyPlan) tiledElems(dst []byte, d int64, src []byte, s int64, j0, j1, i0, i1 int64) {
 	esz := p.esz
-	for jb := int64(0); jb < p.tileN; jb += copyTile {
-		je := min(jb+copyTile, p.tileN)
-		for ib := int64(0); ib < p.inner; ib += copyTile {
-			ie := min(ib+copyTile, p.inner)
+	for jb := j0; jb < j1; jb += copyTile {
+		je := min(jb+copyTile, j1)
+		for ib := i0; ib < i1; ib += copyTile {
+			ie := min(ib+copyTile, i1)
 			for j := jb; j < je; j++ {
 				dd := d + j*p.tileDst + ib*p.dIn
 				ss := s + j*p.tileSrc + ib*p.sIn

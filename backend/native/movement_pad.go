@@ -14,7 +14,7 @@ func init() {
 	register("stablehlo.dynamic_pad", kDynamicPad)
 }
 
-func kPad(_ Env, op *stablehlo.Op, in []Value) ([]Value, error) {
+func kPad(env Env, op *stablehlo.Op, in []Value) ([]Value, error) {
 	var cfg [3][]int64
 	for i, name := range []string{"edge_padding_low", "edge_padding_high", "interior_padding"} {
 		v, err := mvInts(op, name)
@@ -23,10 +23,10 @@ func kPad(_ Env, op *stablehlo.Op, in []Value) ([]Value, error) {
 		}
 		cfg[i] = v
 	}
-	return mvPad(op, in, cfg[0], cfg[1], cfg[2])
+	return mvPad(env, op, in, cfg[0], cfg[1], cfg[2])
 }
 
-func kDynamicPad(_ Env, op *stablehlo.Op, in []Value) ([]Value, error) {
+func kDynamicPad(env Env, op *stablehlo.Op, in []Value) ([]Value, error) {
 	var cfg [3][]int64
 	for i, what := range []string{"edge_padding_low", "edge_padding_high", "interior_padding"} {
 		l, err := tensorArg(op, in, i+2)
@@ -37,13 +37,13 @@ func kDynamicPad(_ Env, op *stablehlo.Op, in []Value) ([]Value, error) {
 			return nil, err
 		}
 	}
-	return mvPad(op, in[:2], cfg[0], cfg[1], cfg[2])
+	return mvPad(env, op, in[:2], cfg[0], cfg[1], cfg[2])
 }
 
 // mvPad pads in[0] with the scalar in[1]: operand element i of dim d lands
 // at low[d] + i*(interior[d]+1), and is dropped when that falls outside
 // the result.
-func mvPad(op *stablehlo.Op, in []Value, low, high, interior []int64) ([]Value, error) {
+func mvPad(env Env, op *stablehlo.Op, in []Value, low, high, interior []int64) ([]Value, error) {
 	x, err := tensorArg(op, in, 0)
 	if err != nil {
 		return nil, err
@@ -76,7 +76,7 @@ func mvPad(op *stablehlo.Op, in []Value, low, high, interior []int64) ([]Value, 
 	if err := mvCheckShape(op, 0, shape); err != nil {
 		return nil, err
 	}
-	out, err := mvNew(op, x.DType, shape)
+	out, err := mvTake(env, op, x.DType, shape)
 	if err != nil {
 		return nil, err
 	}

@@ -59,7 +59,7 @@ func mvReshape(op *stablehlo.Op, x *literal.Literal, shape []int64) ([]Value, er
 	return []Value{&literal.Literal{DType: x.DType, Shape: append([]int64{}, shape...), Data: x.Data}}, nil
 }
 
-func kBroadcastInDim(_ Env, op *stablehlo.Op, in []Value) ([]Value, error) {
+func kBroadcastInDim(env Env, op *stablehlo.Op, in []Value) ([]Value, error) {
 	x, err := tensorArg(op, in, 0)
 	if err != nil {
 		return nil, err
@@ -72,10 +72,10 @@ func kBroadcastInDim(_ Env, op *stablehlo.Op, in []Value) ([]Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	return mvBroadcastInDim(op, x, shape, dims)
+	return mvBroadcastInDim(env, op, x, shape, dims)
 }
 
-func kDynamicBroadcastInDim(_ Env, op *stablehlo.Op, in []Value) ([]Value, error) {
+func kDynamicBroadcastInDim(env Env, op *stablehlo.Op, in []Value) ([]Value, error) {
 	x, err := tensorArg(op, in, 0)
 	if err != nil {
 		return nil, err
@@ -88,12 +88,12 @@ func kDynamicBroadcastInDim(_ Env, op *stablehlo.Op, in []Value) ([]Value, error
 	if err != nil {
 		return nil, err
 	}
-	return mvBroadcastInDim(op, x, shape, dims)
+	return mvBroadcastInDim(env, op, x, shape, dims)
 }
 
 // kBroadcast is the deprecated broadcast: the result shape is
 // broadcast_sizes followed by the operand's shape.
-func kBroadcast(_ Env, op *stablehlo.Op, in []Value) ([]Value, error) {
+func kBroadcast(env Env, op *stablehlo.Op, in []Value) ([]Value, error) {
 	x, err := tensorArg(op, in, 0)
 	if err != nil {
 		return nil, err
@@ -110,19 +110,19 @@ func kBroadcast(_ Env, op *stablehlo.Op, in []Value) ([]Value, error) {
 	for i := range dims {
 		dims[i] = int64(len(sizes) + i)
 	}
-	return mvBroadcastInDim(op, x, shape, dims)
+	return mvBroadcastInDim(env, op, x, shape, dims)
 }
 
 // mvBroadcastInDim maps operand dim i to result dim dims[i]; size-1
 // operand dims expand.
-func mvBroadcastInDim(op *stablehlo.Op, x *literal.Literal, shape, dims []int64) ([]Value, error) {
+func mvBroadcastInDim(env Env, op *stablehlo.Op, x *literal.Literal, shape, dims []int64) ([]Value, error) {
 	if len(dims) != x.Rank() {
 		return nil, fmt.Errorf("%s: broadcast_dimensions %v has %d entries for operand %v", op.Name, dims, len(dims), x)
 	}
 	if err := mvAxes(op, "broadcast_dimensions", dims, len(shape)); err != nil {
 		return nil, err
 	}
-	out, err := mvNew(op, x.DType, shape)
+	out, err := mvTake(env, op, x.DType, shape)
 	if err != nil {
 		return nil, err
 	}
@@ -233,7 +233,7 @@ func kGetDimensionSize(_ Env, op *stablehlo.Op, in []Value) ([]Value, error) {
 // kSetDimensionSize sets the runtime size of a (bounded) dim. Tensors are
 // stored at their runtime size here, so a dim the result type leaves
 // dynamic is cut to the given size; a static result dim keeps the operand.
-func kSetDimensionSize(_ Env, op *stablehlo.Op, in []Value) ([]Value, error) {
+func kSetDimensionSize(env Env, op *stablehlo.Op, in []Value) ([]Value, error) {
 	x, err := tensorArg(op, in, 0)
 	if err != nil {
 		return nil, err
@@ -268,7 +268,7 @@ func kSetDimensionSize(_ Env, op *stablehlo.Op, in []Value) ([]Value, error) {
 	for i := range ones {
 		ones[i] = 1
 	}
-	out, err := mvSlice(op, x, make([]int64, x.Rank()), limit, ones)
+	out, err := mvSlice(env, op, x, make([]int64, x.Rank()), limit, ones)
 	if err != nil {
 		return nil, err
 	}

@@ -18,7 +18,7 @@ func init() {
 	register("stablehlo.concatenate", kConcatenate)
 }
 
-func kSlice(_ Env, op *stablehlo.Op, in []Value) ([]Value, error) {
+func kSlice(env Env, op *stablehlo.Op, in []Value) ([]Value, error) {
 	x, err := tensorArg(op, in, 0)
 	if err != nil {
 		return nil, err
@@ -35,7 +35,7 @@ func kSlice(_ Env, op *stablehlo.Op, in []Value) ([]Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	out, err := mvSlice(op, x, start, limit, strides)
+	out, err := mvSlice(env, op, x, start, limit, strides)
 	if err != nil {
 		return nil, err
 	}
@@ -47,7 +47,7 @@ func kSlice(_ Env, op *stablehlo.Op, in []Value) ([]Value, error) {
 
 // kRealDynamicSlice is slice with start, limit and strides given as 1-d
 // tensors.
-func kRealDynamicSlice(_ Env, op *stablehlo.Op, in []Value) ([]Value, error) {
+func kRealDynamicSlice(env Env, op *stablehlo.Op, in []Value) ([]Value, error) {
 	x, err := tensorArg(op, in, 0)
 	if err != nil {
 		return nil, err
@@ -62,7 +62,7 @@ func kRealDynamicSlice(_ Env, op *stablehlo.Op, in []Value) ([]Value, error) {
 			return nil, err
 		}
 	}
-	out, err := mvSlice(op, x, v[0], v[1], v[2])
+	out, err := mvSlice(env, op, x, v[0], v[1], v[2])
 	if err != nil {
 		return nil, err
 	}
@@ -73,7 +73,7 @@ func kRealDynamicSlice(_ Env, op *stablehlo.Op, in []Value) ([]Value, error) {
 }
 
 // mvSlice returns x[start:limit:strides] (strides nil means all 1).
-func mvSlice(op *stablehlo.Op, x *literal.Literal, start, limit, strides []int64) (*literal.Literal, error) {
+func mvSlice(env Env, op *stablehlo.Op, x *literal.Literal, start, limit, strides []int64) (*literal.Literal, error) {
 	r := x.Rank()
 	if strides == nil {
 		strides = make([]int64, r)
@@ -95,7 +95,7 @@ func mvSlice(op *stablehlo.Op, x *literal.Literal, start, limit, strides []int64
 		off += start[d] * src[d]
 		src[d] *= strides[d]
 	}
-	out, err := mvNew(op, x.DType, shape)
+	out, err := mvTake(env, op, x.DType, shape)
 	if err != nil {
 		return nil, err
 	}

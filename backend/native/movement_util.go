@@ -174,6 +174,16 @@ func mvNew(op *stablehlo.Op, dt dtype.DType, shape []int64) (*literal.Literal, e
 	return l, nil
 }
 
+// mvTake is mvNew for kernels that write every element of their result:
+// the buffer comes from env's arena when it has one, not cleared.
+func mvTake(env Env, op *stablehlo.Op, dt dtype.DType, shape []int64) (*literal.Literal, error) {
+	l, err := takeResult(env, dt, shape)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", op.Name, err)
+	}
+	return l, nil
+}
+
 // mvNewEnv is mvNew taking the buffer from env's arena.
 func mvNewEnv(env Env, op *stablehlo.Op, dt dtype.DType, shape []int64) (*literal.Literal, error) {
 	l, err := newResult(env, dt, shape)

@@ -33,6 +33,11 @@ type execStep struct {
 	epi   *convEpiPlan
 	frees []int
 	konst *constCache
+	// retOut is set on the steps defining a value the function returns
+	// (or one a returned reshape views): the entry function's run takes
+	// their buffers fresh, outside the arena's chunks, so that the
+	// results leave without a copy and the chunks serve the next run.
+	retOut bool
 }
 
 // constCache holds the value of a constant op, computed on first use and
@@ -163,6 +168,7 @@ func buildExec(bp *blockPlan, slots map[*stablehlo.Value]int) *execPlan {
 		}
 		ep.steps[at].frees = append(ep.steps[at].frees, s)
 	}
+	markReturned(ep, bp, u, returned, defAt)
 	for i := range ep.steps {
 		sortInts(ep.steps[i].frees)
 		g := ep.steps[i].group
@@ -180,6 +186,25 @@ func buildExec(bp *blockPlan, slots map[*stablehlo.Value]int) *execPlan {
 		}
 	}
 	return ep
+}
+
+// markReturned sets retOut on the steps defining returned values, and,
+// through reshapes (views of their operand), the values they view.
+func markReturned(ep *execPlan, bp *blockPlan, u *blockUses, returned map[int]bool, defAt map[int]int) {
+	for s := range returned {
+		for hops := 0; hops < 8; hops++ {
+			at, ok := defAt[s]
+			if !ok {
+				break
+			}
+			ep.steps[at].retOut = true
+			k, ok := u.def[s]
+			if !ok || bp.ops[k].op.Name != "stablehlo.reshape" || len(bp.ops[k].in) != 1 {
+				break
+			}
+			s = bp.ops[k].in[0]
+		}
+	}
 }
 
 // foldableOps are the deterministic ops without side effects or regions

@@ -95,7 +95,9 @@ times, and prints:
 Once the program is loaded, the Go collector's growth target is lowered
 from 100% of the live heap (mostly weights) to 10%, but at least 4 MB of
 garbage; after the warm-up runs, to what 16 runs (or 250 ms of their CPU)
-allocate if that is less, but at least 1 MB (gc_percent in --json). GOGC
+allocate if that is less, but at least 1 MB, and never less than what
+two runs allocate (a run's results alone may exceed the tenth; then over
+100% if need be) (gc_percent in --json). GOGC
 or GOMEMLIMIT in the environment leave it alone. run and verify lower it
 as after loading.
 

@@ -98,7 +98,12 @@ func writeHeapProfile(path string) error {
 // the CPU it takes are known (bench's warm-up runs), garbage is kept to
 // what runsPerGC runs allocate, or as many runs as take gcEvery of CPU if
 // that is more (a collection costs ~1-3 ms of CPU: one per 250 ms keeps it
-// under about 1%), but at least minRunHeadroom and at most the above.
+// under about 1%), but at least minRunHeadroom and at most the above;
+// and never less than what two runs allocate (then over 100% of the live
+// heap if need be): a program whose results alone exceed the tenth (a
+// training graph's saved activations: GPT-2's forward graph allocates 19
+// MB per run over 20 MB live) would otherwise be collected several times
+// per run (five, a fifth of its CPU).
 const (
 	gcHeadroom     = 0.10
 	minGCHeadroom  = 4 << 20
@@ -142,7 +147,7 @@ func gcPercent(live, perRun float64, runCPU time.Duration) int {
 		if runCPU > 0 {
 			runs = max(runs, float64(gcEvery)/float64(runCPU))
 		}
-		headroom = min(most, max(minRunHeadroom, runs*perRun))
+		headroom = max(min(most, max(minRunHeadroom, runs*perRun)), 2*perRun)
 	}
-	return max(1, min(100, int(math.Round(100*headroom/live))))
+	return max(1, min(max(100, int(math.Ceil(200*perRun/live))), int(math.Round(100*headroom/live))))
 }

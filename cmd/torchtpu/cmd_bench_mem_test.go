@@ -29,6 +29,8 @@ func TestGCPercent(t *testing.T) {
 		{50 * mb, 0.01 * mb, 5 * ms, 2},  // 50 runs: 0.5 MB; at least 1 MB
 		{3 * mb, 0.15 * mb, 1 * ms, 100}, // a small program: 4 MB, capped at 100%
 		{2000 * mb, 1000, 50 * ms, 1},    // never under 1%
+		{20 * mb, 19 * mb, 25 * ms, 190}, // two runs' garbage, over 100%
+		{200 * mb, 15 * mb, 25 * ms, 15}, // two runs' garbage is more than a tenth
 	} {
 		if got := gcPercent(c.live, c.perRun, c.runCPU); got != c.want {
 			t.Errorf("gcPercent(%.1f MB live, %.2f MB and %v per run) = %d, want %d", c.live/mb, c.perRun/mb, c.runCPU, got, c.want)

@@ -22,8 +22,8 @@ package gemm
 
 import (
 	"runtime"
-	"sync"
-	"sync/atomic"
+
+	"github.com/torchtpu/torchtpu/backend/native/internal/pool"
 )
 
 // kcMax is the depth of a packed k block: the A micro-panel (mr·kcMax floats)
@@ -37,7 +37,10 @@ const (
 	chunkMax = 256 // columns of C per work item (its B block stays in L2)
 	sharedN  = 512 // up to this many columns, B is packed once and shared
 	rowItem  = 4   // A micro-panels per work item when B is shared
-	maxTile  = 14 * 32
+	// work items per thread from which a product does not split further
+	// (the last items of unequal threads even out)
+	chunkItems = 4
+	maxTile    = 14 * 32
 	// work below this many multiply-adds per extra thread stays on one
 	minWorkPerThread = 1 << 21
 )
@@ -88,138 +91,120 @@ func sgemm(ks *kernelSet, m, n, k int, a, b Matrix, c []float32, ldc int, accumu
 	kcb := min(k, roundUp((k+nk-1)/nk, 8)) // k blocks of even depth
 	rowsA := max(mr, min(roundUp(m, mr), packAElems/k/mr*mr))
 	// blocks of even height: m = 2048 makes two of 1036 and 1012 rows, not
-	// 2044 and a last block of 4 (a barrier and a pass over B for them)
+	// 2044 and a last block of 4 (two more loops and a pass over B for them)
 	blocks := (m + rowsA - 1) / rowsA
 	rowsA = roundUp((m+blocks-1)/blocks, mr)
 	shared := n <= sharedN
-	chunkW := chunkMax
-	if !shared && (n+chunkW-1)/chunkW < 2*threads { // enough items to balance
-		chunkW = max(nr, roundUp((n+2*threads-1)/(2*threads), nr))
+	// the column chunks of C, of whole B micro-panels shared out evenly:
+	// at most chunkMax columns, and with several threads at least
+	// chunkItems per thread, so that the last items even out
+	bpanels := (n + nr - 1) / nr
+	chunks := (n + chunkMax - 1) / chunkMax
+	if threads > 1 {
+		chunks = min(bpanels, max(chunks, chunkItems*threads))
 	}
+	chunkW := (bpanels + chunks - 1) / chunks * nr
 	d := &driver{ks: ks, m: m, n: n, k: k, a: a, b: b, c: c, ldc: ldc, acc: accumulate,
-		kcb: kcb, rowsA: rowsA, chunkW: chunkW, shared: shared, threads: threads}
-	d.ap[0] = getBuf(rowsA * k)
-	if blocks > 1 {
-		d.ap[1] = getBuf(rowsA * k)
-	}
+		kcb: kcb, rowsA: rowsA, chunkW: chunkW, chunks: chunks, shared: shared}
+	d.ap = getBuf(rowsA * k)
 	if shared {
 		d.bp = getBuf(k * roundUp(n, nr))
 	}
-	d.items = make([]atomic.Int64, 2*blocks)
-	d.bar.n = threads
-	if threads == 1 {
-		d.work()
-	} else {
-		var wg sync.WaitGroup
-		for w := 1; w < threads; w++ {
-			wg.Add(1)
-			go func() { defer wg.Done(); d.work() }()
-		}
-		d.work()
-		wg.Wait()
+	for ic := 0; ic < m; ic += rowsA {
+		d.block(ic, threads)
 	}
-	putBuf(d.ap[0])
-	if blocks > 1 {
-		putBuf(d.ap[1])
-	}
+	putBuf(d.ap)
 	if shared {
 		putBuf(d.bp)
 	}
 }
 
-// driver is one Sgemm call shared by its worker goroutines.
+// driver is one Sgemm call.
 type driver struct {
-	ks              *kernelSet
-	m, n, k, ldc    int
-	a, b            Matrix
-	c               []float32
-	acc, shared     bool
-	kcb, rowsA      int // k block depth; rows of an A block
-	chunkW, threads int
-	ap              [2]*buf // packed A blocks (all of k), double-buffered
-	bp              *buf    // all of B packed, when shared
-	items           []atomic.Int64
-	bar             barrier
+	ks           *kernelSet
+	m, n, k, ldc int
+	a, b         Matrix
+	c            []float32
+	acc, shared  bool
+	kcb, rowsA   int  // k block depth; rows of an A block
+	chunkW       int  // the widest column chunk
+	chunks       int  // column chunks of C (when B is not shared)
+	ap           *buf // the packed A block (all of k)
+	bp           *buf // all of B packed, when shared
 }
 
-// work runs on every worker. For each block of A rows, the workers pack it
-// (every k block; with a narrow B, all of B too, once), meet at a barrier,
-// then take work items until none is left: a chunk of C columns (packing
-// its B block per k block) or, with the shared B, a band of C rows. An
-// item runs all k blocks in turn, so its C tile stays in cache. Packing A
-// block i+1 into the other buffer starts only after the barrier of block
-// i, when every worker has finished packing i, hence computing i-1: one
-// barrier per A block suffices.
-func (d *driver) work() {
+// block computes the rows of C from ic (an A block) in two parallel loops
+// on the helper pool (internal/pool; each loop returns when all its
+// indexes are done, and raises a panic of any of them here): first the
+// A block is packed (every k block; with a narrow B, the first block also
+// packs all of B, once), four micro-panels per index; then the work items,
+// each running all k blocks in turn so that its C tile stays in cache: a
+// chunk of C columns (packing its B block per k block) or, with the
+// shared B, a band of A micro-panels (shared out evenly) across a block of
+// B micro-panels (all of them, unless the bands are too few for the
+// threads).
+func (d *driver) block(ic, threads int) {
 	mr, nr := d.ks.mr, d.ks.nr
-	var bp *buf
-	if !d.shared {
-		bp = getBuf(d.kcb * d.chunkW)
-		defer putBuf(bp)
-	}
-	var tile [maxTile]float32
+	mb := min(d.rowsA, d.m-ic)
+	ap := d.ap.s
+	panels := (mb + mr - 1) / mr
 	nkb := (d.k + d.kcb - 1) / d.kcb
 	bpanels := (d.n + nr - 1) / nr
-	for bi := 0; bi*d.rowsA < d.m; bi++ {
-		ic := bi * d.rowsA
-		mb := min(d.rowsA, d.m-ic)
-		ap := d.ap[bi&1].s
-		panels := (mb + mr - 1) / mr
-		unitsA := nkb * panels
-		units := unitsA
-		if d.shared && bi == 0 {
-			units += nkb * bpanels
-		}
-		for { // pack, 4 units per grab
-			u0 := int(d.items[2*bi].Add(4)) - 4
-			if u0 >= units {
-				break
-			}
-			for u := u0; u < min(u0+4, units); u++ {
-				if u < unitsA {
-					pc, p := u/panels*d.kcb, u%panels
-					kb := min(d.kcb, d.k-pc)
-					off := pc*panels*mr + p*mr*kb
-					packAPanel(d.ks, ap[off:off+mr*kb], d.a, ic+p*mr, pc, min(mr, mb-p*mr), kb)
-					continue
-				}
-				v := u - unitsA
-				pc, j := v/bpanels*d.kcb, v%bpanels*nr
+	unitsA := nkb * panels
+	units := unitsA
+	if d.shared && ic == 0 {
+		units += nkb * bpanels
+	}
+	pool.Run(threads, (units+3)/4, func(g int) {
+		for u := 4 * g; u < min(4*g+4, units); u++ {
+			if u < unitsA {
+				pc, p := u/panels*d.kcb, u%panels
 				kb := min(d.kcb, d.k-pc)
-				packBBlock(nr, d.bp.s[pc*bpanels*nr+j*kb:], d.b, pc, j, kb, min(nr, d.n-j))
-			}
-		}
-		if d.threads > 1 {
-			d.bar.wait()
-		}
-		for {
-			it := int(d.items[2*bi+1].Add(1)) - 1
-			if d.shared {
-				r0 := it * rowItem * mr
-				if r0 >= mb {
-					break
-				}
-				rows := min(rowItem*mr, mb-r0)
-				for pc := 0; pc < d.k; pc += d.kcb {
-					kb := min(d.kcb, d.k-pc)
-					first := pc == 0 && !d.acc
-					macro(d.ks, ap[pc*panels*mr+r0*kb:], d.bp.s[pc*bpanels*nr:], rows, d.n, kb, d.c[(ic+r0)*d.ldc:], d.ldc, first, &tile)
-				}
+				off := pc*panels*mr + p*mr*kb
+				packAPanel(d.ks, ap[off:off+mr*kb], d.a, ic+p*mr, pc, min(mr, mb-p*mr), kb)
 				continue
 			}
-			jc := it * d.chunkW
-			if jc >= d.n {
-				break
-			}
-			nb := min(d.chunkW, d.n-jc)
+			v := u - unitsA
+			pc, j := v/bpanels*d.kcb, v%bpanels*nr
+			kb := min(d.kcb, d.k-pc)
+			packBBlock(nr, d.bp.s[pc*bpanels*nr+j*kb:], d.b, pc, j, kb, min(nr, d.n-j))
+		}
+	})
+	bands := (panels + rowItem - 1) / rowItem
+	cols, items := 1, d.chunks
+	if d.shared {
+		if threads > 1 && bands < chunkItems*threads {
+			cols = min(bpanels, (chunkItems*threads+bands-1)/bands)
+		}
+		items = bands * cols
+	}
+	pool.Run(threads, items, func(it int) {
+		tile := tiles.Get().(*[maxTile]float32) // on the heap either way: the kernels are called through func values
+		defer tiles.Put(tile)
+		if d.shared {
+			band, cb := it/cols, it%cols
+			r0 := band * panels / bands * mr
+			rows := min((band+1)*panels/bands*mr, mb) - r0
+			jc := cb * bpanels / cols * nr
+			nb := min((cb+1)*bpanels/cols*nr, d.n) - jc
 			for pc := 0; pc < d.k; pc += d.kcb {
 				kb := min(d.kcb, d.k-pc)
 				first := pc == 0 && !d.acc
-				packBBlock(nr, bp.s, d.b, pc, jc, kb, nb)
-				macro(d.ks, ap[pc*panels*mr:], bp.s, mb, nb, kb, d.c[ic*d.ldc+jc:], d.ldc, first, &tile)
+				macro(d.ks, ap[pc*panels*mr+r0*kb:], d.bp.s[pc*bpanels*nr+jc*kb:], rows, nb, kb, d.c[(ic+r0)*d.ldc+jc:], d.ldc, first, tile)
 			}
+			return
 		}
-	}
+		bp := getBuf(d.kcb * d.chunkW)
+		defer putBuf(bp)
+		jc := it * bpanels / d.chunks * nr
+		nb := min((it+1)*bpanels/d.chunks*nr, d.n) - jc
+		for pc := 0; pc < d.k; pc += d.kcb {
+			kb := min(d.kcb, d.k-pc)
+			first := pc == 0 && !d.acc
+			packBBlock(nr, bp.s, d.b, pc, jc, kb, nb)
+			macro(d.ks, ap[pc*panels*mr:], bp.s, mb, nb, kb, d.c[ic*d.ldc+jc:], d.ldc, first, tile)
+		}
+	})
 }
 
 // macro multiplies a packed mb×kb block of A by a packed kb×nb block of B

@@ -175,35 +175,6 @@ func putBuf(b *buf) {
 	}
 }
 
-// barrier is a reusable rendezvous of n goroutines.
-type barrier struct {
-	mu    sync.Mutex
-	cond  *sync.Cond
-	n     int
-	count int
-	gen   int
-}
-
-func (b *barrier) wait() {
-	b.mu.Lock()
-	if b.cond == nil {
-		b.cond = sync.NewCond(&b.mu)
-	}
-	g := b.gen
-	b.count++
-	if b.count == b.n {
-		b.count = 0
-		b.gen++
-		b.cond.Broadcast()
-		b.mu.Unlock()
-		return
-	}
-	for g == b.gen {
-		b.cond.Wait()
-	}
-	b.mu.Unlock()
-}
-
 // GetBuffer returns a float32 scratch slice of length n from the packing
 // buffer cache (contents undefined); PutBuffer gives it back.
 func GetBuffer(n int) []float32 { return getBuf(n).s }

@@ -1,4 +1,4 @@
-package native
+package pool
 
 import (
 	"runtime"
@@ -8,17 +8,17 @@ import (
 	"time"
 )
 
-// TestParallelPool checks that parallel runs every index once: on awake
+// TestParallelPool checks that Run runs every index once: on awake
 // and on sleeping helpers, nested, from several goroutines at once, and
 // with more threads than the pool had.
 func TestParallelPool(t *testing.T) {
 	check := func(threads, n int, nested bool) {
 		counts := make([]atomic.Int32, n)
-		parallel(threads, n, func(i int) {
+		Run(threads, n, func(i int) {
 			counts[i].Add(1)
 			if nested {
 				var inner atomic.Int32
-				parallel(threads, 5, func(int) { inner.Add(1) })
+				Run(threads, 5, func(int) { inner.Add(1) })
 				if inner.Load() != 5 {
 					t.Errorf("nested loop ran %d of 5", inner.Load())
 				}
@@ -37,7 +37,7 @@ func TestParallelPool(t *testing.T) {
 		}
 	}
 	check(2, 10, true)
-	time.Sleep(3 * loopSpin) // the helpers fall asleep
+	time.Sleep(3 * Spin) // the helpers fall asleep
 	check(2, 50, false)
 	check(4, 50, false)
 	var wg sync.WaitGroup
