@@ -163,10 +163,10 @@ def export_case(out_dir, name, sample, fn, rec, expect_error=None):
         try:
             with torch.no_grad():
                 torch.manual_seed(rec["seed"])
-                want = m(*ts)
+                want = fresh(m(*fresh(ts)))
                 for k in range(1, 4):
                     torch.manual_seed(rec["seed"] + k)
-                    again = m(*ts)
+                    again = fresh(m(*fresh(ts)))
                     if not same(want, again):
                         break
         except Exception as e:
@@ -183,7 +183,7 @@ def export_case(out_dir, name, sample, fn, rec, expect_error=None):
     else:
         try:
             with torch.no_grad():
-                m(*ts)
+                m(*fresh(ts))
             rec.update(status="eager_accepts", error="PyTorch's eager call did not raise " + expect_error)
             return
         except Exception as e:
@@ -194,6 +194,13 @@ def export_case(out_dir, name, sample, fn, rec, expect_error=None):
         rec.update(status="export_error", error=short(e))
         return
     rec["ops"] = sorted({str(n.target) for n in ep.graph.nodes if n.op == "call_function"})
+    if expect_error is None and not rec["random"] and seeded(ep):
+        # A random op whose eager call seeds the generator itself (OpInfo's
+        # wrapper_set_seed) is deterministic eagerly; its export is not.
+        try:
+            rec["random"] = not same(run_exported(ep, ts, rec["seed"]), run_exported(ep, ts, rec["seed"] + 1))
+        except Exception:
+            pass
     io = {f"input.{i}": t for i, t in enumerate(ts)}
     if expect_error is None:
         if not rec["random"]:
@@ -219,11 +226,27 @@ def export_case(out_dir, name, sample, fn, rec, expect_error=None):
     rec["status"] = "ok"
 
 
+def seeded(ep):
+    """Reports whether the graph calls an op that draws from the random
+    generator."""
+    for n in ep.graph.nodes:
+        tags = getattr(n.target, "tags", ()) if n.op == "call_function" else ()
+        if torch.Tag.nondeterministic_seeded in tags:
+            return True
+    return False
+
+
+def fresh(ts):
+    """Copies of the tensors: an in-place op (uniform_, resize_as_) must
+    not change the inputs that are saved, nor an earlier call's outputs."""
+    return tuple(t.clone() for t in ts)
+
+
 def run_exported(ep, ts, seed):
     with torch.no_grad():
         torch.manual_seed(seed)
-        got = ep.module()(*ts)
-    return tuple(x for x in pytree.tree_leaves(got) if isinstance(x, torch.Tensor))
+        got = ep.module()(*fresh(ts))
+    return fresh(x for x in pytree.tree_leaves(got) if isinstance(x, torch.Tensor))
 
 
 def run_op(op, args, out_dir, log):
