@@ -237,4 +237,3 @@ func repeatInterleaveDim(c *LowerCtx, x *stablehlo.Value, d int, r int64) *stabl
 	out[d] *= r
 	return c.Reshape(b, out)
 }
-
