@@ -107,6 +107,21 @@ func init() {
 	lower("aten::normal.Tensor_float", lowerNormalTensor)
 	lower("aten::normal.float_Tensor", lowerNormalTensor)
 	lower("aten::multinomial", lowerMultinomial)
+	lower("aten::normal.float_float", func(c *LowerCtx, a *Args) ([]Value, error) {
+		mean, std := a.Float("mean"), a.Float("std")
+		size := a.Ints("size")
+		if a.Err() != nil {
+			return nil, a.Err()
+		}
+		if std < 0 {
+			return nil, c.Errorf("normal expects std >= 0.0, but found std %v", std)
+		}
+		dt := floatDType(c, a, dtype.DefaultFloat)
+		w := c.Wide()
+		z := normal(c, w, size)
+		r := c.Binary("add", c.Binary("multiply", z, c.Splat(w, size, std)), c.Splat(w, size, mean))
+		return one(c.Convert(r, dt)), nil
+	})
 }
 
 // lowerNormalTensor: mean + std·N(0, 1) with mean and std broadcast (one
