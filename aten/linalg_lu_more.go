@@ -197,7 +197,13 @@ func lowerLUUnpack(c *LowerCtx, a *Args) ([]Value, error) {
 	s := c.Shape(xb)
 	B, m, n := s[0], s[1], s[2]
 	k := min(m, n)
-	pb := c.Reshape(piv, []int64{B, c.Shape(piv)[c.Rank(piv)-1]})
+	if c.Rank(piv) < 1 || c.DType(piv) != dtype.I32 {
+		return nil, c.Errorf("lu_unpack: LU_pivots must be an int32 tensor of at least one dimension, got %s%v", c.DType(piv).Torch(), c.Shape(piv))
+	}
+	if numelOf(c.Shape(piv)) != B*k {
+		return nil, c.Errorf("lu_unpack: LU_pivots of shape %v does not match LU_data of shape %v", c.Shape(piv), c.Shape(lu))
+	}
+	pb := c.Reshape(piv, []int64{B, k})
 	if c.Shape(pb)[1] != k {
 		return nil, c.Errorf("lu_unpack: LU_pivots has %d entries, expected %d", c.Shape(pb)[1], k)
 	}
@@ -228,6 +234,9 @@ func luSolveArgs(c *LowerCtx, lu, piv, b *stablehlo.Value, left, adjoint bool, a
 		return nil, c.Errorf("linalg.lu_solve: Expected LU and B to have the same dtype, but found LU of type %s and B of type %s instead", c.DType(lu).Torch(), c.DType(b).Torch())
 	}
 	n := ls[len(ls)-1]
+	if c.Rank(piv) != len(ls)-1 || c.Shape(piv)[c.Rank(piv)-1] != n || !c.DType(piv).IsInteger() {
+		return nil, c.Errorf("linalg.lu_solve: pivots of shape %v do not match LU of shape %v", c.Shape(piv), ls)
+	}
 	adjT := func(v *stablehlo.Value) *stablehlo.Value {
 		r := c.Rank(v)
 		p := seqI64(r)
@@ -301,7 +310,9 @@ func lowerMatrixPower(c *LowerCtx, a *Args) ([]Value, error) {
 	if len(s) < 2 || s[len(s)-1] != s[len(s)-2] {
 		return nil, c.Errorf("linalg.matrix_power: A must be batches of square matrices, but they are %v", s)
 	}
-	mm := func(p, q *stablehlo.Value) *stablehlo.Value { return c.Call1("aten::matmul", TensorValue(p), TensorValue(q)) }
+	mm := func(p, q *stablehlo.Value) *stablehlo.Value {
+		return c.Call1("aten::matmul", TensorValue(p), TensorValue(q))
+	}
 	if n == 0 {
 		m := s[len(s)-1]
 		eye := c.Convert(c.Compare("EQ", c.Iota(dtype.I64, []int64{m, m}, 0), c.Iota(dtype.I64, []int64{m, m}, 1)), c.DType(x))
