@@ -77,6 +77,9 @@ func init() {
 			return nil, c.Errorf("torch.ormqr: other of shape %v does not match input of shape %v", cs, vs)
 		}
 		ts := c.Shape(tau)
+		if len(ts) != len(vs)-1 || !sameShape(ts[:len(ts)-1], batch) || ts[len(ts)-1] > min(m, vs[len(vs)-1]) {
+			return nil, c.Errorf("torch.ormqr: tau of shape %v does not match input of shape %v", ts, vs)
+		}
 		k := ts[len(ts)-1]
 		vb := c.Reshape(v, []int64{B, m, vs[len(vs)-1]})
 		cb := c.Reshape(cm, []int64{B, cs[len(cs)-2], cs[len(cs)-1]})
