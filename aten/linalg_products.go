@@ -29,7 +29,18 @@ func init() {
 		lc, rc := make([]int64, len(cx)), make([]int64, len(cy))
 		for i := range cx {
 			sx, sy := c.Shape(x)[cx[i]], c.Shape(y)[cy[i]]
-			if sx != sy {
+			switch {
+			case sx == sy:
+			case sx == 1:
+				// A size-1 contracted dim broadcasts against the other.
+				s := append([]int64(nil), c.Shape(x)...)
+				s[cx[i]] = sy
+				x = c.BroadcastTo(x, s)
+			case sy == 1:
+				s := append([]int64(nil), c.Shape(y)...)
+				s[cy[i]] = sx
+				y = c.BroadcastTo(y, s)
+			default:
 				return nil, c.Errorf("contracted dimensions need to match, but first has size %d in dim %d and second has size %d in dim %d", sx, cx[i], sy, cy[i])
 			}
 			lc[i], rc[i] = int64(cx[i]), int64(cy[i])

@@ -29,7 +29,9 @@ func init() {
 			if a.Err() != nil {
 				return nil, a.Err()
 			}
-			dt := c.DType(g)
+			// grad · mask · scale: a float scale makes integer and bool
+			// results float32.
+			dt := floatResult(c.ResultType(TensorOperand(g), TensorOperand(m)))
 			shape := c.BroadcastShapes(c.Shape(g), c.Shape(m))
 			if c.Err() != nil {
 				return nil, c.Err()
