@@ -1,6 +1,8 @@
 package aten
 
 import (
+	"math"
+
 	"github.com/torchtpu/torchtpu/dtype"
 	"github.com/torchtpu/torchtpu/stablehlo"
 )
@@ -204,11 +206,17 @@ func lowerGroupNorm(native bool) LowerFunc {
 			return nil, c.Errorf("group_norm: expected at least 2D input, got %v", shape)
 		}
 		N, C := shape[0], shape[1]
-		if numelOf(shape) == 0 {
-			return nil, c.Errorf("group_norm of an empty tensor %v: %w", shape, ErrUnsupported)
-		}
 		if groups <= 0 || C%groups != 0 {
 			return nil, c.Errorf("group_norm: expected number of channels in input to be divisible by num_groups, but got input of shape %v and num_groups=%d", shape, groups)
+		}
+		if numelOf(shape) == 0 {
+			// Nothing to normalize; the statistics of empty groups are NaN.
+			ng := []int64{N, groups}
+			st := c.Splat(c.DType(x), ng, math.NaN())
+			if !native {
+				return one(x), nil
+			}
+			return []Value{TensorValue(x), TensorValue(st), TensorValue(st)}, nil
 		}
 		dt := c.DType(x)
 		cdt := OpMath(dt)
@@ -270,13 +278,15 @@ func lowerRMSNorm(c *LowerCtx, a *Args) ([]Value, error) {
 		return nil, c.Errorf("rms_norm: given normalized_shape=%v, expected input with shape [*, %v], but got input of size %v", ns, ns, shape)
 	}
 	dt := c.DType(x)
-	if !dt.IsFloat() {
+	if !dt.IsFloat() && !dt.IsComplex() {
 		return nil, c.Errorf("rms_norm: %v is not supported", dt.Torch())
 	}
 	cdt := OpMath(dt)
 	if !hasEps {
-		eps = machineEps(cdt)
+		eps = machineEps(realPart(cdt))
 	}
+	// Complex inputs: pow(x, 2) is the complex square, as in PyTorch's
+	// composite (not |x|²).
 	xc := c.Convert(x, cdt)
 	dims := seqI64(len(shape))[len(shape)-k:]
 	ms := keepDims(c, c.Reduce(c.Binary("multiply", xc, xc), dims, "add", 0), shape, dims)
