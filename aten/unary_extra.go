@@ -95,7 +95,12 @@ func init() {
 		}, TensorOperand(x))), nil
 	})
 	lower("aten::isreal.default", func(c *LowerCtx, a *Args) ([]Value, error) {
-		return one(c.Splat(dtype.Bool, c.Shape(a.Tensor("self")), 1)), nil
+		x := a.Tensor("self")
+		if c.DType(x).IsComplex() {
+			im := c.Unary("imag", x)
+			return one(c.Compare("EQ", im, c.Like(im, 0))), nil
+		}
+		return one(c.Splat(dtype.Bool, c.Shape(x), 1)), nil
 	})
 	lower("aten::heaviside.default", func(c *LowerCtx, a *Args) ([]Value, error) {
 		x, v := a.Operand("self"), a.Operand("values")
