@@ -1,6 +1,8 @@
 package aten
 
 import (
+	"math"
+
 	"github.com/torchtpu/torchtpu/dtype"
 	"github.com/torchtpu/torchtpu/stablehlo"
 )
@@ -70,16 +72,24 @@ func lowerSpace(log bool) LowerFunc {
 		if !dt.IsComplex() {
 			return one(c.Convert(spacePoints(c, sr, er, n, dt, log, base), dt)), nil
 		}
-		if log {
-			return nil, c.Errorf("logspace of dtype %s: %w", dt.Torch(), ErrUnsupported)
-		}
 		part := dtype.F32
 		if dt == dtype.C128 {
 			part = dtype.F64
 		}
 		re := c.Convert(spacePoints(c, sr, er, n, part, false, 0), part)
 		im := c.Convert(spacePoints(c, si, ei, n, part, false, 0), part)
-		return one(c.Op1("stablehlo.complex", []*stablehlo.Value{re, im}, nil)), nil
+		pts := c.Op1("stablehlo.complex", []*stablehlo.Value{re, im}, nil)
+		if log {
+			// base^p = exp(p·log(base)), log of a negative base complex.
+			lb := math.Log(math.Abs(base))
+			arg := 0.0
+			if base < 0 {
+				arg = math.Pi
+			}
+			l := c.Op1("stablehlo.complex", []*stablehlo.Value{c.Splat(part, shape, lb), c.Splat(part, shape, arg)}, nil)
+			pts = c.Unary("exponential", c.Binary("multiply", pts, l))
+		}
+		return one(pts), nil
 	}
 }
 
