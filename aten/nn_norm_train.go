@@ -1,6 +1,8 @@
 package aten
 
 import (
+	"math"
+
 	"github.com/torchtpu/torchtpu/dtype"
 	"github.com/torchtpu/torchtpu/stablehlo"
 )
@@ -37,6 +39,11 @@ func batchStats(c *LowerCtx, x, w, b *stablehlo.Value, eps float64, pt dtype.DTy
 	C := shape[1]
 	cs := []int64{C}
 	dims := dropDim(len(shape), 1)
+	if numelOf(shape) == 0 {
+		// No elements: the statistics of empty channels are NaN.
+		st := c.Splat(pt, cs, math.NaN())
+		return x, st, st, st, nil
+	}
 	n := float64(numelOf(shape) / C)
 	xa := c.Convert(x, acc)
 	m := c.Binary("divide", c.Reduce(xa, dims, "add", 0), c.Splat(acc, cs, n))
