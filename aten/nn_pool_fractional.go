@@ -72,7 +72,7 @@ func lowerFractionalMaxPool(nd int) LowerFunc {
 		g := x
 		for d := 0; d < nd; d++ {
 			u := c.Reshape(sliceDim(c, su, 2, int64(sampleOf[d]), 1, 1), []int64{B, C}) // [B, C]
-			starts := fracStarts(c, u, sp[d], os[d], ks[d], w)                         // [B, C, out]
+			starts := fracStarts(c, u, sp[d], os[d], ks[d], w)                          // [B, C, out]
 			bco := []int64{B, C, os[d], ks[d]}
 			idx := c.Binary("add", c.BroadcastInDim(starts, bco, []int64{0, 1, 2}), c.Iota(dtype.I64, bco, 3))
 			idx = c.Reshape(idx, []int64{B, C, os[d] * ks[d]})
