@@ -83,6 +83,17 @@ func decode(b []byte) ([]byte, error) {
 	return body, nil
 }
 
+// header returns the header of an entry holding payload: what decode
+// checks.
+func header(payload []byte) [headerLen]byte {
+	sum := sha256.Sum256(payload)
+	var hdr [headerLen]byte
+	copy(hdr[:], magic)
+	binary.LittleEndian.PutUint64(hdr[len(magic):], uint64(len(payload)))
+	copy(hdr[len(magic)+8:], sum[:])
+	return hdr
+}
+
 // Put stores payload under key atomically (temporary file, then rename),
 // then evicts old entries if the store is over its bound.
 func (d *Disk) Put(key string, payload []byte) error {
@@ -97,11 +108,7 @@ func (d *Disk) Put(key string, payload []byte) error {
 	if err != nil {
 		return fmt.Errorf("cache: %w", err)
 	}
-	sum := sha256.Sum256(payload)
-	var hdr [headerLen]byte
-	copy(hdr[:], magic)
-	binary.LittleEndian.PutUint64(hdr[len(magic):], uint64(len(payload)))
-	copy(hdr[len(magic)+8:], sum[:])
+	hdr := header(payload)
 	_, err = tmp.Write(hdr[:])
 	if err == nil {
 		_, err = tmp.Write(payload)

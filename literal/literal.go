@@ -11,10 +11,9 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
-	"os"
-	"strconv"
 
 	"github.com/torchtpu/torchtpu/dtype"
+	"github.com/torchtpu/torchtpu/limits"
 )
 
 // MaxElements bounds the size of any literal made from untrusted input.
@@ -22,17 +21,9 @@ const MaxElements = 1 << 34
 
 // MaxBytes bounds one allocation of a literal: a hostile or mistaken shape
 // gets an error instead of exhausting memory. It defaults to 8 GiB and can
-// be set with the environment variable TORCHTPU_MAX_TENSOR_BYTES.
-var MaxBytes = maxBytesFromEnv()
-
-func maxBytesFromEnv() int64 {
-	if v := os.Getenv("TORCHTPU_MAX_TENSOR_BYTES"); v != "" {
-		if n, err := strconv.ParseInt(v, 10, 64); err == nil && n > 0 {
-			return n
-		}
-	}
-	return 8 << 30
-}
+// be set with the environment variable TORCHTPU_MAX_TENSOR_BYTES (see
+// package limits).
+var MaxBytes = limits.Default().TensorBytes
 
 // Literal is a dense host tensor.
 type Literal struct {

@@ -86,11 +86,14 @@ func archiveRoot(fs *zipFS) string {
 // readProgramJSON reads and decodes the serialized ExportedProgram in
 // file name.
 func readProgramJSON(fs *zipFS, name string) (*Program, error) {
-	data, err := fs.read(name, maxJSON)
+	if err := fs.programSize(name); err != nil {
+		return nil, err
+	}
+	data, err := fs.read(name, fs.lim.ProgramBytes)
 	if err != nil {
 		return nil, err
 	}
-	g, ep, err := decodeProgram(data)
+	g, ep, err := decodeProgramLimits(data, fs.lim)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}

@@ -22,6 +22,7 @@ import (
 	"strings"
 
 	"github.com/torchtpu/torchtpu/fx"
+	"github.com/torchtpu/torchtpu/limits"
 	"github.com/torchtpu/torchtpu/literal"
 )
 
@@ -54,8 +55,25 @@ type SchemaVersion struct{ Major, Minor int }
 // String prints "8.20".
 func (v SchemaVersion) String() string { return fmt.Sprintf("%d.%d", v.Major, v.Minor) }
 
+// Options control how an archive is read. The zero value reads "model" (or
+// the first program) under the default limits.
+type Options struct {
+	// Model names the program of a current-layout archive to read
+	// (models/<name>.json); "" picks "model" or else the first. Legacy
+	// archives hold one program and accept only "".
+	Model string
+	// Limits bound what the archive may ask for: its largest tensor, all
+	// its tensors together, its program JSON and the nesting of its JSON
+	// and pickles. Zero fields take the defaults of package limits (which
+	// the TORCHTPU_MAX_* environment variables set).
+	Limits limits.Limits
+}
+
 // Load reads the archive at path.
-func Load(path string) (*Program, error) {
+func Load(path string) (*Program, error) { return LoadWithOptions(path, Options{}) }
+
+// LoadWithOptions reads the archive at path.
+func LoadWithOptions(path string, opts Options) (*Program, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -65,7 +83,7 @@ func Load(path string) (*Program, error) {
 	if err != nil {
 		return nil, err
 	}
-	p, err := Read(f, st.Size())
+	p, err := ReadWithOptions(f, st.Size(), opts)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -81,7 +99,13 @@ func Read(r io.ReaderAt, size int64) (*Program, error) { return ReadModel(r, siz
 // (models/<name>.json); "" picks "model" or else the first. Legacy archives
 // hold one program and accept only "".
 func ReadModel(r io.ReaderAt, size int64, model string) (*Program, error) {
-	fs, err := openZip(r, size)
+	return ReadWithOptions(r, size, Options{Model: model})
+}
+
+// ReadWithOptions reads an archive of the given size.
+func ReadWithOptions(r io.ReaderAt, size int64, opts Options) (*Program, error) {
+	model := opts.Model
+	fs, err := openZip(r, size, opts.Limits, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -97,7 +121,7 @@ func ReadModel(r io.ReaderAt, size int64, model string) (*Program, error) {
 // Models lists the program names of a current-layout archive, in archive
 // order (nil for a legacy archive).
 func Models(r io.ReaderAt, size int64) ([]string, error) {
-	fs, err := openZip(r, size)
+	fs, err := openZip(r, size, limits.Limits{}, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	goruntime "runtime"
 	"testing"
+
+	"github.com/torchtpu/torchtpu/limits"
 )
 
 // These tests pin how much a load allocates: weights are read into one
@@ -51,7 +53,7 @@ func makeZip(t testing.TB, entries ...testEntry) []byte {
 
 func openTestZip(t testing.TB, b []byte) *zipFS {
 	t.Helper()
-	fs, err := openZip(bytes.NewReader(b), int64(len(b)))
+	fs, err := openZip(bytes.NewReader(b), int64(len(b)), limits.Limits{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/torchtpu/torchtpu/dtype"
+	"github.com/torchtpu/torchtpu/limits"
 	"github.com/torchtpu/torchtpu/literal"
 )
 
@@ -19,8 +21,14 @@ import (
 // literal, as they share one storage in PyTorch.
 func readPayloads(fs *zipFS, base, config string, pool map[string]*literal.Literal, p *Program) error {
 	name := base + config
-	data, err := fs.read(name, maxJSON)
+	if err := fs.programSize(name); err != nil {
+		return err
+	}
+	data, err := fs.read(name, fs.lim.ProgramBytes)
 	if err != nil {
+		return err
+	}
+	if err := fs.lim.JSONDepth(name, data); err != nil {
 		return err
 	}
 	var pc jPayloadConfig
@@ -59,9 +67,13 @@ func readPayloads(fs *zipFS, base, config string, pool map[string]*literal.Liter
 			pool[fqn] = l
 			continue
 		}
+		sm, err := storedMeta(meta.TensorMeta, fs.lim)
+		if err != nil {
+			return fmt.Errorf("%s: %q: tensor_meta: %w", name, fqn, err)
+		}
 		raw, ok := files[meta.PathName]
 		if !ok {
-			if raw, err = fs.read(base+meta.PathName, 0); err != nil {
+			if raw, err = fs.readTensors(base+meta.PathName, 0); err != nil {
 				return fmt.Errorf("%s: %q: %w", name, fqn, err)
 			}
 			files[meta.PathName] = raw
@@ -71,7 +83,7 @@ func readPayloads(fs *zipFS, base, config string, pool map[string]*literal.Liter
 		if last {
 			delete(files, meta.PathName)
 		}
-		l, err := rawTensor(raw, meta.TensorMeta, last)
+		l, err := rawTensor(raw, sm, last, fs.budget)
 		if err != nil {
 			return fmt.Errorf("%s: %q (%s): %w", name, fqn, meta.PathName, err)
 		}
@@ -98,38 +110,75 @@ func viewKey(m jPayloadMeta) string {
 	return b.String()
 }
 
-// rawTensor rebuilds a tensor from the raw bytes of its whole storage. With
-// adopt, raw is handed over: the tensor may keep it as its data.
-func rawTensor(raw []byte, jm *jTensorMeta, adopt bool) (*literal.Literal, error) {
+// stored is the validated metadata of a tensor stored as raw bytes: a
+// real element type and static sizes, strides and offset.
+type stored struct {
+	dt      dtype.DType
+	shape   []int64
+	strides []int64 // nil: row-major
+	offset  int64
+}
+
+// storedMeta reads and checks the metadata of a stored tensor before any
+// of its bytes are read: the element type must be one with a size (the
+// schema's 0 is UNKNOWN), the sizes, strides and offset static, and the
+// tensor within the TensorBytes limit.
+func storedMeta(jm *jTensorMeta, lim limits.Limits) (*stored, error) {
 	m, err := tensorMeta(jm)
 	if err != nil {
 		return nil, err
+	}
+	if m.DType.Size() == 0 {
+		return nil, fmt.Errorf("dtype %d names no element type a stored tensor can have", jm.DType)
 	}
 	shape, ok := m.StaticShape()
 	if !ok {
 		return nil, fmt.Errorf("stored tensor %v has symbolic sizes", m)
 	}
-	if len(raw)%m.DType.Size() != 0 {
-		return nil, fmt.Errorf("%d bytes is not a whole number of %v elements", len(raw), m.DType)
+	n, err := literal.NumElements(shape)
+	if err != nil {
+		return nil, err
 	}
-	if len(raw) == 0 { // an empty or fake tensor: zeros
-		return literal.New(m.DType, shape)
+	if err := lim.Tensor(fmt.Sprintf("tensor %v", m), n*int64(m.DType.Size())); err != nil {
+		return nil, err
 	}
-	strides := make([]int64, len(m.Strides))
-	for i, d := range m.Strides {
-		if !d.IsStatic() {
-			return nil, fmt.Errorf("symbolic stride")
+	s := &stored{dt: m.DType, shape: shape}
+	if len(m.Strides) > 0 {
+		s.strides = make([]int64, len(m.Strides))
+		for i, d := range m.Strides {
+			if !d.IsStatic() {
+				return nil, fmt.Errorf("symbolic stride")
+			}
+			s.strides[i] = d.Static
 		}
-		strides[i] = d.Static
-	}
-	if len(strides) == 0 && len(shape) > 0 {
-		strides = literal.Strides(shape)
 	}
 	if !m.StorageOffset.IsStatic() {
 		return nil, fmt.Errorf("symbolic storage offset")
 	}
-	if adopt {
-		return adoptStrided(m.DType, raw, shape, strides, m.StorageOffset.Static)
+	s.offset = m.StorageOffset.Static
+	return s, nil
+}
+
+// rawTensor rebuilds a tensor from the raw bytes of its whole storage. With
+// adopt, raw is handed over: the tensor may keep it as its data. Bytes it
+// allocates are charged to budget first.
+func rawTensor(raw []byte, m *stored, adopt bool, budget *limits.Budget) (*literal.Literal, error) {
+	if len(raw)%m.dt.Size() != 0 {
+		return nil, fmt.Errorf("%d bytes is not a whole number of %v elements", len(raw), m.dt)
 	}
-	return asStrided(m.DType, raw, shape, strides, m.StorageOffset.Static)
+	if len(raw) == 0 { // an empty or fake tensor: zeros
+		n, _ := literal.NumElements(m.shape) // checked by storedMeta
+		if err := budget.Take(fmt.Sprintf("zeros %v%v", m.dt, m.shape), n*int64(m.dt.Size())); err != nil {
+			return nil, err
+		}
+		return literal.New(m.dt, m.shape)
+	}
+	strides := m.strides
+	if strides == nil {
+		strides = literal.Strides(m.shape)
+	}
+	if adopt {
+		return adoptStrided(m.dt, raw, m.shape, strides, m.offset, budget)
+	}
+	return asStrided(m.dt, raw, m.shape, strides, m.offset, budget)
 }

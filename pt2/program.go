@@ -5,17 +5,25 @@ import (
 	"fmt"
 
 	"github.com/torchtpu/torchtpu/fx"
+	"github.com/torchtpu/torchtpu/limits"
 )
 
 // SupportedSchemaMajor is the export schema major version this reader
 // understands (torch 2.6 wrote 8.2, torch 2.14 writes 8.20).
 const SupportedSchemaMajor = 8
 
-// maxJSON bounds the size of a model JSON document.
-const maxJSON = 1 << 30
-
-// decodeProgram parses a serialized ExportedProgram.
+// decodeProgram parses a serialized ExportedProgram under the default
+// limits.
 func decodeProgram(data []byte) (*fx.Graph, *jExportedProgram, error) {
+	return decodeProgramLimits(data, limits.Limits{})
+}
+
+// decodeProgramLimits parses a serialized ExportedProgram; its nesting is
+// checked against lim before it is decoded.
+func decodeProgramLimits(data []byte, lim limits.Limits) (*fx.Graph, *jExportedProgram, error) {
+	if err := lim.JSONDepth("program", data); err != nil {
+		return nil, nil, err
+	}
 	var ep jExportedProgram
 	if err := json.Unmarshal(quoteNonFinite(data), &ep); err != nil {
 		return nil, nil, fmt.Errorf("bad JSON: %w", err)

@@ -5,31 +5,34 @@ import (
 	"math/bits"
 
 	"github.com/torchtpu/torchtpu/dtype"
+	"github.com/torchtpu/torchtpu/limits"
 	"github.com/torchtpu/torchtpu/literal"
 )
 
 // asStrided materializes the view (shape, strides, offset) of a storage
 // holding elements of dt, as PyTorch's as_strided does, into a new dense
 // row-major literal. Strides and offset are in elements. It checks that
-// every element the view reaches lies inside the storage.
-func asStrided(dt dtype.DType, storage []byte, shape, strides []int64, offset int64) (*literal.Literal, error) {
-	l, _, err := view(dt, storage, shape, strides, offset, false)
+// every element the view reaches lies inside the storage, and charges the
+// copy's bytes to budget before allocating it (a view with stride 0 can
+// be far larger than its storage).
+func asStrided(dt dtype.DType, storage []byte, shape, strides []int64, offset int64, budget *limits.Budget) (*literal.Literal, error) {
+	l, _, err := view(dt, storage, shape, strides, offset, false, budget)
 	return l, err
 }
 
 // adoptStrided is asStrided for a storage the caller hands over: when the
 // view is the whole storage, dense and in order (a weight saved on its own,
 // the common case), the literal takes storage as its data instead of
-// copying it, so a loaded weight is held once, not twice. The caller must
-// not use storage again.
-func adoptStrided(dt dtype.DType, storage []byte, shape, strides []int64, offset int64) (*literal.Literal, error) {
-	l, _, err := view(dt, storage, shape, strides, offset, true)
+// copying it, so a loaded weight is held once, not twice (and is not
+// charged again). The caller must not use storage again.
+func adoptStrided(dt dtype.DType, storage []byte, shape, strides []int64, offset int64, budget *limits.Budget) (*literal.Literal, error) {
+	l, _, err := view(dt, storage, shape, strides, offset, true, budget)
 	return l, err
 }
 
 // view is asStrided, or adoptStrided when adopt is set; adopted reports
 // whether the literal took storage as its data.
-func view(dt dtype.DType, storage []byte, shape, strides []int64, offset int64, adopt bool) (l *literal.Literal, adopted bool, err error) {
+func view(dt dtype.DType, storage []byte, shape, strides []int64, offset int64, adopt bool, budget *limits.Budget) (l *literal.Literal, adopted bool, err error) {
 	es := dt.Size()
 	if es == 0 {
 		return nil, false, fmt.Errorf("invalid dtype %v", dt)
@@ -69,7 +72,11 @@ func view(dt dtype.DType, storage []byte, shape, strides []int64, offset int64, 
 		l, err := literal.FromBytes(dt, shape, storage[:len(storage):len(storage)])
 		return l, err == nil, err
 	}
-	// Allocate only once the view is known to lie inside the storage.
+	// Allocate only once the view is known to lie inside the storage and
+	// its bytes are within the file's budget.
+	if err := budget.Take(fmt.Sprintf("view %v%v", dt, shape), n*int64(es)); err != nil {
+		return nil, false, err
+	}
 	out, err := literal.New(dt, shape)
 	if err != nil {
 		return nil, false, err

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/torchtpu/torchtpu/dtype"
+	"github.com/torchtpu/torchtpu/limits"
 	"github.com/torchtpu/torchtpu/literal"
 	"github.com/torchtpu/torchtpu/pt2/pickle"
 )
@@ -48,24 +49,26 @@ type torchSave struct {
 	storages map[string]*storage
 }
 
-// loadTorchSave decodes a torch.save file held in data. what names it in
-// errors.
+// loadTorchSave decodes a torch.save file held in data under the default
+// limits. what names it in errors.
 func loadTorchSave(data []byte, what string) (any, error) {
-	return loadTorchSaveAt(bytes.NewReader(data), int64(len(data)), what)
+	return loadTorchSaveAt(bytes.NewReader(data), int64(len(data)), what, limits.Limits{}, nil)
 }
 
 // loadTorchSaveEntry decodes the torch.save file stored in entry name of
 // fs, reading it in place where it is stored uncompressed (see nested).
+// Its tensors count against fs's limits and budget.
 func loadTorchSaveEntry(fs *zipFS, name string) (any, error) {
 	r, size, err := fs.nested(name)
 	if err != nil {
 		return nil, err
 	}
-	return loadTorchSaveAt(r, size, name)
+	return loadTorchSaveAt(r, size, name, fs.lim, fs.budget)
 }
 
-// loadTorchSaveAt decodes a torch.save file of size bytes read from r.
-func loadTorchSaveAt(r io.ReaderAt, size int64, what string) (any, error) {
+// loadTorchSaveAt decodes a torch.save file of size bytes read from r,
+// charging its storages and tensors to budget (a new one when nil).
+func loadTorchSaveAt(r io.ReaderAt, size int64, what string, lim limits.Limits, budget *limits.Budget) (any, error) {
 	var magic [1]byte
 	if size >= 2 {
 		if _, err := r.ReadAt(magic[:], 0); err != nil {
@@ -75,7 +78,7 @@ func loadTorchSaveAt(r io.ReaderAt, size int64, what string) (any, error) {
 			return nil, fmt.Errorf("%s: legacy (non-zip) torch.save format is not supported", what)
 		}
 	}
-	fs, err := openZip(r, size)
+	fs, err := openZip(r, size, lim, budget)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
@@ -92,11 +95,14 @@ func loadTorchSaveAt(r io.ReaderAt, size int64, what string) (any, error) {
 	if bo, err := fs.read(ts.prefix+"byteorder", 64); err == nil && strings.TrimSpace(string(bo)) != "little" {
 		return nil, fmt.Errorf("%s: byteorder %q is not supported", what, bo)
 	}
-	pkl, err := fs.read(ts.prefix+"data.pkl", 0)
+	if err := fs.programSize(ts.prefix + "data.pkl"); err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	pkl, err := fs.read(ts.prefix+"data.pkl", fs.lim.ProgramBytes)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
-	u := &pickle.Unpickler{Find: findTorchGlobal, PersistentLoad: ts.persistentLoad}
+	u := &pickle.Unpickler{Find: ts.findGlobal, PersistentLoad: ts.persistentLoad, MaxDepth: fs.lim.Nesting}
 	v, err := u.Load(pkl)
 	if err != nil {
 		return nil, fmt.Errorf("%s: data.pkl: %w", what, err)
@@ -134,7 +140,10 @@ func (ts *torchSave) persistentLoad(pid any) (any, error) {
 		return nil, fmt.Errorf("storage %s: %d elements is too many", key, numel)
 	}
 	want := numel * int64(dt.Size())
-	data, err := ts.fs.read(name, want)
+	if err := ts.fs.lim.Tensor(fmt.Sprintf("storage %s (%d × %v)", key, numel, dt), want); err != nil {
+		return nil, err
+	}
+	data, err := ts.fs.readTensors(name, want)
 	if err != nil {
 		return nil, err
 	}
@@ -146,13 +155,13 @@ func (ts *torchSave) persistentLoad(pid any) (any, error) {
 	return s, nil
 }
 
-// findTorchGlobal is the allow-list: the only globals a torch.save pickle
-// may name. Everything else is an error naming the global.
-func findTorchGlobal(module, name string) (pickle.Global, error) {
+// findGlobal is the allow-list: the only globals a torch.save pickle may
+// name. Everything else is an error naming the global.
+func (ts *torchSave) findGlobal(module, name string) (pickle.Global, error) {
 	g := pickle.Global{Module: module, Name: name}
 	switch module + "." + name {
 	case "torch._utils._rebuild_tensor_v2", "torch._utils._rebuild_tensor":
-		g.Call = rebuildTensor
+		g.Call = ts.rebuildTensor
 	case "torch._utils._rebuild_parameter", "torch._utils._rebuild_parameter_with_state":
 		g.Call = rebuildParameter
 	case "collections.OrderedDict":
@@ -180,7 +189,7 @@ func findTorchGlobal(module, name string) (pickle.Global, error) {
 
 // rebuildTensor implements _rebuild_tensor_v2(storage, storage_offset,
 // size, stride, requires_grad, backward_hooks[, metadata]).
-func rebuildTensor(args pickle.Tuple) (any, error) {
+func (ts *torchSave) rebuildTensor(args pickle.Tuple) (any, error) {
 	if len(args) < 4 {
 		return nil, fmt.Errorf("%d arguments, need at least 4", len(args))
 	}
@@ -202,7 +211,7 @@ func rebuildTensor(args pickle.Tuple) (any, error) {
 	}
 	// The first view that is the whole storage takes its bytes instead
 	// of a copy: a weight is held once.
-	lit, adopted, err := view(st.dt, st.data, size, stride, off, !st.adopted)
+	lit, adopted, err := view(st.dt, st.data, size, stride, off, !st.adopted, ts.fs.budget)
 	if err != nil {
 		return nil, err
 	}

@@ -6,8 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"path"
 	"strings"
+
+	"github.com/torchtpu/torchtpu/limits"
 )
 
 // maxEntries bounds the number of zip entries an archive may have.
@@ -19,11 +22,20 @@ type zipFS struct {
 	files map[string]*zip.File
 	order []string // entry names in archive order
 	size  int64    // archive size in bytes
+	lim   limits.Limits
+	// budget counts the tensor bytes read from the archive, nested
+	// torch.save archives included, against lim.WeightBytes.
+	budget *limits.Budget
 }
 
 // openZip checks that r is a zip whose entry names are all safe relative
-// paths (no "..", no absolute paths, no backslashes, no duplicates).
-func openZip(r io.ReaderAt, size int64) (*zipFS, error) {
+// paths (no "..", no absolute paths, no backslashes, no duplicates). Its
+// tensors are charged to budget (a new one when nil).
+func openZip(r io.ReaderAt, size int64, lim limits.Limits, budget *limits.Budget) (*zipFS, error) {
+	lim = lim.OrDefault()
+	if budget == nil {
+		budget = lim.NewBudget()
+	}
 	z, err := zip.NewReader(r, size)
 	if err != nil {
 		return nil, fmt.Errorf("not a zip archive: %w", err)
@@ -31,7 +43,7 @@ func openZip(r io.ReaderAt, size int64) (*zipFS, error) {
 	if len(z.File) > maxEntries {
 		return nil, fmt.Errorf("zip has %d entries (limit %d)", len(z.File), maxEntries)
 	}
-	fs := &zipFS{r: r, files: make(map[string]*zip.File, len(z.File)), size: size}
+	fs := &zipFS{r: r, files: make(map[string]*zip.File, len(z.File)), size: size, lim: lim, budget: budget}
 	for _, f := range z.File {
 		if err := checkEntryName(f.Name); err != nil {
 			return nil, err
@@ -74,8 +86,9 @@ func checkEntryName(name string) error {
 // has reports whether the entry exists.
 func (fs *zipFS) has(name string) bool { _, ok := fs.files[name]; return ok }
 
-// read returns an entry's bytes. limit bounds the size (0: the archive's own
-// size times 64, which is enough for any real compression ratio).
+// read returns an entry's bytes. limit bounds the size; so does the
+// archive's own size times 64, which is enough for any real compression
+// ratio and keeps a zip bomb from inflating (0: that bound alone).
 //
 // The buffer is allocated once at the declared size when that size cannot
 // lie about memory: a stored entry's bytes lie inside the archive, so its
@@ -88,8 +101,8 @@ func (fs *zipFS) read(name string, limit int64) ([]byte, error) {
 	if !ok {
 		return nil, fmt.Errorf("entry %s: missing", name)
 	}
-	if limit <= 0 {
-		limit = fs.size * 64
+	if bomb := fs.size * 64; limit <= 0 || limit > bomb {
+		limit = bomb
 	}
 	if f.UncompressedSize64 > uint64(limit) {
 		return nil, fmt.Errorf("entry %s: %d bytes exceeds the limit of %d", name, f.UncompressedSize64, limit)
@@ -109,6 +122,34 @@ func (fs *zipFS) read(name string, limit int64) ([]byte, error) {
 		return nil, fmt.Errorf("entry %s: %w", name, err)
 	}
 	return buf, nil
+}
+
+// programSize checks the declared size of an entry that holds a program
+// or a config (JSON, pickle) against the ProgramBytes limit, so that an
+// oversized one is named by the limit rather than by read's bound.
+func (fs *zipFS) programSize(name string) error {
+	f, ok := fs.files[name]
+	if !ok {
+		return fmt.Errorf("entry %s: missing", name)
+	}
+	return fs.lim.Program("entry "+name, int64(min(f.UncompressedSize64, math.MaxInt64)))
+}
+
+// readTensors reads an entry that holds tensor data (a weight file, a
+// torch.save storage), charging its declared size to the archive's budget
+// before anything is allocated; limit is as for read.
+func (fs *zipFS) readTensors(name string, limit int64) ([]byte, error) {
+	f, ok := fs.files[name]
+	if !ok {
+		return nil, fmt.Errorf("entry %s: missing", name)
+	}
+	if f.UncompressedSize64 > math.MaxInt64 {
+		return nil, fmt.Errorf("entry %s: size %d is out of range", name, f.UncompressedSize64)
+	}
+	if err := fs.budget.Take("entry "+name, int64(f.UncompressedSize64)); err != nil {
+		return nil, err
+	}
+	return fs.read(name, limit)
 }
 
 // nested opens an entry that is itself a zip archive (a torch.save file

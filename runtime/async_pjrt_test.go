@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/torchtpu/torchtpu/backend"
 	"github.com/torchtpu/torchtpu/dtype"
 	"github.com/torchtpu/torchtpu/fx"
 	"github.com/torchtpu/torchtpu/literal"
@@ -39,7 +40,7 @@ func scaleBuffer() *fx.Graph {
 	}
 }
 
-// On a PJRT device the segment runs through RunAsync and the mutated
+// On a PJRT device the segment runs on device buffers and the mutated
 // buffer's argument is donated to its new value; the outputs and the
 // updated buffer are right.
 func TestPJRTAsyncSegmentDonatesMutatedBuffer(t *testing.T) {
@@ -58,6 +59,10 @@ func TestPJRTAsyncSegmentDonatesMutatedBuffer(t *testing.T) {
 		if stats.Segments != 1 || len(outs) != 1 || outs[0].Float64(2) != 3 {
 			t.Errorf("%s: outputs %v, stats %+v", dev, outs, stats)
 		}
+		// On the device the new value stays there until read back.
+		if err := prog.SyncWeights(context.Background()); err != nil {
+			t.Fatal(err)
+		}
 		if w := prog.Weights["b"]; w == buf || w.Float64(2) != 6 {
 			t.Errorf("%s: the buffer is %v, want a new literal holding 2 4 6", dev, w)
 		}
@@ -73,23 +78,20 @@ func TestPJRTAsyncSegmentDonatesMutatedBuffer(t *testing.T) {
 	}
 }
 
-// Segments go through RunAsync on PJRT executables, not on native ones
-// nor in debug-sync mode.
-func TestAsyncOf(t *testing.T) {
+// Segments run on the device's own buffers on PJRT executables, and on
+// host buffers on the native backend.
+func TestSegmentsRunOnBuffers(t *testing.T) {
 	fakePJRT(t)
 	for _, c := range []struct {
-		dev       string
-		debugSync bool
-		want      bool
-	}{{"xla-cpu", false, true}, {"xla-cpu", true, false}, {"cpu", false, false}} {
+		dev  string
+		want bool
+	}{{"xla-cpu", true}, {"cpu", false}} {
 		prog, err := New(scaleBuffer(), map[string]*literal.Literal{"b": vec(3, 2)}, c.dev)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := prog.Configure(Options{DebugSync: c.debugSync}); err != nil {
-			t.Fatal(err)
-		}
-		r, err := newRun(context.Background(), prog, []*literal.Literal{vec(3, 1)})
+		ctx := context.Background()
+		r, err := newRun(ctx, prog, []*literal.Literal{vec(3, 1)}, newDeviceIO(ctx, prog))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -103,8 +105,8 @@ func TestAsyncOf(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, got := asyncOf(exe); got != c.want {
-			t.Errorf("%s, debug-sync %v: async %v, want %v", c.dev, c.debugSync, got, c.want)
+		if _, got := exe.exe.(backend.BufferExecutable); got != c.want {
+			t.Errorf("%s: device buffers %v, want %v", c.dev, got, c.want)
 		}
 	}
 }

@@ -24,7 +24,7 @@ type source struct {
 
 // plan is a cached single-segment program.
 type plan struct {
-	exe     backend.Executable // nil when the program computes nothing
+	exe     *accountedExe // nil when the program computes nothing
 	params  []source
 	outputs []source          // user outputs, in order
 	writes  map[string]source // weights replaced after the run
@@ -73,52 +73,78 @@ func (c *planCache) put(key string, p *plan) {
 	c.plans[key] = p
 }
 
-// runPlan executes a cached plan.
-func (p *Program) runPlan(ctx context.Context, pl *plan, inputs []*literal.Literal) ([]*literal.Literal, *Stats, error) {
-	fetch := func(s source, results []*literal.Literal) (*literal.Literal, error) {
+// runPlan executes a cached plan: user inputs are uploaded (or are on
+// the device already, in io), weights are resident, and the results stay
+// on the device until the caller reads the outputs.
+func (p *Program) runPlan(ctx context.Context, pl *plan, inputs []*literal.Literal, io *deviceIO) ([]*literal.Literal, *Stats, error) {
+	var results []*literal.Literal
+	fetch := func(s source) (*literal.Literal, error) {
 		switch {
 		case s.result >= 0:
 			return results[s.result], nil
 		case s.input >= 0:
 			return inputs[s.input], nil
 		}
-		w, ok := p.Weights[s.weight]
-		if !ok {
-			return nil, fmt.Errorf("weight %q is missing", s.weight)
-		}
-		return w, nil
+		return p.weightHost(io, s.weight)
 	}
-	var results []*literal.Literal
 	stats := &Stats{HostFallbacks: map[string]int{}}
-	if pl.exe != nil {
-		args := make([]*literal.Literal, len(pl.params))
-		for i, s := range pl.params {
-			a, err := fetch(s, nil)
+	// Outputs that are weights are read before the run can donate them.
+	pre := map[string]*literal.Literal{}
+	for _, s := range pl.outputs {
+		if s.result < 0 && s.input < 0 {
+			w, err := fetch(s)
 			if err != nil {
 				return nil, nil, err
 			}
-			args[i] = a
+			pre[s.weight] = w
 		}
-		var err error
-		if results, err = pl.exe.Run(ctx, args); err != nil {
+	}
+	if pl.exe != nil {
+		args := make([]backend.Buffer, len(pl.params))
+		donate := make([]bool, len(pl.params))
+		for i, s := range pl.params {
+			var err error
+			if s.input >= 0 {
+				args[i], err = io.buffer(inputs[s.input])
+			} else {
+				args[i], err = p.weightBuffer(io, s.weight)
+				donate[i] = true // the executable donates only what the program marks
+			}
+			if err != nil {
+				return nil, nil, err
+			}
+		}
+		bufs, err := pl.exe.RunBuffers(ctx, args, donate)
+		if err != nil {
 			return nil, nil, fmt.Errorf("run: %w", err)
+		}
+		results = make([]*literal.Literal, len(bufs))
+		for i, b := range bufs {
+			if results[i], err = io.adopt(b); err != nil {
+				backend.ReleaseAll(bufs[i:])
+				return nil, nil, fmt.Errorf("run: %w", err)
+			}
 		}
 		stats.Segments = 1
 	}
 	outs := make([]*literal.Literal, len(pl.outputs))
 	for i, s := range pl.outputs {
-		o, err := fetch(s, results)
+		if w, ok := pre[s.weight]; ok && s.result < 0 && s.input < 0 {
+			outs[i] = w
+			continue
+		}
+		o, err := fetch(s)
 		if err != nil {
 			return nil, nil, err
 		}
 		outs[i] = o
 	}
 	for fqn, s := range pl.writes {
-		w, err := fetch(s, results)
+		w, err := fetch(s)
 		if err != nil {
 			return nil, nil, err
 		}
-		p.Weights[fqn] = w
+		p.setWeight(io, fqn, w)
 	}
 	return outs, stats, nil
 }

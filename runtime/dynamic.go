@@ -25,7 +25,27 @@ type dynState struct {
 // the export's symbolic dims and ranges, pads them to a bucket when a
 // bucketing policy is set and the program allows it, explains every
 // specialisation for new shapes, and accounts the run in the metrics.
+//
+// Weights stay on the program's device between runs (resident.go); the
+// run copies its inputs to the device and its outputs back, and
+// Stats.Uploaded / Stats.Downloaded count those bytes.
 func (p *Program) Run(ctx context.Context, inputs []*literal.Literal) ([]*literal.Literal, *Stats, error) {
+	io := newDeviceIO(ctx, p)
+	outs, stats, err := p.call(ctx, inputs, io)
+	if err == nil {
+		for i, o := range outs {
+			if err = io.host(o); err != nil {
+				err = fmt.Errorf("output %d: %w", i, err)
+				break
+			}
+		}
+	}
+	return p.endCall(io, outs, stats, err)
+}
+
+// call checks the inputs, explains a new specialisation and runs at the
+// exact or the bucketed shapes. The outputs may still be on the device.
+func (p *Program) call(ctx context.Context, inputs []*literal.Literal, io *deviceIO) ([]*literal.Literal, *Stats, error) {
 	st := p.state()
 	start := time.Now()
 	st.dyn.mark = start
@@ -39,11 +59,28 @@ func (p *Program) Run(ctx context.Context, inputs []*literal.Literal) ([]*litera
 	st.dyn.calls++
 	if st.opts.Buckets != nil {
 		if bp := p.bucketPlan(st); bp.ok {
-			return p.runBucketed(ctx, st, bp, inputs)
+			return p.runBucketed(ctx, st, bp, inputs, io)
 		}
 	}
 	p.explain(st, inputs, signature(inputs))
-	return p.runExact(ctx, inputs)
+	return p.runExact(ctx, inputs, io)
+}
+
+// endCall waits for the call's device work (an execution's error is the
+// call's), accounts its transfers and releases its buffers.
+func (p *Program) endCall(io *deviceIO, outs []*literal.Literal, stats *Stats, err error) ([]*literal.Literal, *Stats, error) {
+	if err == nil {
+		err = io.await()
+	}
+	io.close()
+	if stats != nil {
+		stats.Uploaded, stats.Downloaded = io.h2d, io.d2h
+	}
+	p.state().metrics.runMoved(io.h2d, io.d2h)
+	if err != nil {
+		return nil, stats, err
+	}
+	return outs, stats, nil
 }
 
 // userTensorInputs lists the graph names of the tensor user inputs, in

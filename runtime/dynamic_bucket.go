@@ -121,7 +121,12 @@ func sortedSet(m map[string]bool) []string {
 // runBucketed pads the inputs to their buckets, runs (through the
 // per-signature plan cache: the actual sizes are arguments, so one
 // executable serves a whole bucket) and slices the outputs back.
-func (p *Program) runBucketed(ctx context.Context, st *rtState, bp *bucketPlan, inputs []*literal.Literal) ([]*literal.Literal, *Stats, error) {
+func (p *Program) runBucketed(ctx context.Context, st *rtState, bp *bucketPlan, inputs []*literal.Literal, io *deviceIO) ([]*literal.Literal, *Stats, error) {
+	for i, in := range inputs { // padding is done on the host
+		if err := io.host(in); err != nil {
+			return nil, nil, fmt.Errorf("input %d: %w", i, err)
+		}
+	}
 	names := p.userTensorInputs()
 	actual, bucket := map[string]int64{}, map[string]int64{}
 	padded := make([]*literal.Literal, len(inputs))
@@ -166,9 +171,9 @@ func (p *Program) runBucketed(ctx context.Context, st *rtState, bp *bucketPlan, 
 	var stats *Stats
 	var err error
 	if pl := p.cache.get(sig); pl != nil && !p.NoCache {
-		outs, stats, err = p.runPlan(ctx, pl, args)
+		outs, stats, err = p.runPlan(ctx, pl, args, io)
 	} else {
-		outs, stats, err = p.lowerBucketed(ctx, bp, padded, args, lens, sig)
+		outs, stats, err = p.lowerBucketed(ctx, bp, padded, args, lens, sig, io)
 	}
 	if err != nil {
 		return nil, stats, err
@@ -176,6 +181,9 @@ func (p *Program) runBucketed(ctx context.Context, st *rtState, bp *bucketPlan, 
 	for i, o := range outs {
 		if o == nil || i >= len(p.Graph.Outputs) {
 			continue
+		}
+		if err := io.host(o); err != nil { // sliced on the host
+			return nil, stats, fmt.Errorf("output %d: %w", i, err)
 		}
 		m := p.Graph.Tensor(p.Graph.Outputs[i].Name)
 		if m == nil {
@@ -194,8 +202,8 @@ func (p *Program) runBucketed(ctx context.Context, st *rtState, bp *bucketPlan, 
 
 // lowerBucketed lowers the padded program, masking attention over padded
 // keys with the actual lengths (segment arguments), and caches the plan.
-func (p *Program) lowerBucketed(ctx context.Context, bp *bucketPlan, padded, args []*literal.Literal, lens map[string]*literal.Literal, sig string) ([]*literal.Literal, *Stats, error) {
-	r, err := newRun(ctx, p, padded)
+func (p *Program) lowerBucketed(ctx context.Context, bp *bucketPlan, padded, args []*literal.Literal, lens map[string]*literal.Literal, sig string, io *deviceIO) ([]*literal.Literal, *Stats, error) {
+	r, err := newRun(ctx, p, padded, io)
 	if err != nil {
 		return nil, nil, err
 	}

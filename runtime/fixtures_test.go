@@ -149,7 +149,10 @@ func writeFailures(t *testing.T, failuresFile string, failed map[string]string) 
 }
 
 // runCase is `torchtpu verify CASE.pt2 --io CASE.io.safetensors`.
-func runCase(base string) (err error) {
+func runCase(base string) error { return runCaseOn(base, "cpu") }
+
+// runCaseOn is runCase on device.
+func runCaseOn(base, device string) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("panic: %v", r)
@@ -163,7 +166,7 @@ func runCase(base string) (err error) {
 	if err != nil {
 		return err
 	}
-	prog, err := runtime.FromPT2(p, "cpu")
+	prog, err := runtime.FromPT2(p, device)
 	if err != nil {
 		return err
 	}

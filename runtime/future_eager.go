@@ -39,22 +39,78 @@ func EagerMetrics() *Metrics {
 // b with positional arguments: *literal.Literal tensors, float64, int,
 // int64 and bool numbers, []int64 lists, nil for None.
 func Eager(ctx context.Context, b backend.Backend, op string, args ...any) ([]*literal.Literal, error) {
+	exe, params, err := eagerCompile(ctx, b, op, args)
+	if err != nil {
+		return nil, err
+	}
+	lits := make([]*literal.Literal, len(params))
+	for i, p := range params {
+		switch p := p.(type) {
+		case *literal.Literal:
+			lits[i] = p
+		case backend.Buffer:
+			if lits[i], err = p.ToHost(ctx); err != nil {
+				return nil, fmt.Errorf("eager %s: argument: %w", op, err)
+			}
+		}
+	}
+	return exe.Run(ctx, lits)
+}
+
+// EagerBuffers is Eager on device buffers, for an eager device whose
+// tensors live in them: tensor arguments are backend.Buffers of b (or
+// host literals, uploaded), numbers in Tensor slots become 0-d uploads,
+// and the results stay on the device as buffers the caller releases.
+// Transfers are counted in EagerMetrics.
+func EagerBuffers(ctx context.Context, b backend.Backend, op string, args ...any) ([]backend.Buffer, error) {
+	exe, params, err := eagerCompile(ctx, b, op, args)
+	if err != nil {
+		return nil, err
+	}
+	bufs := make([]backend.Buffer, len(params))
+	var made []backend.Buffer
+	defer func() { backend.ReleaseAll(made) }()
+	for i, p := range params {
+		switch p := p.(type) {
+		case backend.Buffer:
+			bufs[i] = p
+		case *literal.Literal:
+			if bufs[i], err = backend.Upload(ctx, b, p); err != nil {
+				return nil, fmt.Errorf("eager %s: %w", op, err)
+			}
+			if !backend.IsHost(bufs[i]) {
+				eagerSt.metrics.moved(int64(len(p.Data)), 0)
+			}
+			made = append(made, bufs[i])
+		}
+	}
+	outs, err := backend.RunBuffers(ctx, b, exe, bufs, nil)
+	if err != nil {
+		return nil, fmt.Errorf("eager %s: %w", op, err)
+	}
+	return outs, nil
+}
+
+// eagerCompile lowers op on args into a one-op module, compiles it
+// through the cache and returns its parameters in order: the tensor
+// arguments (literals or buffers) and the 0-d literals of numbers.
+func eagerCompile(ctx context.Context, b backend.Backend, op string, args []any) (backend.Executable, []any, error) {
 	EagerMetrics()
 	e, ok := aten.Lookup(op)
 	if !ok {
-		return nil, fmt.Errorf("eager: op %s is not registered", op)
+		return nil, nil, fmt.Errorf("eager: op %s is not registered", op)
 	}
 	if e.Kind == aten.HostFallback || e.Lower == nil {
-		return nil, fmt.Errorf("eager: op %s has no device lowering", op)
+		return nil, nil, fmt.Errorf("eager: op %s has no device lowering", op)
 	}
 	s := e.ParsedSchema()
 	block := &stablehlo.Block{}
 	c := aten.NewLowerCtx(block)
-	var params []*literal.Literal
-	param := func(l *literal.Literal) aten.Value {
-		v := &stablehlo.Value{Type: stablehlo.Tensor(l.DType, l.Shape...), Index: len(block.Args)}
+	var params []any
+	param := func(dt dtype.DType, shape []int64, p any) aten.Value {
+		v := &stablehlo.Value{Type: stablehlo.Tensor(dt, shape...), Index: len(block.Args)}
 		block.Args = append(block.Args, v)
-		params = append(params, l)
+		params = append(params, p)
 		return aten.TensorValue(v)
 	}
 	// Promotion of the call, for the dtype of numbers in Tensor slots.
@@ -63,6 +119,8 @@ func Eager(ctx context.Context, b backend.Backend, op string, args ...any) ([]*l
 		switch a := a.(type) {
 		case *literal.Literal:
 			ops = append(ops, dtype.Operand{DType: a.DType, ZeroDim: len(a.Shape) == 0})
+		case backend.Buffer:
+			ops = append(ops, dtype.Operand{DType: a.DType(), ZeroDim: len(a.Shape()) == 0})
 		case float64:
 			ops = append(ops, dtype.Operand{DType: dtype.F64, Wrapped: true})
 		case int, int64:
@@ -73,7 +131,7 @@ func Eager(ctx context.Context, b backend.Backend, op string, args ...any) ([]*l
 	}
 	numDT, err := dtype.ResultType(ops...)
 	if err != nil {
-		return nil, fmt.Errorf("eager %s: %w", op, err)
+		return nil, nil, fmt.Errorf("eager %s: %w", op, err)
 	}
 	vals := make([]aten.Value, len(args))
 	for i, a := range args {
@@ -82,7 +140,9 @@ func Eager(ctx context.Context, b backend.Backend, op string, args ...any) ([]*l
 		case nil:
 			vals[i] = aten.None()
 		case *literal.Literal:
-			vals[i] = param(a)
+			vals[i] = param(a.DType, a.Shape, a)
+		case backend.Buffer:
+			vals[i] = param(a.DType(), a.Shape(), a)
 		case []int64:
 			vals[i] = aten.IntsValue(a)
 		case float64, int, int64, bool:
@@ -92,7 +152,7 @@ func Eager(ctx context.Context, b backend.Backend, op string, args ...any) ([]*l
 			}
 			l, err := literal.New(numDT, nil)
 			if err != nil {
-				return nil, fmt.Errorf("eager %s: %w", op, err)
+				return nil, nil, fmt.Errorf("eager %s: %w", op, err)
 			}
 			switch a := a.(type) {
 			case float64:
@@ -106,18 +166,18 @@ func Eager(ctx context.Context, b backend.Backend, op string, args ...any) ([]*l
 					l.SetInt64(0, 1)
 				}
 			}
-			vals[i] = param(l)
+			vals[i] = param(l.DType, l.Shape, l)
 		default:
-			return nil, fmt.Errorf("eager %s: argument %d of type %T is not supported", op, i, a)
+			return nil, nil, fmt.Errorf("eager %s: argument %d of type %T is not supported", op, i, a)
 		}
 	}
 	bound, err := aten.Bind(s, vals, nil)
 	if err != nil {
-		return nil, fmt.Errorf("eager %s: %w", op, err)
+		return nil, nil, fmt.Errorf("eager %s: %w", op, err)
 	}
 	res, err := e.Call(c, bound)
 	if err != nil {
-		return nil, fmt.Errorf("eager %s: %w", op, err)
+		return nil, nil, fmt.Errorf("eager %s: %w", op, err)
 	}
 	var outs []*stablehlo.Value
 	for _, r := range res {
@@ -128,9 +188,9 @@ func Eager(ctx context.Context, b backend.Backend, op string, args ...any) ([]*l
 	m := oneFuncModule(block, outs)
 	exe, _, err := compileCached(ctx, eagerSt, b, m, "eager "+op)
 	if err != nil {
-		return nil, fmt.Errorf("eager %s: %w", op, err)
+		return nil, nil, fmt.Errorf("eager %s: %w", op, err)
 	}
-	return exe.Run(ctx, params)
+	return exe, params, nil
 }
 
 func number(a any) aten.Value {

@@ -32,6 +32,13 @@ type Metrics struct {
 	// Runs counts Program.Run calls; RunMS their wall time.
 	Runs  int     `json:"runs"`
 	RunMS float64 `json:"run_ms"`
+	// H2DBytes and D2HBytes count the bytes copied host → device and
+	// device → host by all runs; LastH2DBytes and LastD2HBytes by the last
+	// one (0 on the native backend, whose buffers are host memory).
+	H2DBytes     int64 `json:"h2d_bytes"`
+	D2HBytes     int64 `json:"d2h_bytes"`
+	LastH2DBytes int64 `json:"last_run_h2d_bytes"`
+	LastD2HBytes int64 `json:"last_run_d2h_bytes"`
 	// Segments: execution per compiled segment, by order in the run.
 	Segments []*SegmentMetrics `json:"segments"`
 	// Bucketing says whether padding to buckets is used, and why not.
@@ -110,6 +117,23 @@ func (m *Metrics) ran(d time.Duration) {
 	m.mu.Unlock()
 }
 
+// moved accounts bytes copied host → device and device → host.
+func (m *Metrics) moved(h2d, d2h int64) {
+	m.mu.Lock()
+	m.H2DBytes += h2d
+	m.D2HBytes += d2h
+	m.mu.Unlock()
+}
+
+// runMoved accounts a run's transfers and makes them the last run's.
+func (m *Metrics) runMoved(h2d, d2h int64) {
+	m.mu.Lock()
+	m.H2DBytes += h2d
+	m.D2HBytes += d2h
+	m.LastH2DBytes, m.LastD2HBytes = h2d, d2h
+	m.mu.Unlock()
+}
+
 func (m *Metrics) executed(index int, key string, d time.Duration) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -120,6 +144,16 @@ func (m *Metrics) executed(index int, key string, d time.Duration) {
 	s.Key = short(key)
 	s.Runs++
 	s.ExecMS += ms(d)
+}
+
+// execTime adds an asynchronous execution's time, known once its results
+// are ready, to a segment whose run executed already counted.
+func (m *Metrics) execTime(index int, d time.Duration) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if index < len(m.Segments) {
+		m.Segments[index].ExecMS += ms(d)
+	}
 }
 
 func (m *Metrics) debug(line string) {

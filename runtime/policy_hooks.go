@@ -20,7 +20,7 @@ import (
 
 // compileSegment compiles the module of the run's next segment through
 // the compile cache and returns an executable that accounts its runs.
-func (r *run) compileSegment(m *stablehlo.Module) (backend.Executable, error) {
+func (r *run) compileSegment(m *stablehlo.Module) (*accountedExe, error) {
 	st := r.p.state()
 	idx := r.stats.Segments
 	label := fmt.Sprintf("segment %d", idx+1)
@@ -64,6 +64,68 @@ func (a *accountedExe) Run(ctx context.Context, args []*literal.Literal) ([]*lit
 		}
 	}
 	return outs, nil
+}
+
+// RunBuffers runs the executable on device buffers: through the
+// backend's own buffers (PJRT), through RunAsync with results that are
+// ready when the run is done (other asynchronous executables, unless
+// DebugSync), or else synchronously on host buffers. The time until the
+// results are ready is accounted as the execution's.
+func (a *accountedExe) RunBuffers(ctx context.Context, args []backend.Buffer, donate []bool) ([]backend.Buffer, error) {
+	st := a.p.state()
+	start := time.Now()
+	var outs []backend.Buffer
+	var err error
+	ae, async := a.exe.(backend.AsyncExecutable)
+	if _, bufs := a.exe.(backend.BufferExecutable); !bufs && async && !st.opts.DebugSync {
+		outs, err = runFuture(ctx, a.p.Backend.Name(), ae, args, a.results)
+	} else {
+		outs, err = backend.RunBuffers(ctx, a.p.Backend, a.exe, args, donate)
+	}
+	st.dyn.mark = time.Now()
+	if err != nil {
+		return nil, err
+	}
+	if st.opts.DebugSync {
+		lits := make([]*literal.Literal, len(outs))
+		for i, o := range outs {
+			if lits[i], err = o.ToHost(ctx); err != nil {
+				backend.ReleaseAll(outs)
+				return nil, fmt.Errorf("debug-sync: %s: result %d: %w", a.label, i, err)
+			}
+		}
+		if err := a.check(st, lits); err != nil {
+			backend.ReleaseAll(outs)
+			return nil, fmt.Errorf("debug-sync: %s: %w", a.label, err)
+		}
+	}
+	if allReady(outs) {
+		d := time.Since(start)
+		st.trace.span("execute "+a.label, "execute", start, d, map[string]any{"key": short(a.key)})
+		st.metrics.executed(a.index, a.key, d)
+		return outs, nil
+	}
+	st.metrics.executed(a.index, a.key, 0)
+	go func() {
+		for _, o := range outs {
+			<-o.Ready()
+		}
+		d := time.Since(start)
+		st.trace.span("execute "+a.label, "execute", start, d, map[string]any{"key": short(a.key), "async": true})
+		st.metrics.execTime(a.index, d)
+	}()
+	return outs, nil
+}
+
+func allReady(bufs []backend.Buffer) bool {
+	for _, b := range bufs {
+		select {
+		case <-b.Ready():
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // check compares results with the module's result types and counts NaNs.

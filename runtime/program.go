@@ -39,7 +39,8 @@ type Program struct {
 	// Fallback is the host-fallback policy: "cpu" (the default, "" too)
 	// runs data-dependent ops on the host; "error" refuses them.
 	Fallback string
-	rt       *rtState // runtime options, metrics, trace (policy.go)
+	rt       *rtState  // runtime options, metrics, trace (policy.go)
+	res      residency // weights on the device (resident.go)
 }
 
 // Stats counts what a run did.
@@ -47,6 +48,11 @@ type Stats struct {
 	Segments      int            // compiled segments run
 	HostFallbacks map[string]int // host-run ops by name
 	HostBytes     int64          // bytes moved to and from the host for fallbacks
+	// Uploaded and Downloaded count the bytes the run copied host → device
+	// and device → host (0 on the native backend, whose buffers are host
+	// memory): inputs, weights not yet resident, host fallback values,
+	// outputs.
+	Uploaded, Downloaded int64
 }
 
 // New prepares a program for the backend registered under device ("" means
@@ -98,14 +104,14 @@ func (p *Program) UserInputs() []fx.InputSpec { return p.Graph.UserInputs() }
 //
 // A panic inside a lowering or a host kernel is a bug, but it must not take
 // the caller down: it is returned as an error naming the node.
-func (p *Program) runExact(ctx context.Context, inputs []*literal.Literal) ([]*literal.Literal, *Stats, error) {
+func (p *Program) runExact(ctx context.Context, inputs []*literal.Literal, io *deviceIO) ([]*literal.Literal, *Stats, error) {
 	key := signature(inputs)
 	if !p.NoCache {
 		if pl := p.cache.get(key); pl != nil {
-			return p.runPlan(ctx, pl, inputs)
+			return p.runPlan(ctx, pl, inputs, io)
 		}
 	}
-	r, err := newRun(ctx, p, inputs)
+	r, err := newRun(ctx, p, inputs, io)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -7,7 +7,6 @@ import (
 	"slices"
 
 	"github.com/torchtpu/torchtpu/aten"
-	"github.com/torchtpu/torchtpu/backend"
 	"github.com/torchtpu/torchtpu/dtype"
 	"github.com/torchtpu/torchtpu/fx"
 	"github.com/torchtpu/torchtpu/literal"
@@ -29,26 +28,33 @@ type run struct {
 	// started from, the last executed segment and the weights it replaced.
 	inputs         []*literal.Literal
 	weightsAtStart map[string]*literal.Literal
-	lastExe        backend.Executable
+	lastExe        *accountedExe
 	lastParams     []*literal.Literal
 	lastResults    []*literal.Literal
 	writes         map[string]*literal.Literal
 	bindings       map[string]int64 // size symbols bound from the inputs (Check mode)
-	// inflight is the last segment when its executable runs
-	// asynchronously and no host value was needed since (segment.go).
-	inflight *inflight
+	// io holds the run's values on the device (device.go).
+	io *deviceIO
+	// final is set while the last segment runs (finish).
+	final bool
 }
 
-func newRun(ctx context.Context, p *Program, inputs []*literal.Literal) (*run, error) {
+// newRun starts a run on inputs; io links them (and later the segments'
+// results) to their device buffers.
+func newRun(ctx context.Context, p *Program, inputs []*literal.Literal, io *deviceIO) (*run, error) {
 	r := &run{ctx: ctx, p: p, stats: &Stats{HostFallbacks: map[string]int{}}, env: map[string]aten.Value{},
-		inputs: inputs, weightsAtStart: map[string]*literal.Literal{}, writes: map[string]*literal.Literal{}}
-	for k, v := range p.Weights {
+		inputs: inputs, weightsAtStart: map[string]*literal.Literal{}, writes: map[string]*literal.Literal{}, io: io}
+	io.weightOf = make(map[*literal.Literal]string, len(p.Weights))
+	for k := range p.Weights {
+		v := p.weightLiteral(io, k) // a shell when the device holds a newer value
 		r.weightsAtStart[k] = v
+		io.weightOf[v] = k
 	}
 	g := p.Graph
 	bindings := map[string]int64{}
 	r.bindings = bindings
 	user := 0
+	var symInputs []string // SymInt user inputs, bound once the tensors are
 	for i, spec := range g.Signature.Inputs {
 		var arg fx.Arg
 		if i < len(g.Inputs) {
@@ -58,6 +64,10 @@ func newRun(ctx context.Context, p *Program, inputs []*literal.Literal) (*run, e
 		}
 		switch spec.Kind {
 		case fx.InputUser:
+			if arg.Kind == fx.ArgSymInt && len(arg.SymInts) == 1 && arg.SymInts[0].Name != "" {
+				symInputs = append(symInputs, arg.SymInts[0].Name)
+				continue
+			}
 			if arg.Kind != fx.ArgTensor {
 				v, err := constArg(spec.Value)
 				if err != nil {
@@ -78,7 +88,7 @@ func newRun(ctx context.Context, p *Program, inputs []*literal.Literal) (*run, e
 			}
 			r.env[arg.Name] = aten.LiteralValue(in)
 		case fx.InputParameter, fx.InputBuffer, fx.InputTensorConstant:
-			w, ok := p.Weights[spec.Target]
+			w, ok := r.weightsAtStart[spec.Target]
 			if !ok {
 				return nil, fmt.Errorf("%s %q is missing from the weights", spec.Kind, spec.Target)
 			}
@@ -97,6 +107,9 @@ func newRun(ctx context.Context, p *Program, inputs []*literal.Literal) (*run, e
 	}
 	if user != len(inputs) {
 		return nil, fmt.Errorf("program takes %d user inputs, %d given", user, len(inputs))
+	}
+	if err := r.bindSymInputs(symInputs); err != nil {
+		return nil, err
 	}
 	for s, v := range bindings {
 		if rg, ok := g.Ranges[s]; ok && !rg.Contains(v) {
@@ -237,10 +250,8 @@ func (r *run) onHost(i int, e *aten.Entry, n *fx.Node) ([]aten.Value, error) {
 	if err := r.flush(i); err != nil {
 		return nil, err
 	}
-	if err := r.sync(); err != nil { // the host kernel reads the results
-		return nil, err
-	}
-	args, err := r.bind(e, n, true)
+	args, err := r.bind(e, n, true) // reads the values it needs back from the device
+
 	if err != nil {
 		return nil, err
 	}

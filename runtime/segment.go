@@ -1,11 +1,9 @@
 package runtime
 
 import (
-	"context"
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/torchtpu/torchtpu/aten"
 	"github.com/torchtpu/torchtpu/backend"
@@ -196,6 +194,9 @@ func (r *run) tensor(name string, host bool) (aten.Value, error) {
 		if v.Lit == nil {
 			return v, fmt.Errorf("value %s is not on the host", name)
 		}
+		if err := r.io.host(v.Lit); err != nil {
+			return v, fmt.Errorf("value %s: %w", name, err)
+		}
 		return v, nil
 	}
 	if v.T != nil {
@@ -273,25 +274,36 @@ func (r *run) execute(seg *segment, outs []*stablehlo.Value) ([]*literal.Literal
 	if err != nil {
 		return nil, fmt.Errorf("compile: %w", err)
 	}
-	// The previous segment's results are this one's inputs, on the host.
-	if err := r.sync(); err != nil {
-		return nil, err
+	// The arguments on the device: values of earlier segments are there
+	// already, weights are resident, the rest is uploaded.
+	args := make([]backend.Buffer, len(seg.params))
+	for i, l := range seg.params {
+		if args[i], err = r.io.buffer(l); err != nil {
+			return nil, fmt.Errorf("argument %d (%s%v): %w", i, l.DType, l.Shape, err)
+		}
 	}
-	lits := placeholders(outs)
-	if a, ok := asyncOf(exe); ok && lits != nil {
-		// Enqueue the run and go on lowering: its results are placeholders
-		// with their dtype and shape, filled when a host value is needed.
-		pend, err := a.RunAsync(r.ctx, seg.params)
-		if err != nil {
-			return nil, fmt.Errorf("run: %w", err)
+	// Mutated weights may be donated to their new values only by the last
+	// segment: an earlier one's would leave later segments without them.
+	var donate []bool
+	if r.final && f.ArgAttrs != nil {
+		donate = make([]bool, len(seg.params))
+		for i, l := range seg.params {
+			_, donate[i] = r.io.weightOf[l]
 		}
-		r.inflight = &inflight{pending: pend, lits: lits}
-	} else {
-		if lits, err = exe.Run(r.ctx, seg.params); err != nil {
+	}
+	bufs, err := exe.RunBuffers(r.ctx, args, donate)
+	if err != nil {
+		return nil, fmt.Errorf("run: %w", err)
+	}
+	if len(bufs) != len(outs) {
+		backend.ReleaseAll(bufs)
+		return nil, fmt.Errorf("run: %d results, want %d", len(bufs), len(outs))
+	}
+	lits := make([]*literal.Literal, len(bufs))
+	for i, b := range bufs {
+		if lits[i], err = r.io.adopt(b); err != nil {
+			backend.ReleaseAll(bufs[i:])
 			return nil, fmt.Errorf("run: %w", err)
-		}
-		if len(lits) != len(outs) {
-			return nil, fmt.Errorf("run: %d results, want %d", len(lits), len(outs))
 		}
 	}
 	r.stats.Segments++
@@ -358,106 +370,11 @@ func (r *run) donations(seg *segment, outs []*stablehlo.Value) []stablehlo.DictA
 	return attrs
 }
 
-// placeholders returns a literal without data for each of outs, or nil
-// when one of them is not a tensor of static shape.
-func placeholders(outs []*stablehlo.Value) []*literal.Literal {
-	lits := make([]*literal.Literal, len(outs))
-	for i, o := range outs {
-		t, ok := o.Type.(*stablehlo.TensorType)
-		if !ok || !t.IsStatic() {
-			return nil
-		}
-		lits[i] = &literal.Literal{DType: t.DType(), Shape: slices.Clone(t.Shape)}
-	}
-	return lits
-}
-
-// asyncOf returns exe as an AsyncExecutable when the device under it
-// runs asynchronously and the program does not synchronise after each
-// segment (Options.DebugSync).
-func asyncOf(exe backend.Executable) (backend.AsyncExecutable, bool) {
-	a, ok := exe.(*accountedExe)
-	if !ok {
-		ae, ok := exe.(backend.AsyncExecutable)
-		return ae, ok
-	}
-	if _, ok := a.exe.(backend.AsyncExecutable); !ok || a.p.state().opts.DebugSync {
-		return nil, false
-	}
-	return asyncAccounted{a}, true
-}
-
-// asyncAccounted starts an accounted executable's runs asynchronously;
-// the time from the start to the first successful Wait is accounted as
-// its execution.
-type asyncAccounted struct{ *accountedExe }
-
-func (a asyncAccounted) RunAsync(ctx context.Context, args []*literal.Literal) (backend.Pending, error) {
-	start := time.Now()
-	p, err := a.exe.(backend.AsyncExecutable).RunAsync(ctx, args)
-	if err != nil {
-		return nil, err
-	}
-	return &accountedPending{Pending: p, a: a.accountedExe, start: start}, nil
-}
-
-type accountedPending struct {
-	backend.Pending
-	a        *accountedExe
-	start    time.Time
-	recorded bool
-}
-
-func (p *accountedPending) Wait(ctx context.Context) ([]*literal.Literal, error) {
-	outs, err := p.Pending.Wait(ctx)
-	if err == nil && !p.recorded {
-		p.recorded = true
-		st := p.a.p.state()
-		d := time.Since(p.start)
-		st.trace.span("execute "+p.a.label, "execute", p.start, d, map[string]any{"key": short(p.a.key), "async": true})
-		st.metrics.executed(p.a.index, p.a.key, d)
-	}
-	return outs, err
-}
-
-// inflight is an enqueued segment run whose results are placeholders.
-type inflight struct {
-	pending backend.Pending
-	lits    []*literal.Literal
-}
-
-// sync waits for the enqueued segment, if any, and fills its
-// placeholders, so that every literal of the run holds its data.
-func (r *run) sync() error {
-	in := r.inflight
-	if in == nil {
-		return nil
-	}
-	r.inflight = nil
-	got, err := in.pending.Wait(r.ctx)
-	if err != nil {
-		return fmt.Errorf("run: %w", err)
-	}
-	if len(got) != len(in.lits) {
-		return fmt.Errorf("run: %d results, want %d", len(got), len(in.lits))
-	}
-	for i, l := range got {
-		ph := in.lits[i]
-		if l == nil || l.DType != ph.DType || !slices.Equal(l.Shape, ph.Shape) {
-			return fmt.Errorf("run: result %d is %v, want %s%v", i, l, ph.DType, ph.Shape)
-		}
-		*ph = *l
-	}
-	return nil
-}
-
 // finish runs the last segment and collects the outputs: user outputs
 // are returned, buffer mutations update the program's weights.
 func (r *run) finish() ([]*literal.Literal, error) {
+	r.final = true
 	if err := r.flush(len(r.p.Graph.Nodes)); err != nil {
-		return nil, err
-	}
-	if err := r.sync(); err != nil {
 		return nil, err
 	}
 	g := r.p.Graph
@@ -488,12 +405,12 @@ func (r *run) finish() ([]*literal.Literal, error) {
 		if (spec.Kind != fx.InputBuffer && spec.Kind != fx.InputParameter) || i >= len(g.Inputs) {
 			continue
 		}
-		if v, ok := r.env[g.Inputs[i].Name]; ok && v.Lit != nil && v.Lit != r.p.Weights[spec.Target] {
+		if v, ok := r.env[g.Inputs[i].Name]; ok && v.Lit != nil && v.Lit != r.weightsAtStart[spec.Target] {
 			r.writes[spec.Target] = v.Lit
 		}
 	}
 	for fqn, l := range r.writes {
-		r.p.Weights[fqn] = l
+		r.p.setWeight(r.io, fqn, l) // on the device when it was computed there (resident.go)
 	}
 	return outs, nil
 }

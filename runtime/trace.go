@@ -59,3 +59,10 @@ func (p *Program) WriteTrace(path string) error {
 	}
 	return nil
 }
+
+// TraceSpan adds a span to the program's trace (Options.Trace; nothing
+// without it), for layers below the runtime: the native backend's
+// per-step profile (torchtpu bench --profile).
+func (p *Program) TraceSpan(name, cat string, start time.Time, d time.Duration, args map[string]any) {
+	p.state().trace.span(name, cat, start, d, args)
+}

@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/torchtpu/torchtpu/dtype"
+	"github.com/torchtpu/torchtpu/limits"
 	"github.com/torchtpu/torchtpu/literal"
 )
 
@@ -57,22 +58,33 @@ type entry struct {
 	Offsets [2]int64 `json:"data_offsets"`
 }
 
-// Load reads the file at path.
+// Load reads the file at path under the default limits (see package
+// limits): a file larger than its header and the TORCHTPU_MAX_WEIGHT_BYTES
+// limit allow is refused before it is read.
 func Load(path string) (*File, error) {
+	lim := limits.Default()
+	if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() && st.Size()-8-MaxHeader > lim.WeightBytes {
+		return nil, fmt.Errorf("%s: %w", path, &limits.Error{What: "safetensors file", Asked: st.Size(), Limit: lim.WeightBytes + 8 + MaxHeader, Env: limits.EnvWeightBytes, Unit: "bytes"})
+	}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	f, err := Decode(data)
+	f, err := DecodeWithLimits(data, lim)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return f, nil
 }
 
-// Decode parses a whole safetensors file held in memory. The returned
-// literals share data's memory.
-func Decode(data []byte) (*File, error) {
+// Decode parses a whole safetensors file held in memory under the default
+// limits. The returned literals share data's memory.
+func Decode(data []byte) (*File, error) { return DecodeWithLimits(data, limits.Limits{}) }
+
+// DecodeWithLimits is Decode with the given limits: each tensor within
+// TensorBytes, all of them within WeightBytes, the header's JSON nested no
+// deeper than Nesting.
+func DecodeWithLimits(data []byte, lim limits.Limits) (*File, error) {
 	if len(data) < 8 {
 		return nil, fmt.Errorf("safetensors: %d bytes is too short for a header", len(data))
 	}
@@ -81,7 +93,7 @@ func Decode(data []byte) (*File, error) {
 		return nil, fmt.Errorf("safetensors: header of %d bytes does not fit (file has %d)", n, len(data))
 	}
 	body := data[8+n:]
-	f, spans, err := parseHeader(data[8:8+n], int64(len(body)))
+	f, spans, err := parseHeader(data[8:8+n], int64(len(body)), lim)
 	if err != nil {
 		return nil, err
 	}
@@ -104,10 +116,14 @@ type span struct {
 	begin, end int64
 }
 
-// parseHeader checks a header against a body of bodyLen bytes and returns
-// the File with its metadata (no tensors yet) and the tensors' spans in
-// the order of their data.
-func parseHeader(header []byte, bodyLen int64) (*File, []span, error) {
+// parseHeader checks a header against a body of bodyLen bytes and the
+// limits, and returns the File with its metadata (no tensors yet) and the
+// tensors' spans in the order of their data.
+func parseHeader(header []byte, bodyLen int64, lim limits.Limits) (*File, []span, error) {
+	if err := lim.JSONDepth("safetensors: header", header); err != nil {
+		return nil, nil, err
+	}
+	budget := lim.NewBudget()
 	var raw map[string]json.RawMessage
 	dec := json.NewDecoder(bytes.NewReader(header))
 	if err := dec.Decode(&raw); err != nil {
@@ -143,6 +159,13 @@ func parseHeader(header []byte, bodyLen int64) (*File, []span, error) {
 		}
 		if want := cnt * int64(dt.Size()); en-b != want {
 			return nil, nil, fmt.Errorf("safetensors: tensor %q: %s%v needs %d bytes, data_offsets span %d", name, e.DType, e.Shape, want, en-b)
+		}
+		what := fmt.Sprintf("safetensors: tensor %q (%s%v)", name, e.DType, e.Shape)
+		if err := lim.Tensor(what, en-b); err != nil {
+			return nil, nil, err
+		}
+		if err := budget.Take(what, en-b); err != nil {
+			return nil, nil, err
 		}
 		spans = append(spans, span{name, dt, e.Shape, b, en})
 	}
@@ -226,7 +249,7 @@ func readOnly(fh *os.File, keep func(name string) bool) (*File, error) {
 		return nil, fmt.Errorf("safetensors: header: %w", err)
 	}
 	bodyAt := 8 + int64(n)
-	f, spans, err := parseHeader(header, size-bodyAt)
+	f, spans, err := parseHeader(header, size-bodyAt, limits.Limits{})
 	if err != nil {
 		return nil, err
 	}

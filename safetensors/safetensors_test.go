@@ -128,21 +128,3 @@ func TestRejects(t *testing.T) {
 		}
 	}
 }
-
-func FuzzDecode(f *testing.F) {
-	f.Add(file(`{"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"__metadata__":{"k":"v"}}`, 8))
-	f.Add(file(`{"b":{"dtype":"BF16","shape":[],"data_offsets":[0,2]}}`, 2))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		fl, err := Decode(data)
-		if err != nil {
-			return
-		}
-		var buf bytes.Buffer
-		if err := Write(&buf, fl.Tensors, fl.Metadata); err != nil {
-			return
-		}
-		if _, err := Decode(buf.Bytes()); err != nil {
-			t.Fatalf("re-decode of written file: %v", err)
-		}
-	})
-}

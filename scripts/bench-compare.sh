@@ -1,28 +1,43 @@
 #!/usr/bin/env bash
-# bench-compare: PyTorch and torchtpu on the same programs, in the same run.
+# bench-compare: torchtpu against PyTorch eager, inductor, ONNX Runtime and
+# XLA:CPU on the same programs, in the same run.
 #
-#   scripts/bench-compare.sh [--threads N] [--runs N] [--rounds N] [--gemm 1024,2048] [MODEL...]
+#   scripts/bench-compare.sh [--threads N] [--runs N] [--rounds N]
+#       [--gemm 512,1024,2048,4096] [--sides LIST] [--models-dir DIR] [MODEL...]
 #
-# MODEL is a fixture name (../shared/fixtures/models/MODEL.pt2 with its
-# MODEL.io.safetensors inputs) or a path to MODEL.pt2 beside its .io file;
-# MODEL@B re-exports it at batch B first (tools/bench/export_batch.py);
-# a MODEL with no fixture but a tools/bench/export_MODEL.py is built by
-# that script (mobilenet: a MobileNetV2-style model, depthwise convolutions);
-# default: resnet18 resnet18@8 transformer_encoder_layer gpt2_tiny. Each round runs
-# PyTorch (torch-oracle: torch.export.load(...).module() on the .io inputs,
-# torch.set_num_threads(N), OpenBLAS) and then torchtpu bench, plus torch.mm
-# against package gemm on square float32 matrices; the table shows medians
-# over rounds and the ratio torchtpu/PyTorch (latency: < 1 is faster than
-# PyTorch; GEMM: > 1 is faster). "cpu" columns divide process CPU time by
-# the thread count: on a loaded machine they show what the threads reach
-# while they run. The machine's load average is printed with the table.
+# MODEL is a fixture name (../shared/fixtures/models/MODEL.pt2), MODEL@B (that
+# fixture exported again at batch B), or a model of tools/bench/bench_models.py
+# (torchvision and transformers architectures with random weights, and the
+# MobileNetV2-style model). Default: every one of them, as listed below.
+# Models are exported once with PyPI torch (~/.cache/torchtpu/venv-torch;
+# ONNX Runtime and onnxscript come from scripts/install-bench-env.sh) into
+# DIR (default ~/.cache/torchtpu/bench-models/<hash of the export scripts>):
+# NAME.pt2, NAME.io.safetensors (inputs, PyTorch's outputs) and NAME.onnx;
+# each is checked with `torchtpu verify --rtol 1e-4 --atol 1e-4` before it is
+# timed (deep random-weight models, ResNet-50 first, differ from PyTorch by
+# a few 1e-5 through summation order; the peers' own max_abs_err against
+# PyTorch eager is in the results).
+#
+# Sides (--sides, default all): torchtpu (torchtpu bench, native cpu), eager
+# (torch.export.load(...).module()), inductor (torch.compile of it, default
+# options), ort (ONNX Runtime, sequential, all optimisations), xla
+# (torchtpu bench --device xla-cpu, when `torchtpu devices` lists xla-cpu;
+# else its column is empty). Every side runs N threads (torch.set_num_threads,
+# ORT intra-op threads, GOMAXPROCS, OMP_NUM_THREADS) and times --runs runs
+# after warm-up with the same loop; rounds alternate the sides model by model,
+# and the table shows medians over rounds of each round's median latency.
+# "best peer" is the fastest of inductor, ort and xla; ratio = torchtpu /
+# best peer (< 1: torchtpu is faster). GEMM rows are GFLOP/s of square
+# float32 products (ratio = torchtpu / best, > 1: faster), with one core's
+# measured AVX-512 FMA peak and the share of N cores' peak torchtpu reaches.
+# The CPU model and the load average are printed with the table.
 # TORCHTPU_BIN and SGEMM_BIN use prebuilt binaries instead of building.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 shared=${TORCHTPU_SHARED:-$root/../shared}
-oracle=$shared/tools/torch-oracle
-threads=2 runs=10 rounds=2 gemm=1024,2048
+venv=${TORCHTPU_BENCH_VENV:-$HOME/.cache/torchtpu/venv-bench}
+threads=2 runs=20 rounds=2 gemm=512,1024,2048,4096 sides=torchtpu,eager,inductor,ort,xla models_dir=
 models=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -30,90 +45,86 @@ while [ $# -gt 0 ]; do
     --runs) runs=$2; shift 2 ;;
     --rounds) rounds=$2; shift 2 ;;
     --gemm) gemm=$2; shift 2 ;;
+    --sides) sides=$2; shift 2 ;;
+    --models-dir) models_dir=$2; shift 2 ;;
     -h|--help) sed -n '2,/^set -e/p' "$0" | grep '^#' | cut -c3-; exit 0 ;;
     -*) echo "bench-compare: unknown flag $1" >&2; exit 2 ;;
     *) models+=("$1"); shift ;;
   esac
 done
-[ ${#models[@]} -gt 0 ] || models=(resnet18 resnet18@8 transformer_encoder_layer gpt2_tiny)
+[ ${#models[@]} -gt 0 ] || models=(resnet18 resnet18@8 transformer_encoder_layer gpt2_tiny mobilenet
+  resnet50 mobilenet_v3_large efficientnet_b0 vit_b_32 bert_small llama_small bert_base_128)
+has() { case ",$sides," in *",$1,"*) return 0 ;; esac; return 1; }
 
-# torch-oracle sees only the current folder: gather everything in one
+"$root/scripts/install-bench-env.sh" "$venv" >&2
+py=$venv/bin/python
+bench=$root/tools/bench
+if [ -z "$models_dir" ]; then
+  stamp=$(cat "$bench"/bench_models.py "$bench"/export_models.py "$bench"/export_batch.py "$bench"/export_mobilenet.py |
+    sha256sum | cut -c1-12)
+  models_dir=$HOME/.cache/torchtpu/bench-models/$stamp
+fi
+mkdir -p "$models_dir"
+
 work=$(mktemp -d "${TMPDIR:-/tmp}/bench-compare.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 if [ -n "${TORCHTPU_BIN:-}" ]; then cp "$TORCHTPU_BIN" "$work/torchtpu"; else (cd "$root" && go build -o "$work/torchtpu" ./cmd/torchtpu); fi
 if [ -n "${SGEMM_BIN:-}" ]; then cp "$SGEMM_BIN" "$work/sgemm"; else (cd "$root" && go build -o "$work/sgemm" ./tools/bench/sgemm); fi
-cp "$root/tools/bench/torch_bench.py" "$root/tools/bench/export_batch.py" "$work/"
-specs=()
+tpu=$work/torchtpu
+xla=
+if has xla && "$tpu" devices 2>/dev/null | awk '$1 == "xla-cpu" && $2 != "not" { ok = 1 } END { exit !ok }'; then xla=xla-cpu; fi
+
+# export what is missing (PyPI torch), then verify every program on torchtpu
+specs=() names=()
 for m in "${models[@]}"; do
-  batch=
-  case "$m" in *@*) batch=${m##*@}; m=${m%@*} ;; esac
-  case "$m" in
-    *.pt2) pt2=$m ;;
-    *) pt2=$shared/fixtures/models/$m.pt2 ;;
-  esac
-  io=${pt2%.pt2}.io.safetensors
-  if [ ! -f "$pt2" ] && [ -f "$root/tools/bench/export_$m.py" ]; then
-    # no fixture: a model that tools/bench/export_NAME.py builds
-    name=$m
-    cp "$root/tools/bench/export_$m.py" "$work/"
-    (cd "$work" && "$oracle" run -- python3 "export_$m.py" "$name" >/dev/null 2>&1) ||
-      { echo "bench-compare: export_$m.py failed" >&2; exit 1; }
+  base=${m%@*} batch=
+  case "$m" in *@*) batch=${m##*@} ;; esac
+  if [ -f "$shared/fixtures/models/$base.pt2" ]; then
+    specs+=("$shared/fixtures/models/$base.pt2${batch:+@$batch}")
+    names+=("$base${batch:+_b$batch}")
   else
-    [ -f "$pt2" ] && [ -f "$io" ] || { echo "bench-compare: missing $pt2 or $io" >&2; exit 1; }
-    name=$(basename "$pt2" .pt2)
-    cp "$pt2" "$work/$name.pt2"
-    cp "$io" "$work/$name.io.safetensors"
+    [ -z "$batch" ] || { echo "bench-compare: $m: @B works for fixtures only" >&2; exit 2; }
+    specs+=("$m") names+=("$m")
   fi
-  if [ -n "$batch" ]; then
-    (cd "$work" && "$oracle" run -- python3 export_batch.py "$name.pt2" "$name.io.safetensors" "$batch" "${name}_b$batch" >/dev/null 2>&1) ||
-      { echo "bench-compare: re-exporting $name at batch $batch failed" >&2; exit 1; }
-    name=${name}_b$batch
-  fi
-  specs+=("$name")
+done
+(cd "$bench" && OMP_NUM_THREADS=$threads "$py" export_models.py "$models_dir" "${specs[@]}" 2>"$work/export.log" >/dev/null) ||
+  { tail -20 "$work/export.log" >&2; echo "bench-compare: exporting the models failed" >&2; exit 1; }
+for n in "${names[@]}"; do
+  "$tpu" verify "$models_dir/$n.pt2" --io "$models_dir/$n.io.safetensors" --rtol 1e-4 --atol 1e-4 >"$work/verify.$n" 2>&1 ||
+    { cat "$work/verify.$n" >&2; echo "bench-compare: torchtpu verify $n failed" >&2; exit 1; }
 done
 
-cd "$work"
-: > results.jsonl
+peer_sides=$(echo "$sides" | tr ',' '\n' | grep -xE 'eager|inductor|ort' | paste -sd, || true)
+export OMP_NUM_THREADS=$threads
+: > "$work/results.jsonl"
+tag() { sed "s/^{/{\"round\": $1, /" >> "$work/results.jsonl"; }
+"$work/sgemm" -peak -n 64 -runs 1 -threads 1 | grep '"peak"' | tag 0
 for r in $(seq "$rounds"); do
   echo "round $r/$rounds: load $(cut -d' ' -f1-3 /proc/loadavg)" >&2
-  args=()
-  for s in "${specs[@]}"; do args+=("$s.pt2:$s.io.safetensors"); done
-  # torch.set_num_threads does not reach OpenBLAS's own thread pool (it
-  # uses every core unless told): pin it through the environment too
-  "$oracle" run -- env OPENBLAS_NUM_THREADS="$threads" OMP_NUM_THREADS="$threads" python3 torch_bench.py --threads "$threads" --runs "$runs" --gemm "$gemm" "${args[@]}" |
-    { grep '^{' || true; } | sed 's/^{/{"side": "torch", /' >> results.jsonl
   if [ -n "$gemm" ]; then
-    ./sgemm -n "$gemm" -threads "$threads" -runs "$runs" | sed 's/^{/{"side": "torchtpu", /' >> results.jsonl
+    if has torchtpu; then "$work/sgemm" -n "$gemm" -threads "$threads" -runs 7 | sed 's/^{/{"side": "torchtpu", /' | tag "$r"; fi
+    if [ -n "$peer_sides" ]; then
+      (cd "$bench" && "$py" peers_bench.py --threads "$threads" --runs 14 --sides "$peer_sides" --gemm "$gemm" 2>>"$work/peers.log") | grep '^{' | tag "$r"
+    fi
   fi
-  for s in "${specs[@]}"; do
-    ./torchtpu bench "$s.pt2" --inputs "$s.io.safetensors" --threads "$threads" --runs "$runs" --json |
-      sed "s/^{/{\"side\": \"torchtpu\", \"kind\": \"model\", \"name\": \"$s\", /" >> results.jsonl
+  for n in "${names[@]}"; do
+    f=$models_dir/$n
+    if has torchtpu; then
+      "$tpu" bench "$f.pt2" --inputs "$f.io.safetensors" --threads "$threads" --runs "$runs" --warmup 3 --json |
+        sed "s/^{/{\"side\": \"torchtpu\", \"kind\": \"model\", \"name\": \"$n\", /" | tag "$r"
+    fi
+    if [ -n "$xla" ]; then
+      "$tpu" bench "$f.pt2" --inputs "$f.io.safetensors" --device "$xla" --threads "$threads" --runs "$runs" --warmup 3 --json 2>>"$work/xla.log" |
+        sed "s/^{/{\"side\": \"xla\", \"kind\": \"model\", \"name\": \"$n\", /" | tag "$r" || echo "bench-compare: xla-cpu failed on $n" >&2
+    fi
+    if [ -n "$peer_sides" ]; then
+      (cd "$bench" && "$py" peers_bench.py --threads "$threads" --runs "$runs" --sides "$peer_sides" "$f" 2>>"$work/peers.log") | grep '^{' | tag "$r"
+    fi
   done
 done
-load=$(cut -d' ' -f1-3 /proc/loadavg)
+cp "$work/results.jsonl" "$models_dir/last-results.jsonl"
 
-python3 - "$threads" "$load" results.jsonl <<'PY'
-import json, statistics, sys
-threads, load, path = sys.argv[1], sys.argv[2], sys.argv[3]
-rows = [json.loads(l) for l in open(path) if l.startswith("{")]  # the chroot may print log lines
-info = next((r for r in rows if r.get("kind") == "info"), {})
-def med(side, kind, key, field):
-    v = [r[field] for r in rows if r.get("side") == side and r.get("kind") == kind and r.get(key[0]) == key[1] and field in r]
-    return statistics.median(v) if v else float("nan")
-print(f"threads {threads}, load average {load}, torch {info.get('torch', '?')} ({info.get('blas', '?')})")
-print()
-print(f"{'GEMM f32':<28}{'torch GFLOP/s':>14}{'ours GFLOP/s':>14}{'ratio':>7}{'torch cpu':>11}{'ours cpu':>10}{'ratio':>7}")
-for n in sorted({r["n"] for r in rows if r.get("kind") == "gemm"}):
-    t, o = med("torch", "gemm", ("n", n), "gflops"), med("torchtpu", "gemm", ("n", n), "gflops")
-    tc, oc = med("torch", "gemm", ("n", n), "cpu_gflops"), med("torchtpu", "gemm", ("n", n), "cpu_gflops")
-    print(f"{f'{n}x{n}x{n}':<28}{t:>14.1f}{o:>14.1f}{o/t:>7.2f}{tc:>11.1f}{oc:>10.1f}{oc/tc:>7.2f}")
-print()
-print(f"{'model (latency, ms)':<28}{'torch med':>10}{'ours med':>10}{'ratio':>7}{'torch p90':>10}{'ours p90':>10}{'torch cpu':>10}{'ours cpu':>10}{'ratio':>7}{'compile':>9}{'peak MB':>9}")
-for name in dict.fromkeys(r["name"] for r in rows if r.get("kind") == "model"):
-    k = ("name", name)
-    t, o = med("torch", "model", k, "median_ms"), med("torchtpu", "model", k, "median_ms")
-    tp, op = med("torch", "model", k, "p90_ms"), med("torchtpu", "model", k, "p90_ms")
-    tc, oc = med("torch", "model", k, "cpu_ms"), med("torchtpu", "model", k, "cpu_ms")
-    cm, rss = med("torchtpu", "model", k, "compile_ms"), med("torchtpu", "model", k, "peak_rss_mb")
-    print(f"{name:<28}{t:>10.3f}{o:>10.3f}{o/t:>7.2f}{tp:>10.3f}{op:>10.3f}{tc:>10.3f}{oc:>10.3f}{oc/tc if tc else float('nan'):>7.2f}{cm:>9.1f}{rss:>9.1f}")
-PY
+cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')
+fam=$(grep -m1 'cpu family' /proc/cpuinfo | cut -d: -f2 | tr -d ' ') mod=$(grep -m1 '^model\s*:' /proc/cpuinfo | cut -d: -f2 | tr -d ' ')
+"$py" "$bench/compare_table.py" --threads "$threads" --cpu "$cpu (family $fam, model $mod), $(nproc) cores" \
+  --load "$(cut -d' ' -f1-3 /proc/loadavg)" "$work/results.jsonl"

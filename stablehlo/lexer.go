@@ -3,13 +3,21 @@ package stablehlo
 import (
 	"fmt"
 	"sort"
+
+	"github.com/torchtpu/torchtpu/limits"
 )
 
 // SyntaxError is a parse error at a source position.
 type SyntaxError struct {
 	Loc Loc
 	Msg string
+	// Err is the cause when there is one beyond the text, such as the
+	// *limits.Error of a program too large or nested too deeply.
+	Err error
 }
+
+// Unwrap returns the cause, if any.
+func (e *SyntaxError) Unwrap() error { return e.Err }
 
 func (e *SyntaxError) Error() string {
 	if e.Loc.Line == 0 {
@@ -21,9 +29,10 @@ func (e *SyntaxError) Error() string {
 	return e.Loc.String() + ": " + e.Msg
 }
 
-// maxDepth bounds the nesting of regions, attributes and types so that
-// hostile input cannot exhaust the stack.
-const maxDepth = 500
+// maxDepthCeiling caps the nesting limit of regions, attributes and types
+// (limits.Limits.Nesting, 500 by default) whatever it is raised to, so
+// that hostile input cannot exhaust the goroutine stack.
+const maxDepthCeiling = 10000
 
 // scanner reads MLIR text byte by byte. The parser works directly on it:
 // MLIR's grammar is context dependent (e.g. "2x3xf32" inside tensor<>), so
@@ -38,16 +47,19 @@ type scanner struct {
 	end   int   // parsing stops here (the end of a `// -----` chunk)
 	lines []int // byte offset of each line start
 	depth int
+	lim   limits.Limits // with defaults filled in
 }
 
-func newScanner(file string, src []byte) *scanner {
+func newScanner(file string, src []byte, lim limits.Limits) *scanner {
 	lines := []int{0}
 	for i, c := range src {
 		if c == '\n' {
 			lines = append(lines, i+1)
 		}
 	}
-	return &scanner{file: file, src: src, end: len(src), lines: lines}
+	lim = lim.OrDefault()
+	lim.Nesting = min(lim.Nesting, maxDepthCeiling)
+	return &scanner{file: file, src: src, end: len(src), lines: lines, lim: lim}
 }
 
 // loc converts a byte offset to a 1-based line and column.
@@ -67,8 +79,8 @@ func (s *scanner) fail(pos int, format string, args ...any) {
 // enter and leave bound the recursion depth.
 func (s *scanner) enter() {
 	s.depth++
-	if s.depth > maxDepth {
-		s.fail(s.pos, "nesting deeper than %d levels", maxDepth)
+	if err := s.lim.Depth("MLIR nesting", s.depth); err != nil {
+		panic(&SyntaxError{Loc: s.loc(s.pos), Msg: err.Error(), Err: err})
 	}
 }
 

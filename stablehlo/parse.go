@@ -3,6 +3,8 @@ package stablehlo
 import (
 	"bytes"
 	"fmt"
+
+	"github.com/torchtpu/torchtpu/limits"
 )
 
 // The MLIR text parser.
@@ -36,8 +38,21 @@ import (
 // MLIR's -split-input-file sees them). Top-level func.func ops outside any
 // `module` are gathered into an implicit module. Each chunk may also hold
 // several modules; all are returned in order.
+//
+// The text is parsed under the default limits of package limits: its size
+// (TORCHTPU_MAX_PROGRAM_BYTES) and its nesting (TORCHTPU_MAX_NESTING); see
+// ParseWithLimits.
 func Parse(filename string, src []byte) (mods []*Module, err error) {
-	s := newScanner(filename, src)
+	return ParseWithLimits(filename, src, limits.Limits{})
+}
+
+// ParseWithLimits is Parse under the given limits (zero fields take the
+// defaults). A text over ProgramBytes is refused before it is scanned.
+func ParseWithLimits(filename string, src []byte, lim limits.Limits) (mods []*Module, err error) {
+	if err := lim.Program("MLIR text", int64(len(src))); err != nil {
+		return nil, &SyntaxError{Loc: Loc{File: filename}, Msg: err.Error(), Err: err}
+	}
+	s := newScanner(filename, src, lim)
 	for _, ch := range splitChunks(src) {
 		ms, err := parseChunk(s, ch[0], ch[1])
 		if err != nil {
@@ -62,7 +77,7 @@ func ParseModule(filename string, src []byte) (*Module, error) {
 
 // ParseType parses one type, e.g. "tensor<2x?xf32>".
 func ParseType(text string) (t Type, err error) {
-	p := newParser(newScanner("", []byte(text)))
+	p := newParser(newScanner("", []byte(text), limits.Limits{}))
 	defer p.recover(&err)
 	t = p.parseType()
 	if p.peek() != 0 {
@@ -73,7 +88,7 @@ func ParseType(text string) (t Type, err error) {
 
 // ParseAttr parses one attribute, e.g. "dense<[1, 2]> : tensor<2xi32>".
 func ParseAttr(text string) (a Attr, err error) {
-	p := newParser(newScanner("", []byte(text)))
+	p := newParser(newScanner("", []byte(text), limits.Limits{}))
 	defer p.recover(&err)
 	a = p.parseAttr()
 	if p.peek() != 0 {

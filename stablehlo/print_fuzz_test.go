@@ -2,6 +2,9 @@ package stablehlo
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
+	"sort"
 	"testing"
 )
 
@@ -42,6 +45,22 @@ func FuzzPrintRoundTrip(f *testing.F) {
 }`,
 	} {
 		f.Add(s)
+	}
+	// Real programs: the interpreter tests and a spread of the JAX/XLA
+	// programs of the conformance corpus.
+	files, _ := filepath.Glob(filepath.Join(corpusDir, "interpret", "*.mlir"))
+	if len(files) == 0 && os.Getenv("CI") == "true" {
+		f.Fatalf("conformance corpus missing at %s", corpusDir)
+	}
+	more, _ := filepath.Glob(filepath.Join(corpusDir, "testdata", "*.mlir"))
+	sort.Strings(more)
+	for i := 3; i < len(more); i += 40 {
+		files = append(files, more[i])
+	}
+	for _, name := range files {
+		if src, err := os.ReadFile(name); err == nil && len(src) < 16<<10 {
+			f.Add(string(src))
+		}
 	}
 	f.Fuzz(func(t *testing.T, src string) {
 		mods, err := Parse("fuzz", []byte(src))

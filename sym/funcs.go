@@ -29,8 +29,8 @@ func build(name string, args []*Expr, strs, kw []string) (*Expr, error) {
 	}
 	switch name {
 	case "Symbol", "Dummy":
-		if len(strs) != 1 || len(args) != 0 || strs[0] == "" {
-			return nil, fmt.Errorf("Symbol takes one name")
+		if len(strs) != 1 || len(args) != 0 || !isName(strs[0]) {
+			return nil, fmt.Errorf("Symbol takes one name (an identifier: s0, u1)")
 		}
 		return &Expr{Op: OpSymbol, Name: strs[0], Flags: kw}, nil
 	case "Integer", "int":
@@ -88,5 +88,46 @@ func build(name string, args []*Expr, strs, kw []string) (*Expr, error) {
 	if len(strs) != 0 {
 		return nil, fmt.Errorf("%s takes no string arguments", name)
 	}
+	if err := checkArity(name, op, len(args)); err != nil {
+		return nil, err
+	}
 	return New(op, args...), nil
+}
+
+// isName reports whether s is an identifier, as torch names its symbols
+// and as the str form spells them, and not one of the str form's
+// constants.
+func isName(s string) bool {
+	if s == "" || s[0] >= '0' && s[0] <= '9' {
+		return false
+	}
+	switch s {
+	case "true", "True", "false", "False", "oo", "zoo", "nan", "int_oo":
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if !isIdent(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// checkArity checks the number of arguments of a function: what Eval and
+// the printer need, so that a malformed expression is a parse error.
+func checkArity(name string, op Op, n int) error {
+	want := 2
+	switch op {
+	case OpAdd, OpMul, OpMax, OpMin, OpAnd, OpOr, OpPiecewise:
+		if n == 0 {
+			return fmt.Errorf("%s takes at least one argument", name)
+		}
+		return nil
+	case OpFloor, OpCeil, OpTrunc, OpRound, OpAbs, OpToFloat, OpNot:
+		want = 1
+	}
+	if n != want {
+		return fmt.Errorf("%s takes %d arguments, has %d", name, want, n)
+	}
+	return nil
 }

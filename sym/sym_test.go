@@ -69,16 +69,3 @@ func TestErrors(t *testing.T) {
 		t.Error("huge Float accepted")
 	}
 }
-
-func FuzzParse(f *testing.F) {
-	f.Add("Mul(Integer(4), Symbol('s77', positive=True, integer=True))")
-	f.Add("2*s1**2 - s77 // 3 % 2")
-	f.Fuzz(func(t *testing.T, s string) {
-		e, err := Parse(s)
-		if err != nil {
-			return
-		}
-		_ = e.String()
-		_, _ = e.Eval(map[string]int64{"s0": 3, "s1": -2, "s77": 7})
-	})
-}

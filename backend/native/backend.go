@@ -187,7 +187,10 @@ func (p *program) runEntry(ctx context.Context, name string, args []Value, repli
 		// One process: run it on the caller's goroutine. Starting a
 		// goroutine and waiting for it wakes another thread per run, which
 		// costs more than a small program's whole execution.
-		pr := &process{prog: p, ctx: g.ctx, grid: g, arena: ar}
+		pr := &process{prog: p, ctx: g.ctx, grid: g, arena: ar, prof: profileOf(ctx)}
+		if pr.prof != nil {
+			pr.prof.ran()
+		}
 		res, err := pr.callSingle(name, args)
 		if err == nil && ar != nil {
 			ar.keepResults(res)

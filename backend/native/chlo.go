@@ -26,7 +26,6 @@ func init() {
 		"atan":       {math.Atan, cAtan},
 		"atanh":      {math.Atanh, cAtanh},
 		"tan":        {math.Tan, cTan},
-		"erf":        {math.Erf, nil},
 		"erfc":       {math.Erfc, nil},
 		"erf_inv":    {math.Erfinv, nil},
 		"lgamma":     {lgammaReal, nil},
@@ -38,6 +37,8 @@ func init() {
 	for name, fs := range unary {
 		register("chlo."+name, chloUnary(fs.f, fs.cf))
 	}
+	// erf is a table op (fused loops; float32 in vmath.go)
+	registerUnary("chlo.erf", unaryFns{f: math.Erf})
 	register("chlo.cosh", chloUnaryPrec(coshDecomposed, cCosh))
 	register("chlo.sinh", chloUnaryPrec(sinhDecomposed, cSinh))
 	register("chlo.is_inf", chloPredicate(func(x float64) bool { return math.IsInf(x, 0) }))

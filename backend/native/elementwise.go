@@ -21,6 +21,11 @@ type unaryFns struct {
 	u func(x uint64, d dtype.DType) uint64
 	f func(x float64) float64
 	c func(x complex128) complex128
+	// v32 and s32, where set, compute float32 results in float32
+	// (vmath.go): rows and single values. f32 tensors use them instead
+	// of f, in the fused loops and here alike.
+	v32 vmathFn
+	s32 func(float32) float32
 }
 
 type binaryFns struct {
@@ -245,6 +250,9 @@ var (
 )
 
 func registerUnary(name string, fns unaryFns) {
+	if v, ok := vmathOps[name]; ok {
+		fns.v32, fns.s32 = v.row, v.scalar
+	}
 	unaryTable[name] = fns
 	register(name, unaryKernel(fns))
 }

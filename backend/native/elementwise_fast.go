@@ -25,6 +25,18 @@ func fastUnary(fns unaryFns, x, out *literal.Literal) bool {
 	n := x.Len()
 	xd, od := x.Data, out.Data
 	switch {
+	case x.DType == dtype.F32 && fns.v32 != nil:
+		xs, os := f32Bytes(xd), f32Bytes(od)
+		if xs == nil || os == nil {
+			ewChunks(n, func(lo, hi int) {
+				for i := lo; i < hi; i++ {
+					v := math.Float32frombits(binary.LittleEndian.Uint32(xd[4*i:]))
+					binary.LittleEndian.PutUint32(od[4*i:], math.Float32bits(fns.s32(v)))
+				}
+			})
+			break
+		}
+		ewChunks(n, func(lo, hi int) { fns.v32(os[lo:hi], xs[lo:hi]) })
 	case x.DType == dtype.F32 && fns.f != nil:
 		ewChunks(n, func(lo, hi int) {
 			for i := lo; i < hi; i++ {

@@ -2,6 +2,7 @@ package native
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/torchtpu/torchtpu/literal"
 )
@@ -29,8 +30,16 @@ func (fr *frame) runPlan(ep *execPlan, args []Value) ([]Value, error) {
 	ctx := fr.proc.ctx
 	var in []Value
 	al := newAliases(len(fr.slots))
+	prof := fr.proc.prof
+	if fr.proc.depth > 1 {
+		prof = nil // a nested call: its caller's step holds its time
+	}
+	var t0 time.Time
 	for i := range ep.steps {
 		st := &ep.steps[i]
+		if prof != nil {
+			t0 = time.Now()
+		}
 		fr.steps++
 		if fr.steps&63 == 0 {
 			if err := ctx.Err(); err != nil {
@@ -96,6 +105,9 @@ func (fr *frame) runPlan(ep *execPlan, args []Value) ([]Value, error) {
 		}
 		for _, s := range st.frees {
 			fr.release(ep, s, persist, al)
+		}
+		if prof != nil && st.kind != stepConst {
+			prof.record(st, t0, time.Since(t0))
 		}
 	}
 	res := make([]Value, len(ep.ret))

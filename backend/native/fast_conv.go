@@ -58,6 +58,7 @@ type conv2d struct {
 	epi      *convEpilogue
 	epiLater bool
 	direct   bool // run by runDirect (fast_dwconv.go)
+	small    bool // run by runSmall (fast_conv_small.go)
 }
 
 // fastConv runs the convolution when it is one the fast path covers;
@@ -129,8 +130,13 @@ func fastConvShape(op *stablehlo.Op, in []Value) (*conv2d, bool) {
 		return c, true
 	}
 	// per group product: (outC/groups) × (oh·ow) × (kerC·kh·kw)
-	if int64(c.outC/c.groups)*int64(c.oh*c.ow)*int64(c.kerC*c.kh*c.kw) < fastGemmMinFlops {
-		return nil, false
+	dense := c.oh*c.ow == 1 && c.kh == c.h && c.kw == c.w && c.padT == 0 && c.padL == 0
+	if dense || int64(c.outC/c.groups)*int64(c.oh*c.ow)*int64(c.kerC*c.kh*c.kw) < fastGemmMinFlops {
+		// too small for the GEMM, or a matrix-vector product per image
+		// (the kernel covers the image): direct loops (fast_conv_small.go)
+		c.small = true
+		c.lhs, c.rhs = f32View(lhs.Data), f32View(rhs.Data)
+		return c, true
 	}
 	if c.kh == 1 && c.kw == 1 && c.sh == 1 && c.sw == 1 && c.oh == c.h && c.ow == c.w {
 		// pointwise (no padding either): the same convolution over the image
@@ -157,6 +163,10 @@ func isSeq(d []int64) bool { return len(d) == 2 && d[0] == 2 && d[1] == 3 }
 func (c *conv2d) run(dst []float32) {
 	if c.direct {
 		c.runDirect(dst)
+		return
+	}
+	if c.small {
+		c.runSmall(dst)
 		return
 	}
 	ocPer, k, n := c.outC/c.groups, c.kerC*c.kh*c.kw, c.oh*c.ow

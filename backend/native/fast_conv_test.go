@@ -151,15 +151,33 @@ func checkFastConv(t *testing.T, r *rand.Rand, cases []convCase) {
 	}
 }
 
+// TestFastConvSmall runs products below fastGemmMinFlops (runSmall):
+// padding, strides, dilation, groups, batches and squeeze-and-excitation's
+// 1×1 convolutions of pooled [b, c, 1, 1] tensors.
+func TestFastConvSmall(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	cases := []convCase{
+		{1, 2, 5, 5, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},     // 3×3 same padding
+		{2, 48, 1, 1, 200, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},  // SE expand, batch 2
+		{1, 240, 1, 1, 10, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},  // SE squeeze
+		{1, 4, 9, 7, 6, 3, 2, 2, 1, 1, 2, 1, 0, 2, 1, 1},     // asymmetric, dilated
+		{3, 6, 4, 4, 6, 4, 4, 1, 1, 1, 1, 0, 0, 0, 0, 1},     // kernel covering the image
+		{1, 16, 3, 3, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2},    // grouped, 8 channels per group
+		{2, 240, 1, 1, 960, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1}, // SE expand above the GEMM threshold
+		{1, 37, 3, 3, 300, 3, 3, 1, 1, 1, 1, 0, 0, 0, 0, 1},  // a kernel covering a 3x3 image
+	}
+	for _, cc := range cases {
+		if c, ok := fastConvShape(cc.op(t), []Value{
+			randF32Literal(t, r, int64(cc.b), int64(cc.c), int64(cc.h), int64(cc.w)),
+			randF32Literal(t, r, int64(cc.o), int64(cc.c/cc.g), int64(cc.kh), int64(cc.kw))}); !ok || !c.small {
+			t.Fatalf("%+v: not run by runSmall", cc)
+		}
+	}
+	checkFastConv(t, r, cases)
+}
+
 func TestFastConvDeclines(t *testing.T) {
 	r := rand.New(rand.NewPCG(9, 10))
-	small := convCase{1, 2, 5, 5, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1} // below the GEMM threshold
-	op := small.op(t)
-	x := randF32Literal(t, r, 1, 2, 5, 5)
-	w := randF32Literal(t, r, 3, 2, 3, 3)
-	if _, ok := fastConvShape(op, []Value{x, w}); ok {
-		t.Fatal("fast path taken for a product below fastGemmMinFlops")
-	}
 	// an empty batch, and an image that is all padding
 	for _, cc := range []convCase{
 		{0, 64, 7, 7, 512, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},
@@ -179,6 +197,9 @@ func TestFastConvDeclines(t *testing.T) {
 		}
 	}
 	// malformed operands go to the exact kernel, which reports them
+	small := convCase{1, 2, 5, 5, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1}
+	op := small.op(t)
+	x := randF32Literal(t, r, 1, 2, 5, 5)
 	if _, ok := fastConvShape(op, []Value{x}); ok {
 		t.Fatal("fast path taken with one operand")
 	}

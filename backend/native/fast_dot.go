@@ -19,6 +19,10 @@ import (
 	"github.com/torchtpu/torchtpu/stablehlo"
 )
 
+// gemvGrain is the multiply-adds per goroutine from which a
+// matrix-vector product splits its rows.
+const gemvGrain = 1 << 18
+
 // fastDotEnabled switches the fast path (tests compare both).
 var fastDotEnabled = true
 
@@ -155,6 +159,23 @@ func stridedDotShape(op *stablehlo.Op, lhs, rhs *literal.Literal) (*fastDotPlan,
 func (p *fastDotPlan) run(a, b []float32, out *literal.Literal) {
 	c, store := f32Out(out.Data)
 	m, n, k := p.m, p.n, p.k
+	if m == 1 && p.lk == 1 && p.rk == 1 {
+		// a matrix-vector product against rows of b (a linear layer on one
+		// token: x · Wᵀ with W [n, k] row-major): dot products of the rows
+		// read in place, where the GEMM would pack all of b first
+		for i := 0; i < p.batch; i++ {
+			x := a[i*p.lb : i*p.lb+k]
+			dst := c[i*n : (i+1)*n]
+			parallelRange(n, max(1, gemvGrain/k), func(lo, hi int) {
+				for j := lo; j < hi; j++ {
+					o := i*p.rb + j*p.rn
+					dst[j] = dot32(x, b[o:o+k])
+				}
+			})
+		}
+		store()
+		return
+	}
 	one := func(i, threads int) {
 		gemm.Sgemm(m, n, k,
 			gemm.Matrix{Data: a, Off: i * p.lb, RowStride: p.lm, ColStride: p.lk},

@@ -81,6 +81,8 @@ func TestFastDotMatchesExact(t *testing.T) {
 		{[]int64{8, 60, 2, 32}, []int64{8, 2, 32, 50}, []int64{0}, []int64{0}, []int64{2, 3}, []int64{1, 2}, true}, // two contracting dims
 		{[]int64{48, 64, 3}, []int64{64, 70}, none, none, []int64{1}, []int64{0}, false},                           // free dims 0 and 2 do not merge
 		{[]int64{8, 8}, []int64{8, 8}, none, none, []int64{1}, []int64{0}, false},                                  // below the threshold
+		{[]int64{1, 1280}, []int64{1000, 1280}, none, none, []int64{1}, []int64{1}, true},                          // linear on one token (matrix-vector)
+		{[]int64{1, 2001}, []int64{300, 2001}, none, none, []int64{1}, []int64{1}, true},                           // matrix-vector, odd k
 	}
 	for _, dc := range cases {
 		op := dc.op(t)

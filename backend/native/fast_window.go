@@ -113,6 +113,10 @@ func (p *pool2d) run(src, dst []float32) {
 // of fast_window_simd.go (with buf, of 2*p.w elements, not nil) or the
 // unrolled loops of fast_window_interior.go, the border by border.
 func (p *pool2d) plane(src, dst, buf []float32) {
+	if !p.max && p.kw == 1 && p.sw == 1 && p.pl == 0 && p.ow == p.w {
+		p.columnSums(src, dst)
+		return
+	}
 	oy0, oy1 := interiorRange(p.oh, p.h, p.kh, p.sh, p.dh, p.pt)
 	ox0, ox1 := interiorRange(p.ow, p.w, p.kw, p.sw, p.dw, p.pl)
 	vec := buf != nil && p.init == p.init
@@ -249,4 +253,32 @@ func maxF32(a, x float32) float32 {
 		return x
 	}
 	return a
+}
+
+// columnSums runs a sum whose windows are columns (kw = 1, stride 1 along
+// the row, no column padding: the first half of adaptive average pooling
+// to 1×1 as aten lowers it) a row at a time: each output row starts at
+// the init value and adds its window's input rows in order, so every
+// element folds the same values in the same order as border does, with
+// the rows read contiguously instead of a column at a time.
+func (p *pool2d) columnSums(src, dst []float32) {
+	for oy := 0; oy < p.oh; oy++ {
+		out := dst[oy*p.ow : (oy+1)*p.ow]
+		for ox := range out {
+			out[ox] = p.init
+		}
+		for ky := 0; ky < p.kh; ky++ {
+			y := oy*p.sh - p.pt + ky*p.dh
+			if y < 0 || y >= p.h {
+				for ox := range out { // padding folds the init value
+					out[ox] += p.init
+				}
+				continue
+			}
+			row := src[y*p.w : (y+1)*p.w]
+			for ox, v := range row {
+				out[ox] += v
+			}
+		}
+	}
 }

@@ -50,6 +50,10 @@ func TestFastWindowBitsMatchGeneric(t *testing.T) {
 		{[]int64{1, 8, 16, 16}, []int64{1, 1, 3, 3}, []int64{1, 1, 2, 2}, []int64{1, 1, 1, 1}, []int64{0, 0, 0, 0, 1, 1, 1, 1}}, // ResNet max pool
 		{[]int64{2, 3, 9, 7}, []int64{1, 1, 2, 2}, []int64{1, 1, 2, 2}, []int64{1, 1, 1, 1}, []int64{0, 0, 0, 0, 0, 0, 0, 0}},
 		{[]int64{1, 4, 11, 10}, []int64{1, 1, 3, 2}, []int64{1, 1, 1, 3}, []int64{1, 1, 2, 1}, []int64{0, 0, 0, 0, 2, 0, 1, 3}},
+		// column windows (columnSums): adaptive pooling's first half, and
+		// strided, dilated, padded ones
+		{[]int64{1, 5, 13, 9}, []int64{1, 1, 13, 1}, []int64{1, 1, 1, 1}, []int64{1, 1, 1, 1}, []int64{0, 0, 0, 0, 0, 0, 0, 0}},
+		{[]int64{2, 3, 12, 7}, []int64{1, 1, 3, 1}, []int64{1, 1, 2, 1}, []int64{1, 1, 2, 1}, []int64{0, 0, 0, 0, 2, 3, 0, 0}},
 	}
 	for _, c := range cases {
 		var out []int64

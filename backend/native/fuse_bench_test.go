@@ -63,8 +63,21 @@ func BenchmarkFusedGroup(b *testing.B) {
   %7 = stablehlo.select %6, %5, %4 : tensor<1x64x56x56xi1>, tensor<1x64x56x56xf32>
   return %7 : tensor<1x64x56x56xf32>
 }`,
+		// EfficientNet's batch norm + SiLU, x / (1 + exp(-x)) as aten lowers it
+		"bn_silu_96x64x64": `func.func @main(%x: tensor<1x96x64x64xf32>, %s: tensor<96xf32>, %b: tensor<96xf32>) -> tensor<1x96x64x64xf32> {
+  %0 = stablehlo.broadcast_in_dim %s, dims = [1] : (tensor<96xf32>) -> tensor<1x96x64x64xf32>
+  %1 = stablehlo.multiply %x, %0 : tensor<1x96x64x64xf32>
+  %2 = stablehlo.broadcast_in_dim %b, dims = [1] : (tensor<96xf32>) -> tensor<1x96x64x64xf32>
+  %3 = stablehlo.add %1, %2 : tensor<1x96x64x64xf32>
+  %4 = stablehlo.negate %3 : tensor<1x96x64x64xf32>
+  %5 = stablehlo.exponential %4 : tensor<1x96x64x64xf32>
+  %6 = stablehlo.constant dense<1.0> : tensor<1x96x64x64xf32>
+  %7 = stablehlo.add %6, %5 : tensor<1x96x64x64xf32>
+  %8 = stablehlo.divide %3, %7 : tensor<1x96x64x64xf32>
+  return %8 : tensor<1x96x64x64xf32>
+}`,
 	}
-	for _, name := range []string{"bn_relu_64x112x112", "bn_relu_256x14x14", "bn_relu_512x7x7", "bn_relu_256x4x16", "bn_relu_512x1x16", "bn_add_relu_64x56x56"} {
+	for _, name := range []string{"bn_relu_64x112x112", "bn_relu_256x14x14", "bn_relu_512x7x7", "bn_relu_256x4x16", "bn_relu_512x1x16", "bn_add_relu_64x56x56", "bn_silu_96x64x64"} {
 		m, err := stablehlo.ParseModule(name, []byte("module {\n"+mods[name]+"\n}"))
 		if err != nil {
 			b.Fatal(err)

@@ -339,8 +339,18 @@ func fuseNodeRow[T fnum](nd *fuseNode, s *fuseScratch[T], dst []T) {
 			}
 			return
 		}
-		switch nd.name {
-		case "stablehlo.negate":
+		switch {
+		case nd.v32 != nil:
+			// f32 values in float32 (vmath.go), as the unfused kernel
+			// computes them
+			if d32, ok := any(dst).([]float32); ok {
+				nd.v32(d32, any(x).([]float32))
+				return
+			}
+			for k, v := range x {
+				dst[k] = T(nd.s32(float32(v)))
+			}
+		case nd.name == "stablehlo.negate":
 			for k, v := range x {
 				dst[k] = -v
 			}

@@ -94,13 +94,22 @@ func planFusion(bp *blockPlan, u *blockUses, slots map[*stablehlo.Value]int, fol
 			}
 			g = fu.grp[x]
 		}
-		if ok && shapeEq(shape, fu.groups[g].shape) {
+		// float32 and float64 values stay in separate groups: a group with
+		// one float64 node computes every node in float64 rows (the
+		// scalar loops), so an f32 chain feeding a convert to f64 (a mean
+		// accumulated in f64) runs as its own f32 group, on the vector
+		// loops, and the f64 group reads its result
+		w := floatWidth(staticType(op.Results[0]).DType())
+		if ok && shapeEq(shape, fu.groups[g].shape) && (w == 0 || fu.groups[g].fw == 0 || fu.groups[g].fw == w) {
 			fu.grp[k] = g
 			fu.groups[g].nops++
+			if w != 0 {
+				fu.groups[g].fw = w
+			}
 			continue
 		}
 		fu.grp[k] = len(fu.groups)
-		fu.groups = append(fu.groups, &fusedGroup{shape: shape, n: elemCount(shape), dt: staticType(op.Results[0]).DType(), out: s, root: op, nops: 1})
+		fu.groups = append(fu.groups, &fusedGroup{shape: shape, n: elemCount(shape), dt: staticType(op.Results[0]).DType(), out: s, root: op, nops: 1, fw: w})
 		roots = append(roots, k)
 	}
 	leafRead := map[int]bool{}
@@ -235,6 +244,9 @@ func (b *groupBuilder) compute(op *stablehlo.Op) int {
 	default:
 		if fns, ok := fusedUnary(op.Name); ok {
 			nd.kind, nd.un, nd.bun = fkUnary, fns.f, fns.b
+			if nd.dt == dtype.F32 {
+				nd.v32, nd.s32 = fns.v32, fns.s32
+			}
 		} else {
 			fns := binaryTable[op.Name]
 			nd.kind, nd.bin, nd.bbin = fkBinary, fns.f, fns.b
@@ -253,6 +265,9 @@ func (b *groupBuilder) finish() {
 		if nd.dt == dtype.F64 {
 			b.grp.f32 = false
 		}
+	}
+	if b.grp.f32 {
+		foldChains(b.grp.nodes)
 	}
 	b.grp.period = chunkPeriod(b.grp.nodes)
 	ident := map[int]bool{}
@@ -426,4 +441,12 @@ func (b *groupBuilder) splatOf(v *stablehlo.Value) (float64, bool) {
 		op = b.bp.ops[k].op
 	}
 	return splatValue(op)
+}
+
+// floatWidth is the size of a float element type, 0 for others.
+func floatWidth(d dtype.DType) int {
+	if d.IsFloat() {
+		return d.Size()
+	}
+	return 0
 }

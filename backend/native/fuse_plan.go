@@ -47,10 +47,13 @@ type fuseNode struct {
 	scalar float64 // fkScalar
 	name   string  // op name (for the specialised loops)
 	un     func(float64) float64
-	bin    func(float64, float64) float64
-	bun    func(bool) bool
-	bbin   func(bool, bool) bool
-	cmp    string // fkCompare direction
+	// v32 and s32: the float32 forms of un for f32 nodes (vmath.go)
+	v32  vmathFn
+	s32  func(float32) float32
+	bin  func(float64, float64) float64
+	bun  func(bool) bool
+	bbin func(bool, bool) bool
+	cmp  string // fkCompare direction
 }
 
 // fusedGroup is a planned fusion: nodes computing the value of slot out,
@@ -68,6 +71,9 @@ type fusedGroup struct {
 	red *reduceFuse
 	// f32 is set when no node is f64: the loop then computes in float32.
 	f32 bool
+	// fw is the float width of the ops joined so far (planFusion): 4 or
+	// 8, 0 before the first float op.
+	fw int
 	// period, when not 0, is where chunks end (at its multiples): the
 	// shortest run of a broadcast leaf's inner dim, so that in each chunk
 	// such a leaf reads one element or one contiguous run (fuse_exec.go).
@@ -152,7 +158,8 @@ func fusibleCompute(op *stablehlo.Op) bool {
 // the unary table, and abs on floats.
 func fusedUnary(name string) (unaryFns, bool) {
 	if name == "stablehlo.abs" {
-		return unaryFns{f: math.Abs}, true
+		v := vmathOps[name]
+		return unaryFns{f: math.Abs, v32: v.row, s32: v.scalar}, true
 	}
 	fns, ok := unaryTable[name]
 	return fns, ok

@@ -27,6 +27,41 @@ func init() {
 // bytes, on every run of the planned executable (the arena is reused).
 
 var fuseModules = map[string]string{
+	// SiLU after batch norm, as aten lowers it (one vector loop,
+	// fuse_chains.go), and one whose exp is read twice (not folded)
+	"bn_silu": `func.func @main(%x: tensor<2x8x5x7xf32>, %s: tensor<8xf32>, %b: tensor<8xf32>) -> tensor<2x8x5x7xf32> {
+  %0 = stablehlo.broadcast_in_dim %s, dims = [1] : (tensor<8xf32>) -> tensor<2x8x5x7xf32>
+  %1 = stablehlo.multiply %x, %0 : tensor<2x8x5x7xf32>
+  %2 = stablehlo.broadcast_in_dim %b, dims = [1] : (tensor<8xf32>) -> tensor<2x8x5x7xf32>
+  %3 = stablehlo.add %1, %2 : tensor<2x8x5x7xf32>
+  %4 = stablehlo.negate %3 : tensor<2x8x5x7xf32>
+  %5 = stablehlo.exponential %4 : tensor<2x8x5x7xf32>
+  %6 = stablehlo.constant dense<1.0> : tensor<2x8x5x7xf32>
+  %7 = stablehlo.add %6, %5 : tensor<2x8x5x7xf32>
+  %8 = stablehlo.divide %3, %7 : tensor<2x8x5x7xf32>
+  return %8 : tensor<2x8x5x7xf32>
+}`,
+	// exact GELU as aten lowers it (one vector loop)
+	"gelu": `func.func @main(%x: tensor<4x300xf32>) -> tensor<4x300xf32> {
+  %k = stablehlo.constant dense<0.707106769> : tensor<4x300xf32>
+  %0 = stablehlo.multiply %x, %k : tensor<4x300xf32>
+  %1 = chlo.erf %0 : tensor<4x300xf32> -> tensor<4x300xf32>
+  %one = stablehlo.constant dense<1.0> : tensor<4x300xf32>
+  %2 = stablehlo.add %one, %1 : tensor<4x300xf32>
+  %h = stablehlo.constant dense<0.5> : tensor<4x300xf32>
+  %3 = stablehlo.multiply %x, %h : tensor<4x300xf32>
+  %4 = stablehlo.multiply %3, %2 : tensor<4x300xf32>
+  return %4 : tensor<4x300xf32>
+}`,
+	"silu_shared": `func.func @main(%x: tensor<3x333xf32>) -> tensor<3x333xf32> {
+  %4 = stablehlo.negate %x : tensor<3x333xf32>
+  %5 = stablehlo.exponential %4 : tensor<3x333xf32>
+  %6 = stablehlo.constant dense<1.0> : tensor<3x333xf32>
+  %7 = stablehlo.add %5, %6 : tensor<3x333xf32>
+  %8 = stablehlo.divide %x, %7 : tensor<3x333xf32>
+  %9 = stablehlo.multiply %8, %5 : tensor<3x333xf32>
+  return %9 : tensor<3x333xf32>
+}`,
 	// ResNet's batch norm + ReLU: per-channel broadcasts, splat constants,
 	// a value used twice inside the group.
 	"bn_relu": `func.func @main(%x: tensor<2x8x5x7xf32>, %s: tensor<8xf32>, %b: tensor<8xf32>) -> tensor<2x8x5x7xf32> {

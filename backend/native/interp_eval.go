@@ -21,6 +21,7 @@ type process struct {
 	partition int
 	seq       map[string]int // collective call counts, by rendezvous key
 	depth     int            // nesting of function calls
+	prof      *Profile       // WithProfile's, nil if none
 	arena     *arena         // buffers to recycle (nil: none)
 }
 

@@ -92,11 +92,18 @@ func evalReduce(env Env, op *stablehlo.Op, in []Value) ([]Value, error) {
 		}
 	}
 	groups := elemCount(outShape)
+	body := op.Regions[0]
+	if n == 1 && !identityPerm(perm) {
+		if kind := binaryBody(body); kind != "" {
+			if rows, cols, ok := leadingDims(shape, dims); ok && reduceLeadingCols(kind, inputs[0], inits[0], outs[0], rows, cols) {
+				return []Value{outs[0]}, nil
+			}
+		}
+	}
 	var idx []int
 	if !identityPerm(perm) {
 		idx = permutedIndex(shape, perm)
 	}
-	body := op.Regions[0]
 	if n == 1 {
 		if kind := binaryBody(body); kind != "" && inputs[0].DType == inits[0].DType {
 			if reduceFast(kind, inputs[0], inits[0], outs[0], groups, size, idx) {

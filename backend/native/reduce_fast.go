@@ -175,6 +175,10 @@ func reduceFast(name string, input, init, out *literal.Literal, groups, size int
 		})
 		encodeFloats(out, res)
 	case clsInt, clsBool:
+		if d.IsBool() && len(init.Data) == 1 && len(out.Data) == groups {
+			reduceBools(k, input.Data, init.Data[0], out.Data, groups, size, idx)
+			return true
+		}
 		f := intFold(k, d)
 		if f == nil {
 			return false
@@ -227,4 +231,32 @@ func groupsParallel(groups, size int, fn func(lo, hi int)) {
 		return
 	}
 	runParts(groups, min(runtime.GOMAXPROCS(0), groups), fn)
+}
+
+// reduceBools folds bool bytes (0 or 1) in place: or for add/max/or, and
+// for multiply/min/and, as intFold does on decoded values.
+func reduceBools(k foldKind, src []byte, start byte, out []byte, groups, size int, idx []int) {
+	or := k == foldAdd || k == foldMax || k == foldOr
+	for g := 0; g < groups; g++ {
+		acc := start
+		base := g * size
+		if idx == nil {
+			for _, x := range src[base : base+size] {
+				if or {
+					acc |= x
+				} else {
+					acc &= x
+				}
+			}
+		} else {
+			for _, j := range idx[base : base+size] {
+				if or {
+					acc |= src[j]
+				} else {
+					acc &= src[j]
+				}
+			}
+		}
+		out[g] = acc
+	}
 }

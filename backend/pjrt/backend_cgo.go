@@ -138,6 +138,16 @@ func (b *Backend) Version() string {
 	return fmt.Sprintf("pjrt-%d.%d/stablehlo-%s/%s/%s", maj, min, b.shared.shlo, c.Platform(), c.PlatformVersion())
 }
 
+// Platform is the client's platform name and version ("cpu <version>").
+func (b *Backend) Platform() string {
+	c := b.shared.client
+	name, v := c.Platform(), c.PlatformVersion()
+	if v == "" || v == name {
+		return name
+	}
+	return name + " " + v
+}
+
 // Devices describes the client's addressable devices.
 func (b *Backend) Devices() []string {
 	var out []string
@@ -158,9 +168,10 @@ func (b *Backend) Compile(ctx context.Context, m *stablehlo.Module, opts backend
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if opts.Replicas > 1 || opts.Partitions > 1 {
-		return nil, fmt.Errorf("pjrt %s: %d replicas x %d partitions: only single-device programs run here: %w",
-			b.Name(), opts.Replicas, opts.Partitions, backend.ErrNotImplemented)
+	replicas, partitions := gridOf(m, opts)
+	if n := len(b.shared.client.AddressableDevices()); replicas*partitions > n {
+		return nil, fmt.Errorf("pjrt %s: %d replicas x %d partitions need %d devices, the client has %d: %w",
+			b.Name(), replicas, partitions, replicas*partitions, n, backend.ErrNotImplemented)
 	}
 	entry := opts.Entry
 	if entry == "" {
@@ -178,7 +189,14 @@ func (b *Backend) Compile(ctx context.Context, m *stablehlo.Module, opts backend
 		return nil, fmt.Errorf("pjrt %s: print module: %w", b.Name(), err)
 	}
 	exe, err := compileBlocking(ctx, func() (*gopjrt.LoadedExecutable, error) {
-		return b.shared.client.Compile().WithStableHLO([]byte(sb.String())).Done()
+		cc := b.shared.client.Compile().WithStableHLO([]byte(sb.String()))
+		switch {
+		case partitions > 1: // sharded by the program's annotations: XLA's SPMD partitioner
+			cc = cc.WithShardy(replicas * partitions)
+		case replicas > 1:
+			cc = cc.WithSPMD(replicas)
+		}
+		return cc.Done()
 	})
 	if err != nil {
 		return nil, fmt.Errorf("pjrt %s: compile: %w", b.Name(), err)
@@ -188,7 +206,8 @@ func (b *Backend) Compile(ctx context.Context, m *stablehlo.Module, opts backend
 		_ = exe.Destroy()
 		return nil, fmt.Errorf("pjrt %s: %w", b.Name(), err)
 	}
-	return &executable{b: b, owner: exe, handle: h, nargs: len(f.Type.Inputs), nout: exe.NumOutputs, donate: Donatable(f)}, nil
+	return &executable{b: b, owner: exe, handle: h, nargs: len(f.Type.Inputs), nout: exe.NumOutputs, donate: Donatable(f),
+		devices: replicas * partitions}, nil
 }
 
 // compileBlocking runs a plugin compile, which cannot be interrupted, in a
@@ -224,12 +243,26 @@ type executable struct {
 	nargs  int
 	nout   int
 	donate []bool // per argument: the program lets its input buffer be donated
+	// devices is replicas × partitions; above 1 the executable runs on
+	// that many devices of the client (multi_device_cgo.go).
+	devices int
 }
 
 // Run copies the inputs to the device, executes, and reads the outputs
 // back. When ctx ends first, Run returns ctx's error at once; the device
 // work already queued finishes and its buffers are released then.
 func (e *executable) Run(ctx context.Context, args []*literal.Literal) ([]*literal.Literal, error) {
+	if e.devices > 1 { // every device gets the same arguments; device 0's results
+		per := make([][]*literal.Literal, e.devices)
+		for i := range per {
+			per[i] = args
+		}
+		outs, err := e.RunOnDevices(ctx, per)
+		if err != nil {
+			return nil, err
+		}
+		return outs[0], nil
+	}
 	p, err := e.RunAsync(ctx, args)
 	if err != nil {
 		return nil, err

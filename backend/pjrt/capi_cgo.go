@@ -500,44 +500,61 @@ func (l *launched) release() {
 	}
 }
 
-// toHost copies output buffer b to a new literal.
-func (a capi) toHost(b *C.PJRT_Buffer) (*literal.Literal, error) {
+// releaseEvent destroys the completion event only: the outputs belong
+// to buffers now (RunBuffers).
+func (l *launched) releaseEvent() {
+	if l.ev != nil {
+		C.tt_event_destroy(l.api.p, l.ev)
+		l.ev = nil
+	}
+}
+
+// bufferShape reads a buffer's element type and dimensions.
+func (a capi) bufferShape(b *C.PJRT_Buffer) (dtype.DType, []int64, error) {
 	if b == nil {
-		return nil, errors.New("the plugin returned no buffer")
+		return dtype.Invalid, nil, errors.New("the plugin returned no buffer")
 	}
 	var typ C.int
 	var cdims *C.int64_t
 	var n C.size_t
 	if err := a.toError(C.tt_buffer_shape(a.p, b, &typ, &cdims, &n)); err != nil {
-		return nil, err
+		return dtype.Invalid, nil, err
 	}
 	dt, err := fromBufferType(int(typ))
 	if err != nil {
-		return nil, err
+		return dtype.Invalid, nil, err
 	}
 	if cdims == nil && n > 0 {
-		return nil, fmt.Errorf("the plugin reports rank %d but no dimensions", n)
+		return dtype.Invalid, nil, fmt.Errorf("the plugin reports rank %d but no dimensions", n)
 	}
 	shape := make([]int64, int(n))
 	for i, d := range unsafe.Slice(cdims, int(n)) {
 		shape[i] = int64(d)
 	}
+	return dt, shape, nil
+}
+
+// toHost copies output buffer b to a new literal.
+func (a capi) toHost(b *C.PJRT_Buffer) (*literal.Literal, error) {
+	dt, shape, err := a.bufferShape(b)
+	if err != nil {
+		return nil, err
+	}
 	l, err := literal.New(dt, shape)
 	if err != nil {
 		return nil, err
 	}
-	var dst unsafe.Pointer
+	// The copy goes straight into the literal's Go memory: it holds no Go
+	// pointers, and tt_to_host waits for the copy before it returns, so
+	// the plugin does not keep it.
+	var one [1]byte
+	dst := unsafe.Pointer(&one[0])
 	if len(l.Data) > 0 {
-		dst = C.malloc(C.size_t(len(l.Data)))
-		defer C.free(dst)
-	} else {
-		dst = C.malloc(1)
-		defer C.free(dst)
+		dst = unsafe.Pointer(&l.Data[0])
 	}
 	if err := a.toError(C.tt_to_host(a.p, b, dst, C.size_t(len(l.Data)), C.int(len(shape)))); err != nil {
 		return nil, fmt.Errorf("copy to host: %w", err)
 	}
-	copy(l.Data, unsafe.Slice((*byte)(dst), len(l.Data)))
 	return l, nil
 }
 
@@ -594,3 +611,6 @@ func (a capi) deserialize(client unsafe.Pointer, blob []byte) (*rawExecutable, e
 
 // rawExecutable owns a PJRT_LoadedExecutable this package loaded itself.
 type rawExecutable struct{ p unsafe.Pointer }
+
+// await waits for ev, destroys it and returns its error.
+func (a capi) await(ev *C.PJRT_Event) error { return a.toError(C.tt_await(a.p, ev)) }

@@ -19,7 +19,12 @@
 // the device without waiting, the execution is enqueued and completes
 // through PJRT_Event_OnReady, arguments the program marks
 // (tf.aliasing_output, jax.buffer_donor) are donated, outputs are read
-// back, and executables serialize for the disk compile cache. The C
+// back, and executables serialize for the disk compile cache. Device
+// buffers (Buffer, buffer_cgo.go) let programs keep values on the device:
+// Backend.Upload, executable.RunBuffers, results ready through the
+// execution's event, released explicitly or by the collector once no run
+// reads them. Executables of several replicas or partitions run on that
+// many devices (multi_device_cgo.go). The C
 // handles of the binding's client, devices and executables are read from
 // its unexported fields (binding_cgo.go, tested against v0.10.0).
 package pjrt
@@ -42,8 +47,9 @@ type Candidate struct {
 }
 
 // Search lists plugin candidates: explicit paths first, then the
-// PJRT_PLUGIN_LIBRARY_PATH entries (files or folders, ':'-separated), then
-// the places libtpu, jax's CUDA plugin and the XLA CPU plugin usually
+// PJRT_PLUGIN_LIBRARY_PATH entries (files or folders, ':'-separated),
+// TPU_LIBRARY_PATH, the folders of scripts/install-pjrt.sh (PluginDir),
+// then the places libtpu, jax's CUDA plugin and the XLA CPU plugin usually
 // install. Missing paths are skipped; duplicates are removed.
 func Search(explicit []string) []Candidate {
 	var out []Candidate
@@ -74,6 +80,17 @@ func Search(explicit []string) []Candidate {
 	if p := os.Getenv("TPU_LIBRARY_PATH"); p != "" {
 		add(p, "TPU_LIBRARY_PATH")
 	}
+	// What scripts/install-pjrt.sh installed: one folder per kind.
+	if dir := PluginDir(); dir != "" {
+		for _, kind := range Kinds {
+			for _, f := range globAll(filepath.Join(dir, kind, "*.so")) {
+				if abs, err := filepath.Abs(f); err == nil && !seen[abs] {
+					add(f, "install-pjrt")
+					out[len(out)-1].Kind = kind
+				}
+			}
+		}
+	}
 	for _, sp := range sitePackages() {
 		for _, f := range globAll(filepath.Join(sp, "libtpu", "libtpu*.so")) {
 			add(f, "libtpu")
@@ -95,6 +112,41 @@ func Search(explicit []string) []Candidate {
 		}
 	}
 	return out
+}
+
+// PluginDirEnv names the folder scripts/install-pjrt.sh installs plugins
+// into, one subfolder per kind (xla-cpu, tpu, cuda).
+const PluginDirEnv = "TORCHTPU_PJRT_DIR"
+
+// PluginDir is $TORCHTPU_PJRT_DIR, or else torchtpu/pjrt in the user's
+// cache folder (~/.cache/torchtpu/pjrt).
+func PluginDir() string {
+	if d := os.Getenv(PluginDirEnv); d != "" {
+		return d
+	}
+	if d, err := os.UserCacheDir(); err == nil {
+		return filepath.Join(d, "torchtpu", "pjrt")
+	}
+	return ""
+}
+
+// InstalledVersion names the package a plugin came from ("libtpu==0.0.51"):
+// from the VERSION file install-pjrt.sh writes beside it, or from the
+// dist-info folder of a pip-installed package; "" when neither says.
+func InstalledVersion(pluginPath string) string {
+	dir := filepath.Dir(pluginPath)
+	if b, err := os.ReadFile(filepath.Join(dir, "VERSION")); err == nil {
+		v, _, _ := strings.Cut(strings.TrimSpace(string(b)), " ")
+		return v
+	}
+	pkg := strings.ReplaceAll(filepath.Base(dir), "-", "_")
+	for _, d := range globAll(filepath.Join(filepath.Dir(dir), pkg+"-*.dist-info")) {
+		name := strings.TrimSuffix(filepath.Base(d), ".dist-info")
+		if p, v, ok := strings.Cut(name, "-"); ok {
+			return p + "==" + v
+		}
+	}
+	return ""
 }
 
 // KindOf guesses the device kind from a plugin's file name.

@@ -35,11 +35,13 @@ func AddPluginPaths(paths ...string) error {
 
 // Status says what discovery found for one device kind.
 type Status struct {
-	Kind    string
-	Path    string   // plugin file, "" when none was found
-	Version string   // "0.81" when the plugin could be inspected
-	Devices []string // addressable devices, when a client could be made
-	Err     error    // why the kind is unavailable
+	Kind     string
+	Path     string   // plugin file, "" when none was found
+	Version  string   // PJRT C API version, "0.81", when the plugin could be inspected
+	Package  string   // the package it came from, "xla-cpu-pjrt==0.0.1", when known
+	Platform string   // the client's platform name and version, when a client was made
+	Devices  []string // addressable devices, when a client could be made
+	Err      error    // why the kind is unavailable
 }
 
 // Probe reports, for every kind, the plugin found and whether it works.
@@ -63,12 +65,20 @@ func Probe(open bool) []Status {
 			continue
 		}
 		st.Version = fmt.Sprintf("%d.%d", info.Major, info.Minor)
-		if open {
+		st.Package = InstalledVersion(c.Path)
+		if kind == "tpu" && TPUChips() == 0 {
+			st.Err = noTPUChips(c.Path)
+		} else if open {
 			b, err := openKind(kind, 0)
 			if err != nil {
 				st.Err = err
-			} else if d, ok := b.(interface{ Devices() []string }); ok {
-				st.Devices = d.Devices()
+			} else {
+				if d, ok := b.(interface{ Devices() []string }); ok {
+					st.Devices = d.Devices()
+				}
+				if p, ok := b.(interface{ Platform() string }); ok {
+					st.Platform = p.Platform()
+				}
 			}
 		}
 		out = append(out, st)
@@ -95,17 +105,20 @@ func Probe(open bool) []Status {
 func hint(kind string) string {
 	switch kind {
 	case "tpu":
-		return "install libtpu (pip install libtpu) or set TPU_LIBRARY_PATH / PJRT_PLUGIN_LIBRARY_PATH"
+		return "scripts/install-pjrt.sh tpu, pip install libtpu, or set TPU_LIBRARY_PATH / PJRT_PLUGIN_LIBRARY_PATH"
 	case "cuda":
-		return "install jax's CUDA plugin (pip install jax[cuda12]) or set PJRT_PLUGIN_LIBRARY_PATH to xla_cuda_plugin.so"
+		return "scripts/install-pjrt.sh cuda, or set PJRT_PLUGIN_LIBRARY_PATH to xla_cuda_plugin.so"
 	}
-	return "set PJRT_PLUGIN_LIBRARY_PATH to pjrt_c_api_cpu_plugin.so"
+	return "scripts/install-pjrt.sh xla-cpu, or set PJRT_PLUGIN_LIBRARY_PATH to pjrt_c_api_cpu_plugin.so"
 }
 
 func openKind(kind string, ordinal int) (backend.Backend, error) {
 	c := ForKind(Search(nil), kind)
 	if c == nil {
 		return nil, fmt.Errorf("no %s plugin found (%s)", kind, hint(kind))
+	}
+	if kind == "tpu" && TPUChips() == 0 {
+		return nil, noTPUChips(c.Path)
 	}
 	return open(kind, c.Path, ordinal)
 }

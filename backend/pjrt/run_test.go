@@ -265,7 +265,8 @@ func TestRunErrors(t *testing.T) {
 		t.Errorf("compile failure: %v", err)
 	}
 	t.Setenv("FAKE_PJRT_FAIL", "")
-	if _, err := b.Compile(ctx, parse(t, echoModule), backend.Options{Replicas: 2}); !errors.Is(err, backend.ErrNotImplemented) {
+	if _, err := b.Compile(ctx, parse(t, echoModule), backend.Options{Replicas: 2}); !errors.Is(err, backend.ErrNotImplemented) ||
+		!strings.Contains(err.Error(), "need 2 devices, the client has 1") {
 		t.Errorf("2 replicas: %v", err)
 	}
 	if _, err := b.Compile(ctx, parse(t, echoModule), backend.Options{Entry: "other"}); !errors.Is(err, backend.ErrNotImplemented) {

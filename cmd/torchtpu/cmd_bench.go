@@ -12,6 +12,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/torchtpu/torchtpu/backend/native"
 	"github.com/torchtpu/torchtpu/backend/native/gemm"
 	"github.com/torchtpu/torchtpu/literal"
 )
@@ -47,6 +48,16 @@ type benchResult struct {
 	WeightsMB       float64 `json:"weights_mb"`
 	InputsMB        float64 `json:"inputs_mb"`
 	GemmKernel      string  `json:"gemm_kernel"`
+	// Bytes copied host → device and device → host: by the first run
+	// (weights included) and per timed run (inputs and outputs once the
+	// weights are resident; 0 on cpu, whose buffers are host memory).
+	FirstH2DBytes  int64   `json:"first_run_h2d_bytes"`
+	FirstD2HBytes  int64   `json:"first_run_d2h_bytes"`
+	H2DBytesPerRun float64 `json:"h2d_bytes_per_run"`
+	D2HBytesPerRun float64 `json:"d2h_bytes_per_run"`
+	ResidentMB     float64 `json:"resident_mb"`
+	// Profile is --profile's table (native backend only).
+	Profile *benchProfile `json:"profile,omitempty"`
 }
 
 func init() {
@@ -97,7 +108,14 @@ median_ms, p90_ms, compile_ms, peak_rss_mb and the rest.
 Example:
   torchtpu bench resnet18.pt2 --inputs resnet18.io.safetensors --threads 2
   torchtpu bench examples/mlp.pt2 --runs 50 --json
-  torchtpu bench model.pt2 --cpuprofile cpu.out && go tool pprof -top cpu.out`)
+  torchtpu bench model.pt2 --profile --trace trace.json
+  torchtpu bench model.pt2 --cpuprofile cpu.out && go tool pprof -top cpu.out
+
+--profile times each step of the native backend (an op, a fused group of
+elementwise ops, a convolution with its fused epilogue) in the timed runs
+and prints the time per kind of step and the slowest steps, per run, with
+their share of all steps' time, and how much of the run's wall time the
+steps cover; with --trace the steps are spans of the trace too.`)
 		inputs := fs.String("inputs", "", "safetensors file with input.0, input.1, ... (default: the archive's sample inputs)")
 		device := fs.String("device", "cpu", "device to run on (see 'torchtpu devices')")
 		threads := fs.Int("threads", goruntime.GOMAXPROCS(0), "threads (GOMAXPROCS) for the native backend")
@@ -106,6 +124,8 @@ Example:
 		asJSON := fs.Bool("json", false, "print one JSON object")
 		rf := addRuntimeFlags(fs) // cache, buckets, metrics, trace (flags_runtime.go)
 		cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the timed runs to this file (go tool pprof)")
+		profile := fs.Bool("profile", false, "time the native backend's steps in the timed runs: per op kind and per fused group or op, with their share (and as spans in --trace)")
+		profileTop := fs.Int("profile-top", 15, "steps listed by --profile")
 		memProfile := fs.String("memprofile", "", "write a heap profile (after the timed runs) to this file (go tool pprof -sample_index=alloc_space)")
 		pos, err := parseInterleaved(fs, args)
 		if err != nil {
@@ -142,12 +162,13 @@ Example:
 		res.ActivationsMB = float64(act) / (1 << 20)
 		res.GCPercent = settleHeap(0, 0)
 
+		runCtx := ctx
 		run := func() (time.Duration, error) {
 			if err := ctx.Err(); err != nil {
 				return 0, err
 			}
 			t := time.Now()
-			if _, _, err := prog.Run(ctx, ins); err != nil {
+			if _, _, err := prog.Run(runCtx, ins); err != nil {
 				return 0, fmt.Errorf("bench %s: %w", pos[0], err)
 			}
 			return time.Since(t), nil
@@ -161,6 +182,7 @@ Example:
 		// and the buffers it keeps between runs.
 		res.GCPercent = settleHeap(0, 0)
 		if m := prog.Metrics().Snapshot(); m != nil {
+			res.FirstH2DBytes, res.FirstD2HBytes = m.H2DBytes, m.D2HBytes
 			res.Compiles, res.CacheHits = m.Compiles, m.CacheHits
 			if m.Compiles > 0 {
 				res.CompileMS, res.CompileEstimate = m.CompileMS, false
@@ -192,6 +214,12 @@ Example:
 				return 1, fmt.Errorf("bench: %w", err)
 			}
 		}
+		moved0 := prog.Metrics().Snapshot()
+		var prof *native.Profile
+		if *profile {
+			prof = &native.Profile{Spans: *rf.trace != "", MaxSpans: 1 << 20}
+			runCtx = native.WithProfile(ctx, prof)
+		}
 		lat := make([]float64, *runs)
 		for i := range lat {
 			d, err := run()
@@ -211,8 +239,16 @@ Example:
 		}
 		goruntime.ReadMemStats(&after)
 		res.AllocMBPerRun = float64(after.TotalAlloc-before.TotalAlloc) / float64(*runs) / (1 << 20)
+		moved := prog.Metrics().Snapshot()
+		res.H2DBytesPerRun = float64(moved.H2DBytes-moved0.H2DBytes) / float64(*runs)
+		res.D2HBytesPerRun = float64(moved.D2HBytes-moved0.D2HBytes) / float64(*runs)
+		res.ResidentMB = float64(prog.ResidentBytes()) / (1 << 20)
 		benchSummarize(&res, lat)
 		benchMemory(&res)
+		if prof != nil {
+			res.Profile = summarizeProfile(prof, res.MedianMS, *profileTop)
+			traceProfile(prog, prof)
+		}
 		if *memProfile != "" {
 			if err := writeHeapProfile(*memProfile); err != nil {
 				return 1, err
@@ -227,6 +263,9 @@ Example:
 			return 0, nil
 		}
 		printBench(stdout, &res)
+		if res.Profile != nil {
+			printProfile(stdout, res.Profile)
+		}
 		return 0, nil
 	}
 	register(c)
@@ -274,6 +313,10 @@ func printBench(w io.Writer, r *benchResult) {
 	fmt.Fprintf(w, "            %.2f x (weights %.1f MB + activations %.1f MB); %.2f x over the %.1f MB the process held before loading\n",
 		r.MemRatio, r.WeightsMB, r.ActivationsMB, r.MemRatioNet, r.BaselineRSSMB)
 	fmt.Fprintf(w, "            Go heap %.1f MB live after the runs: weights and what the program keeps between runs\n", r.HeapLiveMB)
+	if r.FirstH2DBytes+r.FirstD2HBytes > 0 || r.ResidentMB > 0 {
+		fmt.Fprintf(w, "transfers   first run %d B to the device, %d B back; then %.0f B and %.0f B per run (%.1f MB of weights resident)\n",
+			r.FirstH2DBytes, r.FirstD2HBytes, r.H2DBytesPerRun, r.D2HBytesPerRun, r.ResidentMB)
+	}
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -19,8 +20,11 @@ Lists the embedded cpu backend and, for each PJRT device kind (tpu, cuda,
 xla-cpu), the plugin found and its devices, or why none is usable.
 
 Plugins are searched in --plugin paths, PJRT_PLUGIN_LIBRARY_PATH (files or
-folders, ':'-separated), TPU_LIBRARY_PATH, Python site-packages (libtpu,
-jax_plugins/xla_cuda12) and /usr/local/lib/gomlx/pjrt.
+folders, ':'-separated), TPU_LIBRARY_PATH, the folders scripts/install-pjrt.sh
+installs into ($TORCHTPU_PJRT_DIR/KIND, default ~/.cache/torchtpu/pjrt/KIND),
+Python site-packages (libtpu, jax_plugins/xla_cuda12) and
+/usr/local/lib/gomlx/pjrt. libtpu is only started where the machine has TPU
+chips (PCI devices of Google's vendor id, or /dev/accel*).
 
 Each plugin gets one client per process, shared by every program on its
 devices. Client options (PJRT_Client_Create named values) come from
@@ -54,10 +58,19 @@ e.g. 'cuda:memory_fraction=0.5;cuda:preallocate=false'.`)
 			switch {
 			case st.Err != nil && st.Path == "":
 				fmt.Fprintf(stdout, "%-8s not found: %v\n", st.Kind, st.Err)
+			case errors.Is(st.Err, pjrt.ErrNoTPUChips):
+				fmt.Fprintf(stdout, "%-8s %v\n", st.Kind, st.Err)
 			case st.Err != nil:
 				fmt.Fprintf(stdout, "%-8s unusable: %v\n", st.Kind, st.Err)
 			default:
-				fmt.Fprintf(stdout, "%-8s %s (PJRT C API %s)\n", st.Kind, st.Path, st.Version)
+				desc := "PJRT C API " + st.Version
+				if st.Platform != "" {
+					desc = "platform " + st.Platform + ", " + desc
+				}
+				if st.Package != "" {
+					desc = st.Package + ", " + desc
+				}
+				fmt.Fprintf(stdout, "%-8s %s (%s)\n", st.Kind, st.Path, desc)
 				for _, d := range st.Devices {
 					fmt.Fprintf(stdout, "           %s\n", d)
 				}

@@ -42,19 +42,19 @@ func (m *machine) step(op byte) error {
 		_, err := m.need(8)
 		return err
 	case '(': // MARK
-		m.marks = append(m.marks, len(m.stack))
+		return m.mark()
 	case '0': // POP
 		_, err := m.pop()
 		return err
 	case '1': // POP_MARK
-		_, err := m.popMark()
+		_, _, err := m.popMark()
 		return err
 	case '2': // DUP
 		v, err := m.top()
 		if err != nil {
 			return err
 		}
-		m.push(v)
+		m.pushD(v, m.depths[len(m.depths)-1])
 	case 'N':
 		m.push(nil)
 	case 0x88:
@@ -62,36 +62,39 @@ func (m *machine) step(op byte) error {
 	case 0x89:
 		m.push(false)
 	case ')':
-		m.push(Tuple{})
+		return m.build(Tuple{}, 0)
 	case 't':
-		items, err := m.popMark()
+		items, d, err := m.popMark()
 		if err != nil {
 			return err
 		}
-		m.push(Tuple(items))
+		return m.build(Tuple(items), d)
 	case 0x85, 0x86, 0x87: // TUPLE1..3
 		n := int(op - 0x84)
 		if len(m.stack) < n || len(m.marks) > 0 && len(m.stack)-n < m.marks[len(m.marks)-1] {
 			return errors.New("pickle: stack underflow")
 		}
-		t := append(Tuple(nil), m.stack[len(m.stack)-n:]...)
-		m.stack = m.stack[:len(m.stack)-n]
-		m.push(t)
-	case ']':
-		m.push(&List{})
-	case 'l':
-		items, err := m.popMark()
+		items, d, err := m.popN(n)
 		if err != nil {
 			return err
 		}
-		m.push(&List{Items: items})
+		return m.build(Tuple(items), d)
+	case ']':
+		return m.build(&List{}, 0)
+	case 'l':
+		items, d, err := m.popMark()
+		if err != nil {
+			return err
+		}
+		return m.build(&List{Items: items}, d)
 	case 'a', 'e': // APPEND, APPENDS
 		var items []any
+		var d int
 		var err error
 		if op == 'a' {
-			items, err = m.popN(1)
+			items, d, err = m.popN(1)
 		} else {
-			items, err = m.popMark()
+			items, d, err = m.popMark()
 		}
 		if err != nil {
 			return err
@@ -105,10 +108,11 @@ func (m *machine) step(op byte) error {
 			return fmt.Errorf("pickle: APPEND to %T", t)
 		}
 		l.Items = append(l.Items, items...)
+		return m.grow(l, d)
 	case '}':
-		m.push(NewDict())
+		return m.build(NewDict(), 0)
 	case 'd':
-		items, err := m.popMark()
+		items, depth, err := m.popMark()
 		if err != nil {
 			return err
 		}
@@ -116,14 +120,15 @@ func (m *machine) step(op byte) error {
 		if err := setItems(d, items); err != nil {
 			return err
 		}
-		m.push(d)
+		return m.build(d, depth)
 	case 's', 'u': // SETITEM, SETITEMS
 		var items []any
+		var depth int
 		var err error
 		if op == 's' {
-			items, err = m.popN(2) // key, value
+			items, depth, err = m.popN(2) // key, value
 		} else {
-			items, err = m.popMark()
+			items, depth, err = m.popMark()
 		}
 		if err != nil {
 			return err
@@ -136,11 +141,14 @@ func (m *machine) step(op byte) error {
 		if !ok {
 			return fmt.Errorf("pickle: SETITEM on %T", t)
 		}
-		return setItems(d, items)
+		if err := setItems(d, items); err != nil {
+			return err
+		}
+		return m.grow(d, depth)
 	case 0x8f: // EMPTY_SET
-		m.push(&Set{})
+		return m.build(&Set{}, 0)
 	case 0x90: // ADDITEMS
-		items, err := m.popMark()
+		items, depth, err := m.popMark()
 		if err != nil {
 			return err
 		}
@@ -153,12 +161,13 @@ func (m *machine) step(op byte) error {
 			return fmt.Errorf("pickle: ADDITEMS on %T", t)
 		}
 		s.Items = append(s.Items, items...)
+		return m.grow(s, depth)
 	case 0x91: // FROZENSET
-		items, err := m.popMark()
+		items, depth, err := m.popMark()
 		if err != nil {
 			return err
 		}
-		m.push(&Set{Items: items})
+		return m.build(&Set{Items: items}, depth)
 	case 'g', 'p': // GET, PUT (text index)
 		s, err := m.line()
 		if err != nil {
@@ -204,7 +213,7 @@ func (m *machine) step(op byte) error {
 		}
 		return m.global(mod, name)
 	case 0x93: // STACK_GLOBAL
-		v, err := m.popN(2) // module, name
+		v, _, err := m.popN(2) // module, name
 		if err != nil {
 			return err
 		}
@@ -215,22 +224,22 @@ func (m *machine) step(op byte) error {
 		}
 		return m.global(ms, ns)
 	case 'R', 0x81: // REDUCE, NEWOBJ
-		v, err := m.popN(2) // callable, arguments
+		v, depth, err := m.popN(2) // callable, arguments
 		if err != nil {
 			return err
 		}
-		return m.call(v[0], v[1])
+		return m.call(v[0], v[1], depth)
 	case 0x92: // NEWOBJ_EX
-		v, err := m.popN(3) // class, arguments, keyword arguments
+		v, depth, err := m.popN(3) // class, arguments, keyword arguments
 		if err != nil {
 			return err
 		}
 		if d, ok := v[2].(*Dict); !ok || d.Len() != 0 {
 			return errors.New("pickle: NEWOBJ_EX with keyword arguments")
 		}
-		return m.call(v[0], v[1])
+		return m.call(v[0], v[1], depth)
 	case 'b': // BUILD
-		state, err := m.pop()
+		state, depth, err := m.popD()
 		if err != nil {
 			return err
 		}
@@ -242,19 +251,22 @@ func (m *machine) step(op byte) error {
 		if !ok {
 			return fmt.Errorf("pickle: BUILD on %T", obj)
 		}
-		return s.SetState(state)
+		if err := s.SetState(state); err != nil {
+			return err
+		}
+		return m.grow(obj, depth)
 	case 'P': // PERSID
 		s, err := m.line()
 		if err != nil {
 			return err
 		}
-		return m.persistent(s)
+		return m.persistent(s, 0)
 	case 'Q': // BINPERSID
-		pid, err := m.pop()
+		pid, depth, err := m.popD()
 		if err != nil {
 			return err
 		}
-		return m.persistent(pid)
+		return m.persistent(pid, depth)
 	default:
 		if ok, err := m.scalar(op); ok {
 			return err

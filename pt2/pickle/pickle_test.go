@@ -147,19 +147,6 @@ func TestRejects(t *testing.T) {
 	}
 }
 
-func FuzzUnpickle(f *testing.F) {
-	for _, h := range samples {
-		data, _ := hex.DecodeString(h)
-		f.Add(data)
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		v, err := (&Unpickler{Find: testFind, PersistentLoad: func(pid any) (any, error) { return pid, nil }}).Load(data)
-		if err == nil {
-			_ = repr(v)
-		}
-	})
-}
-
 func TestSharedKeyBlowUp(t *testing.T) {
 	// t0 = (); t_{i+1} = (t_i, t_i), 60 times, used as a dict key.
 	p := []byte("\x80\x02}")

@@ -9,6 +9,8 @@ import (
 	"math/big"
 	"strconv"
 	"strings"
+
+	"github.com/torchtpu/torchtpu/limits"
 )
 
 // Unpickler decodes one pickle. Find and PersistentLoad are the only ways
@@ -19,6 +21,12 @@ type Unpickler struct {
 	Find func(module, name string) (Global, error)
 	// PersistentLoad resolves PERSID / BINPERSID; nil rejects them.
 	PersistentLoad func(pid any) (any, error)
+	// MaxDepth bounds the nesting of the values the pickle builds (a list
+	// in a list is depth 2) and of its open MARKs; 0 takes the default of
+	// package limits (TORCHTPU_MAX_NESTING). Depth is tracked as values
+	// are built and extended; code that walks the result must still bound
+	// its walk, as values may share parts or contain themselves.
+	MaxDepth int
 }
 
 // maxOps bounds the work on one pickle, beyond the bound its length gives.
@@ -27,17 +35,29 @@ const maxOps = 1 << 28
 var errMark = errors.New("pickle: MARK missing")
 
 type machine struct {
-	u     *Unpickler
-	data  []byte
-	pos   int
-	stack []any
-	marks []int
-	memo  map[uint64]any
+	u      *Unpickler
+	data   []byte
+	pos    int
+	stack  []any
+	depths []int // the nesting depth of each stack value (see depth.go)
+	marks  []int
+	memo   map[uint64]slot
+	// ptrDepth is the current depth of each list, dict and set built so
+	// far: they grow in place, so their depth is kept by identity.
+	ptrDepth map[any]int
+	lim      limits.Limits
+}
+
+// slot is a value with its nesting depth.
+type slot struct {
+	v any
+	d int
 }
 
 // Load decodes data and returns the value STOP leaves on top of the stack.
 func (u *Unpickler) Load(data []byte) (any, error) {
-	m := &machine{u: u, data: data, memo: map[uint64]any{}}
+	m := &machine{u: u, data: data, memo: map[uint64]slot{}, ptrDepth: map[any]int{},
+		lim: limits.Limits{Nesting: u.MaxDepth}.OrDefault()}
 	v, err := m.run()
 	if err != nil {
 		return nil, fmt.Errorf("%w (at byte %d)", err, m.pos)
@@ -64,32 +84,39 @@ func (m *machine) line() (string, error) {
 	return s, nil
 }
 
-func (m *machine) push(v any) { m.stack = append(m.stack, v) }
-
 func (m *machine) pop() (any, error) {
-	if len(m.stack) == 0 {
-		return nil, errors.New("pickle: stack underflow")
-	}
-	if len(m.marks) > 0 && len(m.stack) == m.marks[len(m.marks)-1] {
-		return nil, errors.New("pickle: pop across a MARK")
-	}
-	v := m.stack[len(m.stack)-1]
-	m.stack = m.stack[:len(m.stack)-1]
-	return v, nil
+	v, _, err := m.popD()
+	return v, err
 }
 
-// popN pops the top n values and returns them bottom first; its errors
-// are those of n calls to pop.
-func (m *machine) popN(n int) ([]any, error) {
+// popD pops the top value and returns its depth.
+func (m *machine) popD() (any, int, error) {
+	if len(m.stack) == 0 {
+		return nil, 0, errors.New("pickle: stack underflow")
+	}
+	if len(m.marks) > 0 && len(m.stack) == m.marks[len(m.marks)-1] {
+		return nil, 0, errors.New("pickle: pop across a MARK")
+	}
+	top := len(m.stack) - 1
+	v, d := m.stack[top], m.depthOf(m.stack[top], m.depths[top])
+	m.stack, m.depths = m.stack[:top], m.depths[:top]
+	return v, d, nil
+}
+
+// popN pops the top n values and returns them bottom first with the
+// largest of their depths; its errors are those of n calls to pop.
+func (m *machine) popN(n int) ([]any, int, error) {
 	vs := make([]any, n)
+	deepest := 0
 	for i := n - 1; i >= 0; i-- {
-		v, err := m.pop()
+		v, d, err := m.popD()
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		vs[i] = v
+		deepest = max(deepest, d)
 	}
-	return vs, nil
+	return vs, deepest, nil
 }
 
 func (m *machine) top() (any, error) {
@@ -99,24 +126,28 @@ func (m *machine) top() (any, error) {
 	return m.stack[len(m.stack)-1], nil
 }
 
-// popMark pops everything above the last MARK.
-func (m *machine) popMark() ([]any, error) {
+// popMark pops everything above the last MARK, with the largest depth.
+func (m *machine) popMark() ([]any, int, error) {
 	if len(m.marks) == 0 {
-		return nil, errMark
+		return nil, 0, errMark
 	}
 	k := m.marks[len(m.marks)-1]
 	m.marks = m.marks[:len(m.marks)-1]
 	items := append([]any(nil), m.stack[k:]...)
-	m.stack = m.stack[:k]
-	return items, nil
+	deepest := 0
+	for i, v := range items {
+		deepest = max(deepest, m.depthOf(v, m.depths[k+i]))
+	}
+	m.stack, m.depths = m.stack[:k], m.depths[:k]
+	return items, deepest, nil
 }
 
 func (m *machine) memoGet(i uint64) error {
-	v, ok := m.memo[i]
+	s, ok := m.memo[i]
 	if !ok {
 		return fmt.Errorf("pickle: memo key %d not found", i)
 	}
-	m.push(v)
+	m.pushD(s.v, s.d)
 	return nil
 }
 
@@ -125,7 +156,7 @@ func (m *machine) memoPut(i uint64) error {
 	if err != nil {
 		return err
 	}
-	m.memo[i] = v
+	m.memo[i] = slot{v, m.depths[len(m.depths)-1]}
 	return nil
 }
 
@@ -141,7 +172,7 @@ func (m *machine) global(module, name string) error {
 	return nil
 }
 
-func (m *machine) call(fn any, args any) error {
+func (m *machine) call(fn any, args any, depth int) error {
 	g, ok := fn.(Global)
 	if !ok || g.Call == nil {
 		return fmt.Errorf("pickle: cannot call %T", fn)
@@ -154,11 +185,11 @@ func (m *machine) call(fn any, args any) error {
 	if err != nil {
 		return fmt.Errorf("pickle: %v: %w", g, err)
 	}
-	m.push(v)
+	m.pushD(v, depth) // what a call builds holds at most its arguments
 	return nil
 }
 
-func (m *machine) persistent(pid any) error {
+func (m *machine) persistent(pid any, depth int) error {
 	if m.u.PersistentLoad == nil {
 		return errors.New("pickle: persistent ids are not allowed")
 	}
@@ -166,7 +197,7 @@ func (m *machine) persistent(pid any) error {
 	if err != nil {
 		return err
 	}
-	m.push(v)
+	m.pushD(v, depth)
 	return nil
 }
 

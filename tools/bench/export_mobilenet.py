@@ -1,4 +1,4 @@
-"""Export a MobileNetV2-style model (run through torch-oracle).
+"""Export a MobileNetV2-style model (any torch: torch-oracle or PyPI).
 
   python3 export_mobilenet.py [OUT_PREFIX]
 
@@ -8,8 +8,8 @@ stride 1 and 2, 1×1 project, each with batch norm, ReLU6 after the first
 two, the skip connection where shapes allow), a 1×1 head, global average
 pooling and a classifier; seeded weights and batch-norm statistics, eval
 mode, one 224×224 image. Saves OUT_PREFIX.pt2 (default mobilenet) and
-OUT_PREFIX.io.safetensors (input.0 and PyTorch's output.0). Used by
-scripts/bench-compare.sh for the name mobilenet.
+OUT_PREFIX.io.safetensors (input.0 and PyTorch's output.0). build() is
+the model of the name mobilenet in bench_models.py.
 """
 
 import sys
@@ -60,8 +60,8 @@ class MobileNetV2(nn.Module):
         return self.classifier(x)
 
 
-def main():
-    out = sys.argv[1] if len(sys.argv) > 1 else "mobilenet"
+def build():
+    """The model (eval mode, seeded weights and batch-norm statistics) and its input."""
     torch.manual_seed(0)
     model = MobileNetV2()
     for m in model.modules():
@@ -72,6 +72,12 @@ def main():
             m.bias.data.uniform_(-0.2, 0.2)
     model.eval()
     x = torch.randn(1, 3, 224, 224, generator=torch.Generator().manual_seed(1))
+    return model, x
+
+
+def main():
+    out = sys.argv[1] if len(sys.argv) > 1 else "mobilenet"
+    model, x = build()
     ep = torch.export.export(model, (x,))
     torch.export.save(ep, out + ".pt2")
     with torch.inference_mode():

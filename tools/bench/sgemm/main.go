@@ -5,7 +5,10 @@
 //
 // gflops is over the median wall time; cpu_gflops over the process CPU time
 // divided by the thread count (what the threads reach while they run, the
-// figure to trust on a loaded machine).
+// figure to trust on a loaded machine). With -peak it first prints one
+// core's float32 FMA peak, measured with register-only AVX-512 FMAs:
+//
+//	{"kind": "peak", "available": true, "gflops": ...}
 package main
 
 import (
@@ -27,8 +30,20 @@ func main() {
 	sizes := flag.String("n", "1024,2048", "square sizes, comma separated")
 	threads := flag.Int("threads", runtime.GOMAXPROCS(0), "threads")
 	runs := flag.Int("runs", 5, "timed runs per size")
+	peak := flag.Bool("peak", false, "first print one core's measured FMA peak: {\"kind\": \"peak\", \"gflops\": ...}")
 	flag.Parse()
 	runtime.GOMAXPROCS(*threads)
+	if *peak {
+		g, ok := gemm.PeakFMA(300 * time.Millisecond)
+		out := map[string]any{"kind": "peak", "available": ok}
+		if ok {
+			out["gflops"] = g
+		}
+		if err := json.NewEncoder(os.Stdout).Encode(out); err != nil {
+			fmt.Fprintln(os.Stderr, "sgemm:", err)
+			os.Exit(1)
+		}
+	}
 	for _, f := range strings.Split(*sizes, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil || n < 1 {

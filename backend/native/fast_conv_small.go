@@ -1,0 +1,93 @@
+package native
+
+// runSmall computes a convolution whose per-group product is below
+// fastGemmMinFlops multiply-adds (tiny layers), or whose kernel covers
+// the whole image (squeeze-and-excitation's 1×1 convolutions of a pooled
+// [b, c, 1, 1] tensor: a matrix-vector product), directly, on one
+// thread: each output element is the float32 sum over input channel,
+// kernel row and kernel column, in that order, of the taps inside the
+// image (dot32's order for a kernel covering the image). Before, the
+// small ones took the exact kernel, which decodes the weights and
+// transposes them on every run, and the matrix-vector products the
+// GEMM, which packs a one-column B.
+func (c *conv2d) runSmall(dst []float32) {
+	ocPer, k, n, hw := c.outC/c.groups, c.kerC*c.kh*c.kw, c.oh*c.ow, c.h*c.w
+	c.epiRuns(n)
+	for b := 0; b < c.batch; b++ {
+		for oc := 0; oc < c.outC; oc++ {
+			g := oc / ocPer
+			w := c.rhs[oc*k : (oc+1)*k]
+			out := dst[(b*c.outC+oc)*n : (b*c.outC+oc+1)*n]
+			in := c.lhs[(b*c.inC+g*c.kerC)*hw : (b*c.inC+(g+1)*c.kerC)*hw]
+			if n == 1 && c.kh == c.h && c.kw == c.w && c.padT == 0 && c.padL == 0 {
+				// the kernel covers the whole image: a dot product
+				out[0] = dot32(w, in)
+				continue
+			}
+			for oy := 0; oy < c.oh; oy++ {
+				for ox := 0; ox < c.ow; ox++ {
+					var acc float32
+					for ic := 0; ic < c.kerC; ic++ {
+						img := in[ic*hw : (ic+1)*hw]
+						for ky := 0; ky < c.kh; ky++ {
+							iy := oy*c.sh - c.padT + ky*c.dh
+							if iy < 0 || iy >= c.h {
+								continue
+							}
+							row := img[iy*c.w : (iy+1)*c.w]
+							wr := w[(ic*c.kh+ky)*c.kw : (ic*c.kh+ky+1)*c.kw]
+							for kx, wv := range wr {
+								ix := ox*c.sw - c.padL + kx*c.dw
+								if ix >= 0 && ix < c.w {
+									acc += wv * row[ix]
+								}
+							}
+						}
+					}
+					out[oy*c.ow+ox] = acc
+				}
+			}
+		}
+	}
+	for g := 0; g < c.groups; g++ {
+		c.finish(g, 0, ocPer, 0, c.batch*n)
+	}
+}
+
+// dot32 is the float32 dot product of a and b (b at least as long as a),
+// summed in eight interleaved partial sums (element i into sum i%8) that
+// are then added pairwise.
+func dot32(a, b []float32) float32 {
+	b = b[:len(a)]
+	var s0, s1, s2, s3, s4, s5, s6, s7 float32
+	i := 0
+	for ; i+8 <= len(a); i += 8 {
+		s0 += a[i] * b[i]
+		s1 += a[i+1] * b[i+1]
+		s2 += a[i+2] * b[i+2]
+		s3 += a[i+3] * b[i+3]
+		s4 += a[i+4] * b[i+4]
+		s5 += a[i+5] * b[i+5]
+		s6 += a[i+6] * b[i+6]
+		s7 += a[i+7] * b[i+7]
+	}
+	for j := 0; i < len(a); i, j = i+1, j+1 {
+		switch j {
+		case 0:
+			s0 += a[i] * b[i]
+		case 1:
+			s1 += a[i] * b[i]
+		case 2:
+			s2 += a[i] * b[i]
+		case 3:
+			s3 += a[i] * b[i]
+		case 4:
+			s4 += a[i] * b[i]
+		case 5:
+			s5 += a[i] * b[i]
+		case 6:
+			s6 += a[i] * b[i]
+		}
+	}
+	return ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))
+}

@@ -1,0 +1,100 @@
+package native
+
+import "github.com/torchtpu/torchtpu/dtype"
+
+// Common chains of a float32 fusion group run as one vector loop instead
+// of one row pass per op (vmath.go): each loop rounds every step as the
+// ops do one by one, so the results keep their bits.
+
+// foldChains rewrites the chains of nodes it knows into single nodes; the
+// chain's inner nodes, read nowhere else, become fkNop.
+func foldChains(nodes []fuseNode) {
+	refs := make([]int, len(nodes))
+	for _, nd := range nodes {
+		for _, a := range nd.args[:nodeArity(nd.kind)] {
+			refs[a]++
+		}
+	}
+	only := func(i int, kind fuseKind, name string) bool {
+		nd := &nodes[i]
+		return refs[i] == 1 && nd.kind == kind && nd.name == name && nd.dt == dtype.F32
+	}
+	isConst := func(i int, v float32) bool {
+		return nodes[i].kind == fkScalar && float32(nodes[i].scalar) == v
+	}
+	// plusOne returns e where node p is add(1, e) or add(e, 1), read once
+	plusOne := func(p int) (int, bool) {
+		if !only(p, fkBinary, "stablehlo.add") {
+			return 0, false
+		}
+		a, b := nodes[p].args[0], nodes[p].args[1]
+		switch {
+		case isConst(a, 1):
+			return b, true
+		case isConst(b, 1):
+			return a, true
+		}
+		return 0, false
+	}
+	// scaled returns x where node i is multiply(x, c), read once
+	scaled := func(i int, c float32) (int, bool) {
+		if !only(i, fkBinary, "stablehlo.multiply") || !isConst(nodes[i].args[1], c) {
+			return 0, false
+		}
+		return nodes[i].args[0], true
+	}
+	for i := range nodes {
+		nd := &nodes[i]
+		if nd.kind == fkBinary && nd.name == "stablehlo.multiply" && nd.dt == dtype.F32 {
+			// exact GELU as aten lowers it:
+			// multiply(multiply(x, 0.5), add(1, erf(multiply(x, 1/sqrt 2))))
+			h, p := nd.args[0], nd.args[1]
+			x, ok1 := scaled(h, 0.5)
+			e, ok2 := plusOne(p)
+			if !ok1 || !ok2 || !only(e, fkUnary, "chlo.erf") {
+				continue
+			}
+			if x2, ok := scaled(nodes[e].args[0], vmRsqrt2); !ok || x2 != x {
+				continue
+			}
+			t := nodes[e].args[0]
+			*nd = fuseNode{kind: fkUnary, dt: dtype.F32, args: [4]int{x}, name: "gelu", v32: geluRow, s32: gelu32}
+			for _, j := range []int{h, p, e, t} {
+				nodes[j].kind = fkNop
+			}
+			continue
+		}
+		// SiLU as aten lowers it: divide(x, add(1, exp(negate(x))))
+		if nd.kind != fkBinary || nd.name != "stablehlo.divide" || nd.dt != dtype.F32 {
+			continue
+		}
+		x, p := nd.args[0], nd.args[1]
+		e, ok := plusOne(p)
+		if !ok || !only(e, fkUnary, "stablehlo.exponential") {
+			continue
+		}
+		n := nodes[e].args[0]
+		if !only(n, fkUnary, "stablehlo.negate") || nodes[n].args[0] != x {
+			continue
+		}
+		*nd = fuseNode{kind: fkUnary, dt: dtype.F32, args: [4]int{x}, name: "silu", v32: siluRow, s32: silu32}
+		for _, j := range []int{p, e, n} {
+			nodes[j].kind = fkNop
+		}
+	}
+}
+
+// nodeArity is the number of operands of a node of kind k.
+func nodeArity(k fuseKind) int {
+	switch k {
+	case fkUnary, fkConvert:
+		return 1
+	case fkBinary, fkCompare:
+		return 2
+	case fkSelect:
+		return 3
+	case fkCmpSelect:
+		return 4
+	}
+	return 0
+}

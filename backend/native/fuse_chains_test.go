@@ -1,0 +1,99 @@
+package native
+
+import (
+	"math"
+	"testing"
+
+	"github.com/torchtpu/torchtpu/stablehlo"
+)
+
+// TestFoldChains checks that aten's SiLU and GELU chains become one node
+// where their inner values are read nowhere else, and stay chains where
+// they are.
+func TestFoldChains(t *testing.T) {
+	for name, want := range map[string]string{"bn_silu": "silu", "silu_shared": "", "gelu": "gelu"} {
+		m, err := stablehlo.ParseModule(name, []byte("module {\n"+fuseModules[name]+"\n}"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := compileWith(t, m, true)
+		folded := ""
+		for _, st := range e.(*Executable).prog.plans[m.Func("main")].exec.steps {
+			if st.group == nil {
+				continue
+			}
+			for _, nd := range st.group.nodes {
+				if nd.name == "silu" || nd.name == "gelu" {
+					folded = nd.name
+				}
+			}
+		}
+		if folded != want {
+			t.Errorf("%s: folded into %q, want %q", name, folded, want)
+		}
+	}
+}
+
+// TestSiLURowBits compares the one-loop SiLU with its ops run one by one
+// (negate, the exp row, add 1, divide) on special and ordinary values,
+// at every lane position and tail, for each loop width.
+func TestSiLURowBits(t *testing.T) {
+	nan := float32(math.NaN())
+	vals := []float32{nan, -nan, float32(math.Inf(1)), float32(math.Inf(-1)), 0, float32(math.Copysign(0, -1)),
+		math.Float32frombits(1), -math.Float32frombits(1), 0x1p-126, 88.7, -88.7, 89, -89, 104, -104, 1, -1, 0.5, -3.25, 20, -20}
+	forLanes(t, func(t *testing.T) {
+		for n := 1; n <= 40; n++ {
+			for off := range vals {
+				x := make([]float32, n)
+				for i := range x {
+					x[i] = vals[(off+i)%len(vals)] * float32(1+i%3)
+				}
+				got := make([]float32, n)
+				siluRow(got, x)
+				e := make([]float32, n)
+				for i, v := range x {
+					e[i] = -v
+				}
+				unaryTable["stablehlo.exponential"].v32(e, e)
+				for i, v := range x {
+					want := v / (1 + e[i])
+					if math.Float32bits(got[i]) != math.Float32bits(want) && !(got[i] != got[i] && want != want) {
+						t.Fatalf("silu(%g) = %g (bits %#x), the ops one by one give %g (%#x)", v, got[i], math.Float32bits(got[i]), want, math.Float32bits(want))
+					}
+				}
+			}
+		}
+	})
+}
+
+// TestGELURowBits compares the one-loop GELU with its ops run one by one
+// (multiply, the erf row, add 1, multiply, multiply).
+func TestGELURowBits(t *testing.T) {
+	nan := float32(math.NaN())
+	vals := []float32{nan, -nan, float32(math.Inf(1)), float32(math.Inf(-1)), 0, float32(math.Copysign(0, -1)),
+		math.Float32frombits(1), -math.Float32frombits(1), 0x1p-126, 1.4, -1.4, 5.6, -5.6, 1, -1, 0.5, -3.25, 20, -20, 3e38, -3e38}
+	forLanes(t, func(t *testing.T) {
+		for n := 1; n <= 40; n++ {
+			for off := range vals {
+				x := make([]float32, n)
+				for i := range x {
+					x[i] = vals[(off+i)%len(vals)] * float32(1+i%3)
+				}
+				got := make([]float32, n)
+				geluRow(got, x)
+				e := make([]float32, n)
+				for i, v := range x {
+					e[i] = v * vmRsqrt2
+				}
+				unaryTable["chlo.erf"].v32(e, e)
+				for i, v := range x {
+					h, p := v*0.5, 1+e[i]
+					want := h * p
+					if math.Float32bits(got[i]) != math.Float32bits(want) && !(got[i] != got[i] && want != want) {
+						t.Fatalf("gelu(%g) = %g (bits %#x), the ops one by one give %g (%#x)", v, got[i], math.Float32bits(got[i]), want, math.Float32bits(want))
+					}
+				}
+			}
+		}
+	})
+}

@@ -1,0 +1,166 @@
+package main
+
+// fn describes one function: body computes it from register 0 (kept
+// unchanged, for the final NaN blend) and returns the register holding
+// the result.
+type fn struct {
+	name string
+	body func(e *emitter) reg
+}
+
+var funcs = []fn{
+	{"vneg", func(e *emitter) reg { e.xorc(0, "SignMask", 1); return 1 }},
+	{"vabs", func(e *emitter) reg { e.andc(0, "AbsMask", 1); return 1 }},
+	{"vexp", expBody},
+	{"vsilu", siluBody},
+	{"vgelu", geluBody},
+	{"vlogistic", logisticBody},
+	{"vtanh", tanhBody},
+	{"verf", erfBody},
+}
+
+// expCore sets q and n with exp(a) = 2^n (1 + q), a clamped to [ExpLo,
+// ExpHi]: n = round(a log2 e), r = a - n ln2 in two steps (the first
+// exact), q = r + r^2 P(r). a is overwritten; p and r2 are scratch.
+func expCore(e *emitter, a, q, n, p, r2 reg) {
+	e.maxc(a, "ExpLo", a)
+	e.minc(a, "ExpHi", a)
+	e.mulc(a, "Log2e", n)
+	e.roundEven(n, n)
+	e.fnmac(n, "Ln2Hi", a)
+	e.fnmac(n, "Ln2Lo", a)
+	e.mul(a, a, r2)
+	e.horner("ExpP", a, p)
+	e.fma(r2, a, p) // p = p r^2 + r
+	if p != q {
+		panic("vmathgen: expCore's q is its p")
+	}
+}
+
+// nanBlend returns x where x (register 0) is NaN, else y (into y).
+func nanBlend(e *emitter, y reg) reg { return nanBlendOf(e, 0, y) }
+
+// nanBlendOf returns x where x is NaN, else y (into y).
+func nanBlendOf(e *emitter, x, y reg) reg {
+	e.cmp(predUnord, x, x, 0)
+	e.blend(0, x, y, y)
+	return y
+}
+
+// exp(x) = 2^h (2^l (1 + q)): the scaling by 2^l (normal) rounds once,
+// 2^h rounds again only below the normal range.
+func expBody(e *emitter) reg { return expOf(e, 0) }
+
+// expOf computes exp of register x (kept) into register 2, with
+// registers 1-6 as scratch.
+func expOf(e *emitter, x reg) reg {
+	const a, q, n, r2, s1, s2 = 1, 2, 3, 4, 5, 6
+	e.line("VMOVAPS", e.r(x), e.r(a))
+	expCore(e, a, q, n, q, r2)
+	e.pow2Split(n, s1, s2)
+	e.fma(s2, s2, q) // q = q s2 + s2
+	e.mul(q, s1, q)
+	return nanBlendOf(e, x, q)
+}
+
+// silu(x) = x / (1 + exp(-x)), each step rounding as the ops do one by
+// one (negate, exp, add, divide; x the divide's first source): the fused
+// loops run aten's SiLU chain as this one loop, with the same bits.
+func siluBody(e *emitter) reg {
+	const neg = 10
+	e.xorc(0, "SignMask", neg)
+	q := expOf(e, neg)
+	e.addc(q, "One", q)
+	e.div(0, q, q)
+	return q
+}
+
+// logistic(x) = num / (1 + e) with e = exp(-|x|) = s (1 + q) and num = 1
+// for x >= 0, e for x < 0; 1 + e and e each round once (fma).
+func logisticBody(e *emitter) reg {
+	const a, q, n, r2, s, t, num = 1, 2, 3, 4, 5, 6, 7
+	e.orc(0, "SignMask", a) // -|x|
+	expCore(e, a, q, n, q, r2)
+	e.pow2(n, s, t)
+	e.addc(s, "One", t)
+	e.line("VMOVAPS", e.r(q), e.r(n))
+	e.fma(s, t, n) // n = q s + (1 + s): the denominator
+	e.fma(s, s, q) // q = q s + s: e
+	e.bcast("One", num)
+	e.cmpc(predGE, 0, "Zero", 1)
+	e.blend(1, num, q, num)
+	e.div(num, n, num)
+	return nanBlend(e, num)
+}
+
+// tanh(x) = sign(x) t(|x|): t(a) = a + a^3 P(a^2) for a < TanhCut, else
+// 1 - 2/(1 + e) with e = exp(2 min(a, TanhMax)) = s (1 + q), 1 + e
+// rounding once.
+func tanhBody(e *emitter) reg {
+	const a, q, n, r2, s, t, small, x2 = 1, 2, 3, 4, 5, 6, 7, 8
+	e.andc(0, "AbsMask", a)
+	e.mul(a, a, x2)
+	e.horner("TanhP", x2, small)
+	e.mul(x2, a, x2) // a^3
+	e.fma(x2, a, small)
+	e.minc(a, "TanhMax", t)
+	e.add(t, t, t)
+	expCore(e, t, q, n, q, r2)
+	e.pow2(n, s, t)
+	e.addc(s, "One", t)
+	e.fma(s, t, q) // q = q s + (1 + s)
+	e.bcast("Two", t)
+	e.div(t, q, t)
+	e.bcast("One", q)
+	e.sub(q, t, q)
+	e.cmpc(predLT, a, "TanhCut", 1)
+	e.blend(1, small, q, q)
+	e.andc(0, "SignMask", t)
+	e.or(q, t, q)
+	return nanBlend(e, q)
+}
+
+// erf(x) = sign(x) f(|x|): f(a) = a P(a^2) for a < ErfCut, else 1 - E
+// with E = erfc(a) = exp(-a^2) R(1/a) (a at most ErfMax); exp(-a^2) =
+// s (1 + q) and E = s R + s R q rounds once.
+func erfBody(e *emitter) reg { return erfOf(e, 0) }
+
+// erfOf computes erf of register x (kept) into register 2, with
+// registers 1-9 as scratch.
+func erfOf(e *emitter, x reg) reg {
+	const a, q, n, r2, s, t, small, x2, rr = 1, 2, 3, 4, 5, 6, 7, 8, 9
+	e.andc(x, "AbsMask", a)
+	e.mul(a, a, x2)
+	e.horner("ErfP", x2, small)
+	e.mul(small, a, small)
+	e.minc(a, "ErfMax", x2)
+	e.bcast("One", t)
+	e.div(t, x2, t) // 1/a
+	e.horner("ErfcR", t, rr)
+	e.mul(x2, x2, x2)
+	e.orc(x2, "SignMask", x2) // -a^2
+	expCore(e, x2, q, n, q, r2)
+	e.pow2(n, s, t)
+	e.mul(s, rr, s)
+	e.fma(s, s, q) // q = q sR + sR
+	e.bcast("One", t)
+	e.sub(t, q, q)
+	e.cmpc(predLT, a, "ErfCut", 1)
+	e.blend(1, small, q, q)
+	e.andc(x, "SignMask", t)
+	e.or(q, t, q)
+	return nanBlendOf(e, x, q)
+}
+
+// gelu(x) = (x * 0.5) * (1 + erf(x * Rsqrt2)), each step rounding as the
+// ops of aten's exact GELU do one by one (x the first source of both
+// multiplies by constants, x * 0.5 the first of the last).
+func geluBody(e *emitter) reg {
+	const t, h = 10, 11
+	e.mulc(0, "Rsqrt2", t)
+	q := erfOf(e, t)
+	e.addc(q, "One", q)
+	e.mulc(0, "Half", h)
+	e.mul(h, q, q)
+	return q
+}

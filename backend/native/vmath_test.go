@@ -1,0 +1,160 @@
+package native
+
+import (
+	"fmt"
+	"math"
+	"testing"
+)
+
+// vmathCase is one function of vmath.go with its float64 reference and
+// the error bound of its doc, in ulps of the result.
+type vmathCase struct {
+	name   string
+	op     string
+	scalar func(float32) float32
+	ref    func(float64) float64
+	bound  float64
+}
+
+var vmathCases = []vmathCase{
+	{"exp", "stablehlo.exponential", exp32, math.Exp, 1},
+	{"logistic", "stablehlo.logistic", logistic32, logistic, 2.5},
+	{"tanh", "stablehlo.tanh", tanh32, math.Tanh, 1.1},
+	{"erf", "chlo.erf", erf32, math.Erf, 2.5},
+}
+
+// ulpErr is |y - t| in units of the last place of float32 at t (the
+// subnormal spacing below the normal range); 0 for NaN against NaN and
+// for matching infinities.
+func ulpErr(y float32, t float64) float64 {
+	switch {
+	case math.IsNaN(t) || y != y:
+		if math.IsNaN(t) && y != y {
+			return 0
+		}
+		return math.Inf(1)
+	case math.Abs(t) > math.MaxFloat32 || math.IsInf(float64(y), 0):
+		// beyond the largest float32: only the infinity of t's sign is right
+		if math.IsInf(float64(y), 0) && math.Signbit(float64(y)) == math.Signbit(t) && math.Abs(t) >= math.MaxFloat32*(1+0x1p-25) {
+			return 0
+		}
+		if math.IsInf(float64(y), 0) {
+			return math.Inf(1)
+		}
+	}
+	e := math.Ilogb(math.Abs(t))
+	if t == 0 || e < -126 {
+		e = -126
+	}
+	return math.Abs(float64(y)-t) / math.Ldexp(1, e-23)
+}
+
+// forLanes runs f once per loop width this CPU has (and once with the
+// scalar forms alone), with vmathLanes set to it.
+func forLanes(t *testing.T, f func(t *testing.T)) {
+	saved := vmathLanes
+	defer func() { vmathLanes = saved }()
+	for _, l := range append(vmathLaneCounts(), 0) {
+		vmathLanes = l
+		t.Run(fmt.Sprintf("lanes%d", l), f)
+	}
+}
+
+// vmathRow runs the row function of c over x.
+func vmathRow(t *testing.T, c vmathCase, x []float32) []float32 {
+	f := unaryTable[c.op].v32
+	if f == nil {
+		t.Fatalf("no row function for %s", c.op)
+	}
+	d := make([]float32, len(x))
+	f(d, x)
+	return d
+}
+
+// TestVmathAccuracy measures every function, vector loops and scalar
+// form, over every 997th float32 bit pattern against its float64
+// reference and checks the doc's bounds.
+func TestVmathAccuracy(t *testing.T) {
+	const stride = 997
+	xs := make([]float32, 0, 1<<32/stride+1)
+	for b := uint64(0); b < 1<<32; b += stride {
+		xs = append(xs, math.Float32frombits(uint32(b)))
+	}
+	forLanes(t, func(t *testing.T) {
+		for _, c := range vmathCases {
+			t.Run(c.name, func(t *testing.T) {
+				vec := vmathRow(t, c, xs)
+				worstV, worstS := 0.0, 0.0
+				for i, x := range xs {
+					want := c.ref(float64(x))
+					if e := ulpErr(vec[i], want); e > worstV {
+						worstV = e
+						if e > c.bound {
+							t.Errorf("%s(%g) = %g (row), want %g: %.2f ulp, bound %g", c.name, x, vec[i], want, e, c.bound)
+						}
+					}
+					if e := ulpErr(c.scalar(x), want); e > worstS {
+						worstS = e
+						if e > c.bound {
+							t.Errorf("%s(%g) = %g (scalar), want %g: %.2f ulp, bound %g", c.name, x, c.scalar(x), want, e, c.bound)
+						}
+					}
+				}
+				t.Logf("%s: max error %.3f ulp (rows, %d lanes), %.3f ulp (scalar form), over %d values", c.name, worstV, vmathLanes, worstS, len(xs))
+			})
+		}
+	})
+}
+
+// TestVmathSpecial checks NaN, infinities, signed zeros, subnormals and
+// the overflow and underflow edges, bit for bit where the result is
+// exact and within the bound elsewhere, on every lane position and tail.
+func TestVmathSpecial(t *testing.T) {
+	nan := float32(math.NaN())
+	inf := float32(math.Inf(1))
+	special := []float32{nan, -nan, inf, -inf, 0, float32(math.Copysign(0, -1)),
+		math.Float32frombits(1), -math.Float32frombits(1), math.Float32frombits(0x007fffff), 0x1p-126, -0x1p-126,
+		math.MaxFloat32, -math.MaxFloat32, 88.72283, 88.72284, 88.7229, 89, 89.5, -87.33654, -87.3366, -103.27893,
+		-103.97, -104, -105, -150, 1e-20, -1e-20, 0.875, -0.875, 0.87499994, 1, -1, 0.99999994, 4, -4, 3.9, 9, -9, 10, 20}
+	forLanes(t, func(t *testing.T) {
+		for _, c := range vmathCases {
+			for n := 1; n <= 40; n++ {
+				// every special value at every position of a row of n
+				for off := 0; off < len(special); off++ {
+					x := make([]float32, n)
+					for i := range x {
+						x[i] = special[(off+i)%len(special)]
+					}
+					d := vmathRow(t, c, x)
+					for i, v := range x {
+						want := c.ref(float64(v))
+						if e := ulpErr(d[i], want); e > c.bound {
+							t.Fatalf("%s(%g) = %g (row of %d, lane %d), want %g: %.2f ulp", c.name, v, d[i], n, i, want, e)
+						}
+						if w := float32(want); (w == 0 || math.IsInf(float64(w), 0)) && !math.IsNaN(want) &&
+							math.Float32bits(d[i]) != math.Float32bits(w) && !(w == 0 && d[i] != 0 && ulpErr(d[i], want) <= 1) {
+							t.Fatalf("%s(%g) = %g (bits %#x), want %g (bits %#x)", c.name, v, d[i], math.Float32bits(d[i]), w, math.Float32bits(w))
+						}
+					}
+				}
+			}
+		}
+	})
+}
+
+// TestVmathInPlace runs each row function with d and x the same row.
+func TestVmathInPlace(t *testing.T) {
+	for _, c := range vmathCases {
+		x := make([]float32, 37)
+		for i := range x {
+			x[i] = float32(i-18) * 0.37
+		}
+		want := vmathRow(t, c, x)
+		unaryTable[c.op].v32(x, x)
+		for i := range x {
+			if math.Float32bits(x[i]) != math.Float32bits(want[i]) {
+				t.Fatalf("%s in place: element %d = %g, want %g", c.name, i, x[i], want[i])
+			}
+		}
+	}
+}

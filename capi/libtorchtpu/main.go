@@ -1,0 +1,302 @@
+// Command libtorchtpu is torchtpu's engine as a C shared library:
+//
+//	go build -buildmode=c-shared -o libtorchtpu.so ./capi/libtorchtpu
+//
+// It writes libtorchtpu.h beside the library; the checked-in copy,
+// torchtpu.h, is that header (CI rebuilds it and fails on a difference).
+// The ABI is versioned by tt_abi_version. Every function reports failure
+// through its return value and, when err is not NULL, an error message in
+// *err that the caller frees with tt_string_free. No function panics or
+// aborts the process on bad input: handles are numbers checked against a
+// table, tensor descriptors are checked against the extent they declare.
+package main
+
+//go:generate go run ./genheader -src . -o torchtpu.h -doc ../doc.go
+
+/*
+#include "tt_types.h"
+*/
+import "C"
+
+import (
+	"context"
+	"encoding/json"
+	"unsafe"
+
+	"github.com/torchtpu/torchtpu/capi"
+)
+
+func main() {}
+
+// setErr stores err's message in *out (when out is not NULL).
+func setErr(out **C.char, err error) {
+	if out != nil && err != nil {
+		*out = C.CString(err.Error())
+	}
+}
+
+// cString returns b as a malloc'ed C string.
+func cString(b []byte) *C.char { return C.CString(string(b)) }
+
+// goBytes views n bytes at p (nil for n == 0).
+func goBytes(p unsafe.Pointer, n int64) []byte {
+	if n <= 0 || p == nil {
+		return nil
+	}
+	return unsafe.Slice((*byte)(p), n)
+}
+
+// tt_abi_version returns the ABI version (capi.ABIVersion).
+//
+//export tt_abi_version
+func tt_abi_version() C.int32_t { return C.int32_t(capi.ABIVersion) }
+
+// tt_version returns the engine's version and build as a JSON object
+// (free with tt_string_free).
+//
+//export tt_version
+func tt_version() *C.char {
+	var js []byte
+	_ = capi.Guard("tt_version", func() (err error) { js, err = capi.VersionJSON(); return })
+	return cString(js)
+}
+
+// tt_string_free frees a string returned by this library.
+//
+//export tt_string_free
+func tt_string_free(s *C.char) { C.free(unsafe.Pointer(s)) }
+
+// tt_program_load reads a .pt2 archive of len bytes at data and prepares
+// it with the options JSON (NULL or "" for defaults: {"device": "cpu",
+// "fallback": "cpu", "cache_dir": "", "buckets": "", ...}). It returns a
+// program handle, or 0 and *err.
+//
+//export tt_program_load
+func tt_program_load(data unsafe.Pointer, n C.int64_t, options *C.char, errOut **C.char) C.uint64_t {
+	var h capi.Handle
+	err := capi.Guard("tt_program_load", func() (err error) {
+		var opts []byte
+		if options != nil {
+			opts = []byte(C.GoString(options))
+		}
+		h, err = capi.LoadHandle(goBytes(data, int64(n)), opts)
+		return
+	})
+	setErr(errOut, err)
+	return C.uint64_t(h)
+}
+
+// tt_program_info returns a program's inputs, outputs, op counts and the
+// ops torchtpu cannot run, as JSON (free with tt_string_free), or NULL
+// and *err.
+//
+//export tt_program_info
+func tt_program_info(prog C.uint64_t, errOut **C.char) *C.char {
+	return jsonCall("tt_program_info", errOut, func() ([]byte, error) { return capi.InfoJSON(capi.Handle(prog)) })
+}
+
+// tt_program_metrics returns a program's run metrics as JSON (compiles,
+// cache hits, fallbacks, recompiles with reasons, times), or NULL and *err.
+//
+//export tt_program_metrics
+func tt_program_metrics(prog C.uint64_t, errOut **C.char) *C.char {
+	return jsonCall("tt_program_metrics", errOut, func() ([]byte, error) { return capi.MetricsJSON(capi.Handle(prog)) })
+}
+
+// tt_devices returns the devices this process can use, as JSON.
+//
+//export tt_devices
+func tt_devices(errOut **C.char) *C.char {
+	return jsonCall("tt_devices", errOut, capi.DevicesJSON)
+}
+
+// tt_stats returns the live handles by kind, as JSON.
+//
+//export tt_stats
+func tt_stats(errOut **C.char) *C.char {
+	return jsonCall("tt_stats", errOut, func() ([]byte, error) { return json.Marshal(capi.Live()) })
+}
+
+func jsonCall(name string, errOut **C.char, f func() ([]byte, error)) *C.char {
+	var js []byte
+	err := capi.Guard(name, func() (err error) { js, err = f(); return })
+	if err != nil {
+		setErr(errOut, err)
+		return nil
+	}
+	return cString(js)
+}
+
+// tensors converts n descriptors at p.
+func tensors(p *C.tt_tensor, n C.int32_t) ([]capi.TensorDesc, error) {
+	if n < 0 {
+		return nil, capi.Errorf("negative tensor count %d", n)
+	}
+	if n > 0 && p == nil {
+		return nil, capi.Errorf("null tensor array for %d tensors", n)
+	}
+	if n == 0 {
+		return nil, nil
+	}
+	cs := unsafe.Slice(p, int(n))
+	out := make([]capi.TensorDesc, n)
+	for i := range cs {
+		c := &cs[i]
+		nd := int(c.ndim)
+		if nd < 0 || nd > capi.MaxRank {
+			return nil, capi.Errorf("tensor %d: rank %d outside 0..%d", i, nd, capi.MaxRank)
+		}
+		d := capi.TensorDesc{Data: c.data, Extent: int64(c.extent), DType: int32(c.dtype)}
+		if nd > 0 {
+			if c.shape == nil {
+				return nil, capi.Errorf("tensor %d: null shape for rank %d", i, nd)
+			}
+			d.Shape = make([]int64, nd)
+			for j, v := range unsafe.Slice(c.shape, nd) {
+				d.Shape[j] = int64(v)
+			}
+			if c.strides != nil {
+				d.Strides = make([]int64, nd)
+				for j, v := range unsafe.Slice(c.strides, nd) {
+					d.Strides[j] = int64(v)
+				}
+			}
+		} else {
+			d.Shape = []int64{}
+		}
+		out[i] = d
+	}
+	return out, nil
+}
+
+// tt_program_run runs a program on n input tensors (the program's user
+// inputs in order; read during the call only) and returns a result
+// handle, or 0 and *err.
+//
+//export tt_program_run
+func tt_program_run(prog C.uint64_t, n C.int32_t, inputs *C.tt_tensor, errOut **C.char) C.uint64_t {
+	var h capi.Handle
+	err := capi.Guard("tt_program_run", func() error {
+		ins, err := tensors(inputs, n)
+		if err != nil {
+			return err
+		}
+		h, err = capi.Run(context.Background(), capi.Handle(prog), ins)
+		return err
+	})
+	setErr(errOut, err)
+	return C.uint64_t(h)
+}
+
+// tt_result_count returns the number of outputs of a result, or -1 and
+// *err.
+//
+//export tt_result_count
+func tt_result_count(res C.uint64_t, errOut **C.char) C.int32_t {
+	n := -1
+	err := capi.Guard("tt_result_count", func() error {
+		m, err := capi.Describe(capi.Handle(res))
+		n = len(m)
+		return err
+	})
+	if err != nil {
+		setErr(errOut, err)
+		return -1
+	}
+	return C.int32_t(n)
+}
+
+// tt_result_describe writes, for the first n outputs of a result, the
+// dtype (-1 for None), the rank and the shape (TT_MAX_RANK entries per
+// output in shapes). It returns 0, or -1 and *err.
+//
+//export tt_result_describe
+func tt_result_describe(res C.uint64_t, n C.int32_t, dtypes *C.int32_t, ndims *C.int32_t, shapes *C.int64_t, errOut **C.char) C.int32_t {
+	err := capi.Guard("tt_result_describe", func() error {
+		m, err := capi.Describe(capi.Handle(res))
+		if err != nil {
+			return err
+		}
+		if int(n) != len(m) {
+			return capi.Errorf("asked for %d outputs, the result has %d", n, len(m))
+		}
+		if n == 0 {
+			return nil
+		}
+		if dtypes == nil || ndims == nil || shapes == nil {
+			return capi.Errorf("null output array")
+		}
+		dt := unsafe.Slice(dtypes, int(n))
+		nd := unsafe.Slice(ndims, int(n))
+		sh := unsafe.Slice(shapes, int(n)*capi.MaxRank)
+		for i, o := range m {
+			dt[i] = C.int32_t(o.DType)
+			nd[i] = C.int32_t(len(o.Shape))
+			for j, v := range o.Shape {
+				sh[i*capi.MaxRank+j] = C.int64_t(v)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		setErr(errOut, err)
+		return -1
+	}
+	return 0
+}
+
+// tt_result_copy copies output i of a result into dst (nbytes of
+// contiguous memory of the output's dtype and shape). It returns 0, or -1
+// and *err.
+//
+//export tt_result_copy
+func tt_result_copy(res C.uint64_t, i C.int32_t, dst unsafe.Pointer, nbytes C.int64_t, errOut **C.char) C.int32_t {
+	err := capi.Guard("tt_result_copy", func() error {
+		return capi.CopyOut(capi.Handle(res), int(i), dst, int64(nbytes))
+	})
+	if err != nil {
+		setErr(errOut, err)
+		return -1
+	}
+	return 0
+}
+
+// tt_result_take hands output i of a result to the caller without a copy:
+// *data and *nbytes receive the output's bytes (contiguous, of the dtype and
+// shape tt_result_describe gives), which stay valid, and writable, until the
+// returned handle is freed with tt_free. It returns 0 and *err for a None
+// output, an empty one or one already taken.
+//
+//export tt_result_take
+func tt_result_take(res C.uint64_t, i C.int32_t, data *unsafe.Pointer, nbytes *C.int64_t, errOut **C.char) C.uint64_t {
+	var h capi.Handle
+	err := capi.Guard("tt_result_take", func() error {
+		if data == nil || nbytes == nil {
+			return capi.Errorf("null data or nbytes pointer")
+		}
+		var p unsafe.Pointer
+		var n int64
+		var err error
+		h, p, n, err = capi.Take(capi.Handle(res), int(i))
+		if err != nil {
+			return err
+		}
+		*data, *nbytes = p, C.int64_t(n)
+		return nil
+	})
+	setErr(errOut, err)
+	return C.uint64_t(h)
+}
+
+// tt_free releases any handle (program, result, buffer). It returns 0, or
+// -1 and *err for a null, unknown or already freed handle.
+//
+//export tt_free
+func tt_free(h C.uint64_t, errOut **C.char) C.int32_t {
+	err := capi.Guard("tt_free", func() error { return capi.Free(capi.Handle(h)) })
+	if err != nil {
+		setErr(errOut, err)
+		return -1
+	}
+	return 0
+}

@@ -1,0 +1,24 @@
+/* Types and limits of the C ABI, shared by the cgo preambles of libtorchtpu
+ * and inlined into torchtpu.h by genheader. */
+#ifndef TT_TYPES_H
+#define TT_TYPES_H
+#include <stdint.h>
+#include <stdlib.h>
+
+// TT_MAX_RANK is the largest tensor rank the ABI accepts.
+#define TT_MAX_RANK 16
+
+// tt_tensor describes caller-owned tensor memory. data points at the first
+// element (storage offset applied); extent is the number of bytes readable
+// from data; dtype is a c10::ScalarType number (6 float32, 4 int64, 11
+// bool, 15 bfloat16, ...); strides are in elements (NULL: contiguous).
+typedef struct tt_tensor {
+	void *data;
+	int64_t extent;
+	int32_t dtype;
+	int32_t ndim;
+	const int64_t *shape;
+	const int64_t *strides;
+} tt_tensor;
+
+#endif /* TT_TYPES_H */

@@ -1,0 +1,180 @@
+package capi
+
+import (
+	"fmt"
+	"math/bits"
+	"unsafe"
+
+	"github.com/torchtpu/torchtpu/dtype"
+	"github.com/torchtpu/torchtpu/literal"
+)
+
+// MaxRank is the largest tensor rank the ABI accepts.
+const MaxRank = 16
+
+// TensorDesc describes caller-owned tensor memory: Data points at the
+// first element (storage offset applied), Extent is the number of bytes
+// readable from Data (to the end of the storage), Strides are in elements
+// as PyTorch counts them (nil: contiguous).
+type TensorDesc struct {
+	Data    unsafe.Pointer
+	Extent  int64
+	DType   int32
+	Shape   []int64
+	Strides []int64
+}
+
+// checked validates d and returns its dtype, element count and whether
+// it is contiguous.
+func (d *TensorDesc) checked() (dt dtype.DType, n int64, contiguous bool, err error) {
+	dt, err = DTypeOf(d.DType)
+	if err != nil {
+		return dt, 0, false, err
+	}
+	if len(d.Shape) > MaxRank {
+		return dt, 0, false, fmt.Errorf("rank %d is over the limit of %d", len(d.Shape), MaxRank)
+	}
+	if d.Strides != nil && len(d.Strides) != len(d.Shape) {
+		return dt, 0, false, fmt.Errorf("%d strides for %d dims", len(d.Strides), len(d.Shape))
+	}
+	n, err = literal.NumElements(d.Shape)
+	if err != nil {
+		return dt, 0, false, err
+	}
+	size := int64(dt.Size())
+	if n == 0 {
+		return dt, 0, true, nil
+	}
+	if d.Data == nil {
+		return dt, 0, false, fmt.Errorf("null data pointer for a tensor of %d elements", n)
+	}
+	if d.Extent < 0 {
+		return dt, 0, false, fmt.Errorf("negative byte extent %d", d.Extent)
+	}
+	// The farthest element addressed, in elements from Data.
+	contiguous = true
+	var last int64
+	want := int64(1)
+	for i := len(d.Shape) - 1; i >= 0; i-- {
+		dim := d.Shape[i]
+		st := want
+		if d.Strides != nil {
+			st = d.Strides[i]
+		}
+		if st < 0 {
+			return dt, 0, false, fmt.Errorf("negative stride %d in dim %d (flip the tensor on the host first)", st, i)
+		}
+		if dim > 1 && st != want {
+			contiguous = false
+		}
+		hi, lo := bits.Mul64(uint64(dim-1), uint64(st))
+		if hi != 0 || lo > 1<<62 {
+			return dt, 0, false, fmt.Errorf("stride %d of dim %d overflows", st, i)
+		}
+		last += int64(lo)
+		if last > 1<<62 {
+			return dt, 0, false, fmt.Errorf("strides %v overflow", d.Strides)
+		}
+		want *= dim
+	}
+	hi, lo := bits.Mul64(uint64(last+1), uint64(size))
+	if hi != 0 || int64(lo) < 0 || int64(lo) > d.Extent {
+		return dt, 0, false, fmt.Errorf("shape %v with strides %v addresses %d×%d bytes, past the %d bytes the tensor has",
+			d.Shape, d.Strides, last+1, size, d.Extent)
+	}
+	return dt, n, contiguous, nil
+}
+
+// Literal returns d as a literal. Contiguous memory is wrapped in place
+// (valid only while the caller keeps it alive: the duration of a call);
+// strided memory is gathered into a new contiguous literal.
+func (d *TensorDesc) Literal() (*literal.Literal, error) {
+	dt, n, contiguous, err := d.checked()
+	if err != nil {
+		return nil, err
+	}
+	size := int64(dt.Size())
+	shape := append([]int64(nil), d.Shape...)
+	if n == 0 {
+		return &literal.Literal{DType: dt, Shape: shape, Data: []byte{}}, nil
+	}
+	if contiguous {
+		return &literal.Literal{DType: dt, Shape: shape, Data: unsafe.Slice((*byte)(d.Data), n*size)}, nil
+	}
+	src := unsafe.Slice((*byte)(d.Data), d.Extent)
+	l, err := literal.New(dt, shape)
+	if err != nil {
+		return nil, err
+	}
+	gather(l.Data, src, shape, d.Strides, size)
+	return l, nil
+}
+
+// Copy returns d as a literal in Go memory (always a copy), for data that
+// must outlive the call.
+func (d *TensorDesc) Copy() (*literal.Literal, error) {
+	l, err := d.Literal()
+	if err != nil {
+		return nil, err
+	}
+	if _, _, contiguous, _ := d.checked(); contiguous {
+		l = &literal.Literal{DType: l.DType, Shape: l.Shape, Data: append([]byte(nil), l.Data...)}
+	}
+	return l, nil
+}
+
+// gather copies the strided elements of src (element strides) into dst
+// in row-major order.
+func gather(dst, src []byte, shape, strides []int64, size int64) {
+	r := len(shape)
+	idx := make([]int64, r)
+	// Copy runs of the innermost dim at once when it is contiguous.
+	inner := int64(1)
+	if r > 0 && strides[r-1] == 1 {
+		inner = shape[r-1]
+	}
+	outer := int64(1)
+	for _, s := range shape {
+		outer *= s
+	}
+	outer /= inner
+	var o int64
+	for k := int64(0); k < outer; k++ {
+		var off int64
+		for i := 0; i < r; i++ {
+			off += idx[i] * strides[i]
+		}
+		if inner > 1 {
+			copy(dst[o:o+inner*size], src[off*size:(off+inner)*size])
+			o += inner * size
+			idx[r-1] = inner - 1
+		} else {
+			copy(dst[o:o+size], src[off*size:(off+1)*size])
+			o += size
+		}
+		for i := r - 1; i >= 0; i-- {
+			idx[i]++
+			if idx[i] < shape[i] {
+				break
+			}
+			idx[i] = 0
+		}
+	}
+}
+
+// CopyTo copies l into caller memory dst of extent bytes, which must hold
+// exactly l's bytes (contiguous, same dtype as the caller allocated).
+func CopyTo(l *literal.Literal, dst unsafe.Pointer, extent int64) error {
+	n := int64(len(l.Data))
+	if extent != n {
+		return fmt.Errorf("destination has %d bytes, the tensor %v%v has %d", extent, l.DType, l.Shape, n)
+	}
+	if n == 0 {
+		return nil
+	}
+	if dst == nil {
+		return fmt.Errorf("null destination pointer")
+	}
+	copy(unsafe.Slice((*byte)(dst), n), l.Data)
+	return nil
+}

@@ -1,0 +1,86 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/torchtpu/torchtpu/backend/native"
+	"github.com/torchtpu/torchtpu/runtime"
+)
+
+// benchProfile is bench --profile's table: the native backend's time per
+// kind of step and per step (fused groups, ops), per timed run.
+type benchProfile struct {
+	Runs int `json:"runs"`
+	// StepsMS is the median time of all steps per run (each step's
+	// median, summed); WallMS the median latency.
+	StepsMS float64        `json:"steps_ms"`
+	WallMS  float64        `json:"wall_ms"`
+	Kinds   []profileEntry `json:"kinds"`
+	Steps   []profileEntry `json:"steps"`
+}
+
+type profileEntry struct {
+	Kind   string  `json:"kind"`
+	Name   string  `json:"name,omitempty"`
+	MS     float64 `json:"ms_per_run"` // median
+	MeanMS float64 `json:"mean_ms_per_run"`
+	Share  float64 `json:"share"`
+	Calls  float64 `json:"calls_per_run"`
+}
+
+// summarizeProfile turns p into the table, the top steps only.
+func summarizeProfile(p *native.Profile, wallMS float64, top int) *benchProfile {
+	runs := p.Runs()
+	if runs == 0 {
+		return &benchProfile{}
+	}
+	kinds := p.ByKind()
+	var total time.Duration
+	for _, k := range kinds {
+		total += k.Median
+	}
+	conv := func(es []native.ProfileEntry) []profileEntry {
+		out := make([]profileEntry, 0, len(es))
+		for _, e := range es {
+			share := 0.0
+			if total > 0 {
+				share = float64(e.Median) / float64(total)
+			}
+			out = append(out, profileEntry{Kind: e.Kind, Name: e.Name, MS: ms(e.Median) / float64(runs),
+				MeanMS: ms(e.Total) / float64(runs), Share: share, Calls: float64(e.Count) / float64(runs)})
+		}
+		return out
+	}
+	steps := p.BySteps("")
+	if len(steps) > top {
+		steps = steps[:top]
+	}
+	return &benchProfile{Runs: runs, StepsMS: ms(total) / float64(runs), WallMS: wallMS, Kinds: conv(kinds), Steps: conv(steps)}
+}
+
+// traceProfile puts the profile's spans into the program's trace.
+func traceProfile(prog *runtime.Program, p *native.Profile) {
+	for _, s := range p.SpanList() {
+		prog.TraceSpan(s.Name, "native", s.Start, s.Dur, map[string]any{"step": s.Desc})
+	}
+}
+
+func printProfile(w io.Writer, bp *benchProfile) {
+	if bp.Runs == 0 {
+		fmt.Fprintln(w, "profile     no native steps recorded (the device is not the native cpu backend?)")
+		return
+	}
+	fmt.Fprintf(w, "profile     %d runs; steps take %.3f ms per run (medians) of a median %.3f ms run (%.0f%%; the rest: dispatch between steps and segments)\n",
+		bp.Runs, bp.StepsMS, bp.WallMS, 100*bp.StepsMS/max(bp.WallMS, 1e-9))
+	fmt.Fprintf(w, "  %-24s %10s %7s %10s %10s\n", "kind", "ms/run", "share", "mean ms", "calls/run")
+	for _, e := range bp.Kinds {
+		fmt.Fprintf(w, "  %-24s %10.3f %6.1f%% %10.3f %10.1f\n", e.Kind, e.MS, 100*e.Share, e.MeanMS, e.Calls)
+	}
+	fmt.Fprintf(w, "  top steps (ms/run: the median run's; mean: over all runs):\n")
+	fmt.Fprintf(w, "  %10s %7s %10s %6s  %s\n", "ms/run", "share", "mean ms", "calls", "step")
+	for _, e := range bp.Steps {
+		fmt.Fprintf(w, "  %10.3f %6.1f%% %10.3f %6.1f  %s: %s\n", e.MS, 100*e.Share, e.MeanMS, e.Calls, e.Kind, e.Name)
+	}
+}

@@ -1,0 +1,343 @@
+"""ctypes bindings of libtorchtpu, the engine's C ABI (capi/libtorchtpu/torchtpu.h).
+
+Everything here is private: the package's public API is in ``torchtpu``.
+One library is loaded per process (Go allows one runtime per process); every
+function of the C ABI reports failure as a message, which becomes a
+:class:`TorchTPUError` here. Handles are plain integers, checked by the engine.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import shutil
+import subprocess
+import sys
+import threading
+import weakref
+from pathlib import Path
+from typing import Any, Optional, Sequence
+
+import torch
+
+ABI_VERSION = 1
+MAX_RANK = 16
+
+_LIB_NAME = "libtorchtpu.so" if sys.platform != "darwin" else "libtorchtpu.dylib"
+
+
+class TorchTPUError(RuntimeError):
+    """An error reported by the torchtpu engine (bad input, an op it cannot
+    run, a failed compile, a freed handle, ...). The message names what and
+    where."""
+
+
+class _Tensor(ctypes.Structure):
+    _fields_ = [
+        ("data", ctypes.c_void_p),
+        ("extent", ctypes.c_int64),
+        ("dtype", ctypes.c_int32),
+        ("ndim", ctypes.c_int32),
+        ("shape", ctypes.POINTER(ctypes.c_int64)),
+        ("strides", ctypes.POINTER(ctypes.c_int64)),
+    ]
+
+
+# c10::ScalarType numbers: the ABI's dtype codes.
+_SCALAR_TYPES: dict[torch.dtype, int] = {
+    torch.uint8: 0,
+    torch.int8: 1,
+    torch.int16: 2,
+    torch.int32: 3,
+    torch.int64: 4,
+    torch.float16: 5,
+    torch.float32: 6,
+    torch.float64: 7,
+    torch.complex64: 9,
+    torch.complex128: 10,
+    torch.bool: 11,
+    torch.bfloat16: 15,
+}
+for _name, _code in (("float8_e5m2", 23), ("float8_e4m3fn", 24), ("float8_e5m2fnuz", 25),
+                     ("float8_e4m3fnuz", 26), ("uint16", 27), ("uint32", 28), ("uint64", 29)):
+    if hasattr(torch, _name):
+        _SCALAR_TYPES[getattr(torch, _name)] = _code
+_DTYPES: dict[int, torch.dtype] = {c: d for d, c in _SCALAR_TYPES.items()}
+
+
+def scalar_type(dtype: torch.dtype) -> int:
+    """The ABI's code for a torch dtype."""
+    try:
+        return _SCALAR_TYPES[dtype]
+    except KeyError:
+        raise TorchTPUError(f"torchtpu does not support dtype {dtype}") from None
+
+
+def _repo_root() -> Optional[Path]:
+    """The source checkout this package sits in (python/torchtpu), if any."""
+    root = Path(__file__).resolve().parent.parent.parent
+    return root if (root / "go.mod").is_file() and (root / "capi").is_dir() else None
+
+
+def library_path() -> Path:
+    """Where libtorchtpu is: $TORCHTPU_LIBRARY, or the package's lib/ folder
+    (where scripts/build-python.sh and pip put it)."""
+    env = os.environ.get("TORCHTPU_LIBRARY")
+    if env:
+        return Path(env)
+    return Path(__file__).resolve().parent / "lib" / _LIB_NAME
+
+
+def build_library(dest: Optional[Path] = None) -> Path:
+    """Builds libtorchtpu from the source checkout with ``go build
+    -buildmode=c-shared`` (a minute or two the first time; Go's build cache
+    makes later builds fast)."""
+    root = _repo_root()
+    if root is None:
+        raise TorchTPUError("libtorchtpu is not built and this package is not inside a torchtpu source checkout")
+    go = shutil.which("go") or ("/usr/local/go/bin/go" if os.path.exists("/usr/local/go/bin/go") else None)
+    if go is None:
+        raise TorchTPUError("libtorchtpu is not built and Go is not installed: run scripts/build-python.sh")
+    dest = dest or library_path()
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    tmp = dest.with_name(dest.name + f".tmp{os.getpid()}")
+    print(f"torchtpu: building {dest} (go build -buildmode=c-shared) ...", file=sys.stderr, flush=True)
+    subprocess.run([go, "build", "-buildmode=c-shared", "-o", str(tmp), "./capi/libtorchtpu"],
+                   cwd=root, check=True)
+    for h in (tmp.with_suffix(".h"), Path(str(tmp) + ".h"), dest.with_suffix(".h")):
+        h.unlink(missing_ok=True)
+    os.replace(tmp, dest)
+    return dest
+
+
+_lib: Optional[ctypes.CDLL] = None
+_lib_lock = threading.Lock()
+
+
+def lib() -> ctypes.CDLL:
+    """The loaded library (loaded, and built from source if needed, on first use)."""
+    global _lib
+    if _lib is not None:
+        return _lib
+    with _lib_lock:
+        if _lib is not None:
+            return _lib
+        path = library_path()
+        if not path.exists():
+            if os.environ.get("TORCHTPU_LIBRARY"):
+                raise TorchTPUError(f"TORCHTPU_LIBRARY={path} does not exist")
+            path = build_library(path)
+        l = ctypes.CDLL(str(path))
+        _declare(l)
+        v = l.tt_abi_version()
+        if v != ABI_VERSION:
+            raise TorchTPUError(f"{path} has C ABI version {v}, this package needs {ABI_VERSION}: rebuild it "
+                                "(scripts/build-python.sh)")
+        _lib = l
+        return l
+
+
+def _declare(l: ctypes.CDLL) -> None:
+    u64, i32, i64, vp, cp = ctypes.c_uint64, ctypes.c_int32, ctypes.c_int64, ctypes.c_void_p, ctypes.c_char_p
+    perr = ctypes.POINTER(ctypes.c_void_p)
+    sig = {
+        "tt_abi_version": (i32, []),
+        "tt_version": (vp, []),
+        "tt_string_free": (None, [vp]),
+        "tt_program_load": (u64, [vp, i64, cp, perr]),
+        "tt_program_info": (vp, [u64, perr]),
+        "tt_program_metrics": (vp, [u64, perr]),
+        "tt_devices": (vp, [perr]),
+        "tt_stats": (vp, [perr]),
+        "tt_program_run": (u64, [u64, i32, ctypes.POINTER(_Tensor), perr]),
+        "tt_result_count": (i32, [u64, perr]),
+        "tt_result_describe": (i32, [u64, i32, ctypes.POINTER(ctypes.c_int32), ctypes.POINTER(ctypes.c_int32),
+                                     ctypes.POINTER(ctypes.c_int64), perr]),
+        "tt_result_copy": (i32, [u64, i32, vp, i64, perr]),
+        "tt_result_take": (u64, [u64, i32, ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_int64), perr]),
+        "tt_free": (i32, [u64, perr]),
+    }
+    for name, (res, args) in sig.items():
+        f = getattr(l, name)
+        f.restype = res
+        f.argtypes = args
+
+
+def _take_string(p: Optional[int]) -> str:
+    if not p:
+        return ""
+    try:
+        return ctypes.string_at(p).decode("utf-8", "replace")
+    finally:
+        lib().tt_string_free(p)
+
+
+def _raise(err: ctypes.c_void_p, what: str) -> None:
+    msg = _take_string(err.value) if err.value else f"{what} failed"
+    raise TorchTPUError(msg)
+
+
+def _json_call(name: str, *args: Any) -> Any:
+    err = ctypes.c_void_p()
+    p = getattr(lib(), name)(*args, ctypes.byref(err))
+    if not p:
+        _raise(err, name)
+    return json.loads(_take_string(p))
+
+
+def version() -> dict[str, Any]:
+    """The engine's build: ABI version, Go version, VCS revision."""
+    return json.loads(_take_string(lib().tt_version()))
+
+
+def devices() -> list[dict[str, Any]]:
+    """Every device the engine knows, with whether it opens here."""
+    return _json_call("tt_devices")
+
+
+def live_handles() -> dict[str, int]:
+    """Live engine objects by kind (programs, results, buffers)."""
+    return _json_call("tt_stats")
+
+
+def free(handle: int) -> None:
+    err = ctypes.c_void_p()
+    if lib().tt_free(handle, ctypes.byref(err)) != 0:
+        _raise(err, "tt_free")
+
+
+class Program:
+    """A program loaded into the engine from .pt2 bytes; freed with the object."""
+
+    def __init__(self, pt2: bytes, options: Optional[dict[str, Any]] = None) -> None:
+        self.handle = 0
+        err = ctypes.c_void_p()
+        opts = json.dumps(options or {}).encode()
+        buf = ctypes.create_string_buffer(pt2, len(pt2))
+        h = lib().tt_program_load(ctypes.addressof(buf), len(pt2), opts, ctypes.byref(err))
+        if not h:
+            _raise(err, "tt_program_load")
+        self.handle = h
+        self._lib = lib()
+        self._lock = threading.Lock()
+
+    def info(self) -> dict[str, Any]:
+        """Inputs, outputs, op counts and unsupported ops (with node and source line)."""
+        return _json_call("tt_program_info", self.handle)
+
+    def metrics(self) -> dict[str, Any]:
+        """Compiles, cache hits, recompiles with reasons, run and segment times."""
+        return _json_call("tt_program_metrics", self.handle)
+
+    def run(self, inputs: Sequence[torch.Tensor]) -> list[Optional[torch.Tensor]]:
+        """Runs the program on CPU tensors (read in place; strided ones are
+        gathered by the engine) and returns new CPU tensors (None for a None
+        output)."""
+        n = len(inputs)
+        descs = (_Tensor * n)()
+        keep = []  # shape/stride arrays alive for the call
+        for i, t in enumerate(inputs):
+            if not isinstance(t, torch.Tensor):
+                raise TorchTPUError(f"input {i} is a {type(t).__name__}, not a tensor")
+            if t.device.type != "cpu":
+                raise TorchTPUError(f"input {i} is on {t.device}, torchtpu reads CPU tensors")
+            if t.layout != torch.strided:
+                raise TorchTPUError(f"input {i} has layout {t.layout}: only dense tensors are supported")
+            d = descs[i]
+            d.dtype = scalar_type(t.dtype)
+            d.ndim = t.dim()
+            if t.numel() > 0:
+                d.data = t.data_ptr()
+                st = t.untyped_storage()
+                d.extent = st.nbytes() - t.storage_offset() * t.element_size()
+            if t.dim():
+                shp = (ctypes.c_int64 * t.dim())(*t.shape)
+                d.shape = shp
+                keep.append(shp)
+                if not t.is_contiguous():
+                    strd = (ctypes.c_int64 * t.dim())(*t.stride())
+                    d.strides = strd
+                    keep.append(strd)
+        err = ctypes.c_void_p()
+        res = self._lib.tt_program_run(self.handle, n, descs, ctypes.byref(err))
+        if not res:
+            _raise(err, "tt_program_run")
+        try:
+            return _collect(self._lib, res)
+        finally:
+            self._lib.tt_free(res, None)
+
+    def __del__(self) -> None:
+        h, self.handle = getattr(self, "handle", 0), 0
+        if h and _lib is not None:
+            try:
+                _lib.tt_free(h, None)
+            except Exception:
+                pass
+
+
+# Outputs of at least this many bytes are handed over without a copy (the
+# engine pins them until the tensor's storage dies); smaller ones are copied,
+# which costs less than the bookkeeping.
+TAKE_BYTES = 64 << 10
+
+
+def _numel(shape: Sequence[int]) -> int:
+    n = 1
+    for d in shape:
+        n *= d
+    return n
+
+
+def _release(handle: int) -> None:
+    if _lib is not None:
+        _lib.tt_free(handle, None)
+
+
+def _take(l: ctypes.CDLL, res: int, i: int, dt: torch.dtype, shape: list[int]) -> torch.Tensor:
+    """Output i as a tensor over the engine's memory, which stays pinned
+    until the last view of the tensor is gone."""
+    err = ctypes.c_void_p()
+    data, nbytes = ctypes.c_void_p(), ctypes.c_int64()
+    h = l.tt_result_take(res, i, ctypes.byref(data), ctypes.byref(nbytes), ctypes.byref(err))
+    if not h:
+        _raise(err, "tt_result_take")
+    buf = (ctypes.c_char * nbytes.value).from_address(data.value)
+    weakref.finalize(buf, _release, h)
+    import warnings
+
+    with warnings.catch_warnings():  # frombuffer warns about buffers it cannot resize
+        warnings.simplefilter("ignore")
+        return torch.frombuffer(buf, dtype=dt).view(shape)
+
+
+def _collect(l: ctypes.CDLL, res: int) -> list[Optional[torch.Tensor]]:
+    err = ctypes.c_void_p()
+    n = l.tt_result_count(res, ctypes.byref(err))
+    if n < 0:
+        _raise(err, "tt_result_count")
+    dtypes = (ctypes.c_int32 * max(n, 1))()
+    ndims = (ctypes.c_int32 * max(n, 1))()
+    shapes = (ctypes.c_int64 * (max(n, 1) * MAX_RANK))()
+    if l.tt_result_describe(res, n, dtypes, ndims, shapes, ctypes.byref(err)) != 0:
+        _raise(err, "tt_result_describe")
+    outs: list[Optional[torch.Tensor]] = []
+    for i in range(n):
+        if dtypes[i] < 0:
+            outs.append(None)
+            continue
+        shape = [shapes[i * MAX_RANK + j] for j in range(ndims[i])]
+        try:
+            dt = _DTYPES[dtypes[i]]
+        except KeyError:
+            raise TorchTPUError(f"output {i} has dtype code {dtypes[i]} that this torch lacks") from None
+        nbytes = dt.itemsize * _numel(shape)
+        if nbytes >= TAKE_BYTES:
+            outs.append(_take(l, res, i, dt, shape))
+            continue
+        t = torch.empty(shape, dtype=dt)
+        if l.tt_result_copy(res, i, t.data_ptr() if nbytes else None, nbytes, ctypes.byref(err)) != 0:
+            _raise(err, "tt_result_copy")
+        outs.append(t)
+    return outs

@@ -1,0 +1,88 @@
+"""Options of the torchtpu backend."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from typing import Any, Mapping, Optional, Sequence, Union
+
+_DEVICES = ("cpu", "xla-cpu", "tpu", "cuda")
+
+
+@dataclasses.dataclass(frozen=True)
+class Options:
+    """How torchtpu compiles and runs the graphs ``torch.compile`` gives it.
+
+    Pass them as ``torch.compile(model, backend="torchtpu", options={...})``
+    with the field names as keys, or set the defaults with environment
+    variables (``TORCHTPU_DEVICE``, ``TORCHTPU_FALLBACK``, ``TORCHTPU_CACHE_DIR``).
+
+    Attributes:
+        device: where graphs run: ``"cpu"`` (torchtpu's native CPU backend, the
+            default), ``"xla-cpu"``, ``"tpu"`` or ``"cuda"`` (PJRT plugins; see
+            ``torchtpu.devices()``), with an optional index (``"tpu:1"``).
+        fallback: what happens to a graph holding an op torchtpu cannot run:
+            ``"eager"`` (the graph runs in eager PyTorch; counted, warned once and
+            listed by ``torchtpu.report()``) or ``"error"`` (raise, naming the op
+            and the source line).
+        cache_dir: the compile cache folder (``None``: ``$TORCHTPU_CACHE_DIR`` or
+            the user cache folder; ``"-"``: no disk cache).
+        buckets: pad dynamic dims to buckets so nearby sizes share one compiled
+            program: ``None`` (exact sizes), ``"pow2"``, or a list of sizes.
+        explain_recompiles: print each new specialisation and its reason.
+        host_fallback: ops with data-dependent output shapes (``nonzero``) run
+            between compiled segments on the host (``"cpu"``) or fail (``"error"``).
+        dump_dir: a folder where each graph is saved as ``NAME.pt2`` with its
+            first call's inputs as ``NAME.io.safetensors`` (``input.0``, ...), for
+            ``torchtpu run``/``bench``/``verify`` (``$TORCHTPU_DUMP_DIR``).
+    """
+
+    device: str = "cpu"
+    fallback: str = "eager"
+    cache_dir: Optional[str] = None
+    buckets: Union[None, str, Sequence[int]] = None
+    explain_recompiles: bool = False
+    host_fallback: str = "cpu"
+    dump_dir: Optional[str] = None
+
+    def __post_init__(self) -> None:
+        base = self.device.split(":", 1)[0]
+        if base not in _DEVICES:
+            raise ValueError(f"torchtpu: device {self.device!r}: want one of {', '.join(_DEVICES)} (optionally :N)")
+        if self.fallback not in ("eager", "error"):
+            raise ValueError(f"torchtpu: fallback {self.fallback!r}: want 'eager' or 'error'")
+        if self.host_fallback not in ("cpu", "error"):
+            raise ValueError(f"torchtpu: host_fallback {self.host_fallback!r}: want 'cpu' or 'error'")
+        if isinstance(self.buckets, str) and self.buckets != "pow2":
+            raise ValueError(f"torchtpu: buckets {self.buckets!r}: want 'pow2' or a list of sizes")
+
+    @classmethod
+    def from_mapping(cls, options: Optional[Mapping[str, Any]]) -> "Options":
+        """Options from ``torch.compile``'s ``options`` dict over the
+        environment's defaults; an unknown key is an error."""
+        env: dict[str, Any] = {}
+        if os.environ.get("TORCHTPU_DEVICE"):
+            env["device"] = os.environ["TORCHTPU_DEVICE"]
+        if os.environ.get("TORCHTPU_FALLBACK"):
+            env["fallback"] = os.environ["TORCHTPU_FALLBACK"]
+        if os.environ.get("TORCHTPU_CACHE_DIR"):
+            env["cache_dir"] = os.environ["TORCHTPU_CACHE_DIR"]
+        if os.environ.get("TORCHTPU_DUMP_DIR"):
+            env["dump_dir"] = os.environ["TORCHTPU_DUMP_DIR"]
+        names = {f.name for f in dataclasses.fields(cls)}
+        for k in options or {}:
+            if k not in names:
+                raise ValueError(f"torchtpu: unknown option {k!r} (known: {', '.join(sorted(names))})")
+        return cls(**{**env, **dict(options or {})})
+
+    def engine(self) -> dict[str, Any]:
+        """The engine's program options (the C ABI's JSON)."""
+        o: dict[str, Any] = {"device": self.device, "fallback": self.host_fallback,
+                             "explain": self.explain_recompiles}
+        if self.cache_dir is not None:
+            o["cache_dir"] = self.cache_dir
+        if self.buckets == "pow2":
+            o["buckets"] = "pow2"
+        elif self.buckets:
+            o["bucket_sizes"] = [int(s) for s in self.buckets]
+        return o

@@ -1,0 +1,73 @@
+package runtime_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/torchtpu/torchtpu/pt2"
+	trt "github.com/torchtpu/torchtpu/runtime"
+	"github.com/torchtpu/torchtpu/safetensors"
+)
+
+// TestSoakRSS runs resnet18 TORCHTPU_SOAK times (e.g. 1000) on cpu and on
+// xla-cpu and logs the resident memory along the way, to show that
+// buffers do not leak. It measures; it asserts only that RSS does not
+// grow by more than the weights between the first tenth and the end.
+// Not run unless TORCHTPU_SOAK is set (minutes).
+func TestSoakRSS(t *testing.T) {
+	n, _ := strconv.Atoi(os.Getenv("TORCHTPU_SOAK"))
+	if n <= 0 {
+		t.Skip("set TORCHTPU_SOAK=1000 to run")
+	}
+	base := filepath.Join(fixtureRoot(t), "models", "resnet18")
+	p, err := pt2.Load(base + ".pt2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	io, err := safetensors.Load(base + ".io.safetensors")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, dev := range strings.Split(os.Getenv("TORCHTPU_SOAK_DEVICES")+",", ",") {
+		if dev == "" {
+			continue
+		}
+		prog, err := trt.FromPT2(p, dev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var at10, last float64
+		for i := 1; i <= n; i++ {
+			if _, _, err := prog.Run(context.Background(), io.Inputs()); err != nil {
+				t.Fatal(err)
+			}
+			if i == max(n/10, 1) || i%max(n/5, 1) == 0 {
+				runtime.GC()
+				last = rssMB()
+				if i == max(n/10, 1) {
+					at10 = last
+				}
+				t.Logf("%s run %d: RSS %.1f MB", dev, i, last)
+			}
+		}
+		if last-at10 > 45 {
+			t.Errorf("%s: RSS grew %.1f MB from run %d to run %d", dev, last-at10, n/10, n)
+		}
+	}
+}
+
+func rssMB() float64 {
+	b, _ := os.ReadFile("/proc/self/status")
+	for _, l := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(l); len(f) >= 2 && f[0] == "VmRSS:" {
+			kb, _ := strconv.ParseFloat(f[1], 64)
+			return kb / 1024
+		}
+	}
+	return 0
+}

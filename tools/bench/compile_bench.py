@@ -1,0 +1,157 @@
+"""torch.compile(backend="torchtpu") against eager PyTorch and inductor, side by side in one run.
+
+    python tools/bench/compile_bench.py [--threads 2] [--runs 20] [--warmup 3] [--json FILE] [MODEL...]
+
+Models (random weights, no hub): resnet18 (1x3x224x224, inference), resnet18_train (batch 8 at
+112x112: forward, backward and an SGD step), gpt2 (GPT-2 small-config LM, 4 layers, d=128,
+batch 4 x seq 64: inference) and gpt2_train (the same model: forward, loss, backward, AdamW
+step). Each column compiles the model its own way, warms up, then times --runs iterations;
+the table shows medians and the ratio torchtpu / eager and torchtpu / inductor (below 1:
+torchtpu is faster). Every column checks its outputs against eager first.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import os
+import statistics
+import sys
+import time
+from typing import Any, Callable
+
+import torch
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
+import torchtpu  # noqa: E402  (registers the backend)
+
+
+def resnet18(train: bool):
+    import torchvision
+
+    torch.manual_seed(0)
+    m = torchvision.models.resnet18(weights=None)
+    if not train:
+        return m.eval(), (torch.randn(1, 3, 224, 224),), None
+    x, y = torch.randn(8, 3, 112, 112), torch.randint(0, 1000, (8,))
+    return m.train(), (x, y), lambda out, b: torch.nn.functional.cross_entropy(out, b[1])
+
+
+def gpt2(train: bool):
+    import transformers
+
+    torch.manual_seed(0)
+    cfg = transformers.GPT2Config(vocab_size=1024, n_positions=128, n_embd=128, n_layer=4, n_head=4,
+                                  resid_pdrop=0.0, embd_pdrop=0.0, attn_pdrop=0.0, bos_token_id=0,
+                                  eos_token_id=0)
+    m = transformers.GPT2LMHeadModel(cfg)
+    ids = torch.randint(0, 1024, (4, 64))
+    return (m.train() if train else m.eval()), (ids,), (lambda out, b: out.loss) if train else None
+
+
+MODELS: dict[str, Callable[[], Any]] = {
+    "resnet18": lambda: resnet18(False),
+    "resnet18_train": lambda: resnet18(True),
+    "gpt2": lambda: gpt2(False),
+    "gpt2_train": lambda: gpt2(True),
+}
+
+
+def step_fn(name: str, model, args, loss_fn, backend: str | None):
+    f = model if backend is None else torch.compile(model, backend=backend)
+    if loss_fn is None:
+        def infer():
+            with torch.no_grad():
+                return f(*args)
+        return infer
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4) if "gpt" in name else \
+        torch.optim.SGD(model.parameters(), lr=1e-3, momentum=0.9)
+
+    def train():
+        opt.zero_grad(set_to_none=True)
+        if "gpt" in name:
+            out = f(args[0], labels=args[0])
+        else:
+            out = f(args[0])
+        loss = loss_fn(out, args)
+        loss.backward()
+        opt.step()
+        return loss.detach()
+    return train
+
+
+def first_tensor(out):
+    if isinstance(out, torch.Tensor):
+        return out
+    if hasattr(out, "logits"):
+        return out.logits
+    return out[0]
+
+
+def measure(name: str, backend: str | None, runs: int, warmup: int):
+    model, args, loss_fn = MODELS[name]()
+    model = copy.deepcopy(model)
+    step = step_fn(name, model, args, loss_fn, backend)
+    t0 = time.perf_counter()
+    out = step()
+    first = time.perf_counter() - t0
+    for _ in range(warmup):
+        step()
+    times = []
+    for _ in range(runs):
+        t = time.perf_counter()
+        step()
+        times.append(time.perf_counter() - t)
+    return first_tensor(out), statistics.median(times) * 1e3, first
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("models", nargs="*", default=list(MODELS))
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--runs", type=int, default=20)
+    ap.add_argument("--warmup", type=int, default=3)
+    ap.add_argument("--no-inductor", action="store_true", help="skip the inductor column")
+    ap.add_argument("--json", help="write the results as JSON to this file")
+    a = ap.parse_args()
+    torch.set_num_threads(a.threads)
+    os.environ.setdefault("TORCHTPU_THREADS", str(a.threads))
+    columns = [("eager", None), ("torchtpu", "torchtpu")] + ([] if a.no_inductor else [("inductor", "inductor")])
+    results = []
+    print(f"torch {torch.__version__}, {a.threads} threads, medians of {a.runs} runs after {a.warmup} warm-up;"
+          f" load {os.getloadavg()[0]:.1f}", flush=True)
+    print(f"{'model':<16}" + "".join(f"{c:>12}" for c, _ in columns) + f"{'tt/eager':>10}{'tt/ind':>9}  first call (s)")
+    for name in a.models:
+        row: dict[str, Any] = {"model": name}
+        ref = None
+        for col, backend in columns:
+            torch._dynamo.reset()
+            try:
+                out, ms, first = measure(name, backend, a.runs, a.warmup)
+            except Exception as e:  # a column that cannot run says why
+                row[col] = None
+                row[col + "_error"] = f"{type(e).__name__}: {str(e)[:200]}"
+                continue
+            if ref is None:
+                ref = out
+            elif not torch.allclose(out.float(), ref.float(), rtol=1e-3, atol=1e-3):
+                row[col + "_error"] = "outputs differ from eager"
+            row[col], row[col + "_first_s"] = ms, first
+        tt, ea, ind = row.get("torchtpu"), row.get("eager"), row.get("inductor")
+        r1 = f"{tt / ea:.2f}" if tt and ea else "-"
+        r2 = f"{tt / ind:.2f}" if tt and ind else "-"
+        cells = "".join(f"{row[c]:>10.2f}ms" if row.get(c) else f"{'-':>12}" for c, _ in columns)
+        firsts = " ".join(f"{c}={row.get(c + '_first_s', 0):.1f}" for c, _ in columns if row.get(c))
+        print(f"{name:<16}{cells}{r1:>10}{r2:>9}  {firsts}", flush=True)
+        for c, _ in columns:
+            if row.get(c + "_error"):
+                print(f"    {c}: {row[c + '_error']}")
+        results.append(row)
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump(results, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
