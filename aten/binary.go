@@ -178,6 +178,9 @@ func init() {
 	lower("aten::logaddexp.default", func(c *LowerCtx, a *Args) ([]Value, error) {
 		return one(pointwise(c, true, func(c *LowerCtx, xs []*stablehlo.Value) *stablehlo.Value {
 			x, y := xs[0], xs[1]
+			if c.DType(x).IsComplex() {
+				return complexLogAddExp(c, x, y)
+			}
 			m := nanMax(c, x, y)
 			r := c.Binary("add", m, c.Unary("log_plus_one", c.Unary("exponential", c.Unary("negate", c.Unary("abs", c.Binary("subtract", x, y))))))
 			same := c.Binary("and", c.Compare("EQ", x, y), c.Compare("EQ", c.Unary("abs", x), c.Like(x, math.Inf(1))))
@@ -286,4 +289,19 @@ func remainder(c *LowerCtx, xs []*stablehlo.Value) *stablehlo.Value {
 	adjust := c.Binary("and", c.Compare("NE", r, zero),
 		c.Compare("NE", c.Compare("LT", r, zero), c.Compare("LT", b, zero)))
 	return c.Select(adjust, c.Binary("add", r, b), r)
+}
+
+// complexLogAddExp: max + log1p(exp(min - max)) with max and min by real
+// part, and PyTorch's edge cases (equal infinite real parts, NaN).
+func complexLogAddExp(c *LowerCtx, a, b *stablehlo.Value) *stablehlo.Value {
+	ra, rb := c.Unary("real", a), c.Unary("real", b)
+	mask := c.Compare("GE", ra, rb)
+	mx, mn := c.Select(mask, a, b), c.Select(mask, b, a)
+	rmn := c.Unary("real", mn)
+	inf := c.Binary("and", c.Compare("EQ", c.Unary("abs", ra), c.Like(ra, math.Inf(1))), c.Compare("EQ", ra, rb))
+	infVals := c.Select(c.Compare("LT", rmn, c.Like(rmn, 0)), mn,
+		c.Unary("log", c.Binary("add", c.Unary("exponential", mn), c.Unary("exponential", mx))))
+	r := c.Select(inf, infVals, c.Binary("add", mx, c.Unary("log_plus_one", c.Unary("exponential", c.Binary("subtract", mn, mx)))))
+	nan := c.Binary("or", c.IsNaN(c.Unary("real", mn)), c.IsNaN(c.Unary("imag", mn)))
+	return c.Select(nan, c.Like(r, math.NaN()), r)
 }

@@ -99,11 +99,13 @@ func init() {
 			return nil, c.Errorf("masked_fill only supports a 0-dimensional value tensor, but got tensor with %d dimension(s)", c.Rank(val.V))
 		}
 		v := c.Materialize(val, dt)
+		// self and mask broadcast together (the in-place form then
+		// requires the result to keep self's shape).
 		shape := c.BroadcastShapes(c.Shape(x), c.Shape(mask))
-		if !sameShape(shape, c.Shape(x)) {
-			return nil, c.Errorf("masked_fill: mask of shape %v does not broadcast to self of shape %v", c.Shape(mask), c.Shape(x))
+		if c.Err() != nil {
+			return nil, c.Err()
 		}
-		return one(c.Select(c.BroadcastTo(mask, shape), c.BroadcastTo(v, shape), x)), nil
+		return one(c.Select(c.BroadcastTo(mask, shape), c.BroadcastTo(v, shape), c.BroadcastTo(x, shape))), nil
 	}
 	lower("aten::masked_fill.Scalar", maskedFill)
 	lower("aten::masked_fill.Tensor", maskedFill)
@@ -136,7 +138,8 @@ func init() {
 			d := c.Binary("subtract", e, s)
 			small := c.Binary("add", s, c.Binary("multiply", w, d))
 			big := c.Binary("subtract", e, c.Binary("multiply", d, c.Binary("subtract", c.Like(w, 1), w)))
-			return c.Select(c.Compare("LT", c.Unary("abs", w), c.Like(w, 0.5)), small, big)
+			aw := c.Unary("abs", w)
+			return c.Select(c.Compare("LT", aw, c.Like(aw, 0.5)), small, big)
 		}, ops...)), nil
 	}
 	lower("aten::lerp.Scalar", lerp)

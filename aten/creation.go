@@ -122,29 +122,6 @@ func init() {
 	lower("aten::arange.default", arange)
 	lower("aten::arange.start", arange)
 	lower("aten::arange.start_step", arange)
-	lower("aten::linspace.default", func(c *LowerCtx, a *Args) ([]Value, error) {
-		start, end, n := a.Scalar("start").Float(), a.Scalar("end").Float(), a.Int("steps")
-		if n < 0 {
-			return nil, c.Errorf("linspace: number of steps must be non-negative")
-		}
-		dt := dtypeOr(a, dtype.DefaultFloat)
-		if n == 1 {
-			return one(c.Splat(dt, []int64{1}, start)), nil
-		}
-		// PyTorch fills the first half from start and the second from end.
-		cdt := OpMath(dt)
-		if !cdt.IsFloat() {
-			cdt = c.Wide()
-		}
-		step := (end - start) / float64(n-1)
-		shape := []int64{n}
-		i := c.Iota(cdt, shape, 0)
-		lo := c.Binary("add", c.Splat(cdt, shape, start), c.Binary("multiply", i, c.Splat(cdt, shape, step)))
-		rev := c.Binary("subtract", c.Splat(cdt, shape, float64(n-1)), i)
-		hi := c.Binary("subtract", c.Splat(cdt, shape, end), c.Binary("multiply", rev, c.Splat(cdt, shape, step)))
-		half := c.Compare("LT", c.Iota(dtype.I64, shape, 0), c.SplatInt(dtype.I64, shape, n/2))
-		return one(c.Convert(c.Select(half, lo, hi), dt)), nil
-	})
 	eye := func(c *LowerCtx, a *Args) ([]Value, error) {
 		n := a.Int("n")
 		m := n

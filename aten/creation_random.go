@@ -51,6 +51,11 @@ func randomBits(c *LowerCtx, bits int, shape []int64) *stablehlo.Value {
 // float16, 8 for bfloat16), scaled by 2^-bits, so that every value is exact
 // in dt and rounding never reaches 1.
 func uniform(c *LowerCtx, dt dtype.DType, shape []int64) *stablehlo.Value {
+	if dt.IsComplex() {
+		// Both parts uniform in [0, 1), as PyTorch's rand of complex.
+		p := realPart(dt)
+		return c.Op1("stablehlo.complex", []*stablehlo.Value{uniform(c, p, shape), uniform(c, p, shape)}, nil)
+	}
 	bits, keep, wide := 32, 24, dtype.F32
 	switch dt {
 	case dtype.F64:
@@ -69,6 +74,13 @@ func uniform(c *LowerCtx, dt dtype.DType, shape []int64) *stablehlo.Value {
 
 // normal returns standard normal floats (Box–Muller).
 func normal(c *LowerCtx, dt dtype.DType, shape []int64) *stablehlo.Value {
+	if dt.IsComplex() {
+		// Standard complex normal: each part N(0, ½).
+		p := realPart(dt)
+		re := scale(c, normal(c, p, shape), math.Sqrt(0.5))
+		im := scale(c, normal(c, p, shape), math.Sqrt(0.5))
+		return c.Op1("stablehlo.complex", []*stablehlo.Value{re, im}, nil)
+	}
 	w := OpMath(dt)
 	u1 := uniform(c, w, shape)
 	u2 := uniform(c, w, shape)
@@ -80,7 +92,7 @@ func normal(c *LowerCtx, dt dtype.DType, shape []int64) *stablehlo.Value {
 
 func floatDType(c *LowerCtx, a *Args, def dtype.DType) dtype.DType {
 	d := dtypeOr(a, def)
-	if !d.IsFloat() {
+	if !d.IsFloat() && !d.IsComplex() {
 		c.Errorf("random floats of dtype %s are not supported", torchName(d))
 	}
 	return d

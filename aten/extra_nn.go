@@ -7,8 +7,8 @@ import (
 	"github.com/torchtpu/torchtpu/stablehlo"
 )
 
-// nn ops the held-out models needed and nobody registered: rrelu in
-// evaluation (leaky_relu with the mean slope), cosine_similarity (ATen's
+// nn ops the held-out models needed and nobody registered: rrelu (in
+// evaluation leaky_relu with the mean slope, in training random slopes), cosine_similarity (ATen's
 // normalise-first form), pairwise_distance, bilinear, and embedding_renorm (nn.Embedding(max_norm=…)
 // rescales the looked-up rows of its weight in place; embedding_renorm_
 // is derived from it).
@@ -19,10 +19,22 @@ func init() {
 		if a.Err() != nil {
 			return nil, a.Err()
 		}
-		if training {
-			return nil, fmt.Errorf("rrelu in training draws random slopes: %w", ErrUnsupported)
+		if !training {
+			return c.Call("aten::leaky_relu", []Value{x, FloatValue((lower.Float() + upper.Float()) / 2)}, nil)
 		}
-		return c.Call("aten::leaky_relu", []Value{x, FloatValue((lower.Float() + upper.Float()) / 2)}, nil)
+		// Training: each negative element takes its own slope drawn
+		// uniformly from [lower, upper).
+		t := a.Tensor("self")
+		dt := c.DType(t)
+		if !dt.IsFloat() {
+			return nil, fmt.Errorf("rrelu: %s is not supported", dt.Torch())
+		}
+		shape := c.Shape(t)
+		w := OpMath(dt)
+		slope := c.Binary("add", c.Binary("multiply", uniform(c, w, shape), c.Splat(w, shape, upper.Float()-lower.Float())), c.Splat(w, shape, lower.Float()))
+		xw := c.Convert(t, w)
+		neg := c.Compare("LT", xw, c.Splat(w, shape, 0))
+		return one(c.Convert(c.Select(neg, c.Binary("multiply", xw, slope), xw), dt)), nil
 	})
 	decomp("aten::cosine_similarity", lowerCosineSimilarity)
 	decomp("aten::embedding_renorm", lowerEmbeddingRenorm)

@@ -2,8 +2,8 @@ package aten
 
 import "fmt"
 
-// linalg_norm (vector norms, and the Frobenius matrix norm, which is the
-// 2-norm over two dims) and renorm (each slice along dim rescaled to at
+// linalg_norm (vector norms, and matrix norms through linalg_matrix_norm:
+// the Frobenius norm is the 2-norm over two dims) and renorm (each slice along dim rescaled to at
 // most maxnorm, by maxnorm / (norm + 1e-7) as ATen does).
 
 func init() {
@@ -16,7 +16,11 @@ func init() {
 				rank = t.Rank()
 			}
 			if len(dims) == 2 || (len(dims) == 0 && rank == 2) {
-				return nil, fmt.Errorf("linalg_norm: matrix norm of order %v: %w", ord, ErrUnsupported)
+				if len(dims) == 0 {
+					dims = []int64{-2, -1}
+				}
+				return c.Call("aten::linalg_matrix_norm", []Value{a.Value("self"), ord},
+					map[string]Value{"dim": IntsValue(dims), "keepdim": a.Value("keepdim"), "dtype": a.Value("dtype")})
 			}
 		} else {
 			ord = IntValue(2)
@@ -25,22 +29,27 @@ func init() {
 			map[string]Value{"dim": a.Value("dim"), "keepdim": a.Value("keepdim"), "dtype": a.Value("dtype")})
 	})
 	decomp("aten::linalg_norm.ord_str", func(c *LowerCtx, a *Args) ([]Value, error) {
-		if o := a.Str("ord"); o != "fro" {
-			return nil, fmt.Errorf("linalg_norm: ord %q: %w", o, ErrUnsupported)
+		o := a.Str("ord")
+		if o != "fro" && o != "nuc" {
+			return nil, fmt.Errorf("linalg.norm: Order %s not supported", o)
 		}
 		dim := a.Value("dim")
 		if dim.IsNone() {
 			dim = IntsValue([]int64{-2, -1})
 		}
-		return c.Call("aten::linalg_vector_norm", []Value{a.Value("self"), IntValue(2)},
+		return c.Call("aten::linalg_matrix_norm.str_ord", []Value{a.Value("self"), StrValue(o)},
 			map[string]Value{"dim": dim, "keepdim": a.Value("keepdim"), "dtype": a.Value("dtype")})
 	})
 	decomp("aten::linalg_matrix_norm.str_ord", func(c *LowerCtx, a *Args) ([]Value, error) {
-		if o := a.Str("ord"); o != "fro" {
-			return nil, fmt.Errorf("linalg_matrix_norm: ord %q: %w", o, ErrUnsupported)
+		o := a.Str("ord")
+		switch o {
+		case "fro":
+			return c.Call("aten::linalg_vector_norm", []Value{a.Value("self"), IntValue(2)},
+				map[string]Value{"dim": a.Value("dim"), "keepdim": a.Value("keepdim"), "dtype": a.Value("dtype")})
+		case "nuc":
+			return lowerMatrixNorm(c, a)
 		}
-		return c.Call("aten::linalg_vector_norm", []Value{a.Value("self"), IntValue(2)},
-			map[string]Value{"dim": a.Value("dim"), "keepdim": a.Value("keepdim"), "dtype": a.Value("dtype")})
+		return nil, fmt.Errorf("linalg.matrix_norm: Order %s not supported.", o)
 	})
 	decomp("aten::renorm", func(c *LowerCtx, a *Args) ([]Value, error) {
 		x, p, dim, maxnorm := a.Tensor("self"), a.Scalar("p"), a.Int("dim"), a.Scalar("maxnorm")

@@ -223,11 +223,22 @@ func hostUnique(_ *HostCtx, a *Args) ([]Value, error) {
 func hostUniqueConsecutive(_ *HostCtx, a *Args) ([]Value, error) {
 	x := a.Literal("self")
 	inv, cnt := a.Bool("return_inverse"), a.Bool("return_counts")
-	if a.Has("dim") {
-		return nil, fmt.Errorf("unique_consecutive with dim: %w", ErrUnsupported)
-	}
 	if a.Err() != nil {
 		return nil, a.Err()
+	}
+	if dim, ok := a.OptInt("dim"); ok {
+		vals, iv, cv, err := uniqueSlices(x, dim, true)
+		if err != nil {
+			return nil, fmt.Errorf("unique_consecutive: %w", err)
+		}
+		empty, _ := literal.New(dtype.I64, []int64{0})
+		if !inv {
+			iv = empty
+		}
+		if !cnt {
+			cv = empty
+		}
+		return []Value{LiteralValue(vals), LiteralValue(iv), LiteralValue(cv)}, nil
 	}
 	out, err := uniqueResults(x, true, inv, cnt)
 	if err != nil {

@@ -11,7 +11,8 @@ import (
 
 // unique_dim on the host: the distinct slices along dim, sorted
 // lexicographically (element by element in row-major order), with the
-// inverse map and counts.
+// inverse map and counts; unique_consecutive with a dim keeps the order
+// and merges runs of equal slices.
 
 func init() {
 	Register(Entry{Name: "aten::unique_dim", Kind: HostFallback, Host: hostUniqueDim})
@@ -23,15 +24,27 @@ func hostUniqueDim(_ *HostCtx, a *Args) ([]Value, error) {
 	if a.Err() != nil {
 		return nil, a.Err()
 	}
+	vals, inv, cnt, err := uniqueSlices(x, dim, false)
+	if err != nil {
+		return nil, err
+	}
+	// unique_dim always returns the inverse and the counts (PyTorch's CPU
+	// kernel ignores return_inverse / return_counts here).
+	return []Value{LiteralValue(vals), LiteralValue(inv), LiteralValue(cnt)}, nil
+}
+
+// uniqueSlices returns the distinct slices of x along dim (sorted, or the
+// runs of equal consecutive slices), the inverse map and the counts.
+func uniqueSlices(x *literal.Literal, dim int64, consecutive bool) (vals, inv, cnt *literal.Literal, err error) {
 	if x.Rank() == 0 {
-		return nil, fmt.Errorf("unique_dim: expected a tensor with at least one dimension")
+		return nil, nil, nil, fmt.Errorf("unique_dim: expected a tensor with at least one dimension")
 	}
 	if x.DType.IsComplex() {
-		return nil, fmt.Errorf("unique_dim: complex tensors are not supported")
+		return nil, nil, nil, fmt.Errorf("unique_dim: complex tensors are not supported")
 	}
 	d, err := canonDim(dim, x.Rank())
 	if err != nil {
-		return nil, fmt.Errorf("unique_dim: %w", err)
+		return nil, nil, nil, fmt.Errorf("unique_dim: %w", err)
 	}
 	n := x.Shape[d]
 	outer := numelOf(x.Shape[:d])
@@ -90,7 +103,9 @@ func hostUniqueDim(_ *HostCtx, a *Args) ([]Value, error) {
 	for i := range order {
 		order[i] = int64(i)
 	}
-	sort.SliceStable(order, func(i, j int) bool { return less(order[i], order[j]) < 0 })
+	if !consecutive {
+		sort.SliceStable(order, func(i, j int) bool { return less(order[i], order[j]) < 0 })
+	}
 	var reps []int64
 	var counts []int64
 	inverse := make([]int64, n)
@@ -104,9 +119,9 @@ func hostUniqueDim(_ *HostCtx, a *Args) ([]Value, error) {
 	}
 	shape := append([]int64(nil), x.Shape...)
 	shape[d] = int64(len(reps))
-	vals, err := literal.New(x.DType, shape)
+	vals, err = literal.New(x.DType, shape)
 	if err != nil {
-		return nil, fmt.Errorf("unique_dim: %w", err)
+		return nil, nil, nil, fmt.Errorf("unique_dim: %w", err)
 	}
 	m := int64(len(reps))
 	for o := int64(0); o < outer; o++ {
@@ -116,15 +131,13 @@ func hostUniqueDim(_ *HostCtx, a *Args) ([]Value, error) {
 			}
 		}
 	}
-	// unique_dim always returns the inverse and the counts (PyTorch's CPU
-	// kernel ignores return_inverse / return_counts here).
-	inv, _ := literal.New(dtype.I64, []int64{n})
+	inv, _ = literal.New(dtype.I64, []int64{n})
 	for i, v := range inverse {
 		inv.SetInt64(i, v)
 	}
-	cnt, _ := literal.New(dtype.I64, []int64{m})
+	cnt, _ = literal.New(dtype.I64, []int64{m})
 	for i, v := range counts {
 		cnt.SetInt64(i, v)
 	}
-	return []Value{LiteralValue(vals), LiteralValue(inv), LiteralValue(cnt)}, nil
+	return vals, inv, cnt, nil
 }

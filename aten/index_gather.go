@@ -179,7 +179,8 @@ func lowerIndexSelect(c *LowerCtx, a *Args) ([]Value, error) {
 	if c.Rank(idx) > 1 {
 		return nil, c.Errorf("index_select(): Index is supposed to be a vector")
 	}
-	if len(shape) == 0 {
+	scalar := len(shape) == 0
+	if scalar {
 		x = c.Reshape(x, []int64{1})
 		shape = []int64{1}
 	}
@@ -193,6 +194,10 @@ func lowerIndexSelect(c *LowerCtx, a *Args) ([]Value, error) {
 		return nil, err
 	}
 	out := takeAlongV(c, x, d, w)
+	if scalar && numelOf(c.Shape(out)) == 1 {
+		// A 0-d tensor indexed by one index stays 0-d.
+		out = c.Reshape(out, nil)
+	}
 	return one(out), nil
 }
 

@@ -254,9 +254,8 @@ func lowerIndexPut(c *LowerCtx, a *Args) ([]Value, error) {
 }
 
 // maskedIndexPut lowers x[mask] = v (a single boolean mask, possibly after
-// leading None entries, and a one-element value) as a select: the shape
-// stays static. Other mask forms need the values laid out in mask order,
-// which depends on the data.
+// leading None entries) as a select: the shape stays static. Values given
+// one row per true element are gathered by the running count of trues.
 func maskedIndexPut(c *LowerCtx, x *stablehlo.Value, idx []*stablehlo.Value, vals *stablehlo.Value, acc bool) (*stablehlo.Value, error) {
 	p := -1
 	for i, t := range idx {
@@ -276,15 +275,39 @@ func maskedIndexPut(c *LowerCtx, x *stablehlo.Value, idx []*stablehlo.Value, val
 	if p+len(ms) > len(shape) || !sameShape(ms, shape[p:p+len(ms)]) {
 		return nil, c.Errorf("index_put: the shape of the mask %v does not match the shape of the indexed tensor %v at index %d", ms, shape, p)
 	}
-	if numelOf(c.Shape(vals)) != 1 {
-		return nil, c.Errorf("index_put with a boolean mask and %v values (one per true element) has a data-dependent layout: %w", c.Shape(vals), ErrUnsupported)
-	}
 	dims := make([]int64, len(ms))
 	for i := range dims {
 		dims[i] = int64(p + i)
 	}
-	m := c.BroadcastInDim(c.Convert(mask, dtype.Bool), shape, dims)
-	v := c.BroadcastInDim(c.Reshape(c.Convert(vals, c.DType(x)), nil), shape, nil)
+	mb := c.Convert(mask, dtype.Bool)
+	m := c.BroadcastInDim(mb, shape, dims)
+	vals = c.Convert(vals, c.DType(x))
+	pre, rest := shape[:p], shape[p+len(ms):]
+	vs := c.Shape(vals)
+	kdim := len(vs) - 1 - len(rest)
+	var v *stablehlo.Value
+	switch {
+	case numelOf(vs) == 1:
+		v = c.BroadcastInDim(c.Reshape(vals, nil), shape, nil)
+	case kdim < 0 || vs[kdim] == 1:
+		// The same values at every selected position.
+		v = c.BroadcastTo(vals, shape)
+	default:
+		// One row of values per true element, in the mask's row-major
+		// order: element j of the mask takes row (number of trues up to
+		// j) - 1.
+		k := vs[kdim]
+		target := append(append(append([]int64(nil), pre...), k), rest...)
+		vb := c.BroadcastTo(vals, target)
+		mn := numelOf(ms)
+		flat := c.Convert(c.Reshape(mb, []int64{mn}), dtype.I64)
+		pos := c.Binary("subtract", c.Call1("aten::cumsum", TensorValue(flat), IntValue(0)), c.SplatInt(dtype.I64, []int64{mn}, 1))
+		pos = c.Binary("minimum", c.Binary("maximum", pos, c.SplatInt(dtype.I64, []int64{mn}, 0)), c.SplatInt(dtype.I64, []int64{mn}, k-1))
+		v = c.Reshape(takeAlongV(c, vb, len(pre), pos), shape)
+	}
+	if c.Err() != nil {
+		return nil, c.Err()
+	}
 	if acc {
 		v = combineOp("add")(c, x, v)
 	}

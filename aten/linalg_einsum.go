@@ -1,6 +1,7 @@
 package aten
 
 import (
+	"github.com/torchtpu/torchtpu/dtype"
 	"github.com/torchtpu/torchtpu/stablehlo"
 )
 
@@ -112,6 +113,7 @@ func lowerEinsum(c *LowerCtx, a *Args) ([]Value, error) {
 		return false
 	}
 	ops := make([]labelled, len(xs))
+	presummed := false
 	for i, x := range xs {
 		t := labelled{c.Convert(x, cdt), spec.inputs[i]}
 		ops[i] = sumOut(c, t, func(l int) bool {
@@ -125,6 +127,7 @@ func lowerEinsum(c *LowerCtx, a *Args) ([]Value, error) {
 			}
 			return false
 		})
+		presummed = presummed || len(ops[i].labels) < len(t.labels)
 	}
 	acc := ops[0]
 	for k := 1; k < len(ops); k++ {
@@ -160,6 +163,11 @@ func lowerEinsum(c *LowerCtx, a *Args) ([]Value, error) {
 		acc = sumOut(c, labelled{v, labels}, func(l int) bool { return neededAfter(k, l) })
 	}
 	acc = sumOut(c, acc, inOutput)
+	if presummed && (dt.IsInteger() || dt == dtype.Bool) {
+		// Labels only one operand has are summed out with sum(), which
+		// gives integers (and bool) as int64.
+		dt = dtype.I64
+	}
 	perm := make([]int64, len(spec.output))
 	for i, l := range spec.output {
 		perm[i] = int64(indexOfLabel(acc.labels, l))

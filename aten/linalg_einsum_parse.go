@@ -82,9 +82,9 @@ func parseEinsum(eq string, ranks []int) (*einsumSpec, error) {
 			seen[l] = true
 			spec.output = append(spec.output, l)
 		}
-		if !hasEll && ellRank > 0 {
-			return nil, fmt.Errorf("einsum %q: output must contain \"...\" when an input does", eq)
-		}
+		// Without "..." in the output the broadcast dims are summed, as any
+		// label the output omits.
+		_ = hasEll
 		return spec, nil
 	}
 	spec.output = append(spec.output, ell...)

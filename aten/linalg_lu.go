@@ -52,35 +52,49 @@ func rowSelect(c *LowerCtx, x, idx *stablehlo.Value) *stablehlo.Value {
 	return gatherAlong(c, x, 1, c.BroadcastInDim(idx, s, []int64{0, 1}))
 }
 
+// pivotAbs is LAPACK's pivot magnitude: |x|, or |re| + |im| for complex
+// values (BLAS i?amax).
+func pivotAbs(c *LowerCtx, x *stablehlo.Value) *stablehlo.Value {
+	if c.DType(x).IsComplex() {
+		return c.Binary("add", c.Unary("abs", c.Unary("real", x)), c.Unary("abs", c.Unary("imag", x)))
+	}
+	return c.Unary("abs", x)
+}
+
+// luFactor factors a batch [B, m, n] (rectangular too): k = min(m, n)
+// elimination steps, the pivot and the U rows in a's first k rows.
 func luFactor(c *LowerCtx, a *stablehlo.Value) *luResult {
 	s := c.Shape(a)
-	B, n := s[0], s[1]
+	B, m, n := s[0], s[1], s[2]
+	k := min(m, n)
 	dt := c.DType(a)
-	bn := []int64{B, n}
-	perm := c.Iota(dtype.I64, bn, 1)
-	piv := c.SplatInt(dtype.I32, bn, 0)
+	rt := realPart(dt)
+	bm, bk := []int64{B, m}, []int64{B, k}
+	perm := c.Iota(dtype.I64, bm, 1)
+	piv := c.SplatInt(dtype.I32, bk, 0)
 	swaps := c.SplatInt(dtype.I64, []int64{B}, 0)
 	info := c.SplatInt(dtype.I32, []int64{B}, 0)
-	rows := c.Iota(dtype.I64, bn, 1)
-	full := []int64{B, n, n}
+	rows := c.Iota(dtype.I64, bm, 1)
+	kIdx := c.Iota(dtype.I64, bk, 1)
+	full := []int64{B, m, n}
 	rowF, colF := c.Iota(dtype.I64, full, 1), c.Iota(dtype.I64, full, 2)
-	for j := int64(0); j < n; j++ {
+	for j := int64(0); j < k; j++ {
 		// Pivot: first row i >= j with the largest |a[i, j]| (NaN wins).
-		col := c.Reshape(sliceDim(c, a, 2, j, 1, 1), bn)
-		abs := c.Unary("abs", col)
-		cand := c.Compare("GE", rows, c.SplatInt(dtype.I64, bn, j))
-		abs = c.Select(cand, abs, c.Splat(dt, bn, -1))
-		idx := c.Select(cand, rows, c.SplatInt(dtype.I64, bn, -1))
+		col := c.Reshape(sliceDim(c, a, 2, j, 1, 1), bm)
+		abs := pivotAbs(c, col)
+		cand := c.Compare("GE", rows, c.SplatInt(dtype.I64, bm, j))
+		abs = c.Select(cand, abs, c.Splat(rt, bm, -1))
+		idx := c.Select(cand, rows, c.SplatInt(dtype.I64, bm, -1))
 		_, pi := reduceMaxIndex(c, abs, idx, 1)
 		p := c.Reshape(pi, []int64{B})
-		pb := c.BroadcastInDim(p, bn, []int64{0})
-		jb := c.SplatInt(dtype.I64, bn, j)
+		pb := c.BroadcastInDim(p, bm, []int64{0})
+		jb := c.SplatInt(dtype.I64, bm, j)
 		// Swap rows j and p.
 		swapIdx := c.Select(c.Compare("EQ", rows, jb), pb, c.Select(c.Compare("EQ", rows, pb), jb, rows))
 		a = rowSelect(c, a, swapIdx)
 		perm = gatherAlong(c, perm, 1, swapIdx)
-		isJ := c.Compare("EQ", rows, jb)
-		piv = c.Select(isJ, c.BroadcastInDim(c.Convert(c.Binary("add", p, c.SplatInt(dtype.I64, []int64{B}, 1)), dtype.I32), bn, []int64{0}), piv)
+		isJ := c.Compare("EQ", kIdx, c.SplatInt(dtype.I64, bk, j))
+		piv = c.Select(isJ, c.BroadcastInDim(c.Convert(c.Binary("add", p, c.SplatInt(dtype.I64, []int64{B}, 1)), dtype.I32), bk, []int64{0}), piv)
 		moved := c.Compare("NE", p, c.SplatInt(dtype.I64, []int64{B}, j))
 		swaps = c.Binary("add", swaps, c.Convert(moved, dtype.I64))
 		// Eliminate below the pivot.
@@ -88,13 +102,13 @@ func luFactor(c *LowerCtx, a *stablehlo.Value) *luResult {
 		zero := c.Compare("EQ", d, c.Like(d, 0))
 		noInfo := c.Compare("EQ", info, c.SplatInt(dtype.I32, []int64{B}, 0))
 		info = c.Select(c.Binary("and", zero, noInfo), c.SplatInt(dtype.I32, []int64{B}, j+1), info)
-		if j == n-1 {
+		if j == m-1 {
 			break
 		}
-		colJ := c.BroadcastInDim(c.Reshape(sliceDim(c, a, 2, j, 1, 1), bn), full, []int64{0, 1})
+		colJ := c.BroadcastInDim(c.Reshape(sliceDim(c, a, 2, j, 1, 1), bm), full, []int64{0, 1})
 		dB := c.BroadcastInDim(d, full, []int64{0})
 		l := c.Binary("divide", colJ, dB) // l[b, i] for every row i
-		rowJ := c.BroadcastInDim(c.Reshape(sliceDim(c, a, 1, j, 1, 1), bn), full, []int64{0, 2})
+		rowJ := c.BroadcastInDim(c.Reshape(sliceDim(c, a, 1, j, 1, 1), []int64{B, n}), full, []int64{0, 2})
 		below := c.Compare("GT", rowF, c.SplatInt(dtype.I64, full, j))
 		right := c.Compare("GT", colF, c.SplatInt(dtype.I64, full, j))
 		atJ := c.Compare("EQ", colF, c.SplatInt(dtype.I64, full, j))
@@ -113,8 +127,8 @@ func squareBatch(c *LowerCtx, name string, x *stablehlo.Value) (*stablehlo.Value
 	if len(s) < 2 || s[len(s)-1] != s[len(s)-2] {
 		return nil, nil, c.Errorf("%s: A must be batches of square matrices, got %v", name, s)
 	}
-	if dt := c.DType(x); dt != dtype.F32 && dt != dtype.F64 {
-		return nil, nil, c.Errorf("%s: %v is not supported (float32 and float64 only)", name, dt.Torch())
+	if dt := c.DType(x); !isLinalgDType(dt) {
+		return nil, nil, c.Errorf("%s: %v is not supported (float32, float64, complex64 and complex128 only)", name, dt.Torch())
 	}
 	batch := s[:len(s)-2]
 	n := s[len(s)-1]
@@ -125,6 +139,19 @@ func withBatch(batch []int64, tail ...int64) []int64 {
 	return append(append([]int64(nil), batch...), tail...)
 }
 
+// matBatch flattens [..., m, n] to [B, m, n] (rectangular allowed).
+func matBatch(c *LowerCtx, name string, x *stablehlo.Value) (*stablehlo.Value, []int64, error) {
+	s := c.Shape(x)
+	if len(s) < 2 {
+		return nil, nil, c.Errorf("%s: The input tensor A must have at least 2 dimensions.", name)
+	}
+	if dt := c.DType(x); !isLinalgDType(dt) {
+		return nil, nil, c.Errorf("%s: %v is not supported (float32, float64, complex64 and complex128 only)", name, dt.Torch())
+	}
+	batch := s[:len(s)-2]
+	return c.Reshape(x, []int64{numelOf(batch), s[len(s)-2], s[len(s)-1]}), batch, nil
+}
+
 func lowerLUFactor(c *LowerCtx, a *Args) ([]Value, error) {
 	x := a.Tensor("A")
 	if a.Err() != nil {
@@ -133,13 +160,14 @@ func lowerLUFactor(c *LowerCtx, a *Args) ([]Value, error) {
 	if !a.Bool("pivot") {
 		return nil, c.Errorf("linalg.lu_factor without pivoting: %w", ErrUnsupported)
 	}
-	xb, batch, err := squareBatch(c, "linalg.lu_factor", x)
+	xb, batch, err := matBatch(c, "linalg.lu_factor", x)
 	if err != nil {
 		return nil, err
 	}
-	n := c.Shape(xb)[1]
+	s := c.Shape(xb)
+	m, n := s[1], s[2]
 	r := luFactor(c, xb)
-	return []Value{TensorValue(c.Reshape(r.lu, withBatch(batch, n, n))), TensorValue(c.Reshape(r.piv, withBatch(batch, n))),
+	return []Value{TensorValue(c.Reshape(r.lu, withBatch(batch, m, n))), TensorValue(c.Reshape(r.piv, withBatch(batch, min(m, n)))),
 		TensorValue(c.Reshape(r.info, batch))}, nil
 }
 
@@ -151,21 +179,30 @@ func lowerLU(c *LowerCtx, a *Args) ([]Value, error) {
 	if !a.Bool("pivot") {
 		return nil, c.Errorf("linalg.lu without pivoting: %w", ErrUnsupported)
 	}
-	xb, batch, err := squareBatch(c, "linalg.lu", x)
+	xb, batch, err := matBatch(c, "linalg.lu", x)
 	if err != nil {
 		return nil, err
 	}
-	s := c.Shape(xb)
-	n := s[1]
-	r := luFactor(c, xb)
-	eye := c.BroadcastTo(c.Convert(c.Compare("EQ", c.Iota(dtype.I64, []int64{n, n}, 0), c.Iota(dtype.I64, []int64{n, n}, 1)), c.DType(xb)), s)
-	L := c.Binary("add", c.Select(c.Compare("GT", c.Iota(dtype.I64, s, 1), c.Iota(dtype.I64, s, 2)), r.lu, c.Like(r.lu, 0)), eye)
-	U := triangle(c, r.lu, false)
-	// A = P L U with P[perm[i], i] = 1.
-	pt := c.Convert(c.Compare("EQ", c.Iota(dtype.I64, s, 1), c.BroadcastInDim(r.perm, s, []int64{0, 2})), c.DType(xb))
-	out := []int64{n, n}
-	return []Value{TensorValue(c.Reshape(pt, withBatch(batch, out...))), TensorValue(c.Reshape(L, withBatch(batch, out...))),
-		TensorValue(c.Reshape(U, withBatch(batch, out...)))}, nil
+	P, L, U := luUnpacked(c, luFactor(c, xb), c.DType(xb))
+	return []Value{TensorValue(c.Reshape(P, withBatch(batch, c.Shape(P)[1:]...))), TensorValue(c.Reshape(L, withBatch(batch, c.Shape(L)[1:]...))),
+		TensorValue(c.Reshape(U, withBatch(batch, c.Shape(U)[1:]...)))}, nil
+}
+
+// luUnpacked returns P [B, m, m], L [B, m, k] (unit lower) and U [B, k, n]
+// with A = P L U.
+func luUnpacked(c *LowerCtx, r *luResult, dt dtype.DType) (P, L, U *stablehlo.Value) {
+	s := c.Shape(r.lu)
+	B, m, n := s[0], s[1], s[2]
+	k := min(m, n)
+	ls := []int64{B, m, k}
+	lpart := sliceDim(c, r.lu, 2, 0, k, 1)
+	eye := c.Convert(c.Compare("EQ", c.Iota(dtype.I64, ls, 1), c.Iota(dtype.I64, ls, 2)), dt)
+	L = c.Binary("add", c.Select(c.Compare("GT", c.Iota(dtype.I64, ls, 1), c.Iota(dtype.I64, ls, 2)), lpart, c.Like(lpart, 0)), eye)
+	U = triangle(c, sliceDim(c, r.lu, 1, 0, k, 1), false)
+	// P[perm[i], i] = 1.
+	ps := []int64{B, m, m}
+	P = c.Convert(c.Compare("EQ", c.Iota(dtype.I64, ps, 1), c.BroadcastInDim(r.perm, ps, []int64{0, 2})), dt)
+	return P, L, U
 }
 
 func lowerDet(aux bool) LowerFunc {

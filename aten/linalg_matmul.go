@@ -9,7 +9,8 @@ import (
 // baddbmm, addmv, mv, dot, outer. Operands must share a dtype (PyTorch
 // raises otherwise); float16/bfloat16 are multiplied in float32 (products
 // of two halves are exact in float32, so this is f32 accumulation) and
-// rounded once; integer products are exact in their own type.
+// rounded once; integer and complex products are computed in their own
+// type; bool only in addr (and / or).
 
 func init() {
 	lower("aten::mm", lowerMM)
@@ -33,8 +34,8 @@ func dotPrep(c *LowerCtx, a, b *stablehlo.Value, op string) (x, y *stablehlo.Val
 	if da != db {
 		return nil, nil, 0, c.Errorf("%s: expected both operands to have the same dtype, but got %v != %v", op, da.Torch(), db.Torch())
 	}
-	if da == dtype.Bool || da.IsComplex() {
-		return nil, nil, 0, c.Errorf("%s: not implemented for %v: %w", op, da.Torch(), ErrUnsupported)
+	if da == dtype.Bool && op != "aten::addr" {
+		return nil, nil, 0, c.Errorf("%s: \"addmm_impl_cpu_\" not implemented for 'Bool'", op)
 	}
 	cdt := OpMath(da)
 	return c.Convert(a, cdt), c.Convert(b, cdt), da, nil
@@ -226,7 +227,11 @@ func lowerAddmm(c *LowerCtx, a *Args) ([]Value, error) {
 		return nil, c.Errorf("%s: self dtype %v differs from operand dtype %v", name, sd.Torch(), dt.Torch())
 	}
 	if dt.IsInteger() && (beta.Kind == KFloat || alpha.Kind == KFloat) {
-		return nil, c.Errorf("%s: for integral input tensors, argument alpha/beta must not be a floating point number", name)
+		if name == "aten::addr" {
+			return nil, c.Errorf("For integral input tensors, argument beta must not be a floating point number.")
+		}
+		// The CPU kernels convert alpha and beta to the integer type.
+		alpha, beta = Scalar{Kind: KInt, I: alpha.Int()}, Scalar{Kind: KInt, I: beta.Int()}
 	}
 	if (name == "aten::baddbmm" || name == "aten::addbmm") && c.Shape(m1)[0] != c.Shape(m2)[0] {
 		return nil, c.Errorf("%s: batch sizes differ: %v and %v", name, c.Shape(m1), c.Shape(m2))
@@ -251,10 +256,24 @@ func lowerAddmm(c *LowerCtx, a *Args) ([]Value, error) {
 	}
 	cdt := c.DType(out)
 	shape := c.Shape(out)
-	if alpha.Float() != 1 {
+	if cdt == dtype.Bool {
+		// (beta and self) or (alpha and vec1 ⊗ vec2)
+		if scalarIs(alpha, 0) {
+			out = c.Splat(dtype.Bool, shape, 0)
+		}
+		if !scalarIs(beta, 0) {
+			s, err := expandTo(c, self, shape)
+			if err != nil {
+				return nil, err
+			}
+			out = c.Binary("or", s, out)
+		}
+		return one(out), nil
+	}
+	if !scalarIs(alpha, 1) {
 		out = c.Binary("multiply", out, c.ScalarFull(alpha, cdt, shape))
 	}
-	if beta.Float() != 0 {
+	if !scalarIs(beta, 0) {
 		s := c.Convert(self, cdt)
 		if !sameShape(c.Shape(s), shape) {
 			var err error
@@ -262,7 +281,7 @@ func lowerAddmm(c *LowerCtx, a *Args) ([]Value, error) {
 				return nil, err
 			}
 		}
-		if beta.Float() != 1 {
+		if !scalarIs(beta, 1) {
 			s = c.Binary("multiply", s, c.ScalarFull(beta, cdt, shape))
 		}
 		out = c.Binary("add", s, out)
@@ -289,4 +308,13 @@ func lowerOuter(c *LowerCtx, a *Args) ([]Value, error) {
 		mul = "and"
 	}
 	return one(c.Convert(c.Binary(mul, xb, yb), dt)), nil
+}
+
+// scalarIs reports whether s equals the real number v (a complex scalar
+// only with a zero imaginary part).
+func scalarIs(s Scalar, v float64) bool {
+	if s.Kind == KComplex {
+		return s.C == complex(v, 0)
+	}
+	return s.Float() == v
 }

@@ -26,8 +26,8 @@ func checkLinalgInput(c *LowerCtx, name string, xs ...*stablehlo.Value) error {
 		if len(s) < 2 {
 			return c.Errorf("%s: expected a tensor with 2 or more dimensions, got %v", name, s)
 		}
-		if dt := c.DType(x); dt != dtype.F32 && dt != dtype.F64 {
-			return c.Errorf("%s: %v is not supported (float32 and float64 only)", name, dt.Torch())
+		if dt := c.DType(x); !isLinalgDType(dt) {
+			return c.Errorf("%s: %v is not supported (float32, float64, complex64 and complex128 only)", name, dt.Torch())
 		}
 	}
 	if len(xs) > 1 && c.DType(xs[0]) != c.DType(xs[1]) {
@@ -78,6 +78,9 @@ func lowerCholesky(upperArg string, withInfo bool) LowerFunc {
 		// order of the failing leading minor), 0 when the factor exists.
 		r := len(s)
 		diag := diagonalOf(c, l, 0, r-2, r-1)
+		if c.DType(diag).IsComplex() {
+			diag = c.Unary("real", diag)
+		}
 		ds := c.Shape(diag)
 		bad := c.Binary("or", c.IsNaN(diag), c.Compare("LE", diag, c.Like(diag, 0)))
 		pos := c.Binary("add", c.Iota(dtype.I32, ds, len(ds)-1), c.SplatInt(dtype.I32, ds, 1))
@@ -164,11 +167,11 @@ func lowerCholeskySolve(c *LowerCtx, a *Args) ([]Value, error) {
 	if err := checkLinalgInput(c, "cholesky_solve", B, L); err != nil {
 		return nil, err
 	}
-	// A = L Lᵀ (or Uᵀ U): solve with the factor, then its transpose.
+	// A = L Lᴴ (or Uᴴ U): solve with the factor, then its adjoint.
 	f := triangle(c, L, !upper)
-	first, second := "NO_TRANSPOSE", "TRANSPOSE"
+	first, second := "NO_TRANSPOSE", "ADJOINT"
 	if upper {
-		first, second = "TRANSPOSE", "NO_TRANSPOSE"
+		first, second = "ADJOINT", "NO_TRANSPOSE"
 	}
 	y, err := triSolve(c, f, B, true, !upper, false, first)
 	if err != nil {
@@ -194,9 +197,9 @@ func lowerCholeskyInverse(c *LowerCtx, a *Args) ([]Value, error) {
 	n := s[len(s)-1]
 	eye := c.Convert(c.Compare("EQ", c.Iota(dtype.I64, []int64{n, n}, 0), c.Iota(dtype.I64, []int64{n, n}, 1)), c.DType(L))
 	f := triangle(c, L, !upper)
-	first, second := "NO_TRANSPOSE", "TRANSPOSE"
+	first, second := "NO_TRANSPOSE", "ADJOINT"
 	if upper {
-		first, second = "TRANSPOSE", "NO_TRANSPOSE"
+		first, second = "ADJOINT", "NO_TRANSPOSE"
 	}
 	y, err := triSolve(c, f, c.BroadcastTo(eye, s), true, !upper, false, first)
 	if err != nil {
@@ -223,8 +226,14 @@ func partialFactor(c *LowerCtx, x, l, first *stablehlo.Value, upper bool) *stabl
 		// triangle).
 		perm := seqI64(r)
 		perm[r-2], perm[r-1] = perm[r-1], perm[r-2]
-		out := partialFactor(c, emitTranspose(c, x, perm), emitTranspose(c, l, perm), first, false)
-		return emitTranspose(c, out, perm)
+		adj := func(v *stablehlo.Value) *stablehlo.Value {
+			v = emitTranspose(c, v, perm)
+			if c.DType(v).IsComplex() {
+				v = c.Call1("aten::conj_physical", TensorValue(v))
+			}
+			return v
+		}
+		return adj(partialFactor(c, adj(x), adj(l), first, false))
 	}
 	bdims := seqI64(r - 2)
 	k := c.BroadcastInDim(c.Convert(c.Binary("subtract", first, c.SplatInt(dtype.I32, c.Shape(first), 1)), dtype.I64), s, bdims)
@@ -233,7 +242,11 @@ func partialFactor(c *LowerCtx, x, l, first *stablehlo.Value, upper bool) *stabl
 	lz := c.Select(c.IsNaN(l), c.Like(l, 0), l)
 	isRowK := c.Compare("EQ", row, k)
 	before := c.Compare("LT", col, k)
-	sq := c.Select(c.Binary("and", isRowK, before), c.Binary("multiply", lz, lz), c.Like(l, 0))
+	lc := lz
+	if c.DType(l).IsComplex() {
+		lc = c.Call1("aten::conj_physical", TensorValue(lz))
+	}
+	sq := c.Select(c.Binary("and", isRowK, before), c.Binary("multiply", lz, lc), c.Like(l, 0))
 	rowSum := c.Reduce(sq, []int64{int64(r - 2), int64(r - 1)}, "add", 0)
 	isDiagK := c.Binary("and", isRowK, c.Compare("EQ", col, k))
 	akk := c.Reduce(c.Select(isDiagK, x, c.Like(x, 0)), []int64{int64(r - 2), int64(r - 1)}, "add", 0)
@@ -243,4 +256,9 @@ func partialFactor(c *LowerCtx, x, l, first *stablehlo.Value, upper bool) *stabl
 	out = c.Select(isDiagK, dkk, out)
 	ok := c.BroadcastInDim(c.Compare("GT", first, c.SplatInt(dtype.I32, c.Shape(first), n)), s, bdims)
 	return c.Select(ok, l, out)
+}
+
+// isLinalgDType reports the dtypes PyTorch's CPU linear algebra takes.
+func isLinalgDType(dt dtype.DType) bool {
+	return dt == dtype.F32 || dt == dtype.F64 || dt == dtype.C64 || dt == dtype.C128
 }

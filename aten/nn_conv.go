@@ -42,6 +42,9 @@ func padAttr(lo, hi []int64) stablehlo.Attr {
 
 // convolve runs one convolution of x [N, C, *sp] with w and adds bias.
 func convolve(c *LowerCtx, x, w, b *stablehlo.Value, s convSpec) (*stablehlo.Value, error) {
+	if c.DType(x).IsComplex() && c.DType(w) == c.DType(x) {
+		return complexConvolve(c, x, w, b, s)
+	}
 	xs, ws := c.Shape(x), c.Shape(w)
 	n := len(ws) - 2
 	if n < 1 {
@@ -76,7 +79,7 @@ func convolve(c *LowerCtx, x, w, b *stablehlo.Value, s convSpec) (*stablehlo.Val
 	if c.DType(w) != dt {
 		return nil, c.Errorf("convolution: input type (%v) and weight type (%v) should be the same", dt.Torch(), c.DType(w).Torch())
 	}
-	if dt == dtype.Bool || dt.IsComplex() {
+	if dt == dtype.Bool {
 		return nil, c.Errorf("convolution: %v is not supported: %w", dt.Torch(), ErrUnsupported)
 	}
 	cdt := OpMath(dt)
@@ -245,4 +248,44 @@ func lowerConvTransposeN(c *LowerCtx, a *Args) ([]Value, error) {
 		return nil, err
 	}
 	return one(out), nil
+}
+
+// complexConvolve computes a complex convolution with three real ones,
+// PyTorch's Gauss trick: a = conv(xr, wr) + br, b = conv(xi, wi),
+// c = conv(xr + xi, wr + wi) + (br + bi); the result is a - b + i(c - a - b).
+func complexConvolve(c *LowerCtx, x, w, b *stablehlo.Value, s convSpec) (*stablehlo.Value, error) {
+	re := func(v *stablehlo.Value) *stablehlo.Value { return c.Unary("real", v) }
+	im := func(v *stablehlo.Value) *stablehlo.Value { return c.Unary("imag", v) }
+	xr, xi, wr, wi := re(x), im(x), re(w), im(w)
+	var br, bsum *stablehlo.Value
+	if b != nil {
+		br, bsum = re(b), c.Binary("add", re(b), im(b))
+	}
+	if c.DType(xr) == dtype.F32 && !c.NoF64 {
+		// The three real convolutions in float64: the trick's
+		// cancellation then costs nothing at float32.
+		up := func(v *stablehlo.Value) *stablehlo.Value {
+			if v == nil {
+				return nil
+			}
+			return c.Convert(v, dtype.F64)
+		}
+		xr, xi, wr, wi, br, bsum = up(xr), up(xi), up(wr), up(wi), up(br), up(bsum)
+	}
+	ca, err := convolve(c, xr, wr, br, s)
+	if err != nil {
+		return nil, err
+	}
+	cb, err := convolve(c, xi, wi, nil, s)
+	if err != nil {
+		return nil, err
+	}
+	cc, err := convolve(c, c.Binary("add", xr, xi), c.Binary("add", wr, wi), bsum, s)
+	if err != nil {
+		return nil, err
+	}
+	real := c.Binary("subtract", ca, cb)
+	imag := c.Binary("subtract", c.Binary("subtract", cc, ca), cb)
+	pt := realPart(c.DType(x))
+	return c.Op1("stablehlo.complex", []*stablehlo.Value{c.Convert(real, pt), c.Convert(imag, pt)}, nil), nil
 }

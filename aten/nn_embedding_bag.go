@@ -125,7 +125,9 @@ func lowerEmbeddingBag(c *LowerCtx, a *Args) ([]Value, error) {
 	offset2bag = c.Op1("stablehlo.clamp", []*stablehlo.Value{c.SplatInt(dtype.I64, nil, 0), seg, c.SplatInt(dtype.I64, nil, max(B-1, 0))}, nil)
 	switch mode {
 	case 0:
-		if !hasPad {
+		// The sum fast path (no padding_idx, float32/float16 weights)
+		// leaves offset2bag empty.
+		if !hasPad && (dt == dtype.F32 || dt == dtype.F16) {
 			offset2bag = c.SplatInt(dtype.I64, []int64{0}, 0)
 		}
 		bagSize = c.SplatInt(dtype.I64, []int64{B}, 0)

@@ -1,6 +1,8 @@
 package aten
 
 import (
+	"math"
+
 	"github.com/torchtpu/torchtpu/dtype"
 	"github.com/torchtpu/torchtpu/stablehlo"
 )
@@ -114,7 +116,7 @@ func batchNormEval(c *LowerCtx, x, w, b, mean, variance *stablehlo.Value, eps fl
 		}
 	}
 	toC := func(t *stablehlo.Value) *stablehlo.Value { return c.Reshape(c.Convert(t, cdt), cs) }
-	inv := c.Unary("rsqrt", c.Binary("add", toC(variance), c.Splat(cdt, cs, eps)))
+	inv := c.Binary("divide", c.Splat(cdt, cs, 1), c.Unary("sqrt", c.Binary("add", toC(variance), c.Splat(cdt, cs, eps))))
 	alpha := inv
 	if w != nil {
 		alpha = c.Binary("multiply", toC(w), inv)
@@ -128,21 +130,6 @@ func batchNormEval(c *LowerCtx, x, w, b, mean, variance *stablehlo.Value, eps fl
 	xc := c.Convert(x, cdt)
 	y := c.Binary("add", c.Binary("multiply", xc, c.BroadcastInDim(alpha, shape, []int64{1})), c.BroadcastInDim(beta, shape, []int64{1}))
 	return c.Convert(y, dt), nil
-}
-
-// batchNormBatchStats normalises with the batch's own statistics (over
-// every dim but 1).
-func batchNormBatchStats(c *LowerCtx, x, w, b *stablehlo.Value, eps float64) (*stablehlo.Value, error) {
-	shape := c.Shape(x)
-	if len(shape) < 2 {
-		return nil, c.Errorf("batch_norm: expected at least 2D input, got %v", shape)
-	}
-	dt := c.DType(x)
-	xc := c.Convert(x, OpMath(dt))
-	dims := dropDim(len(shape), 1)
-	mean, rstd := moments(c, xc, dims, eps)
-	y := c.Binary("multiply", c.Binary("subtract", xc, bcast(c, mean, shape)), bcast(c, rstd, shape))
-	return c.Convert(affine(c, y, w, b, 1), dt), nil
 }
 
 func lowerBatchNorm(c *LowerCtx, a *Args) ([]Value, error) {
@@ -159,7 +146,7 @@ func lowerBatchNorm(c *LowerCtx, a *Args) ([]Value, error) {
 	if training || rm == nil || rv == nil {
 		// Running statistics would be updated in place; a functional graph
 		// has no place for that, so only the output is produced.
-		y, err = batchNormBatchStats(c, x, w, b, eps)
+		y, _, _, _, err = batchStats(c, x, w, b, eps, paramDType(c, x, w, b, rm, rv))
 	} else {
 		y, err = batchNormEval(c, x, w, b, rm, rv, eps)
 	}
@@ -204,11 +191,17 @@ func lowerGroupNorm(native bool) LowerFunc {
 			return nil, c.Errorf("group_norm: expected at least 2D input, got %v", shape)
 		}
 		N, C := shape[0], shape[1]
-		if numelOf(shape) == 0 {
-			return nil, c.Errorf("group_norm of an empty tensor %v: %w", shape, ErrUnsupported)
-		}
 		if groups <= 0 || C%groups != 0 {
 			return nil, c.Errorf("group_norm: expected number of channels in input to be divisible by num_groups, but got input of shape %v and num_groups=%d", shape, groups)
+		}
+		if numelOf(shape) == 0 {
+			// Nothing to normalize; the statistics of empty groups are NaN.
+			ng := []int64{N, groups}
+			st := c.Splat(c.DType(x), ng, math.NaN())
+			if !native {
+				return one(x), nil
+			}
+			return []Value{TensorValue(x), TensorValue(st), TensorValue(st)}, nil
 		}
 		dt := c.DType(x)
 		cdt := OpMath(dt)
@@ -248,12 +241,21 @@ func lowerInstanceNorm(c *LowerCtx, a *Args) ([]Value, error) {
 		}
 		return one(y), nil
 	}
-	dt := c.DType(x)
-	xc := c.Convert(x, OpMath(dt))
-	dims := seqI64(len(shape))[2:]
-	mean, rstd := moments(c, xc, dims, eps)
-	y := c.Binary("multiply", c.Binary("subtract", xc, bcast(c, mean, shape)), bcast(c, rstd, shape))
-	return one(c.Convert(affine(c, y, w, b, 1), dt)), nil
+	// PyTorch's instance_norm is batch_norm of the input viewed as
+	// [1, N·C, ...] with the affine parameters repeated N times.
+	N, C := shape[0], shape[1]
+	flat := append([]int64{1, N * C}, shape[2:]...)
+	rep := func(t *stablehlo.Value) *stablehlo.Value {
+		if t == nil {
+			return nil
+		}
+		return c.Reshape(c.BroadcastInDim(c.Reshape(t, []int64{C}), []int64{N, C}, []int64{1}), []int64{N * C})
+	}
+	y, _, _, _, err := batchStats(c, c.Reshape(x, flat), rep(w), rep(b), eps, paramDType(c, x, w, b, rm, rv))
+	if err != nil {
+		return nil, err
+	}
+	return one(c.Reshape(y, shape)), nil
 }
 
 func lowerRMSNorm(c *LowerCtx, a *Args) ([]Value, error) {
@@ -270,13 +272,15 @@ func lowerRMSNorm(c *LowerCtx, a *Args) ([]Value, error) {
 		return nil, c.Errorf("rms_norm: given normalized_shape=%v, expected input with shape [*, %v], but got input of size %v", ns, ns, shape)
 	}
 	dt := c.DType(x)
-	if !dt.IsFloat() {
+	if !dt.IsFloat() && !dt.IsComplex() {
 		return nil, c.Errorf("rms_norm: %v is not supported", dt.Torch())
 	}
 	cdt := OpMath(dt)
 	if !hasEps {
-		eps = machineEps(cdt)
+		eps = machineEps(realPart(cdt))
 	}
+	// Complex inputs: pow(x, 2) is the complex square, as in PyTorch's
+	// composite (not |x|²).
 	xc := c.Convert(x, cdt)
 	dims := seqI64(len(shape))[len(shape)-k:]
 	ms := keepDims(c, c.Reduce(c.Binary("multiply", xc, xc), dims, "add", 0), shape, dims)

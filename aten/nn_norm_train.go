@@ -1,6 +1,9 @@
 package aten
 
 import (
+	"math"
+
+	"github.com/torchtpu/torchtpu/dtype"
 	"github.com/torchtpu/torchtpu/stablehlo"
 )
 
@@ -16,25 +19,66 @@ func init() {
 	lower("aten::_native_batch_norm_legit.no_stats", lowerBatchNormTrain("no_stats"))
 }
 
-// batchStats returns per-channel mean, biased variance and rstd (shape
-// [C], compute dtype) and the normalised, affine output in x's dtype.
-func batchStats(c *LowerCtx, x, w, b *stablehlo.Value, eps float64) (y, mean, variance, rstd *stablehlo.Value, err error) {
+// batchStats follows PyTorch's CPU kernel: the per-channel mean and the
+// sum of squared deviations from it (accumulated in float for half types,
+// in double for float) are stored in the parameters' dtype (rounded, when
+// input and parameters are both half), invstd = 1/sqrt(var_sum/N + eps)
+// likewise, and the output is x·α + β with α = invstd·w and β = b - mean·α
+// in float, rounded once. It returns y, the stored mean, var_sum and
+// invstd ([C], param dtype).
+func batchStats(c *LowerCtx, x, w, b *stablehlo.Value, eps float64, pt dtype.DType) (y, mean, varSum, invstd *stablehlo.Value, err error) {
 	shape := c.Shape(x)
 	if len(shape) < 2 {
 		return nil, nil, nil, nil, c.Errorf("batch_norm: expected at least 2D input, got %v", shape)
 	}
 	dt := c.DType(x)
-	xc := c.Convert(x, OpMath(dt))
+	acc := OpMath(dt)
+	if dt == dtype.F32 {
+		acc = c.Wide()
+	}
+	C := shape[1]
+	cs := []int64{C}
 	dims := dropDim(len(shape), 1)
-	m, r := moments(c, xc, dims, eps)
-	cs := []int64{shape[1]}
-	mean, rstd = c.Reshape(m, cs), c.Reshape(r, cs)
-	diff := c.Binary("subtract", xc, bcast(c, m, shape))
-	cnt := numelOf(shape) / shape[1]
-	sq := c.Reduce(c.Binary("multiply", diff, diff), dims, "add", 0)
-	variance = c.Binary("divide", sq, c.Like(sq, float64(cnt)))
-	y = c.Binary("multiply", diff, bcast(c, r, shape))
-	return c.Convert(affine(c, y, w, b, 1), dt), mean, variance, rstd, nil
+	if numelOf(shape) == 0 {
+		// No elements: the statistics of empty channels are NaN.
+		st := c.Splat(pt, cs, math.NaN())
+		return x, st, st, st, nil
+	}
+	n := float64(numelOf(shape) / C)
+	xa := c.Convert(x, acc)
+	m := c.Binary("divide", c.Reduce(xa, dims, "add", 0), c.Splat(acc, cs, n))
+	if dt == dtype.F32 {
+		// The kernel keeps the float32 mean (scalar_t) for the deviations.
+		m = c.Convert(c.Convert(m, dtype.F32), acc)
+	}
+	d := c.Binary("subtract", xa, c.BroadcastInDim(m, shape, []int64{1}))
+	vs := c.Reduce(c.Binary("multiply", d, d), dims, "add", 0)
+	store := func(v *stablehlo.Value) *stablehlo.Value { return c.Convert(c.Convert(v, pt), acc) }
+	meanP, vsP := store(m), store(vs)
+	inv := store(c.Binary("divide", c.Splat(acc, cs, 1), c.Unary("sqrt", c.Binary("add", c.Binary("divide", vsP, c.Splat(acc, cs, n)), c.Splat(acc, cs, eps)))))
+	op := OpMath(dt)
+	alpha := c.Convert(inv, op)
+	if w != nil {
+		alpha = c.Binary("multiply", alpha, c.Convert(c.Reshape(w, cs), op))
+	}
+	beta := c.Unary("negate", c.Binary("multiply", c.Convert(meanP, op), alpha))
+	if b != nil {
+		beta = c.Binary("subtract", c.Convert(c.Reshape(b, cs), op), c.Binary("multiply", c.Convert(meanP, op), alpha))
+	}
+	yc := c.Binary("add", c.Binary("multiply", c.Convert(x, op), c.BroadcastInDim(alpha, shape, []int64{1})), c.BroadcastInDim(beta, shape, []int64{1}))
+	return c.Convert(yc, dt), c.Convert(meanP, pt), c.Convert(vsP, pt), c.Convert(inv, pt), nil
+}
+
+// paramDType is the kernels' param_t: the input's dtype, or float32 when
+// a half input comes with float parameters (mixed types).
+func paramDType(c *LowerCtx, x *stablehlo.Value, params ...*stablehlo.Value) dtype.DType {
+	dt := c.DType(x)
+	for _, p := range params {
+		if p != nil && c.DType(p) != dt {
+			return c.DType(p)
+		}
+	}
+	return dt
 }
 
 func lowerBatchNormTrain(form string) LowerFunc {
@@ -70,7 +114,7 @@ func lowerBatchNormTrain(form string) LowerFunc {
 			}
 			return out, nil
 		}
-		y, mean, variance, rstd, err := batchStats(c, x, w, b, eps)
+		y, mean, varSum, rstd, err := batchStats(c, x, w, b, eps, paramDType(c, x, w, b, rm, rv))
 		if err != nil {
 			return nil, err
 		}
@@ -80,11 +124,15 @@ func lowerBatchNormTrain(form string) LowerFunc {
 		}
 		shape := c.Shape(x)
 		n := numelOf(shape) / shape[1]
-		cdt := c.DType(mean)
+		cdt := OpMath(c.DType(mean))
+		if cdt == dtype.F32 {
+			cdt = c.Wide()
+		}
 		cs := c.Shape(mean)
-		unbiased := variance
+		mean = c.Convert(mean, cdt)
+		unbiased := c.Convert(varSum, cdt)
 		if n > 1 {
-			unbiased = c.Binary("multiply", variance, c.Splat(cdt, cs, float64(n)/float64(n-1)))
+			unbiased = c.Binary("divide", unbiased, c.Splat(cdt, cs, float64(n-1)))
 		}
 		upd := func(old, batch *stablehlo.Value) *stablehlo.Value {
 			o := c.Reshape(c.Convert(old, cdt), cs)

@@ -7,8 +7,8 @@ import (
 	"github.com/torchtpu/torchtpu/stablehlo"
 )
 
-// softmax / log_softmax (computed stably, half types in float32),
-// scaled_dot_product_attention, and dropout in evaluation (identity).
+// softmax / log_softmax (computed stably, half types in float32) and
+// scaled_dot_product_attention.
 
 func init() {
 	lower("aten::softmax.int", lowerSoftmax(false, false))
@@ -18,10 +18,6 @@ func init() {
 	lower("aten::_log_softmax", lowerSoftmax(true, false))
 	lower("aten::scaled_dot_product_attention", lowerSDPA)
 	lower("aten::_scaled_dot_product_attention_math", lowerSDPAMath)
-	lower("aten::dropout", lowerDropout)
-	lower("aten::feature_dropout", lowerDropout)
-	lower("aten::alpha_dropout", lowerDropout)
-	lower("aten::native_dropout", lowerNativeDropout)
 }
 
 // softmaxAlong computes softmax (or log_softmax) of x along d in x's
@@ -240,30 +236,4 @@ func repeatInterleaveDim(c *LowerCtx, x *stablehlo.Value, d int, r int64) *stabl
 	out := append([]int64(nil), shape...)
 	out[d] *= r
 	return c.Reshape(b, out)
-}
-
-func lowerDropout(c *LowerCtx, a *Args) ([]Value, error) {
-	x := a.Tensor("input")
-	p, train := a.Float("p"), a.Bool("train")
-	if a.Err() != nil {
-		return nil, a.Err()
-	}
-	if train && p != 0 {
-		return nil, c.Errorf("%s in training mode draws random numbers: %w", a.Schema.Name, ErrUnsupported)
-	}
-	return one(x), nil
-}
-
-func lowerNativeDropout(c *LowerCtx, a *Args) ([]Value, error) {
-	x := a.Tensor("input")
-	p := a.Float("p")
-	train, hasTrain := a.OptBool("train")
-	if a.Err() != nil {
-		return nil, a.Err()
-	}
-	if (train || !hasTrain) && p != 0 {
-		return nil, c.Errorf("native_dropout in training mode draws random numbers: %w", ErrUnsupported)
-	}
-	mask := c.SplatInt(dtype.Bool, c.Shape(x), 1)
-	return []Value{TensorValue(x), TensorValue(mask)}, nil
 }

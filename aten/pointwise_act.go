@@ -100,7 +100,9 @@ func init() {
 		if eps, ok := a.OptFloat("eps"); ok {
 			lo := c.Convert(c.Splat(dt, c.Shape(x), eps), OpMath(dt))
 			hi := c.Convert(c.Splat(dt, c.Shape(x), 1-eps), OpMath(dt))
-			z = nanMin(c, nanMax(c, z, lo), hi)
+			// x < lo ? lo : (x > hi ? hi : x), as the kernel tests it (lo
+			// wins when eps > 0.5 makes lo > hi; NaN passes).
+			z = c.Select(c.Compare("LT", z, lo), lo, c.Select(c.Compare("GT", z, hi), hi, z))
 		}
 		q := step(c.Binary("divide", z, step(c.Binary("subtract", c.Like(z, 1), z))))
 		return one(c.Convert(c.Unary("log", q), dt)), nil

@@ -257,15 +257,27 @@ func init() {
 		dims := reduceDims(c, a.Ints("dim"), false, c.Rank(x))
 		keep := a.Bool("keepdim")
 		v := c.Convert(x, accType(c, out))
-		if len(dims) == 0 {
+		if len(dims) == 0 && !c.DType(v).IsComplex() {
 			return one(c.Convert(v, out)), nil
 		}
-		m := c.Reduce(v, dims, "maximum", math.Inf(-1))
+		re := v
+		if c.DType(v).IsComplex() {
+			// The shift is the largest real part.
+			re = c.Unary("real", v)
+		}
+		m := re
+		if len(dims) > 0 {
+			m = c.Reduce(re, dims, "maximum", math.Inf(-1))
+		}
 		// An infinite max would give inf - inf: use 0 there, as PyTorch does.
 		m = c.Select(c.Compare("EQ", c.Unary("abs", m), c.Like(m, math.Inf(1))), c.Like(m, 0), m)
+		m = c.Convert(m, c.DType(v))
 		mk := c.Reshape(m, keptShape(c.Shape(v), dims, true))
 		e := c.Unary("exponential", c.Binary("subtract", v, c.BroadcastTo(mk, c.Shape(v))))
-		s := c.Reduce(e, dims, "add", 0)
+		s := e
+		if len(dims) > 0 {
+			s = c.Reduce(e, dims, "add", 0)
+		}
 		r := c.Binary("add", c.Unary("log", s), m)
 		return one(c.Convert(c.Reshape(r, keptShape(c.Shape(v), dims, keep)), out)), nil
 	})

@@ -14,6 +14,13 @@ import (
 // accumulation dtype.
 func varOf(c *LowerCtx, x *stablehlo.Value, dims []int64, correction float64, keep bool) (v, mean *stablehlo.Value) {
 	dt := c.DType(x)
+	if dt.IsComplex() {
+		// |x - mean|² sums the squares of both parts: the variance is the
+		// real part's plus the imaginary part's.
+		vr, mr := varOf(c, c.Unary("real", x), dims, correction, keep)
+		vi, mi := varOf(c, c.Unary("imag", x), dims, correction, keep)
+		return c.Binary("add", vr, vi), c.Op1("stablehlo.complex", []*stablehlo.Value{mr, mi}, nil)
+	}
 	if !dt.IsFloat() && !dt.IsComplex() {
 		c.Errorf("std and var only support floating point and complex dtypes, not %s", torchName(dt))
 	}
@@ -75,7 +82,7 @@ func init() {
 			if std {
 				v = c.Unary("sqrt", v)
 			}
-			v, m = c.Convert(v, c.DType(x)), c.Convert(m, c.DType(x))
+			v, m = c.Convert(v, realPart(c.DType(x))), c.Convert(m, c.DType(x))
 			if withMean {
 				return []Value{TensorValue(v), TensorValue(m)}, nil
 			}
@@ -93,6 +100,11 @@ func init() {
 		out := c.DType(x)
 		if d, ok := a.OptDType("dtype"); ok {
 			out = d
+		}
+		if out.IsComplex() {
+			// The norm of complex values is the norm of their moduli.
+			x = c.Unary("abs", c.Convert(x, out))
+			out = realPart(out)
 		}
 		if !out.IsFloat() {
 			return nil, c.Errorf("linalg.vector_norm: expected a floating point input or dtype, got %s", torchName(out))
@@ -139,4 +151,15 @@ func vectorNorm(c *LowerCtx, x *stablehlo.Value, p float64, dims []int64, keep b
 	}
 	s := reduceTo(c, c.Binary("power", ax, c.Like(ax, p)), dims, keep, "add", 0, acc)
 	return c.Convert(c.Binary("power", s, c.Like(s, 1/p)), out)
+}
+
+// realPart is the real dtype of a complex one (dt itself otherwise).
+func realPart(dt dtype.DType) dtype.DType {
+	switch dt {
+	case dtype.C64:
+		return dtype.F32
+	case dtype.C128:
+		return dtype.F64
+	}
+	return dt
 }

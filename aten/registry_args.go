@@ -223,6 +223,28 @@ func (a *Args) OptFloat(name string) (float64, bool) {
 	return a.Float(name), true
 }
 
+// OptFloats returns a float[]? argument; ok is false for None.
+func (a *Args) OptFloats(name string) ([]float64, bool) {
+	if !a.Has(name) {
+		return nil, false
+	}
+	v := a.Value(name)
+	if v.Kind != KList {
+		a.Errorf("argument %s: want a list of floats, have %v", name, v)
+		return nil, false
+	}
+	out := make([]float64, len(v.List))
+	for i, e := range v.List {
+		s, ok := scalarOf(e)
+		if !ok {
+			a.Errorf("argument %s: want a list of floats, have %v", name, v)
+			return nil, false
+		}
+		out[i] = s.Float()
+	}
+	return out, true
+}
+
 // Bool returns a bool argument.
 func (a *Args) Bool(name string) bool {
 	v := a.Value(name)

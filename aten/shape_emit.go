@@ -102,7 +102,22 @@ func emitDot(c *LowerCtx, a, b *stablehlo.Value, dd *stablehlo.DotDims, out dtyp
 }
 
 // emitGather emits stablehlo.gather.
+// An operand dim smaller than its slice (an empty dim) is padded with
+// zeros first: the result has the shape PyTorch gives, empty or filled
+// from nothing.
 func emitGather(c *LowerCtx, operand, indices *stablehlo.Value, g *stablehlo.GatherDims, sizes []int64) *stablehlo.Value {
+	if os := c.Shape(operand); len(os) == len(sizes) {
+		lo, hi := make([]int64, len(os)), make([]int64, len(os))
+		pad := false
+		for i, n := range os {
+			if sizes[i] > n {
+				hi[i], pad = sizes[i]-n, true
+			}
+		}
+		if pad {
+			operand = emitPad(c, operand, c.Splat(c.DType(operand), nil, 0), lo, hi)
+		}
+	}
 	return c.Op1("stablehlo.gather", []*stablehlo.Value{operand, indices}, []stablehlo.NamedAttr{
 		Attr("dimension_numbers", g), I64s("slice_sizes", sizes),
 		Attr("indices_are_sorted", stablehlo.BoolAttr(false))})

@@ -117,6 +117,20 @@ func modePad(c *LowerCtx, x *stablehlo.Value, pad []int64, mode string) (*stable
 			continue
 		}
 		n := c.Shape(x)[d]
+		if mode == "replicate" {
+			// Output j reads input clamp(j - l, 0, n-1): replicating the
+			// original edges even where negative amounts crop past them.
+			size := n + l + r
+			if size < 0 || n == 0 && size > 0 {
+				return nil, c.Errorf("replication padding (%d, %d) of a dimension of size %d gives no valid output size", l, r, n)
+			}
+			idx := make([]int64, size)
+			for j := range idx {
+				idx[j] = clampI64(int64(j)-l, 0, n-1)
+			}
+			x = takeAlong(c, x, d, []int64{size}, idx)
+			continue
+		}
 		if l < 0 || r < 0 {
 			// Negative amounts crop; do that first, then pad the rest.
 			start, end := max(-l, 0), n-max(-r, 0)

@@ -217,12 +217,18 @@ func acos(c *LowerCtx, x *stablehlo.Value) *stablehlo.Value {
 }
 
 func sinh(c *LowerCtx, x *stablehlo.Value) *stablehlo.Value {
+	if c.DType(x).IsComplex() {
+		return c.Op1("chlo.sinh", []*stablehlo.Value{x}, nil)
+	}
 	e := c.Unary("exponential_minus_one", x)
 	en := c.Unary("exponential_minus_one", c.Unary("negate", x))
 	return scale(c, c.Binary("subtract", e, en), 0.5)
 }
 
 func cosh(c *LowerCtx, x *stablehlo.Value) *stablehlo.Value {
+	if c.DType(x).IsComplex() {
+		return c.Op1("chlo.cosh", []*stablehlo.Value{x}, nil)
+	}
 	a := c.Unary("abs", x)
 	// exp(|x|-ln2) + exp(-|x|)/2 avoids overflowing before the halving.
 	e := c.Unary("exponential", c.Binary("subtract", a, c.Like(x, math.Ln2)))
@@ -230,6 +236,9 @@ func cosh(c *LowerCtx, x *stablehlo.Value) *stablehlo.Value {
 }
 
 func asinh(c *LowerCtx, x *stablehlo.Value) *stablehlo.Value {
+	if c.DType(x).IsComplex() {
+		return c.Op1("chlo.asinh", []*stablehlo.Value{x}, nil)
+	}
 	// sign(x) * log1p(|x| + x²/(1 + sqrt(1 + x²))); large |x|: log(2|x|).
 	a := c.Unary("abs", x)
 	one := c.Like(x, 1)
@@ -241,6 +250,9 @@ func asinh(c *LowerCtx, x *stablehlo.Value) *stablehlo.Value {
 }
 
 func acosh(c *LowerCtx, x *stablehlo.Value) *stablehlo.Value {
+	if c.DType(x).IsComplex() {
+		return c.Op1("chlo.acosh", []*stablehlo.Value{x}, nil)
+	}
 	// log1p(t + sqrt(2t + t²)) with t = x - 1; large x: log(2x).
 	one := c.Like(x, 1)
 	t := c.Binary("subtract", x, one)
@@ -250,6 +262,9 @@ func acosh(c *LowerCtx, x *stablehlo.Value) *stablehlo.Value {
 }
 
 func atanh(c *LowerCtx, x *stablehlo.Value) *stablehlo.Value {
+	if c.DType(x).IsComplex() {
+		return c.Op1("chlo.atanh", []*stablehlo.Value{x}, nil)
+	}
 	// 0.5 * log1p(2x / (1 - x))
 	one := c.Like(x, 1)
 	return scale(c, c.Unary("log_plus_one", c.Binary("divide", scale(c, x, 2), c.Binary("subtract", one, x))), 0.5)

@@ -48,9 +48,24 @@ func init() {
 		r := c.Binary("divide", c.Unary("sine", px), px)
 		return c.Select(c.Compare("EQ", x, c.Like(x, 0)), c.Like(x, 1), r)
 	}))
-	unaryMath("aten::special_ndtr.default", wide(func(c *LowerCtx, x *stablehlo.Value) *stablehlo.Value {
-		return scale(c, c.Chlo("erfc", scale(c, x, -1/math.Sqrt2)), 0.5)
-	}))
+	lower("aten::special_ndtr.default", func(c *LowerCtx, a *Args) ([]Value, error) {
+		x := a.Operand("self")
+		dt := floatResult(c.ResultType(x))
+		if dt == dtype.F16 || dt == dtype.BF16 {
+			// The CPU kernel computes (1 + erf(x·√½))·½ in the half type,
+			// each step rounded to it.
+			v := c.Materialize(x, dt)
+			t := c.Convert(c.Convert(scale(c, c.Convert(v, dtype.F32), 1/math.Sqrt2), dt), dtype.F32)
+			e := c.Convert(c.Convert(c.Chlo("erf", t), dt), dtype.F32)
+			s := c.Convert(c.Convert(c.Binary("add", e, c.Like(e, 1)), dt), dtype.F32)
+			return one(c.Convert(scale(c, s, 0.5), dt)), nil
+		}
+		return one(pointwise(c, true, func(c *LowerCtx, xs []*stablehlo.Value) *stablehlo.Value {
+			return wide(func(c *LowerCtx, x *stablehlo.Value) *stablehlo.Value {
+				return scale(c, c.Chlo("erfc", scale(c, x, -1/math.Sqrt2)), 0.5)
+			})(c, xs[0])
+		}, x)), nil
+	})
 	unaryMath("aten::special_entr.default", func(c *LowerCtx, x *stablehlo.Value) *stablehlo.Value {
 		r := c.Unary("negate", c.Binary("multiply", x, c.Unary("log", x)))
 		r = c.Select(c.Compare("EQ", x, c.Like(x, 0)), c.Like(x, 0), r)
@@ -80,7 +95,12 @@ func init() {
 		}, TensorOperand(x))), nil
 	})
 	lower("aten::isreal.default", func(c *LowerCtx, a *Args) ([]Value, error) {
-		return one(c.Splat(dtype.Bool, c.Shape(a.Tensor("self")), 1)), nil
+		x := a.Tensor("self")
+		if c.DType(x).IsComplex() {
+			im := c.Unary("imag", x)
+			return one(c.Compare("EQ", im, c.Like(im, 0))), nil
+		}
+		return one(c.Splat(dtype.Bool, c.Shape(x), 1)), nil
 	})
 	lower("aten::heaviside.default", func(c *LowerCtx, a *Args) ([]Value, error) {
 		x, v := a.Operand("self"), a.Operand("values")

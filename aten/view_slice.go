@@ -303,8 +303,17 @@ func lowerUnfold(c *LowerCtx, a *Args) ([]Value, error) {
 	}
 	shape := c.Shape(x)
 	if len(shape) == 0 {
-		shape = []int64{1}
-		x = c.Reshape(x, shape)
+		// A 0-d tensor unfolds to [size] (size 0 or 1).
+		if dim != 0 && dim != -1 {
+			return nil, c.Errorf("Dimension out of range (expected to be in range of [-1, 0], but got %d)", dim)
+		}
+		if size < 0 || size > 1 {
+			return nil, c.Errorf("unfold: maximum size for tensor at dimension 0 is 1 but size is %d", size)
+		}
+		if step <= 0 {
+			return nil, c.Errorf("unfold: step is %d but must be > 0", step)
+		}
+		return one(c.BroadcastInDim(x, []int64{size}, nil)), nil
 	}
 	d, err := canonDim(dim, len(shape))
 	if err != nil {

@@ -70,6 +70,11 @@ func evalTriangularSolve(env Env, op *stablehlo.Op, in []Value) ([]Value, error)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", op.Name, err)
 	}
+	if out.Len() == 0 {
+		// Nothing to solve (0x0 matrices, no right-hand sides or an empty
+		// batch): the kernels below index the first row.
+		return []Value{out}, nil
+	}
 	batch := elemCount(a.Shape[:r-2])
 	cfg := triSolve{n: n, rows: rows, cols: cols, left: left, lower: lower, unit: unit, trans: trans}
 	switch {

@@ -2,6 +2,8 @@ package native
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -36,5 +38,30 @@ func.func @complex_hermitian() {
 	}
 	if len(r.Funcs) != 3 {
 		t.Fatalf("ran %d functions, want 3", len(r.Funcs))
+	}
+}
+
+// Empty systems (0x0 matrices, no right-hand sides, an empty batch) solve
+// to empty results instead of indexing a missing first row.
+func TestTriangularSolveEmpty(t *testing.T) {
+	var src strings.Builder
+	cases := [][2]string{{"0x0", "0x0"}, {"0x0", "0x1"}, {"2x0x0", "2x0x1"}, {"0x3x3", "0x3x2"}}
+	for i, tc := range cases {
+		fmt.Fprintf(&src, `
+func.func @empty%d() {
+  %%a = stablehlo.constant dense<> : tensor<%sxf32>
+  %%b = stablehlo.constant dense<> : tensor<%sxf32>
+  %%x = "stablehlo.triangular_solve"(%%a, %%b) {left_side = true, lower = true, unit_diagonal = false, transpose_a = #stablehlo<transpose NO_TRANSPOSE>} : (tensor<%sxf32>, tensor<%sxf32>) -> tensor<%sxf32>
+  check.expect_eq_const %%x, dense<> : tensor<%sxf32>
+  func.return
+}
+`, i, tc[0], tc[1], tc[0], tc[1], tc[1], tc[1])
+	}
+	r := RunSource(context.Background(), "trisolve_empty.mlir", []byte(src.String()), RunOptions{})
+	if !r.Passed() {
+		t.Fatal(r.FirstError())
+	}
+	if len(r.Funcs) != len(cases) {
+		t.Fatalf("ran %d functions, want %d", len(r.Funcs), len(cases))
 	}
 }
