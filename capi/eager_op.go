@@ -1,0 +1,177 @@
+package capi
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/torchtpu/torchtpu/aten"
+)
+
+// eagerOp is an op the caller interned once (by name and PyTorch's schema)
+// and then calls by number: the registry entry that computes it, and how
+// PyTorch's arguments and returns map onto that entry.
+//
+// In-place and out= overloads are computed by their functional entry
+// (add_.Tensor and add.out by add.Tensor); the device then casts each
+// result to the dtype of the tensor it writes and stores it through that
+// tensor's view. So a write into x[1:3] lands in x's storage.
+type eagerOp struct {
+	id     int32
+	name   string
+	schema *aten.Schema // PyTorch's
+	entry  *aten.Entry  // the functional entry; nil: the device declines the op
+	// bindName[i] is the entry's parameter bound to PyTorch's argument i
+	// ("" for an out= argument, or one the entry lacks).
+	bindName []string
+	// written[i] marks an argument the op writes (Tensor(a!)).
+	written []bool
+	// retArg[j] is the argument PyTorch's return j aliases (a written
+	// one), or -1 for a new tensor.
+	retArg []int
+	reason string // why the device declines the op
+	// declined counts calls the device declined (run by the caller's
+	// fallback).
+	declined int64
+}
+
+// OpID interns an op by its exact overload name and PyTorch's schema text
+// and returns its number for Call. Unknown and unsupported ops get a
+// number too: calling them reports why the device declines them.
+func (d *Device) OpID(name, schema string) (int32, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	name = aten.CanonicalName(name)
+	key := name + "\x00" + schema
+	if id, ok := d.opIndex[key]; ok {
+		return id, nil
+	}
+	s, err := aten.ParseSchema(schema)
+	if err != nil {
+		return 0, fmt.Errorf("op %s: schema %q: %w", name, schema, err)
+	}
+	op := &eagerOp{id: int32(len(d.ops)), name: name, schema: s}
+	op.resolve()
+	d.ops = append(d.ops, op)
+	d.opIndex[key] = op.id
+	return op.id, nil
+}
+
+// resolve finds the entry computing op and maps arguments and returns.
+func (op *eagerOp) resolve() {
+	s := op.schema
+	op.written = make([]bool, len(s.Params))
+	alias := map[string]int{}
+	for i, p := range s.Params {
+		if p.Mutable {
+			op.written[i] = true
+			if p.Alias != "" {
+				alias[p.Alias] = i
+			}
+		}
+	}
+	op.retArg = make([]int, len(s.Returns))
+	for j, r := range s.Returns {
+		op.retArg[j] = -1
+		if r.Alias != "" {
+			i, ok := alias[r.Alias]
+			if !ok {
+				// A view (Tensor(a) without !): the caller makes views itself.
+				op.reason = fmt.Sprintf("returns a view of an argument (alias set %s)", r.Alias)
+				return
+			}
+			op.retArg[j] = i
+		}
+		switch r.Type.Base {
+		case "Tensor":
+		default:
+			op.reason = fmt.Sprintf("return %d is a %s, not a tensor", j, r.Type)
+			return
+		}
+	}
+	for i, p := range s.Params {
+		if op.written[i] && !returned(op.retArg, i) {
+			op.reason = fmt.Sprintf("writes argument %s without returning it", p.Name)
+			return
+		}
+		if p.Type.Base == "Generator" {
+			op.reason = "random op: runs with PyTorch's CPU generator"
+			return
+		}
+	}
+	e, ok := aten.Lookup(op.name)
+	switch {
+	case ok && e.Base != nil:
+		e = e.Base
+	case ok:
+	case s.Mutates():
+		e = functionalOf(s, op.written)
+		if e == nil {
+			op.reason = "not in torchtpu's op registry (nor a functional overload of it)"
+			return
+		}
+	default:
+		op.reason = "not in torchtpu's op registry"
+		return
+	}
+	fs := e.ParsedSchema()
+	if fs == nil {
+		op.reason = fmt.Sprintf("registry schema of %s does not parse", e.Name)
+		return
+	}
+	op.bindName = make([]string, len(s.Params))
+	for i, p := range s.Params {
+		if op.written[i] && p.Name != "self" {
+			continue // an out= argument
+		}
+		name := p.Name
+		if fs.Param(name) < 0 && i == 0 && name == "self" && len(fs.Params) > 0 {
+			name = fs.Params[0].Name // dropout_(self, …) computed by dropout(input, …)
+		}
+		if fs.Param(name) < 0 {
+			continue // checked per call: only None or a default may be dropped
+		}
+		op.bindName[i] = name
+	}
+	op.entry = e
+}
+
+func returned(retArg []int, i int) bool {
+	for _, a := range retArg {
+		if a == i {
+			return true
+		}
+	}
+	return false
+}
+
+// functionalOf finds the registered overload of an out= or in-place op's
+// base name whose parameters are the op's minus the ones it writes.
+func functionalOf(s *aten.Schema, written []bool) *aten.Entry {
+	base := strings.TrimSuffix(s.Name, "_")
+	for _, e := range aten.Entries() {
+		if !strings.HasPrefix(e.Name, base+".") || e.Base != nil || e.Kind == aten.HostFallback {
+			continue
+		}
+		fs := e.ParsedSchema()
+		if fs == nil || len(fs.Returns) != len(s.Returns) {
+			continue
+		}
+		n := 0
+		match := true
+		for i, p := range s.Params {
+			if written[i] && p.Name != "self" {
+				continue
+			}
+			n++
+			k := fs.Param(p.Name)
+			if k < 0 || fs.Params[k].Type.String() != p.Type.String() {
+				match = false
+				break
+			}
+		}
+		if match && n == len(fs.Params) {
+			return e
+		}
+	}
+	return nil
+}

@@ -1,0 +1,356 @@
+package capi
+
+import (
+	"context"
+	"fmt"
+	"unsafe"
+
+	"github.com/torchtpu/torchtpu/aten"
+	"github.com/torchtpu/torchtpu/dtype"
+	"github.com/torchtpu/torchtpu/literal"
+)
+
+// Status of Call, as the ABI returns it.
+const (
+	// StatusOK: the op is queued (or done); out holds its returns.
+	StatusOK = 0
+	// StatusMiss: the signature is new; the caller checks the call with
+	// PyTorch's meta kernels (for PyTorch's own errors) and calls again
+	// with FlagCompile.
+	StatusMiss = 1
+	// StatusDecline: the device cannot run this call; the message says
+	// why and the caller runs the op its own way (CPU fallback) or fails.
+	StatusDecline = 2
+	// StatusResize: out holds [n, (arg, ndim, sizes...)×n]: out= arguments
+	// to resize before calling again.
+	StatusResize = 3
+)
+
+// FlagCompile lets Call lower and compile a new signature.
+const FlagCompile = 1
+
+// Call runs op (a number from OpID) on the argument words. The returns are
+// written to out as, per PyTorch return: [0] None, [1 handle dtype ndim
+// sizes...] a new tensor (contiguous), [2 arg] the written argument arg,
+// [3 n items...] a list of new tensors.
+func (d *Device) Call(ctx context.Context, op int32, words []int64, flags int64, out []int64) (status int, msg string, n int, err error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if op < 0 || int(op) >= len(d.ops) {
+		return 0, "", 0, fmt.Errorf("op number %d was not interned", op)
+	}
+	o := d.ops[op]
+	args, err := d.dec.decode(op, words, nil)
+	if err != nil {
+		return 0, "", 0, fmt.Errorf("%s: %w", o.name, err)
+	}
+	d.stats.Ops++
+	p := d.plans[string(d.dec.key)]
+	if p == nil {
+		if o.entry == nil {
+			o.declined++
+			return StatusDecline, o.reason, 0, nil
+		}
+		if flags&FlagCompile == 0 {
+			return StatusMiss, "", 0, nil
+		}
+		d.stats.PlanMisses++
+		p = d.build(ctx, o, args)
+		d.plans[string(d.dec.key)] = p
+	} else {
+		d.stats.PlanHits++
+	}
+	switch {
+	case p.decline != "":
+		o.declined++
+		return StatusDecline, p.decline, 0, nil
+	case len(p.resize) > 0:
+		d.stats.Resizes++
+		w := writer{out: out}
+		w.put(int64(len(p.resize)))
+		for _, r := range p.resize {
+			w.put(int64(r.arg), int64(len(r.shape)))
+			w.put(r.shape...)
+		}
+		return StatusResize, "", w.n, w.err
+	case p.host:
+		n, err := d.runHost(ctx, p, args, out)
+		return StatusOK, "", n, err
+	}
+	n, err = d.launch(p, args, out)
+	return StatusOK, "", n, err
+}
+
+// writer appends words to out, failing when it is full.
+type writer struct {
+	out []int64
+	n   int
+	err error
+}
+
+func (w *writer) put(vs ...int64) {
+	if w.n+len(vs) > len(w.out) {
+		if w.err == nil {
+			w.err = fmt.Errorf("the returns need more than %d words", len(w.out))
+		}
+		return
+	}
+	copy(w.out[w.n:], vs)
+	w.n += len(vs)
+}
+
+func (w *writer) tensor(h Handle, m outMeta) {
+	code, err := ScalarTypeOf(m.dt)
+	if err != nil && w.err == nil {
+		w.err = err
+	}
+	w.put(retNew, int64(h), int64(code), int64(len(m.shape)))
+	w.put(m.shape...)
+}
+
+// input is one module argument of a queued run.
+type input struct {
+	buf  *Buffer
+	nb   int64
+	view View
+	lit  *literal.Literal
+}
+
+// launch makes the output buffers, writes the returns and queues the run.
+// d.mu is held.
+func (d *Device) launch(p *plan, args []earg, out []int64) (int, error) {
+	ins := make([]input, len(p.params))
+	for k, pr := range p.params {
+		a := at(args, pr.arg, pr.item)
+		switch a.tag {
+		case tagTensor:
+			ins[k] = input{buf: a.buf, nb: a.buf.nbytes, view: a.view}
+		case tagHostTensor:
+			ins[k] = input{lit: a.lit}
+		case tagScalar:
+			l, err := scalarLiteral(a, pr.dt)
+			if err != nil {
+				return 0, err
+			}
+			ins[k] = input{lit: l}
+		}
+	}
+	for _, w := range p.writes {
+		a := &args[w.arg]
+		if _, err := a.view.check(a.buf.nbytes); err != nil {
+			return 0, fmt.Errorf("%s: argument %s: %w", p.op.name, p.op.schema.Params[w.arg].Name, err)
+		}
+	}
+	for k := range ins {
+		if ins[k].buf != nil {
+			if _, err := ins[k].view.check(ins[k].nb); err != nil {
+				return 0, fmt.Errorf("%s: argument %d: %w", p.op.name, p.params[k].arg, err)
+			}
+		}
+	}
+	results := make([]*Buffer, len(p.outs))
+	targets := make([]input, len(p.outs))
+	for _, w := range p.writes {
+		a := &args[w.arg]
+		targets[w.res] = input{buf: a.buf, nb: a.buf.nbytes, view: a.view}
+	}
+	wr := writer{out: out}
+	for _, r := range p.rets {
+		switch r.kind {
+		case retNone:
+			wr.put(retNone)
+		case retAlias:
+			wr.put(retAlias, int64(r.arg))
+		case retNew:
+			results[r.res] = d.newResult(p.outs[r.res])
+			wr.tensor(put(results[r.res]), p.outs[r.res])
+		case retList:
+			wr.put(retList, int64(r.n))
+			for k := r.res; k < r.res+r.n; k++ {
+				results[k] = d.newResult(p.outs[k])
+				wr.tensor(put(results[k]), p.outs[k])
+			}
+		}
+	}
+	if wr.err != nil {
+		return 0, wr.err
+	}
+	exe := p.exe
+	err := d.enqueue(p.op.name, func() error {
+		lits := make([]*literal.Literal, len(ins))
+		for k := range ins {
+			lits[k] = ins[k].literal()
+		}
+		outs, err := exe.Run(context.Background(), lits)
+		if err != nil {
+			return err
+		}
+		if len(outs) != len(results) {
+			return fmt.Errorf("the program returned %d results, want %d", len(outs), len(results))
+		}
+		for k, o := range outs {
+			data := o.Data
+			if overlapsAny(data, lits) || overlapsOut(data, outs[:k]) {
+				data = append([]byte(nil), data...)
+			}
+			if b := results[k]; b != nil {
+				b.data = data
+				continue
+			}
+			t := &targets[k]
+			if t.buf == nil {
+				continue
+			}
+			if t.view.whole(t.nb) {
+				t.buf.data = data
+			} else {
+				scatterView(t.buf.bytes(t.nb), data, &t.view)
+			}
+		}
+		return nil
+	})
+	return wr.n, err
+}
+
+// newResult allocates the buffer of a new contiguous result.
+func (d *Device) newResult(m outMeta) *Buffer {
+	n := int64(m.dt.Size())
+	for _, s := range m.shape {
+		n *= s
+	}
+	return d.alloc(n)
+}
+
+// literal returns the argument's value for a run: the buffer's bytes in
+// place when the view is the whole buffer, else a gathered copy.
+func (in *input) literal() *literal.Literal {
+	if in.lit != nil {
+		return in.lit
+	}
+	v := &in.view
+	if v.whole(in.nb) {
+		return &literal.Literal{DType: v.DType, Shape: v.Shape, Data: in.buf.bytes(in.nb)[:in.nb]}
+	}
+	l := &literal.Literal{DType: v.DType, Shape: v.Shape, Data: make([]byte, v.numel()*int64(v.DType.Size()))}
+	gatherView(l.Data, in.buf.bytes(in.nb), v)
+	return l
+}
+
+// scalarLiteral materialises a CPU scalar as a 0-d literal of dt.
+func scalarLiteral(a *earg, dt dtype.DType) (*literal.Literal, error) {
+	l, err := literal.New(dt, nil)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case dt.IsComplex():
+		c := a.c
+		if !a.dt.IsComplex() {
+			c = complex(a.real(), 0)
+		}
+		l.SetComplex128(0, c)
+	case dt.IsFloat():
+		l.SetFloat64(0, a.real())
+	case a.dt.IsFloat() || a.dt.IsComplex():
+		l.SetInt64(0, int64(a.real()))
+	default:
+		l.SetInt64(0, a.i)
+	}
+	return l, nil
+}
+
+// real returns a CPU scalar's value as a float64 (a complex's real part).
+func (a *earg) real() float64 {
+	switch {
+	case a.dt.IsComplex():
+		return real(a.c)
+	case a.dt.IsFloat():
+		return a.f
+	}
+	return float64(a.i)
+}
+
+func overlapsAny(b []byte, lits []*literal.Literal) bool {
+	for _, l := range lits {
+		if overlap(b, l.Data) {
+			return true
+		}
+	}
+	return false
+}
+
+func overlapsOut(b []byte, outs []*literal.Literal) bool { return overlapsAny(b, outs) }
+
+func overlap(a, b []byte) bool {
+	if len(a) == 0 || len(b) == 0 {
+		return false
+	}
+	a0, b0 := uintptr(unsafe.Pointer(unsafe.SliceData(a))), uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	return a0 < b0+uintptr(len(b)) && b0 < a0+uintptr(len(a))
+}
+
+// runHost runs a host kernel (an op whose output shapes depend on the
+// data): it waits for the queue, runs on host literals and makes buffers
+// of the results. d.mu is held.
+func (d *Device) runHost(ctx context.Context, p *plan, args []earg, out []int64) (int, error) {
+	if err := d.flushLocked(); err != nil {
+		return 0, err
+	}
+	if err := d.q.sync(ctx); err != nil {
+		return 0, err
+	}
+	d.stats.HostKernels++
+	op := p.op
+	param := func(arg, item int) aten.Value {
+		a := at(args, arg, item)
+		switch a.tag {
+		case tagTensor:
+			in := input{buf: a.buf, nb: a.buf.nbytes, view: a.view}
+			return aten.LiteralValue(in.literal())
+		case tagHostTensor:
+			return aten.LiteralValue(a.lit)
+		case tagScalar:
+			l, _ := scalarLiteral(a, a.dt)
+			return aten.LiteralValue(l)
+		}
+		return aten.None()
+	}
+	kw := map[string]aten.Value{}
+	for i := range args {
+		if name := op.bindName[i]; name != "" {
+			kw[name] = value(&args[i], i, param)
+		}
+	}
+	bound, err := aten.Bind(op.entry.ParsedSchema(), nil, kw)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", op.name, err)
+	}
+	res, err := op.entry.Host(&aten.HostCtx{Context: ctx}, bound)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", op.name, err)
+	}
+	wr := writer{out: out}
+	newTensor := func(v aten.Value) {
+		if v.Kind != aten.KTensor || v.Lit == nil {
+			wr.put(retNone)
+			return
+		}
+		b := d.alloc(int64(len(v.Lit.Data)))
+		b.data = append([]byte(nil), v.Lit.Data...)
+		wr.tensor(put(b), outMeta{dt: v.Lit.DType, shape: v.Lit.Shape})
+	}
+	for j := range op.schema.Returns {
+		if j >= len(res) {
+			return 0, fmt.Errorf("%s: the host kernel returned %d values", op.name, len(res))
+		}
+		if res[j].Kind == aten.KList {
+			wr.put(retList, int64(len(res[j].List)))
+			for _, it := range res[j].List {
+				newTensor(it)
+			}
+			continue
+		}
+		newTensor(res[j])
+	}
+	return wr.n, wr.err
+}
