@@ -28,7 +28,11 @@ type eagerOp struct {
 	// retArg[j] is the argument PyTorch's return j aliases (a written
 	// one), or -1 for a new tensor.
 	retArg []int
-	reason string // why the device declines the op
+	// dtypeFrom is the out= argument whose dtype a factory's functional
+	// entry computes in (arange.start_out by arange.start_step with
+	// dtype=out.dtype), or -1.
+	dtypeFrom int
+	reason    string // why the device declines the op
 	// declined counts calls the device declined (run by the caller's
 	// fallback).
 	declined int64
@@ -49,7 +53,7 @@ func (d *Device) OpID(name, schema string) (int32, error) {
 	if err != nil {
 		return 0, fmt.Errorf("op %s: schema %q: %w", name, schema, err)
 	}
-	op := &eagerOp{id: int32(len(d.ops)), name: name, schema: s}
+	op := &eagerOp{id: int32(len(d.ops)), name: name, schema: s, dtypeFrom: -1}
 	op.resolve()
 	d.ops = append(d.ops, op)
 	d.opIndex[key] = op.id
@@ -121,6 +125,9 @@ func (op *eagerOp) resolve() {
 	op.bindName = make([]string, len(s.Params))
 	for i, p := range s.Params {
 		if op.written[i] && p.Name != "self" {
+			if op.dtypeFrom < 0 && fs.Param("dtype") >= 0 && s.Param("dtype") < 0 {
+				op.dtypeFrom = i
+			}
 			continue // an out= argument
 		}
 		name := p.Name
@@ -145,7 +152,8 @@ func returned(retArg []int, i int) bool {
 }
 
 // functionalOf finds the registered overload of an out= or in-place op's
-// base name whose parameters are the op's minus the ones it writes.
+// base name whose parameters are the op's minus the ones it writes, plus
+// optional ones (a factory's dtype, layout, device, pin_memory).
 func functionalOf(s *aten.Schema, written []bool) *aten.Entry {
 	base := strings.TrimSuffix(s.Name, "_")
 	for _, e := range aten.Entries() {
@@ -169,7 +177,15 @@ func functionalOf(s *aten.Schema, written []bool) *aten.Entry {
 				break
 			}
 		}
-		if match && n == len(fs.Params) {
+		if !match {
+			continue
+		}
+		for _, p := range fs.Params {
+			if s.Param(p.Name) < 0 && !p.HasDefault && !p.Type.Optional {
+				match = false
+			}
+		}
+		if match && n <= len(fs.Params) {
 			return e
 		}
 	}

@@ -146,6 +146,9 @@ func (d *Device) build(ctx context.Context, op *eagerOp, args []earg) *plan {
 		}
 		kw[name] = value(&args[i], i, param)
 	}
+	if op.dtypeFrom >= 0 && args[op.dtypeFrom].tag == tagTensor {
+		kw["dtype"] = aten.DTypeValue(args[op.dtypeFrom].view.DType)
+	}
 	fs := op.entry.ParsedSchema()
 	bound, err := aten.Bind(fs, nil, kw)
 	if err != nil {

@@ -26,8 +26,15 @@ const (
 	StatusResize = 3
 )
 
-// FlagCompile lets Call lower and compile a new signature.
-const FlagCompile = 1
+// Call flags.
+const (
+	// FlagCompile lets Call lower and compile a new signature.
+	FlagCompile = 1
+	// FlagExpect (with FlagCompile): out holds what PyTorch's meta kernel
+	// returned, [n, (dtype ndim sizes...)×n] over the returned tensors; a
+	// plan whose results differ is declined before anything runs.
+	FlagExpect = 2
+)
 
 // Call runs op (a number from OpID) on the argument words. The returns are
 // written to out as, per PyTorch return: [0] None, [1 handle dtype ndim
@@ -54,8 +61,17 @@ func (d *Device) Call(ctx context.Context, op int32, words []int64, flags int64,
 		if flags&FlagCompile == 0 {
 			return StatusMiss, "", 0, nil
 		}
+		var want []outMeta
+		if flags&FlagExpect != 0 {
+			if want, err = readExpect(out); err != nil {
+				return 0, "", 0, fmt.Errorf("%s: %w", o.name, err)
+			}
+		}
 		d.stats.PlanMisses++
 		p = d.build(ctx, o, args)
+		if want != nil && p.decline == "" && len(p.resize) == 0 {
+			p.decline = p.compare(args, want)
+		}
 		d.plans[string(d.dec.key)] = p
 	} else {
 		d.stats.PlanHits++
@@ -79,6 +95,53 @@ func (d *Device) Call(ctx context.Context, op int32, words []int64, flags int64,
 	}
 	n, err = d.launch(p, args, out)
 	return StatusOK, "", n, err
+}
+
+// readExpect reads the expected returns of FlagExpect.
+func readExpect(w []int64) ([]outMeta, error) {
+	r := decoder{w: w}
+	n := r.count("expected returns")
+	var out []outMeta
+	for k := 0; k < n && r.err == nil; k++ {
+		dt, err := DTypeOf(int32(r.word()))
+		if err != nil {
+			return nil, err
+		}
+		nd := r.count("rank")
+		m := outMeta{dt: dt, shape: make([]int64, nd)}
+		for i := range m.shape {
+			m.shape[i] = r.word()
+		}
+		out = append(out, m)
+	}
+	return out, r.err
+}
+
+// compare checks the plan's returned tensors against PyTorch's meta
+// results and returns why they differ ("" when they agree).
+func (p *plan) compare(args []earg, want []outMeta) string {
+	var got []outMeta
+	for _, r := range p.rets {
+		switch r.kind {
+		case retNew:
+			got = append(got, p.outs[r.res])
+		case retAlias:
+			v := &args[r.arg].view
+			got = append(got, outMeta{dt: v.DType, shape: v.Shape})
+		case retList:
+			got = append(got, p.outs[r.res:r.res+r.n]...)
+		}
+	}
+	if len(got) != len(want) {
+		return fmt.Sprintf("the engine returns %d tensors, PyTorch %d", len(got), len(want))
+	}
+	for i := range got {
+		if got[i].dt != want[i].dt || !sameShape(got[i].shape, want[i].shape) {
+			return fmt.Sprintf("the engine's result %d is %s%v, PyTorch's %s%v", i,
+				got[i].dt.Torch(), got[i].shape, want[i].dt.Torch(), want[i].shape)
+		}
+	}
+	return ""
 }
 
 // writer appends words to out, failing when it is full.

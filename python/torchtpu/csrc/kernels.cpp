@@ -1,0 +1,178 @@
+// The PrivateUse1 kernels the tpu device implements in C++: allocation,
+// the metadata ops every backend owns (views share the storage), copies to
+// and from the CPU, reading one element. Every other aten op reaches the
+// boxed fallback (fallback.cpp).
+#include <ATen/EmptyTensor.h>
+#include <ATen/native/Resize.h>
+#include <ATen/ops/_reshape_alias_native.h>
+#include <ATen/ops/as_strided_native.h>
+#include <ATen/ops/view_native.h>
+#include <torch/library.h>
+
+#include "device.h"
+
+namespace torchtpu {
+namespace {
+
+constexpr c10::DispatchKeySet kKeys(c10::DispatchKey::PrivateUse1);
+
+void check_options(std::optional<c10::Layout> layout, std::optional<c10::Device> device,
+                   std::optional<bool> pin_memory) {
+  TORCH_CHECK(c10::layout_or_default(layout) == c10::Layout::Strided,
+              "torchtpu: only strided tensors live on the tpu device");
+  TORCH_CHECK(!c10::pinned_memory_or_default(pin_memory), "torchtpu: pinned memory is a CPU feature");
+  auto d = c10::device_or_default(device);
+  TORCH_CHECK(d.type() == kTPU && (d.index() <= 0), "torchtpu: there is one tpu device (tpu:0), not ", d);
+}
+
+at::Tensor empty(c10::IntArrayRef size, std::optional<c10::ScalarType> dtype, std::optional<c10::Layout> layout,
+                 std::optional<c10::Device> device, std::optional<bool> pin_memory,
+                 std::optional<c10::MemoryFormat> memory_format) {
+  check_options(layout, device, pin_memory);
+  return at::detail::empty_generic(size, allocator(), kKeys, c10::dtype_or_default(dtype), memory_format);
+}
+
+at::Tensor empty_strided(c10::IntArrayRef size, c10::IntArrayRef stride, std::optional<c10::ScalarType> dtype,
+                         std::optional<c10::Layout> layout, std::optional<c10::Device> device,
+                         std::optional<bool> pin_memory) {
+  check_options(layout, device, pin_memory);
+  return at::detail::empty_strided_generic(size, stride, allocator(), kKeys, c10::dtype_or_default(dtype));
+}
+
+at::Tensor as_strided(const at::Tensor& self, c10::SymIntArrayRef size, c10::SymIntArrayRef stride,
+                      std::optional<c10::SymInt> offset) {
+  std::optional<int64_t> off;
+  if (offset) off = offset->guard_int(__FILE__, __LINE__);
+  return at::native::as_strided_tensorimpl(self, C10_AS_INTARRAYREF_SLOW(size), C10_AS_INTARRAYREF_SLOW(stride),
+                                           off);
+}
+
+at::Tensor view(const at::Tensor& self, c10::SymIntArrayRef size) {
+  return at::native::view(self, C10_AS_INTARRAYREF_SLOW(size));
+}
+
+at::Tensor reshape_alias(const at::Tensor& self, c10::SymIntArrayRef size, c10::SymIntArrayRef stride) {
+  return at::native::_reshape_alias(self, C10_AS_INTARRAYREF_SLOW(size), C10_AS_INTARRAYREF_SLOW(stride));
+}
+
+// fit grows the storage of t to hold its view.
+void fit(const at::Tensor& t) {
+  auto* impl = t.unsafeGetTensorImpl();
+  if (t.numel() == 0) return;
+  size_t need = at::detail::computeStorageNbytes(impl->sizes(), impl->strides(), t.dtype().itemsize(),
+                                                 size_t(impl->storage_offset()));
+  if (need > t.storage().nbytes()) storage_resize(t.storage(), int64_t(need));
+}
+
+const at::Tensor& resize(const at::Tensor& self, c10::SymIntArrayRef size,
+                         std::optional<c10::MemoryFormat> memory_format) {
+  auto sizes = C10_AS_INTARRAYREF_SLOW(size);
+  for (auto s : sizes) TORCH_CHECK(s >= 0, "Trying to create tensor with negative dimension ", s, ": ", sizes);
+  auto* impl = self.unsafeGetTensorImpl();
+  if (!(self.sizes() == sizes && !memory_format)) {
+    impl->set_sizes_contiguous(sizes);
+    if (memory_format && *memory_format != c10::MemoryFormat::Preserve)
+      impl->empty_tensor_restride(*memory_format);
+  }
+  fit(self);
+  return self;
+}
+
+at::Tensor& set_storage(at::Tensor& self, c10::Storage source, int64_t offset, c10::IntArrayRef size,
+                        c10::IntArrayRef stride) {
+  TORCH_CHECK(source.device().type() == kTPU, "torchtpu: set_ to a storage on ", source.device());
+  auto* impl = self.unsafeGetTensorImpl();
+  impl->set_storage_keep_dtype(std::move(source));
+  impl->set_storage_offset(offset);
+  if (stride.empty()) {
+    impl->set_sizes_contiguous(size);
+  } else {
+    impl->set_sizes_and_strides(size, stride);
+  }
+  fit(self);
+  return self;
+}
+
+at::Tensor& set_storage_offset(at::Tensor& self, c10::Storage source, c10::SymInt offset, c10::SymIntArrayRef size,
+                               c10::SymIntArrayRef stride) {
+  return set_storage(self, std::move(source), offset.guard_int(__FILE__, __LINE__), C10_AS_INTARRAYREF_SLOW(size),
+                     C10_AS_INTARRAYREF_SLOW(stride));
+}
+
+at::Tensor& set_whole_storage(at::Tensor& self, c10::Storage source) {
+  int64_t n = int64_t(source.nbytes() / self.dtype().itemsize());
+  return set_storage(self, std::move(source), 0, {n}, {});
+}
+
+at::Tensor& set_tensor(at::Tensor& self, const at::Tensor& source) {
+  if (self.is_same(source)) return self;
+  return set_storage(self, source.storage(), source.storage_offset(), source.sizes(), source.strides());
+}
+
+at::Tensor& set_empty(at::Tensor& self) {
+  c10::Storage s(c10::Storage::use_byte_size_t(), 0, allocator(), true);
+  return set_storage(self, std::move(s), 0, {0}, {});
+}
+
+// copy_ between devices lands here (PyTorch's copy_ hands tensors of a
+// device it does not know to _copy_from): CPU→tpu uploads, tpu→CPU
+// downloads, tpu→tpu is the engine's copy_ (dtype conversion and
+// broadcasting included).
+at::Tensor copy_from(const at::Tensor& self, const at::Tensor& dst, bool non_blocking) {
+  const at::Tensor& src = self;
+  if (dst.numel() == 0) return dst;
+  bool src_tpu = src.device().type() == kTPU, dst_tpu = dst.device().type() == kTPU;
+  if (src.is_cpu() && dst_tpu) {
+    at::Tensor s = src.resolve_conj().resolve_neg();
+    if (s.sizes() != dst.sizes()) s = s.expand(dst.sizes());
+    s = s.to(dst.scalar_type()).contiguous();
+    write_tensor(dst, s.data_ptr(), int64_t(s.nbytes()));
+  } else if (src_tpu && dst.is_cpu()) {
+    at::Tensor tmp = at::empty(src.sizes(), src.options().device(at::kCPU));
+    if (tmp.numel() > 0) read_tensor(src, tmp.data_ptr(), int64_t(tmp.nbytes()));
+    dst.copy_(tmp, non_blocking);
+  } else if (src_tpu && dst_tpu) {
+    static auto op = c10::Dispatcher::singleton().findSchemaOrThrow("aten::copy_", "");
+    torch::jit::Stack stack{dst, src, non_blocking};
+    run_op(op, &stack);
+  } else {
+    TORCH_CHECK(false, "torchtpu: copy from ", src.device(), " to ", dst.device(), " is not supported");
+  }
+  return dst;
+}
+
+at::Tensor copy_from_and_resize(const at::Tensor& self, const at::Tensor& dst) {
+  if (dst.sizes() != self.sizes()) dst.resize_(self.sizes());
+  return copy_from(self, dst, false);
+}
+
+at::Scalar local_scalar_dense(const at::Tensor& self) {
+  TORCH_CHECK(self.numel() == 1, "a Tensor with ", self.numel(), " elements cannot be converted to Scalar");
+  at::Tensor tmp = at::empty({}, self.options().device(at::kCPU));
+  read_tensor(self, tmp.data_ptr(), int64_t(tmp.nbytes()));
+  return tmp.item();
+}
+
+}  // namespace
+}  // namespace torchtpu
+
+TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  using namespace torchtpu;
+  m.impl("empty.memory_format", TORCH_FN(empty));
+  m.impl("empty_strided", TORCH_FN(empty_strided));
+  m.impl("as_strided", TORCH_FN(as_strided));
+  m.impl("view", TORCH_FN(view));
+  m.impl("_reshape_alias", TORCH_FN(reshape_alias));
+  m.impl("resize_", TORCH_FN(resize));
+  m.impl("set_.source_Storage", TORCH_FN(set_whole_storage));
+  m.impl("set_.source_Storage_storage_offset", TORCH_FN(set_storage_offset));
+  m.impl("set_.source_Tensor", TORCH_FN(set_tensor));
+  m.impl("set_", TORCH_FN(set_empty));
+  m.impl("_copy_from", TORCH_FN(copy_from));
+  m.impl("_copy_from_and_resize", TORCH_FN(copy_from_and_resize));
+  m.impl("_local_scalar_dense", TORCH_FN(local_scalar_dense));
+}
+
+TORCH_LIBRARY_IMPL(_, PrivateUse1, m) {
+  m.fallback(torch::CppFunction::makeFromBoxedFunction<&torchtpu::fallback>());
+}
