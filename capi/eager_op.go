@@ -33,6 +33,13 @@ type eagerOp struct {
 	// dtype=out.dtype), or -1.
 	dtypeFrom int
 	reason    string // why the device declines the op
+	// dropped are PyTorch's arguments the entry lacks and that do not
+	// change the result.
+	dropped map[string]bool
+	// alt computes the op when the arguments alt writes are device
+	// tensors: an op that updates arguments its schema does not mark
+	// written (native_batch_norm's running statistics).
+	alt *altEntry
 	// declined counts calls the device declined (run by the caller's
 	// fallback).
 	declined int64
@@ -58,6 +65,22 @@ func (d *Device) OpID(name, schema string) (int32, error) {
 	d.ops = append(d.ops, op)
 	d.opIndex[key] = op.id
 	return op.id, nil
+}
+
+// Supported says whether the engine computes the op of this name and
+// PyTorch schema: "" when it does, else why not (the caller may then
+// register a decomposition for it).
+func Supported(name, schema string) string {
+	s, err := aten.ParseSchema(schema)
+	if err != nil {
+		return fmt.Sprintf("schema %q: %v", schema, err)
+	}
+	op := &eagerOp{name: aten.CanonicalName(name), schema: s, dtypeFrom: -1}
+	op.resolve()
+	if op.entry == nil {
+		return op.reason
+	}
+	return ""
 }
 
 // resolve finds the entry computing op and maps arguments and returns.
@@ -92,13 +115,21 @@ func (op *eagerOp) resolve() {
 			return
 		}
 	}
+	iw := implicitWrites[op.name].writes
 	for i, p := range s.Params {
-		if op.written[i] && !returned(op.retArg, i) {
+		if op.written[i] && !returned(op.retArg, i) && !hasValue(iw, p.Name) {
 			op.reason = fmt.Sprintf("writes argument %s without returning it", p.Name)
 			return
 		}
 		if p.Type.Base == "Generator" {
 			op.reason = "random op: runs with PyTorch's CPU generator"
+			return
+		}
+	}
+	drop := map[string]bool{}
+	if r, ok := renamed[op.name]; ok {
+		if e, ok := aten.Lookup(r.to); ok {
+			op.resolveWith(e, r.drop)
 			return
 		}
 	}
@@ -117,6 +148,48 @@ func (op *eagerOp) resolve() {
 		op.reason = "not in torchtpu's op registry"
 		return
 	}
+	op.resolveWith(e, drop)
+}
+
+// altEntry is a functional entry whose extra results (beyond PyTorch's
+// returns) are stored into arguments: result index → argument name.
+type altEntry struct {
+	entry  *aten.Entry
+	writes map[int]string
+}
+
+// implicitWrites lists ops whose PyTorch kernels update arguments in place
+// without the schema saying so, and the registry entry returning the
+// updated values.
+var implicitWrites = map[string]struct {
+	to     string
+	writes map[int]string
+}{
+	// training updates the running statistics in place
+	"aten::native_batch_norm.default": {"aten::_native_batch_norm_legit_functional.default",
+		map[int]string{3: "running_mean", 4: "running_var"}},
+	"aten::_native_batch_norm_legit.default": {"aten::_native_batch_norm_legit_functional.default",
+		map[int]string{3: "running_mean", 4: "running_var"}},
+}
+
+// renamed maps ops PyTorch's kernels call internally onto the registry's
+// public op that computes the same thing, with the arguments it lacks
+// (which do not change the result) dropped.
+var renamed = map[string]struct {
+	to   string
+	drop map[string]bool
+}{
+	// unsafe only skips index checks in PyTorch's kernel.
+	"aten::_index_put_impl_.default": {"aten::index_put.default", map[string]bool{"unsafe": true}},
+}
+
+// resolveWith maps op's arguments onto entry e (functional).
+func (op *eagerOp) resolveWith(e *aten.Entry, drop map[string]bool) {
+	s := op.schema
+	if e.Base != nil {
+		e = e.Base
+	}
+	op.dropped = drop
 	fs := e.ParsedSchema()
 	if fs == nil {
 		op.reason = fmt.Sprintf("registry schema of %s does not parse", e.Name)
@@ -124,7 +197,7 @@ func (op *eagerOp) resolve() {
 	}
 	op.bindName = make([]string, len(s.Params))
 	for i, p := range s.Params {
-		if op.written[i] && p.Name != "self" {
+		if op.written[i] && p.Name != "self" && returned(op.retArg, i) {
 			if op.dtypeFrom < 0 && fs.Param("dtype") >= 0 && s.Param("dtype") < 0 {
 				op.dtypeFrom = i
 			}
@@ -140,6 +213,20 @@ func (op *eagerOp) resolve() {
 		op.bindName[i] = name
 	}
 	op.entry = e
+	if iw, ok := implicitWrites[op.name]; ok {
+		if ae, ok := aten.Lookup(iw.to); ok {
+			op.alt = &altEntry{entry: ae, writes: iw.writes}
+		}
+	}
+}
+
+func hasValue(m map[int]string, v string) bool {
+	for _, x := range m {
+		if x == v {
+			return true
+		}
+	}
+	return false
 }
 
 func returned(retArg []int, i int) bool {

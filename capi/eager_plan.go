@@ -3,6 +3,7 @@ package capi
 import (
 	"context"
 	"fmt"
+	"sort"
 
 	"github.com/torchtpu/torchtpu/aten"
 	"github.com/torchtpu/torchtpu/backend"
@@ -135,10 +136,10 @@ func (d *Device) build(ctx context.Context, op *eagerOp, args []earg) *plan {
 	for i := range args {
 		name := op.bindName[i]
 		if name == "" {
-			if op.written[i] {
+			if op.written[i] && returned(op.retArg, i) {
 				continue
 			}
-			if args[i].tag != tagNone {
+			if args[i].tag != tagNone && !op.dropped[op.schema.Params[i].Name] {
 				p.decline = fmt.Sprintf("argument %s is not in the registry's schema of %s", op.schema.Params[i].Name, op.entry.Name)
 				return p
 			}
@@ -149,18 +150,31 @@ func (d *Device) build(ctx context.Context, op *eagerOp, args []earg) *plan {
 	if op.dtypeFrom >= 0 && args[op.dtypeFrom].tag == tagTensor {
 		kw["dtype"] = aten.DTypeValue(args[op.dtypeFrom].view.DType)
 	}
-	fs := op.entry.ParsedSchema()
+	entry := op.entry
+	var extra map[int]string
+	if op.alt != nil {
+		ok := true
+		for _, name := range op.alt.writes {
+			if i := op.schema.Param(name); i < 0 || args[i].tag != tagTensor {
+				ok = false
+			}
+		}
+		if ok {
+			entry, extra = op.alt.entry, op.alt.writes
+		}
+	}
+	fs := entry.ParsedSchema()
 	bound, err := aten.Bind(fs, nil, kw)
 	if err != nil {
 		p.decline = err.Error()
 		return p
 	}
-	if op.entry.Kind == aten.HostFallback {
+	if entry.Kind == aten.HostFallback {
 		p.host = true
 		p.params = nil
 		return p
 	}
-	res, err := op.entry.Call(c, bound)
+	res, err := entry.Call(c, bound)
 	if err != nil {
 		p.decline = "lowering: " + err.Error()
 		return p
@@ -221,6 +235,20 @@ func (d *Device) build(ctx context.Context, op *eagerOp, args []earg) *plan {
 			return p
 		}
 	}
+	for _, k := range sortedKeys(extra) {
+		name := extra[k]
+		i := op.schema.Param(name)
+		if k >= len(res) || res[k].Kind != aten.KTensor || res[k].T == nil {
+			p.decline = fmt.Sprintf("%s returns no tensor %d for %s", entry.Name, k, name)
+			return p
+		}
+		dst := &args[i].view
+		if !sameShape(c.Shape(res[k].T), dst.Shape) {
+			p.decline = fmt.Sprintf("%s's updated %s has shape %v, the argument %v", entry.Name, name, c.Shape(res[k].T), dst.Shape)
+			return p
+		}
+		p.writes = append(p.writes, writeSpec{res: addOut(c.Convert(res[k].T, dst.DType)), arg: i})
+	}
 	if err := c.Err(); err != nil {
 		p.decline = "lowering: " + err.Error()
 		return p
@@ -236,6 +264,15 @@ func (d *Device) build(ctx context.Context, op *eagerOp, args []earg) *plan {
 	}
 	p.exe = exe
 	return p
+}
+
+func sortedKeys(m map[int]string) []int {
+	ks := make([]int, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Ints(ks)
+	return ks
 }
 
 func scalarOperand(a *earg) dtype.Operand {

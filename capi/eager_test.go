@@ -64,7 +64,9 @@ func download(t *testing.T, d *Device, h Handle, n int) []float32 {
 	return out
 }
 
-func opID(t *testing.T, d *Device, name string) int32 {
+func opID(t *testing.T, d *Device, name string) int32 { return opIDB(t, d, name) }
+
+func opIDB(t testing.TB, d *Device, name string) int32 {
 	t.Helper()
 	e, ok := aten.Lookup(name)
 	if !ok {

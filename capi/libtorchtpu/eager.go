@@ -178,6 +178,28 @@ func tt_op_id(name, schema *C.char, errOut **C.char) C.int32_t {
 	return id
 }
 
+// tt_op_supported returns NULL when the engine computes the aten op of
+// this name and PyTorch schema, else why not (free with tt_string_free).
+//
+//export tt_op_supported
+func tt_op_supported(name, schema *C.char) *C.char {
+	var why string
+	err := capi.Guard("tt_op_supported", func() error {
+		if name == nil || schema == nil {
+			return capi.Errorf("null op name or schema")
+		}
+		why = capi.Supported(C.GoString(name), C.GoString(schema))
+		return nil
+	})
+	if err != nil {
+		why = err.Error()
+	}
+	if why == "" {
+		return nil
+	}
+	return C.CString(why)
+}
+
 // tt_op_call runs op number op on nwords argument words. It returns a
 // status: 0 done or queued (*out_n words of returns in out), 1 a new
 // signature (check the call, then call again with flags 1 to compile), 2

@@ -77,6 +77,10 @@ int32_t tt_tensor_read(int64_t* view, int32_t n, void* dst, int64_t nbytes, char
 // and PyTorch's schema text, and returns its number, or -1 and *err.
 int32_t tt_op_id(char* name, char* schema, char** errOut);
 
+// tt_op_supported returns NULL when the engine computes the aten op of
+// this name and PyTorch schema, else why not (free with tt_string_free).
+char* tt_op_supported(char* name, char* schema);
+
 // tt_op_call runs op number op on nwords argument words. It returns a
 // status: 0 done or queued (*out_n words of returns in out), 1 a new
 // signature (check the call, then call again with flags 1 to compile), 2

@@ -48,6 +48,7 @@ struct OpInfo {
 std::mutex ops_mu;
 std::unordered_map<const c10::FunctionSchema*, OpInfo*> ops;
 std::atomic<bool> cpu_fallback_on{true};
+std::atomic<int64_t> cpu_calls_total{0};  // ops run on the CPU by the fallback policy (not random ops)
 
 IntKind int_kind(const c10::TypePtr& t) {
   auto k = t->kind();
@@ -356,6 +357,7 @@ void cpu(const c10::OperatorHandle& op, torch::jit::Stack* stack, OpInfo& in, co
     }
   }
   in.cpu_calls.fetch_add(1);
+  if (in.kind != Kind::Random) cpu_calls_total.fetch_add(1);
   {
     std::lock_guard<std::mutex> lock(ops_mu);
     in.reason = why;
@@ -565,6 +567,10 @@ extern "C" {
 
 // ttx_set_cpu_fallback sets the fallback policy (1: CPU, 0: raise).
 __attribute__((visibility("default"))) void ttx_set_cpu_fallback(int on) { torchtpu::set_cpu_fallback(on != 0); }
+
+// ttx_fallback_calls returns how many op calls the fallback policy sent to
+// the CPU so far (random ops, which always use the CPU generator, excluded).
+__attribute__((visibility("default"))) int64_t ttx_fallback_calls() { return torchtpu::cpu_calls_total.load(); }
 
 // ttx_fallbacks writes a JSON list of the ops that ran on the CPU: op,
 // calls, reason. It returns the length needed (write again with more room

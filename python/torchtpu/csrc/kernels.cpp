@@ -146,6 +146,32 @@ at::Tensor copy_from_and_resize(const at::Tensor& self, const at::Tensor& dst) {
   return copy_from(self, dst, false);
 }
 
+// PyTorch sends convolutions of a backend it does not know to the
+// *_overrideable ops; the engine computes them as convolution and
+// convolution_backward (whose bias_sizes the overrideable form leaves out).
+at::Tensor convolution(const at::Tensor& input, const at::Tensor& weight, const std::optional<at::Tensor>& bias,
+                       c10::IntArrayRef stride, c10::IntArrayRef padding, c10::IntArrayRef dilation, bool transposed,
+                       c10::IntArrayRef output_padding, int64_t groups) {
+  static auto op = c10::Dispatcher::singleton().findSchemaOrThrow("aten::convolution", "");
+  torch::jit::Stack s{input, weight, bias, stride.vec(), padding.vec(), dilation.vec(), transposed,
+                      output_padding.vec(), groups};
+  run_op(op, &s);
+  return s[0].toTensor();
+}
+
+std::tuple<at::Tensor, at::Tensor, at::Tensor> convolution_backward(
+    const at::Tensor& grad_output, const at::Tensor& input, const at::Tensor& weight, c10::IntArrayRef stride,
+    c10::IntArrayRef padding, c10::IntArrayRef dilation, bool transposed, c10::IntArrayRef output_padding,
+    int64_t groups, std::array<bool, 3> output_mask) {
+  static auto op = c10::Dispatcher::singleton().findSchemaOrThrow("aten::convolution_backward", "");
+  std::vector<int64_t> bias_sizes{transposed ? weight.size(1) * groups : weight.size(0)};
+  c10::List<bool> mask({output_mask[0], output_mask[1], output_mask[2]});
+  torch::jit::Stack s{grad_output, input, weight, bias_sizes, stride.vec(), padding.vec(), dilation.vec(),
+                      transposed, output_padding.vec(), groups, mask};
+  run_op(op, &s);
+  return {s[0].toTensor(), s[1].toTensor(), s[2].toTensor()};
+}
+
 at::Scalar local_scalar_dense(const at::Tensor& self) {
   TORCH_CHECK(self.numel() == 1, "a Tensor with ", self.numel(), " elements cannot be converted to Scalar");
   at::Tensor tmp = at::empty({}, self.options().device(at::kCPU));
@@ -171,6 +197,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("_copy_from", TORCH_FN(copy_from));
   m.impl("_copy_from_and_resize", TORCH_FN(copy_from_and_resize));
   m.impl("_local_scalar_dense", TORCH_FN(local_scalar_dense));
+  m.impl("convolution_overrideable", TORCH_FN(convolution));
+  m.impl("convolution_backward_overrideable", TORCH_FN(convolution_backward));
 }
 
 TORCH_LIBRARY_IMPL(_, PrivateUse1, m) {

@@ -71,6 +71,9 @@ def _register() -> None:
         from . import _ext
 
         _ext.load()
+        from . import _decomp
+
+        _decomp.register()
         opts: dict[str, Any] = {}
         if os.environ.get("TORCHTPU_DEVICE"):
             opts["backend"] = os.environ["TORCHTPU_DEVICE"]
@@ -302,11 +305,20 @@ def fallbacks() -> list[dict[str, Any]]:
     return sorted(json.loads(buf.value.decode()), key=lambda e: e["op"])
 
 
+def fallback_calls() -> int:
+    """How many op calls ran on PyTorch's CPU kernels by the fallback policy
+    so far (random ops, which always use the CPU generator, not counted)."""
+    return int(_loaded().ttx_fallback_calls())
+
+
 def stats() -> dict[str, Any]:
     """The device's state: backend, mode, memory, op counters, plan-cache hits
     and misses, engine compiles, ops the engine declined, CPU fallbacks."""
     _loaded()
     s = _engine.stats()
     s["cpu_fallbacks"] = fallbacks()
+    from . import _decomp
+
+    s["decomposed"] = list(_decomp.registered)
     s["fallback_policy"] = _state["fallback"]
     return s
