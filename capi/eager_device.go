@@ -79,6 +79,8 @@ type Device struct {
 	plans   map[string]*plan
 	dec     decoder
 	fuse    *fusion
+	blocks  map[string]*fusedBlock
+	planSeq uint64
 
 	allocated, peak int64
 	stats           DeviceStats
@@ -124,7 +126,7 @@ func EagerDevice() (*Device, error) {
 }
 
 func newDevice(opts DeviceOptions) (*Device, error) {
-	d := &Device{q: newQueue(), opIndex: map[string]int32{}, plans: map[string]*plan{}}
+	d := &Device{q: newQueue(), opIndex: map[string]int32{}, plans: map[string]*plan{}, blocks: map[string]*fusedBlock{}}
 	if err := d.apply(opts); err != nil {
 		return nil, err
 	}
@@ -153,8 +155,12 @@ func (d *Device) apply(o DeviceOptions) error {
 		}
 		d.b = b
 		d.plans = map[string]*plan{}
+		d.blocks = map[string]*fusedBlock{}
 	}
 	d.opts, d.mode, d.maxOps = o, m, o.FusedMaxOps
+	if m == Fused && d.fuse == nil {
+		d.fuse = newFusion()
+	}
 	if d.maxOps == 0 {
 		d.maxOps = 4096
 	}

@@ -22,7 +22,16 @@ type plan struct {
 	resize  []resizeSpec // out= arguments to resize before the call
 	host    bool         // a host kernel (output shapes depend on data)
 	exe     backend.Executable
+	id      uint64     // a number for fused blocks' structure keys
 	params  []paramRef // the module's arguments
+
+	// How to lower the call again (fused blocks): the entry, its bound
+	// arguments with the module arguments as placeholders, and how each
+	// module result is taken from the entry's results.
+	entry *aten.Entry
+	kw    map[string]aten.Value
+	argIx map[*stablehlo.Value]int
+	post  []postOut
 	outs    []outMeta  // the module's results
 	rets    []retSpec  // PyTorch's returns
 	writes  []writeSpec
@@ -67,6 +76,13 @@ type resizeSpec struct {
 	shape []int64
 }
 
+// postOut takes module result k from the entry's result res (item of a
+// list when item >= 0), converted to conv when it is valid.
+type postOut struct {
+	res, item int
+	conv      dtype.DType
+}
+
 // at returns argument arg (item) of a call.
 func at(args []earg, arg, item int) *earg {
 	if item >= 0 {
@@ -78,7 +94,8 @@ func at(args []earg, arg, item int) *earg {
 // build lowers op for the call's signature, compiles it, and returns its
 // plan; a plan that declines says why.
 func (d *Device) build(ctx context.Context, op *eagerOp, args []earg) *plan {
-	p := &plan{op: op}
+	d.planSeq++
+	p := &plan{op: op, id: d.planSeq, argIx: map[*stablehlo.Value]int{}}
 	if op.entry == nil {
 		p.decline = op.reason
 		return p
@@ -128,6 +145,7 @@ func (d *Device) build(ctx context.Context, op *eagerOp, args []earg) *plan {
 			return aten.None()
 		}
 		v := &stablehlo.Value{Type: t, Index: len(block.Args)}
+		p.argIx[v] = len(block.Args)
 		block.Args = append(block.Args, v)
 		p.params = append(p.params, pr)
 		return aten.TensorValue(v)
@@ -174,16 +192,21 @@ func (d *Device) build(ctx context.Context, op *eagerOp, args []earg) *plan {
 		p.params = nil
 		return p
 	}
+	p.entry, p.kw = entry, kw
 	res, err := entry.Call(c, bound)
 	if err != nil {
 		p.decline = "lowering: " + err.Error()
 		return p
 	}
 	var outs []*stablehlo.Value
-	addOut := func(v *stablehlo.Value) int {
+	addOut := func(v *stablehlo.Value, r, item int, conv dtype.DType) int {
+		if conv != dtype.Invalid {
+			v = c.Convert(v, conv)
+		}
 		outs = append(outs, v)
 		t := c.Type(v)
 		p.outs = append(p.outs, outMeta{dt: t.DType(), shape: t.Shape})
+		p.post = append(p.post, postOut{res: r, item: item, conv: conv})
 		return len(outs) - 1
 	}
 	for j := range op.schema.Returns {
@@ -213,19 +236,19 @@ func (d *Device) build(ctx context.Context, op *eagerOp, args []earg) *plan {
 				p.resize = append(p.resize, resizeSpec{arg: i, shape: shape})
 				continue
 			}
-			k := addOut(c.Convert(r.T, to))
+			k := addOut(r.T, j, -1, to)
 			p.writes = append(p.writes, writeSpec{res: k, arg: i})
 			p.rets = append(p.rets, retSpec{kind: retAlias, arg: i})
 		case r.Kind == aten.KTensor && r.T != nil:
-			p.rets = append(p.rets, retSpec{kind: retNew, res: addOut(r.T)})
+			p.rets = append(p.rets, retSpec{kind: retNew, res: addOut(r.T, j, -1, dtype.Invalid)})
 		case r.Kind == aten.KList:
 			rs := retSpec{kind: retList, res: len(outs), n: len(r.List)}
-			for _, it := range r.List {
+			for k, it := range r.List {
 				if it.Kind != aten.KTensor || it.T == nil {
 					p.decline = "a returned list holds a non-tensor"
 					return p
 				}
-				addOut(it.T)
+				addOut(it.T, j, k, dtype.Invalid)
 			}
 			p.rets = append(p.rets, rs)
 		case r.Kind == aten.KNone:
@@ -247,23 +270,110 @@ func (d *Device) build(ctx context.Context, op *eagerOp, args []earg) *plan {
 			p.decline = fmt.Sprintf("%s's updated %s has shape %v, the argument %v", entry.Name, name, c.Shape(res[k].T), dst.Shape)
 			return p
 		}
-		p.writes = append(p.writes, writeSpec{res: addOut(c.Convert(res[k].T, dst.DType)), arg: i})
+		p.writes = append(p.writes, writeSpec{res: addOut(res[k].T, k, -1, dst.DType), arg: i})
 	}
 	if err := c.Err(); err != nil {
 		p.decline = "lowering: " + err.Error()
 		return p
 	}
-	if len(p.resize) > 0 {
-		return p
+	if len(p.resize) > 0 || d.mode == Fused {
+		return p // fused mode compiles blocks, not single ops
+	}
+	if err := p.compile(ctx, d, block, outs); err != nil {
+		p.decline = err.Error()
+	}
+	return p
+}
+
+// compile compiles the op's own module (block returning outs; a fresh
+// lowering when block is nil).
+func (p *plan) compile(ctx context.Context, d *Device, block *stablehlo.Block, outs []*stablehlo.Value) error {
+	if block == nil {
+		block = &stablehlo.Block{}
+		c := aten.NewLowerCtx(block)
+		params := make([]*stablehlo.Value, len(p.params))
+		for k := range params {
+			params[k] = &stablehlo.Value{Type: p.paramType(k), Index: k}
+			block.Args = append(block.Args, params[k])
+		}
+		var err error
+		if outs, err = p.emit(c, params); err != nil {
+			return err
+		}
 	}
 	m := runtime.EagerModule(block, outs)
-	exe, err := runtime.CompileEager(ctx, d.b, m, "eager "+op.name)
+	exe, err := runtime.CompileEager(ctx, d.b, m, "eager "+p.op.name)
 	if err != nil {
-		p.decline = "compile: " + err.Error()
-		return p
+		return fmt.Errorf("compile: %w", err)
 	}
 	p.exe = exe
-	return p
+	return nil
+}
+
+// paramType is the type of module argument k.
+func (p *plan) paramType(k int) stablehlo.Type {
+	for v, i := range p.argIx {
+		if i == k {
+			return v.Type
+		}
+	}
+	return nil
+}
+
+// emit lowers the call again into c with params as the module arguments
+// and returns the module results (a fused block replays its ops so).
+func (p *plan) emit(c *aten.LowerCtx, params []*stablehlo.Value) ([]*stablehlo.Value, error) {
+	kw := make(map[string]aten.Value, len(p.kw))
+	for k, v := range p.kw {
+		kw[k] = p.substitute(v, params)
+	}
+	bound, err := aten.Bind(p.entry.ParsedSchema(), nil, kw)
+	if err != nil {
+		return nil, err
+	}
+	res, err := p.entry.Call(c, bound)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", p.op.name, err)
+	}
+	outs := make([]*stablehlo.Value, len(p.post))
+	for k, po := range p.post {
+		if po.res >= len(res) {
+			return nil, fmt.Errorf("%s: result %d missing", p.op.name, po.res)
+		}
+		r := res[po.res]
+		if po.item >= 0 {
+			if po.item >= len(r.List) {
+				return nil, fmt.Errorf("%s: result %d item %d missing", p.op.name, po.res, po.item)
+			}
+			r = r.List[po.item]
+		}
+		if r.T == nil {
+			return nil, fmt.Errorf("%s: result %d is not a tensor", p.op.name, po.res)
+		}
+		v := r.T
+		if po.conv != dtype.Invalid {
+			v = c.Convert(v, po.conv)
+		}
+		outs[k] = v
+	}
+	return outs, c.Err()
+}
+
+// substitute replaces the placeholders of module arguments in v.
+func (p *plan) substitute(v aten.Value, params []*stablehlo.Value) aten.Value {
+	switch v.Kind {
+	case aten.KTensor:
+		if k, ok := p.argIx[v.T]; ok {
+			return aten.TensorValue(params[k])
+		}
+	case aten.KList:
+		items := make([]aten.Value, len(v.List))
+		for i, e := range v.List {
+			items[i] = p.substitute(e, params)
+		}
+		return aten.ListValue(items...)
+	}
+	return v
 }
 
 func sortedKeys(m map[int]string) []int {

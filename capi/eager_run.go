@@ -238,6 +238,23 @@ func (d *Device) launch(p *plan, args []earg, out []int64) (int, error) {
 	if wr.err != nil {
 		return 0, wr.err
 	}
+	if d.mode == Fused {
+		if d.record(p, args, results, targets) {
+			if len(d.fuse.calls) >= d.maxOps {
+				return wr.n, d.flushLocked()
+			}
+			return wr.n, nil
+		}
+		// A call a block cannot hold runs on its own, after the block.
+		if err := d.flushLocked(); err != nil {
+			return 0, err
+		}
+	}
+	if p.exe == nil {
+		if err := p.compile(context.Background(), d, nil, nil); err != nil {
+			return 0, fmt.Errorf("%s: %w", p.op.name, err)
+		}
+	}
 	exe := p.exe
 	err := d.enqueue(p.op.name, func() error {
 		lits := make([]*literal.Literal, len(ins))

@@ -218,3 +218,43 @@ func TestEagerBadInput(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestEagerFusedMatchesDebug runs the same ops in fused and debug mode:
+// whole and partial writes, strided and transposed reads, a value used
+// after an in-place update; the block compiles once for two rounds.
+func TestEagerFusedMatchesDebug(t *testing.T) {
+	run := func(mode string) ([]float32, DeviceStats) {
+		d := testDevice(t, mode)
+		x := upload(t, d, []float32{0, 1, 2, 3, 4, 5})
+		add := opID(t, d, "aten::add.Tensor")
+		mul := opID(t, d, "aten::mul.Tensor")
+		addIn := opID(t, d, "aten::add_.Tensor")
+		for round := 0; round < 2; round++ {
+			// y = x + x
+			y := Handle(call(t, d, add, append(append(tensorWords(x, 0, []int64{6}, []int64{1}), tensorWords(x, 0, []int64{6}, []int64{1})...), tagInt, 1))[1])
+			// y[1:3] += 10
+			call(t, d, addIn, append(tensorWords(y, 1, []int64{2}, []int64{1}), tagScalar, 4, 1, 10, 0, tagInt, 1))
+			// z = y.view(2,3).t() * x.view(3,2)
+			z := Handle(call(t, d, mul, append(tensorWords(y, 0, []int64{3, 2}, []int64{1, 3}), tensorWords(x, 0, []int64{3, 2}, []int64{2, 1})...))[1])
+			// x[::2] += z.view(6)[::2] (a strided write from a strided read)
+			call(t, d, addIn, append(append(tensorWords(x, 0, []int64{3}, []int64{2}), tensorWords(z, 0, []int64{3}, []int64{2})...), tagInt, 1))
+			Free(y)
+			Free(z)
+			if err := d.Synchronize(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got := download(t, d, x, 6)
+		return got, d.stats
+	}
+	want, _ := run("debug")
+	got, st := run("fused")
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("fused %v, debug %v", got, want)
+		}
+	}
+	if st.Blocks != 2 || st.BlockOps != 8 || st.BlockCompiles != 1 {
+		t.Errorf("blocks %d, ops %d, compiles %d; want 2, 8, 1", st.Blocks, st.BlockOps, st.BlockCompiles)
+	}
+}

@@ -24,7 +24,7 @@ from typing import Optional
 import torch
 
 _CSRC = Path(__file__).resolve().parent.parent / "csrc"
-_SOURCES = ("device.cpp", "kernels.cpp", "fallback.cpp")
+_SOURCES = ("device.cpp", "kernels.cpp", "fallback.cpp", "scalars.cpp")
 _HEADERS = ("device.h", "tt_abi.h")
 
 
