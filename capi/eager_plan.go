@@ -28,13 +28,13 @@ type plan struct {
 	// How to lower the call again (fused blocks): the entry, its bound
 	// arguments with the module arguments as placeholders, and how each
 	// module result is taken from the entry's results.
-	entry *aten.Entry
-	kw    map[string]aten.Value
-	argIx map[*stablehlo.Value]int
-	post  []postOut
-	outs    []outMeta  // the module's results
-	rets    []retSpec  // PyTorch's returns
-	writes  []writeSpec
+	entry  *aten.Entry
+	kw     map[string]aten.Value
+	argIx  map[*stablehlo.Value]int
+	post   []postOut
+	outs   []outMeta // the module's results
+	rets   []retSpec // PyTorch's returns
+	writes []writeSpec
 }
 
 // paramRef says where module argument k comes from: argument arg (item of
