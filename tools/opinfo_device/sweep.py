@@ -5,12 +5,14 @@ its tensors on ``tpu`` and compared with the same call on CPU.
     python tools/opinfo_device/table.py docs/opinfo_device.jsonl > docs/device.md   (the table)
 
 For each OpInfo of ``op_db`` and each dtype the CPU supports (among those the
-device stores), each sample of ``op.sample_inputs("cpu", dtype)`` runs first
-on CPU (a sample CPU rejects is not counted), then with every tensor moved to
-tpu. Outputs are compared like PyTorch's own device-vs-CPU test
-(test_ops.py, test_compare_cpu): same dtypes and shapes, values within
-atol = rtol = 1e-3 (NaN equal), after ``output_process_fn_grad``. Each sample
-is one of:
+device stores), the samples are made for the device, ``op.sample_inputs("tpu",
+dtype)``, as PyTorch's own device-vs-CPU test does (test_ops.py,
+test_compare_cpu); each runs on CPU first, with its tensors and device
+arguments moved to CPU (a sample CPU rejects is not counted), then on tpu.
+Outputs are compared as that test does: same dtypes and shapes, values
+within atol = rtol = 1e-3 (NaN equal), after ``output_process_fn_grad``.
+Where making the samples on tpu fails, they are made on CPU and moved. Each
+sample is one of:
 
   pass            engine only (no op ran on PyTorch's CPU kernels, random ops aside)
   pass_fallback   right, but some op ran on PyTorch's CPU kernels (the fallback policy)
@@ -71,6 +73,18 @@ def child(names: list[str], dtypes: list[str], out: str) -> None:
     def to_tpu(x):
         return x.to("tpu") if isinstance(x, torch.Tensor) and x.device.type == "cpu" else x
 
+    def to_cpu(x):
+        if isinstance(x, torch.Tensor):
+            return x.cpu()
+        if isinstance(x, torch.device) and x.type == "tpu":
+            return torch.device("cpu")
+        if isinstance(x, str) and x in ("tpu", "tpu:0"):
+            return "cpu"
+        return x
+
+    def moved(s, f):
+        return tree_map(f, s.input), tree_map(f, s.args), tree_map(f, s.kwargs)
+
     def compare(got, want) -> str:
         g, _ = tree_flatten(got)
         w, _ = tree_flatten(want)
@@ -108,15 +122,24 @@ def child(names: list[str], dtypes: list[str], out: str) -> None:
                 rec = {"op": key, "dtype": str(dt).replace("torch.", ""), "pass": 0, "pass_fallback": 0,
                        "mismatch": 0, "error": 0, "cpu_error": 0, "first": "", "fallback_ops": []}
                 t0 = time.time()
+                on = "tpu"
                 try:
-                    samples = list(op.sample_inputs("cpu", dt, requires_grad=False))
-                except Exception as e:
-                    rec["first"] = f"sample_inputs: {e}"
-                    samples = []
+                    torch.manual_seed(0)
+                    samples = list(op.sample_inputs("tpu", dt, requires_grad=False))
+                except Exception:
+                    on = "cpu"
+                    try:
+                        torch.manual_seed(0)
+                        samples = list(op.sample_inputs("cpu", dt, requires_grad=False))
+                    except Exception as e:
+                        rec["first"] = f"sample_inputs: {e}"
+                        samples = []
+                rec["samples_made_on"] = on
                 for s in samples:
                     torch.manual_seed(0)
                     try:
-                        want = op(s.input, *s.args, **s.kwargs)
+                        ci, ca, ck = moved(s, to_cpu)
+                        want = op(ci, *ca, **ck)
                         want = s.output_process_fn_grad(want)
                     except Exception:
                         rec["cpu_error"] += 1
@@ -124,9 +147,9 @@ def child(names: list[str], dtypes: list[str], out: str) -> None:
                     before = torch.tpu.fallback_calls()
                     torch.manual_seed(0)
                     try:
-                        ts = s.transform(to_tpu)
-                        got = op(ts.input, *ts.args, **ts.kwargs)
-                        got = ts.output_process_fn_grad(got)
+                        ti, ta, tk = (s.input, s.args, s.kwargs) if on == "tpu" else moved(s, to_tpu)
+                        got = op(ti, *ta, **tk)
+                        got = s.output_process_fn_grad(got)
                         why = compare(got, want)
                         torch.tpu.synchronize()
                     except Exception as e:

@@ -87,7 +87,7 @@ OpInfo& info(const c10::OperatorHandle& op) {
   auto* in = new OpInfo();
   in->name = op_name(s);
   for (const auto& a : s.arguments()) {
-    in->ints.push_back(int_kind(a.type()));
+    in->ints.push_back(int_kind(a.real_type()));
     if (is_generator(a.type())) in->kind = Kind::Random;
   }
   const auto& rets = s.returns();
@@ -567,6 +567,31 @@ extern "C" {
 
 // ttx_set_cpu_fallback sets the fallback policy (1: CPU, 0: raise).
 __attribute__((visibility("default"))) void ttx_set_cpu_fallback(int on) { torchtpu::set_cpu_fallback(on != 0); }
+
+// ttx_note_fallback counts (and warns once for) an op the Python side ran
+// on the CPU: a decomposition that calls the op it decomposes.
+__attribute__((visibility("default"))) int ttx_note_fallback(const char* name, const char* why) {
+  using namespace torchtpu;
+  std::string n(name), base = n, overload;
+  if (auto dot = n.find('.'); dot != std::string::npos) {
+    base = n.substr(0, dot);
+    overload = n.substr(dot + 1);
+  }
+  if (overload == "default") overload = "";
+  auto handle = c10::Dispatcher::singleton().findOp(c10::OperatorName(base, overload));
+  if (!handle) return -1;
+  OpInfo& in = info(*handle);
+  if (!cpu_fallback_on.load()) return 1;
+  if (!in.warned.exchange(true)) {
+    TORCH_WARN("torchtpu: ", in.name, " runs on the CPU (", why,
+               "); each call moves its tensors to the CPU and back. torchtpu.report() lists such ops.");
+  }
+  in.cpu_calls.fetch_add(1);
+  cpu_calls_total.fetch_add(1);
+  std::lock_guard<std::mutex> lock(ops_mu);
+  in.reason = why;
+  return 0;
+}
 
 // ttx_fallback_calls returns how many op calls the fallback policy sent to
 // the CPU so far (random ops, which always use the CPU generator, excluded).

@@ -118,22 +118,45 @@ at::Tensor& set_empty(at::Tensor& self) {
 // device it does not know to _copy_from): CPU→tpu uploads, tpu→CPU
 // downloads, tpu→tpu is the engine's copy_ (dtype conversion and
 // broadcasting included).
+// logical returns the values a tpu tensor with conjugate or negative bits
+// stands for, as a tensor without them.
+at::Tensor logical(const at::Tensor& t) {
+  at::Tensor v = t;
+  if (v.is_conj()) v = at::_conj_physical(v._conj());
+  if (v.is_neg()) v = at::neg(v._neg_view());
+  return v;
+}
+
 at::Tensor copy_from(const at::Tensor& self, const at::Tensor& dst, bool non_blocking) {
   const at::Tensor& src = self;
   if (dst.numel() == 0) return dst;
   bool src_tpu = src.device().type() == kTPU, dst_tpu = dst.device().type() == kTPU;
+  // A destination with conjugate or negative bits stores conj/neg of the
+  // values written to it; its raw view takes the stored values.
+  bool dst_conj = dst.is_conj(), dst_neg = dst.is_neg();
+  at::Tensor raw = dst;
+  if (dst_conj) raw = raw._conj();
+  if (dst_neg) raw = raw._neg_view();
   if (src.is_cpu() && dst_tpu) {
     at::Tensor s = src.resolve_conj().resolve_neg();
     if (s.sizes() != dst.sizes()) s = s.expand(dst.sizes());
-    s = s.to(dst.scalar_type()).contiguous();
-    write_tensor(dst, s.data_ptr(), int64_t(s.nbytes()));
+    s = s.to(dst.scalar_type());
+    if (dst_conj) s = s.conj();
+    if (dst_neg) s = s.neg();
+    s = s.resolve_conj().contiguous();
+    write_tensor(raw, s.data_ptr(), int64_t(s.nbytes()));
   } else if (src_tpu && dst.is_cpu()) {
     at::Tensor tmp = at::empty(src.sizes(), src.options().device(at::kCPU));
     if (tmp.numel() > 0) read_tensor(src, tmp.data_ptr(), int64_t(tmp.nbytes()));
+    if (src.is_conj()) tmp = tmp._conj();
+    if (src.is_neg()) tmp = tmp._neg_view();
     dst.copy_(tmp, non_blocking);
   } else if (src_tpu && dst_tpu) {
+    at::Tensor s = logical(src);
+    if (dst_conj) s = at::conj_physical(s);
+    if (dst_neg) s = at::neg(s);
     static auto op = c10::Dispatcher::singleton().findSchemaOrThrow("aten::copy_", "");
-    torch::jit::Stack stack{dst, src, non_blocking};
+    torch::jit::Stack stack{raw, s, non_blocking};
     run_op(op, &stack);
   } else {
     TORCH_CHECK(false, "torchtpu: copy from ", src.device(), " to ", dst.device(), " is not supported");
@@ -199,6 +222,17 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("_local_scalar_dense", TORCH_FN(local_scalar_dense));
   m.impl("convolution_overrideable", TORCH_FN(convolution));
   m.impl("convolution_backward_overrideable", TORCH_FN(convolution_backward));
+}
+
+// _copy_from handles conjugate and negative bits itself (PyTorch's conjugate
+// fallback would resolve the source with copy_, which comes back here).
+TORCH_LIBRARY_IMPL(aten, Conjugate, m) {
+  m.impl("_copy_from", torch::CppFunction::makeFallthrough());
+  m.impl("_copy_from_and_resize", torch::CppFunction::makeFallthrough());
+}
+TORCH_LIBRARY_IMPL(aten, Negative, m) {
+  m.impl("_copy_from", torch::CppFunction::makeFallthrough());
+  m.impl("_copy_from_and_resize", torch::CppFunction::makeFallthrough());
 }
 
 TORCH_LIBRARY_IMPL(_, PrivateUse1, m) {

@@ -14,13 +14,18 @@ call per use; ops that matter for speed belong in the registry.
 from __future__ import annotations
 
 import ctypes
+import threading
 from typing import Any, Callable, Optional
 
 import torch
 
 from . import _engine
 
-_COMPOSITE = ("CompositeImplicitAutograd", "CompositeExplicitAutograd", "CompositeExplicitAutogradNonFunctional")
+# Ops with these kernels never reach the device's kernels. (A structured
+# op's functional and in-place forms have a CompositeExplicitAutogradNonFunctional
+# kernel that allocates the result and calls the out= form: they do reach it,
+# as that out= call.)
+_COMPOSITE = ("CompositeImplicitAutograd", "CompositeExplicitAutograd")
 
 _library: Optional[torch.library.Library] = None
 registered: list[str] = []
@@ -41,15 +46,40 @@ def _why_not(name: str, schema: str) -> Optional[str]:
         l.tt_string_free(p)
 
 
-def _reaches_device(name: str) -> bool:
-    if torch._C._dispatch_has_kernel_for_dispatch_key(name, "PrivateUse1"):
-        return False
-    return not any(torch._C._dispatch_has_kernel_for_dispatch_key(name, k) for k in _COMPOSITE)
+_active = threading.local()
 
 
-def _kernel(fn: Callable[..., Any]) -> Callable[..., Any]:
+def _on_cpu(op: torch._ops.OpOverload, name: str, args: Any, kwargs: Any) -> Any:
+    """Runs a functional op on PyTorch's CPU kernel (the fallback policy)."""
+    from torch.utils._pytree import tree_map
+
+    from . import _loaded
+
+    ext = _loaded()
+    why = "PyTorch's decomposition of it calls it again"
+    if ext.ttx_note_fallback(name.encode(), why.encode()) == 1:
+        raise RuntimeError(f"torchtpu: {name} cannot run on the tpu device ({why}) and the fallback policy is "
+                           "\"error\"")
+
+    def cpu(x: Any) -> Any:
+        return x.cpu() if isinstance(x, torch.Tensor) and x.device.type == "tpu" else x
+
+    def tpu(x: Any) -> Any:
+        return x.to("tpu") if isinstance(x, torch.Tensor) else x
+
+    return tree_map(tpu, op(*tree_map(cpu, args), **tree_map(cpu, kwargs)))
+
+
+def _kernel(op: torch._ops.OpOverload, name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
     def run(*args: Any, **kwargs: Any) -> Any:
-        return fn(*args, **kwargs)
+        depth = getattr(_active, name, 0)
+        if depth:
+            return _on_cpu(op, name, args, kwargs)
+        setattr(_active, name, depth + 1)
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            setattr(_active, name, depth)
 
     return run
 
@@ -66,6 +96,11 @@ def register() -> list[str]:
         if not isinstance(op, torch._ops.OpOverload) or op.namespace != "aten":
             continue
         s = op._schema
+        if s.is_mutable:
+            # out= and in-place forms: their decompositions call the functional
+            # op, whose composite kernel calls the out= form again. The
+            # functional form's decomposition is registered instead.
+            continue
         if any(a.alias_info is not None and not a.alias_info.is_write for a in s.arguments[:1]) and \
                 any(r.alias_info is not None for r in s.returns):
             continue  # a view op: views are PyTorch's own
@@ -73,12 +108,13 @@ def register() -> list[str]:
             continue  # random ops draw from the CPU generator
         name = op.name()
         qual = name if "." in name.split("::", 1)[1] else name + ".default"
-        if not _reaches_device(name):
+        if torch._C._dispatch_has_kernel_for_dispatch_key(name, "PrivateUse1") or \
+                any(torch._C._dispatch_has_kernel_for_dispatch_key(name, k) for k in _COMPOSITE):
             continue
         if _why_not(qual, str(s)) is None:
             continue
         try:
-            _library.impl(op, _kernel(fn), "PrivateUse1")
+            _library.impl(op, _kernel(op, qual, fn), "PrivateUse1")
         except RuntimeError:
             continue
         registered.append(qual)
