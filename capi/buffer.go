@@ -180,7 +180,7 @@ func (d *Device) Read(ctx context.Context, h Handle, v View, dst unsafe.Pointer,
 	seq := d.q.push("read from tpu", func() error {
 		gatherView(out, b.bytes(nb), &v)
 		return nil
-	})
+	}, nil)
 	// The task writes into caller memory: wait for it whatever ctx says.
 	if err := d.q.wait(context.Background(), seq); err != nil {
 		return err

@@ -266,7 +266,7 @@ func (d *decoder) view() View {
 		d.fail("rank %d is over the limit of %d", nd, MaxRank)
 		return View{}
 	}
-	v := View{Offset: d.word(), Shape: make([]int64, nd), Strides: make([]int64, nd)}
+	v := View{Offset: d.word()}
 	dt, err := DTypeOf(int32(code))
 	if err != nil {
 		d.fail("%v", err)
@@ -274,13 +274,18 @@ func (d *decoder) view() View {
 	v.DType = dt
 	d.keyWord(code)
 	d.keyWord(int64(nd))
-	for k := range v.Shape {
-		v.Shape[k] = d.word()
-		d.keyWord(v.Shape[k])
+	if d.pos+2*nd > len(d.w) {
+		d.fail("argument words end early (%d words)", len(d.w))
+		d.pos = len(d.w)
+		return View{}
 	}
+	// sizes and strides slice the words (which the caller owns)
+	v.Shape = d.w[d.pos : d.pos+nd : d.pos+nd]
+	v.Strides = d.w[d.pos+nd : d.pos+2*nd : d.pos+2*nd]
+	d.pos += 2 * nd
 	zero := false
-	for k := range v.Strides {
-		v.Strides[k] = d.word()
+	for k := range v.Shape {
+		d.keyWord(v.Shape[k])
 		if v.Strides[k] == 0 && v.Shape[k] > 1 {
 			zero = true
 		}
@@ -299,7 +304,7 @@ func b2u(b bool) byte {
 // DecodeView reads one tagTensor item (a tensor's buffer and view) from
 // words, for reads and writes of a single tensor.
 func DecodeView(words []int64) (Handle, View, error) {
-	d := decoder{w: words}
+	d := decoder{w: append([]int64(nil), words...)}
 	if t := d.word(); t != tagTensor {
 		return 0, View{}, fmt.Errorf("want a tensor item, have tag %d", t)
 	}

@@ -78,12 +78,19 @@ type Device struct {
 	opIndex map[string]int32
 	plans   map[string]*plan
 	dec     decoder
+	args    []earg // decoded arguments of the current call (scratch)
 	fuse    *fusion
 	blocks  map[string]*fusedBlock
 	planSeq uint64
 
 	allocated, peak int64
 	stats           DeviceStats
+
+	// ballast raises the Go heap's collection target: an eager program
+	// allocates a little garbage per op (arguments, run state), and with
+	// few live bytes the collector would run every few milliseconds. Its
+	// pages are never written, so it costs address space, not memory.
+	ballast []byte
 }
 
 // DeviceStats count what the eager device did.
@@ -126,7 +133,8 @@ func EagerDevice() (*Device, error) {
 }
 
 func newDevice(opts DeviceOptions) (*Device, error) {
-	d := &Device{q: newQueue(), opIndex: map[string]int32{}, plans: map[string]*plan{}, blocks: map[string]*fusedBlock{}}
+	d := &Device{q: newQueue(), opIndex: map[string]int32{}, plans: map[string]*plan{}, blocks: map[string]*fusedBlock{},
+		ballast: make([]byte, 64<<20)}
 	if err := d.apply(opts); err != nil {
 		return nil, err
 	}
@@ -201,7 +209,19 @@ func (d *Device) enqueue(label string, fn func() error) error {
 		}
 		return runTask(&task{label: label, run: fn})
 	}
-	d.q.push(label, fn)
+	d.q.push(label, fn, nil)
+	return nil
+}
+
+// enqueueRun is enqueue for a runner.
+func (d *Device) enqueueRun(label string, r runner) error {
+	if d.mode == Debug {
+		if err := d.q.sync(context.Background()); err != nil {
+			return err
+		}
+		return runTask(&task{label: label, r: r})
+	}
+	d.q.push(label, nil, r)
 	return nil
 }
 

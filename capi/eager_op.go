@@ -3,6 +3,7 @@ package capi
 import (
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/torchtpu/torchtpu/aten"
 )
@@ -220,6 +221,25 @@ func (op *eagerOp) resolveWith(e *aten.Entry, drop map[string]bool) {
 	}
 }
 
+var entriesByBase struct {
+	once sync.Once
+	m    map[string][]*aten.Entry
+}
+
+// byBase indexes the registry's entries by base name ("aten::add").
+func byBase() map[string][]*aten.Entry {
+	entriesByBase.once.Do(func() {
+		m := map[string][]*aten.Entry{}
+		for _, e := range aten.Entries() {
+			if i := strings.LastIndexByte(e.Name, '.'); i > 0 {
+				m[e.Name[:i]] = append(m[e.Name[:i]], e)
+			}
+		}
+		entriesByBase.m = m
+	})
+	return entriesByBase.m
+}
+
 func hasValue(m map[int]string, v string) bool {
 	for _, x := range m {
 		if x == v {
@@ -243,8 +263,8 @@ func returned(retArg []int, i int) bool {
 // optional ones (a factory's dtype, layout, device, pin_memory).
 func functionalOf(s *aten.Schema, written []bool) *aten.Entry {
 	base := strings.TrimSuffix(s.Name, "_")
-	for _, e := range aten.Entries() {
-		if !strings.HasPrefix(e.Name, base+".") || e.Base != nil || e.Kind == aten.HostFallback {
+	for _, e := range byBase()[base] {
+		if e.Base != nil || e.Kind == aten.HostFallback {
 			continue
 		}
 		fs := e.ParsedSchema()

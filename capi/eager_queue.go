@@ -29,7 +29,16 @@ type task struct {
 	seq   uint64
 	label string
 	run   func() error
+	r     runner
 }
+
+// runner is queued work as a value (an op's run): no closure to allocate.
+type runner interface{ Run() error }
+
+// batch is how many queued tasks wake an idle worker. Fewer wait for a
+// synchronisation (or more work): waking a thread per small op costs more
+// than the op, and an async caller goes on meanwhile.
+const batch = 16
 
 func newQueue() *queue {
 	q := &queue{stamps: map[uint64]time.Time{}}
@@ -37,16 +46,16 @@ func newQueue() *queue {
 	return q
 }
 
-// push enqueues run and returns its number.
-func (q *queue) push(label string, run func() error) uint64 {
+// push enqueues run (or r) and returns its number.
+func (q *queue) push(label string, run func() error, r runner) uint64 {
 	q.mu.Lock()
 	q.next++
 	seq := q.next
-	q.tasks = append(q.tasks, task{seq: seq, label: label, run: run})
+	q.tasks = append(q.tasks, task{seq: seq, label: label, run: run, r: r})
 	if !q.running {
 		q.running = true
 		go q.work()
-	} else if q.idle {
+	} else if q.idle && len(q.tasks) >= batch {
 		q.cond.Broadcast()
 	}
 	q.mu.Unlock()
@@ -91,7 +100,12 @@ func runTask(t *task) (err error) {
 			err = fmt.Errorf("%s: internal error (please report): %v%s", t.label, r, panicSite())
 		}
 	}()
-	if err := t.run(); err != nil {
+	if t.r != nil {
+		err = t.r.Run()
+	} else {
+		err = t.run()
+	}
+	if err != nil {
 		return fmt.Errorf("%s: %w", t.label, err)
 	}
 	return nil
@@ -112,6 +126,9 @@ func (q *queue) wait(ctx context.Context, seq uint64) error {
 	for q.done < seq {
 		if err := ctx.Err(); err != nil {
 			return err
+		}
+		if q.idle {
+			q.cond.Broadcast() // the worker may be waiting for a full batch
 		}
 		q.cond.Wait()
 	}
@@ -149,7 +166,7 @@ func (q *queue) mark() uint64 {
 		q.running = true
 		go q.work()
 	} else if q.idle {
-		q.cond.Broadcast()
+		q.cond.Broadcast() // timing: an event runs when recorded
 	}
 	q.mu.Unlock()
 	return seq

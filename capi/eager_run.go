@@ -3,9 +3,11 @@ package capi
 import (
 	"context"
 	"fmt"
+	"sync"
 	"unsafe"
 
 	"github.com/torchtpu/torchtpu/aten"
+	"github.com/torchtpu/torchtpu/backend"
 	"github.com/torchtpu/torchtpu/dtype"
 	"github.com/torchtpu/torchtpu/literal"
 )
@@ -47,7 +49,12 @@ func (d *Device) Call(ctx context.Context, op int32, words []int64, flags int64,
 		return 0, "", 0, fmt.Errorf("op number %d was not interned", op)
 	}
 	o := d.ops[op]
-	args, err := d.dec.decode(op, words, nil)
+	// The views of the call outlive it (queued runs): they slice a Go copy
+	// of the words, taken once.
+	own := make([]int64, len(words))
+	copy(own, words)
+	args, err := d.dec.decode(op, own, d.args[:0])
+	d.args = args
 	if err != nil {
 		return 0, "", 0, fmt.Errorf("%s: %w", o.name, err)
 	}
@@ -179,23 +186,102 @@ type input struct {
 	lit  *literal.Literal
 }
 
+// opRun is one queued run of an op's program: its inputs, the buffers of
+// its new results, and the views its written arguments take. Small calls
+// fit the inline arrays: one allocation per op.
+type opRun struct {
+	exe     backend.Executable
+	ins     []input
+	results []*Buffer
+	targets []input
+	lits    []*literal.Literal
+	hdrs    []literal.Literal
+
+	insA  [4]input
+	resA  [2]*Buffer
+	tgtA  [2]input
+	litsA [4]*literal.Literal
+	hdrsA [4]literal.Literal
+}
+
+var opRuns = sync.Pool{New: func() any { return new(opRun) }}
+
+func newOpRun(nin, nout int) *opRun {
+	r := opRuns.Get().(*opRun)
+	r.ins, r.lits, r.hdrs = r.insA[:0], r.litsA[:0], r.hdrsA[:0]
+	if nin > len(r.insA) {
+		r.ins, r.lits, r.hdrs = make([]input, 0, nin), make([]*literal.Literal, 0, nin), make([]literal.Literal, 0, nin)
+	}
+	r.ins, r.lits, r.hdrs = r.ins[:nin], r.lits[:nin], r.hdrs[:nin]
+	r.results, r.targets = r.resA[:0], r.tgtA[:0]
+	if nout > len(r.resA) {
+		r.results, r.targets = make([]*Buffer, 0, nout), make([]input, 0, nout)
+	}
+	r.results, r.targets = r.results[:nout], r.targets[:nout]
+	return r
+}
+
+// Run runs the program and stores its results (on the queue), then
+// returns r to the pool.
+func (r *opRun) Run() error {
+	defer r.free()
+	for k := range r.ins {
+		r.lits[k] = r.ins[k].literalInto(&r.hdrs[k])
+	}
+	outs, err := r.exe.Run(context.Background(), r.lits)
+	if err != nil {
+		return err
+	}
+	if len(outs) != len(r.results) {
+		return fmt.Errorf("the program returned %d results, want %d", len(outs), len(r.results))
+	}
+	for k, o := range outs {
+		data := o.Data
+		if overlapsAny(data, r.lits) || overlapsOut(data, outs[:k]) {
+			data = append([]byte(nil), data...)
+		}
+		if b := r.results[k]; b != nil {
+			b.data = data
+			continue
+		}
+		t := &r.targets[k]
+		if t.buf == nil {
+			continue
+		}
+		if t.view.whole(t.nb) {
+			t.buf.data = data
+		} else {
+			scatterView(t.buf.bytes(t.nb), data, &t.view)
+		}
+	}
+	return nil
+}
+
+func (r *opRun) free() {
+	*r = opRun{}
+	opRuns.Put(r)
+}
+
 // launch makes the output buffers, writes the returns and queues the run.
 // d.mu is held.
 func (d *Device) launch(p *plan, args []earg, out []int64) (int, error) {
-	ins := make([]input, len(p.params))
+	r := newOpRun(len(p.params), len(p.outs))
 	for k, pr := range p.params {
 		a := at(args, pr.arg, pr.item)
 		switch a.tag {
 		case tagTensor:
-			ins[k] = input{buf: a.buf, nb: a.buf.nbytes, view: a.view}
+			r.ins[k] = input{buf: a.buf, nb: a.buf.nbytes, view: a.view}
+			if _, err := a.view.check(a.buf.nbytes); err != nil {
+				return 0, fmt.Errorf("%s: argument %d: %w", p.op.name, pr.arg, err)
+			}
 		case tagHostTensor:
-			ins[k] = input{lit: a.lit}
+			r.ins[k] = input{lit: a.lit}
 		case tagScalar:
 			l, err := scalarLiteral(a, pr.dt)
 			if err != nil {
 				return 0, err
 			}
-			ins[k] = input{lit: l}
+			r.ins[k] = input{lit: l}
 		}
 	}
 	for _, w := range p.writes {
@@ -203,35 +289,23 @@ func (d *Device) launch(p *plan, args []earg, out []int64) (int, error) {
 		if _, err := a.view.check(a.buf.nbytes); err != nil {
 			return 0, fmt.Errorf("%s: argument %s: %w", p.op.name, p.op.schema.Params[w.arg].Name, err)
 		}
-	}
-	for k := range ins {
-		if ins[k].buf != nil {
-			if _, err := ins[k].view.check(ins[k].nb); err != nil {
-				return 0, fmt.Errorf("%s: argument %d: %w", p.op.name, p.params[k].arg, err)
-			}
-		}
-	}
-	results := make([]*Buffer, len(p.outs))
-	targets := make([]input, len(p.outs))
-	for _, w := range p.writes {
-		a := &args[w.arg]
-		targets[w.res] = input{buf: a.buf, nb: a.buf.nbytes, view: a.view}
+		r.targets[w.res] = input{buf: a.buf, nb: a.buf.nbytes, view: a.view}
 	}
 	wr := writer{out: out}
-	for _, r := range p.rets {
-		switch r.kind {
+	for _, rs := range p.rets {
+		switch rs.kind {
 		case retNone:
 			wr.put(retNone)
 		case retAlias:
-			wr.put(retAlias, int64(r.arg))
+			wr.put(retAlias, int64(rs.arg))
 		case retNew:
-			results[r.res] = d.newResult(p.outs[r.res])
-			wr.tensor(put(results[r.res]), p.outs[r.res])
+			r.results[rs.res] = d.newResult(p.outs[rs.res])
+			wr.tensor(put(r.results[rs.res]), p.outs[rs.res])
 		case retList:
-			wr.put(retList, int64(r.n))
-			for k := r.res; k < r.res+r.n; k++ {
-				results[k] = d.newResult(p.outs[k])
-				wr.tensor(put(results[k]), p.outs[k])
+			wr.put(retList, int64(rs.n))
+			for k := rs.res; k < rs.res+rs.n; k++ {
+				r.results[k] = d.newResult(p.outs[k])
+				wr.tensor(put(r.results[k]), p.outs[k])
 			}
 		}
 	}
@@ -239,7 +313,7 @@ func (d *Device) launch(p *plan, args []earg, out []int64) (int, error) {
 		return 0, wr.err
 	}
 	if d.mode == Fused {
-		if d.record(p, args, results, targets) {
+		if d.record(p, args, r.results, r.targets) {
 			if len(d.fuse.calls) >= d.maxOps {
 				return wr.n, d.flushLocked()
 			}
@@ -255,41 +329,8 @@ func (d *Device) launch(p *plan, args []earg, out []int64) (int, error) {
 			return 0, fmt.Errorf("%s: %w", p.op.name, err)
 		}
 	}
-	exe := p.exe
-	err := d.enqueue(p.op.name, func() error {
-		lits := make([]*literal.Literal, len(ins))
-		for k := range ins {
-			lits[k] = ins[k].literal()
-		}
-		outs, err := exe.Run(context.Background(), lits)
-		if err != nil {
-			return err
-		}
-		if len(outs) != len(results) {
-			return fmt.Errorf("the program returned %d results, want %d", len(outs), len(results))
-		}
-		for k, o := range outs {
-			data := o.Data
-			if overlapsAny(data, lits) || overlapsOut(data, outs[:k]) {
-				data = append([]byte(nil), data...)
-			}
-			if b := results[k]; b != nil {
-				b.data = data
-				continue
-			}
-			t := &targets[k]
-			if t.buf == nil {
-				continue
-			}
-			if t.view.whole(t.nb) {
-				t.buf.data = data
-			} else {
-				scatterView(t.buf.bytes(t.nb), data, &t.view)
-			}
-		}
-		return nil
-	})
-	return wr.n, err
+	r.exe = p.exe
+	return wr.n, d.enqueueRun(p.op.name, r)
 }
 
 // newResult allocates the buffer of a new contiguous result.
@@ -303,13 +344,21 @@ func (d *Device) newResult(m outMeta) *Buffer {
 
 // literal returns the argument's value for a run: the buffer's bytes in
 // place when the view is the whole buffer, else a gathered copy.
-func (in *input) literal() *literal.Literal {
+func (in *input) literal() *literal.Literal { return in.literalInto(nil) }
+
+// literalInto is literal, using hdr (when not nil) for the header of a
+// value read in place.
+func (in *input) literalInto(hdr *literal.Literal) *literal.Literal {
 	if in.lit != nil {
 		return in.lit
 	}
 	v := &in.view
 	if v.whole(in.nb) {
-		return &literal.Literal{DType: v.DType, Shape: v.Shape, Data: in.buf.bytes(in.nb)[:in.nb]}
+		if hdr == nil {
+			hdr = &literal.Literal{}
+		}
+		*hdr = literal.Literal{DType: v.DType, Shape: v.Shape, Data: in.buf.bytes(in.nb)[:in.nb]}
+		return hdr
 	}
 	l := &literal.Literal{DType: v.DType, Shape: v.Shape, Data: make([]byte, v.numel()*int64(v.DType.Size()))}
 	gatherView(l.Data, in.buf.bytes(in.nb), v)

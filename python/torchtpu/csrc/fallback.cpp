@@ -15,6 +15,7 @@
 //    warned once per op) or raises, per the fallback policy.
 #include <ATen/native/CPUFallback.h>
 #include <ATen/native/Resize.h>
+#include <torch/library.h>
 #include <c10/util/Exception.h>
 
 #include <atomic>
@@ -398,7 +399,18 @@ bool meta_check(const c10::OperatorHandle& op, const std::vector<c10::IValue>& a
   ms.reserve(args.size());
   for (const auto& a : args) ms.push_back(meta_value(a));
   try {
-    op.callBoxed(&ms);
+    // A structured op's functional or in-place form registered straight to
+    // the device (ttx_register_direct) is checked through PyTorch's own
+    // composite kernel, as a device without its own kernel would run it:
+    // its meta computation raises PyTorch's CPU messages (the Meta key may
+    // hold a Python meta function with other wording). PrivateUse3's
+    // dispatch entry is that composite kernel.
+    static const auto composite = c10::DispatchKeySet(c10::DispatchKey::PrivateUse3);
+    if (op.hasKernelForDispatchKey(c10::DispatchKey::CompositeExplicitAutogradNonFunctional)) {
+      op.redispatchBoxed(composite, &ms);
+    } else {
+      op.callBoxed(&ms);
+    }
   } catch (const c10::NotImplementedError&) {
     return false;
   } catch (const c10::Error& e) {
@@ -567,6 +579,23 @@ extern "C" {
 
 // ttx_set_cpu_fallback sets the fallback policy (1: CPU, 0: raise).
 __attribute__((visibility("default"))) void ttx_set_cpu_fallback(int on) { torchtpu::set_cpu_fallback(on != 0); }
+
+// ttx_register_direct makes the boxed fallback the PrivateUse1 kernel of
+// one aten op ("add.Tensor"): a structured op's functional and in-place
+// forms otherwise take PyTorch's composite kernel, which computes the
+// result's meta, allocates it and calls the out= form (two engine calls
+// where one does). It returns 0, or -1 with a message in msg.
+__attribute__((visibility("default"))) int ttx_register_direct(const char* name, char* msg, int cap) {
+  static torch::Library* lib = nullptr;
+  try {
+    if (!lib) lib = new torch::Library(torch::Library::IMPL, "aten", c10::DispatchKey::PrivateUse1, __FILE__, __LINE__);
+    lib->impl(name, torch::CppFunction::makeFromBoxedFunction<&torchtpu::fallback>());
+    return 0;
+  } catch (const std::exception& e) {
+    std::snprintf(msg, size_t(cap), "%s", e.what());
+    return -1;
+  }
+}
 
 // ttx_note_fallback counts (and warns once for) an op the Python side ran
 // on the CPU: a decomposition that calls the op it decomposes.

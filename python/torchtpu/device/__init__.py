@@ -74,6 +74,7 @@ def _register() -> None:
         from . import _decomp
 
         _decomp.register()
+        _decomp.register_direct()
         opts: dict[str, Any] = {}
         if os.environ.get("TORCHTPU_DEVICE"):
             opts["backend"] = os.environ["TORCHTPU_DEVICE"]

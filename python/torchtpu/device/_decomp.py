@@ -84,6 +84,44 @@ def _kernel(op: torch._ops.OpOverload, name: str, fn: Callable[..., Any]) -> Cal
     return run
 
 
+direct: list[str] = []
+
+
+def register_direct() -> list[str]:
+    """Sends the functional and in-place forms of PyTorch's structured ops
+    straight to the engine when it computes them (one engine call, the
+    engine allocating the result), instead of PyTorch's composite kernel
+    (result meta, allocation, then the out= form)."""
+    from . import _loaded
+
+    ext = _loaded()
+    msg = ctypes.create_string_buffer(512)
+    for name in torch._C._dispatch_get_all_op_names():
+        if not name.startswith("aten::"):
+            continue
+        if not torch._C._dispatch_has_kernel_for_dispatch_key(name, "CompositeExplicitAutogradNonFunctional"):
+            continue
+        if torch._C._dispatch_has_kernel_for_dispatch_key(name, "PrivateUse1"):
+            continue
+        base, _, overload = name[len("aten::"):].partition(".")
+        try:
+            op = getattr(getattr(torch.ops.aten, base), overload or "default")
+        except AttributeError:
+            continue
+        s = op._schema
+        if any(r.alias_info is not None and not r.alias_info.is_write for r in s.returns):
+            continue  # views stay PyTorch's
+        if any("Generator" in str(a.type) for a in s.arguments):
+            continue
+        qual = name if overload else name + ".default"
+        if _why_not(qual, str(s)) is not None:
+            continue
+        if ext.ttx_register_direct(name[len("aten::"):].encode(), msg, len(msg)) == 0:
+            direct.append(qual)
+    direct.sort()
+    return direct
+
+
 def register() -> list[str]:
     """Registers a decomposition for every op that needs one; returns their names."""
     global _library
