@@ -95,7 +95,8 @@ void storage_resize(const c10::Storage& storage, int64_t nbytes) {
     h = abi.buffer_new(nbytes, &err);
     if (h == 0) check(-1, err, "tt_buffer_new");
   } else {
-    check(abi.buffer_resize(h, nbytes, &err), err, "tt_buffer_resize");
+    int64_t rc = abi.buffer_resize(h, nbytes, &err);
+    check(rc, err, "tt_buffer_resize");
   }
   // A new address range for the new size; the buffer keeps its handle.
   c10::DataPtr old = impl->set_data_ptr(data_ptr(h, nbytes));
@@ -117,14 +118,16 @@ void read_tensor(const at::Tensor& t, void* dst, int64_t nbytes) {
   std::vector<int64_t> w;
   put_tensor(w, t);
   char* err = nullptr;
-  check(abi.tensor_read(w.data(), int32_t(w.size()), dst, nbytes, &err), err, "tt_tensor_read");
+  int64_t rc = abi.tensor_read(w.data(), int32_t(w.size()), dst, nbytes, &err);
+  check(rc, err, "tt_tensor_read");
 }
 
 void write_tensor(const at::Tensor& t, const void* src, int64_t nbytes) {
   std::vector<int64_t> w;
   put_tensor(w, t);
   char* err = nullptr;
-  check(abi.tensor_write(w.data(), int32_t(w.size()), src, nbytes, &err), err, "tt_tensor_write");
+  int64_t rc = abi.tensor_write(w.data(), int32_t(w.size()), src, nbytes, &err);
+  check(rc, err, "tt_tensor_write");
 }
 
 // ---- hooks and guard ----------------------------------------------------
@@ -197,7 +200,8 @@ struct TPUGuard final : c10::impl::DeviceGuardImplInterface {
   void synchronizeEvent(void* event) const override {
     if (!event) return;
     char* err = nullptr;
-    check(abi.event_wait(reinterpret_cast<uint64_t>(event), &err), err, "tt_event_wait");
+    int64_t rc = abi.event_wait(reinterpret_cast<uint64_t>(event), &err);
+    check(rc, err, "tt_event_wait");
   }
   double elapsedTime(void* a, void* b, const c10::DeviceIndex) const override {
     TORCH_CHECK(a && b, "torchtpu: both events must be recorded before elapsed_time");
@@ -217,7 +221,8 @@ struct TPUGuard final : c10::impl::DeviceGuardImplInterface {
   void synchronizeStream(const c10::Stream&) const override { synchronizeDevice(0); }
   void synchronizeDevice(const c10::DeviceIndex) const override {
     char* err = nullptr;
-    check(abi.device_synchronize(&err), err, "tt_device_synchronize");
+    int64_t rc = abi.device_synchronize(&err);
+    check(rc, err, "tt_device_synchronize");
   }
   void recordDataPtrOnStream(const c10::DataPtr&, const c10::Stream&) const override {}
 

@@ -202,8 +202,18 @@ at::Scalar local_scalar_dense(const at::Tensor& self) {
   return tmp.item();
 }
 
+// The engine buffer behind a tpu tensor (tests and debugging).
+int64_t buffer_handle(const at::Tensor& t) {
+  TORCH_CHECK(t.device().type() == kTPU, "torchtpu: _buffer_handle of a tensor on ", t.device());
+  return int64_t(handle(t));
+}
+
 }  // namespace
 }  // namespace torchtpu
+
+TORCH_LIBRARY(torchtpu, m) { m.def("_buffer_handle(Tensor t) -> int"); }
+
+TORCH_LIBRARY_IMPL(torchtpu, PrivateUse1, m) { m.impl("_buffer_handle", TORCH_FN(torchtpu::buffer_handle)); }
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   using namespace torchtpu;

@@ -28,7 +28,9 @@ struct Abi {
 extern Abi abi;
 bool abi_ready();
 
-// check throws a c10::Error with the library's message when rc < 0.
+// check throws a c10::Error with the library's message when rc < 0. Call it
+// with the call's result already in a variable: in check(f(&err), err, ...)
+// the order the arguments are evaluated in is unspecified.
 void check(int64_t rc, char* err, const char* what);
 
 // Argument word tags (capi/eager_args.go).
