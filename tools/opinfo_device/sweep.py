@@ -55,121 +55,147 @@ def load_op_db():
     return op_db
 
 
+def name_of(op) -> str:
+    """The OpInfo's name as the table spells it ("div.no_rounding_mode")."""
+    return f"{op.name}.{op.variant_test_name}" if op.variant_test_name else op.name
+
+
+def _to_tpu(x):
+    import torch
+
+    return x.to("tpu") if isinstance(x, torch.Tensor) and x.device.type == "cpu" else x
+
+
+def _to_cpu(x):
+    import torch
+
+    if isinstance(x, torch.Tensor):
+        return x.cpu()
+    if isinstance(x, torch.device) and x.type == "tpu":
+        return torch.device("cpu")
+    if isinstance(x, str) and x in ("tpu", "tpu:0"):
+        return "cpu"
+    return x
+
+
+def _moved(s, f):
+    from torch.utils._pytree import tree_map
+
+    return tree_map(f, s.input), tree_map(f, s.args), tree_map(f, s.kwargs)
+
+
+def compare(got, want) -> str:
+    """Why got (from tpu) differs from want (CPU), or ""."""
+    import torch
+    from torch.utils._pytree import tree_flatten
+
+    g, _ = tree_flatten(got)
+    w, _ = tree_flatten(want)
+    if len(g) != len(w):
+        return f"{len(g)} outputs, CPU {len(w)}"
+    for i, (a, b) in enumerate(zip(g, w)):
+        if isinstance(b, torch.Tensor):
+            if not isinstance(a, torch.Tensor):
+                return f"output {i} is {type(a).__name__}, CPU a tensor"
+            if a.device.type != "tpu" and b.numel() > 0:
+                return f"output {i} is on {a.device}"
+            a = a.cpu()
+            if a.dtype != b.dtype:
+                return f"output {i} dtype {a.dtype}, CPU {b.dtype}"
+            if a.shape != b.shape:
+                return f"output {i} shape {tuple(a.shape)}, CPU {tuple(b.shape)}"
+            try:
+                torch.testing.assert_close(a, b, atol=1e-3, rtol=1e-3, equal_nan=True)
+            except AssertionError as e:
+                return f"output {i}: " + " ".join(str(e).split("\n")[:4])
+        elif isinstance(b, float) and isinstance(a, float):
+            if not (abs(a - b) <= 1e-3 + 1e-3 * abs(b) or (a != a and b != b)):
+                return f"output {i} = {a}, CPU {b}"
+        elif a != b:
+            return f"output {i} = {a!r}, CPU {b!r}"
+    return ""
+
+
+def run_op(op, dt) -> dict:
+    """Runs every sample of OpInfo op for dtype dt on tpu and CPU; returns
+    the (op, dtype) record."""
+    import torch
+
+    rec = {"op": name_of(op), "dtype": str(dt).replace("torch.", ""), "pass": 0, "pass_fallback": 0,
+           "mismatch": 0, "error": 0, "cpu_error": 0, "first": "", "fallback_ops": []}
+    t0 = time.time()
+    on = "tpu"
+    try:
+        torch.manual_seed(0)
+        samples = list(op.sample_inputs("tpu", dt, requires_grad=False))
+    except Exception:
+        on = "cpu"
+        try:
+            torch.manual_seed(0)
+            samples = list(op.sample_inputs("cpu", dt, requires_grad=False))
+        except Exception as e:
+            rec["first"] = f"sample_inputs: {e}"
+            samples = []
+    rec["samples_made_on"] = on
+    before_ops = {e["op"]: e["calls"] for e in torch.tpu.fallbacks() if not e["random"]}
+    for s in samples:
+        torch.manual_seed(0)
+        try:
+            ci, ca, ck = _moved(s, _to_cpu)
+            want = op(ci, *ca, **ck)
+            want = s.output_process_fn_grad(want)
+        except Exception:
+            rec["cpu_error"] += 1
+            continue
+        before = torch.tpu.fallback_calls()
+        torch.manual_seed(0)
+        try:
+            ti, ta, tk = (s.input, s.args, s.kwargs) if on == "tpu" else _moved(s, _to_tpu)
+            got = op(ti, *ta, **tk)
+            got = s.output_process_fn_grad(got)
+            why = compare(got, want)
+            torch.tpu.synchronize()
+        except Exception as e:
+            rec["error"] += 1
+            if not rec["first"]:
+                rec["first"] = "error: " + " ".join(f"{type(e).__name__}: {e}".split("\n")[:3])[:400]
+            continue
+        fell = torch.tpu.fallback_calls() != before
+        if why:
+            rec["mismatch"] += 1
+            if not rec["first"]:
+                rec["first"] = "mismatch: " + why[:400]
+        elif fell:
+            rec["pass_fallback"] += 1
+        else:
+            rec["pass"] += 1
+    rec["seconds"] = round(time.time() - t0, 2)
+    if rec["pass_fallback"] or rec["mismatch"] or rec["error"]:
+        rec["fallback_ops"] = sorted(e["op"] for e in torch.tpu.fallbacks()
+                                     if not e["random"] and e["calls"] != before_ops.get(e["op"], 0))
+    return rec
+
+
 def child(names: list[str], dtypes: list[str], out: str) -> None:
     import warnings
 
     import torch
 
-    op_db = load_op_db()
-    from torch.utils._pytree import tree_flatten, tree_map
-
     import torchtpu  # noqa: F401
 
+    op_db = load_op_db()
     warnings.simplefilter("ignore")
     torch.set_num_threads(1)
     wanted = set(names)
     dts = {getattr(torch, d) for d in dtypes}
-
-    def to_tpu(x):
-        return x.to("tpu") if isinstance(x, torch.Tensor) and x.device.type == "cpu" else x
-
-    def to_cpu(x):
-        if isinstance(x, torch.Tensor):
-            return x.cpu()
-        if isinstance(x, torch.device) and x.type == "tpu":
-            return torch.device("cpu")
-        if isinstance(x, str) and x in ("tpu", "tpu:0"):
-            return "cpu"
-        return x
-
-    def moved(s, f):
-        return tree_map(f, s.input), tree_map(f, s.args), tree_map(f, s.kwargs)
-
-    def compare(got, want) -> str:
-        g, _ = tree_flatten(got)
-        w, _ = tree_flatten(want)
-        if len(g) != len(w):
-            return f"{len(g)} outputs, CPU {len(w)}"
-        for i, (a, b) in enumerate(zip(g, w)):
-            if isinstance(b, torch.Tensor):
-                if not isinstance(a, torch.Tensor):
-                    return f"output {i} is {type(a).__name__}, CPU a tensor"
-                if a.device.type != "tpu" and b.numel() > 0:
-                    return f"output {i} is on {a.device}"
-                a = a.cpu()
-                if a.dtype != b.dtype:
-                    return f"output {i} dtype {a.dtype}, CPU {b.dtype}"
-                if a.shape != b.shape:
-                    return f"output {i} shape {tuple(a.shape)}, CPU {tuple(b.shape)}"
-                try:
-                    torch.testing.assert_close(a, b, atol=1e-3, rtol=1e-3, equal_nan=True)
-                except AssertionError as e:
-                    return f"output {i}: " + " ".join(str(e).split("\n")[:4])
-            elif isinstance(b, float) and isinstance(a, float):
-                if not (abs(a - b) <= 1e-3 + 1e-3 * abs(b) or (a != a and b != b)):
-                    return f"output {i} = {a}, CPU {b}"
-            elif a != b:
-                return f"output {i} = {a!r}, CPU {b!r}"
-        return ""
-
     with open(out, "a") as f:
         for op in op_db:
-            key = f"{op.name}.{op.variant_test_name}" if op.variant_test_name else op.name
+            key = name_of(op)
             if key not in wanted:
                 continue
             for dt in sorted(op.supported_dtypes("cpu") & dts, key=str):
                 print(f"START {key} {dt}", flush=True)
-                rec = {"op": key, "dtype": str(dt).replace("torch.", ""), "pass": 0, "pass_fallback": 0,
-                       "mismatch": 0, "error": 0, "cpu_error": 0, "first": "", "fallback_ops": []}
-                t0 = time.time()
-                on = "tpu"
-                try:
-                    torch.manual_seed(0)
-                    samples = list(op.sample_inputs("tpu", dt, requires_grad=False))
-                except Exception:
-                    on = "cpu"
-                    try:
-                        torch.manual_seed(0)
-                        samples = list(op.sample_inputs("cpu", dt, requires_grad=False))
-                    except Exception as e:
-                        rec["first"] = f"sample_inputs: {e}"
-                        samples = []
-                rec["samples_made_on"] = on
-                for s in samples:
-                    torch.manual_seed(0)
-                    try:
-                        ci, ca, ck = moved(s, to_cpu)
-                        want = op(ci, *ca, **ck)
-                        want = s.output_process_fn_grad(want)
-                    except Exception:
-                        rec["cpu_error"] += 1
-                        continue
-                    before = torch.tpu.fallback_calls()
-                    torch.manual_seed(0)
-                    try:
-                        ti, ta, tk = (s.input, s.args, s.kwargs) if on == "tpu" else moved(s, to_tpu)
-                        got = op(ti, *ta, **tk)
-                        got = s.output_process_fn_grad(got)
-                        why = compare(got, want)
-                        torch.tpu.synchronize()
-                    except Exception as e:
-                        rec["error"] += 1
-                        if not rec["first"]:
-                            rec["first"] = "error: " + " ".join(f"{type(e).__name__}: {e}".split("\n")[:3])[:400]
-                        continue
-                    fell = torch.tpu.fallback_calls() != before
-                    if why:
-                        rec["mismatch"] += 1
-                        if not rec["first"]:
-                            rec["first"] = "mismatch: " + why[:400]
-                    elif fell:
-                        rec["pass_fallback"] += 1
-                    else:
-                        rec["pass"] += 1
-                rec["seconds"] = round(time.time() - t0, 2)
-                if rec["pass_fallback"]:
-                    rec["fallback_ops"] = [e["op"] for e in torch.tpu.fallbacks() if not e["random"]]
-                f.write(json.dumps(rec) + "\n")
+                f.write(json.dumps(run_op(op, dt)) + "\n")
                 f.flush()
                 print(f"DONE {key} {dt}", flush=True)
 
@@ -188,7 +214,7 @@ def main() -> None:
         child(args.ops.split(","), dtypes, args.out)
         return
     op_db = load_op_db()
-    names = [f"{o.name}.{o.variant_test_name}" if o.variant_test_name else o.name for o in op_db]
+    names = [name_of(o) for o in op_db]
     if args.ops:
         want = set(args.ops.split(","))
         names = [n for n in names if n in want or n.split(".")[0] in want]

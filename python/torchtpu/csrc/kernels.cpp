@@ -47,6 +47,14 @@ at::Tensor as_strided(const at::Tensor& self, c10::SymIntArrayRef size, c10::Sym
                                            off);
 }
 
+const at::Tensor& as_strided_inplace(const at::Tensor& self, c10::SymIntArrayRef size, c10::SymIntArrayRef stride,
+                                     std::optional<c10::SymInt> offset) {
+  auto* impl = self.unsafeGetTensorImpl();
+  int64_t off = offset ? offset->guard_int(__FILE__, __LINE__) : self.storage_offset();
+  impl->set_sizes_and_strides(C10_AS_INTARRAYREF_SLOW(size), C10_AS_INTARRAYREF_SLOW(stride), off);
+  return self;
+}
+
 at::Tensor view(const at::Tensor& self, c10::SymIntArrayRef size) {
   return at::native::view(self, C10_AS_INTARRAYREF_SLOW(size));
 }
@@ -220,6 +228,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("empty.memory_format", TORCH_FN(empty));
   m.impl("empty_strided", TORCH_FN(empty_strided));
   m.impl("as_strided", TORCH_FN(as_strided));
+  m.impl("as_strided_", TORCH_FN(as_strided_inplace));
   m.impl("view", TORCH_FN(view));
   m.impl("_reshape_alias", TORCH_FN(reshape_alias));
   m.impl("resize_", TORCH_FN(resize));
