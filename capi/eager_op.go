@@ -135,6 +135,10 @@ func (op *eagerOp) resolve() {
 		}
 	}
 	e, ok := aten.Lookup(op.name)
+	if iw, found := implicitWrites[op.name]; found && !ok {
+		// only the functional entry computes it
+		e, ok = aten.Lookup(iw.to)
+	}
 	switch {
 	case ok && e.Base != nil:
 		e = e.Base
@@ -171,6 +175,9 @@ var implicitWrites = map[string]struct {
 		map[int]string{3: "running_mean", 4: "running_var"}},
 	"aten::_native_batch_norm_legit.default": {"aten::_native_batch_norm_legit_functional.default",
 		map[int]string{3: "running_mean", 4: "running_var"}},
+	// cummax/cummin's kernels fill preallocated values and indices
+	"aten::_cummax_helper.default": {"aten::cummax.default", map[int]string{0: "values", 1: "indices"}},
+	"aten::_cummin_helper.default": {"aten::cummin.default", map[int]string{0: "values", 1: "indices"}},
 }
 
 // renamed maps ops PyTorch's kernels call internally onto the registry's

@@ -154,7 +154,7 @@ func (d *Device) build(ctx context.Context, op *eagerOp, args []earg) *plan {
 	for i := range args {
 		name := op.bindName[i]
 		if name == "" {
-			if op.written[i] && returned(op.retArg, i) {
+			if op.written[i] && (returned(op.retArg, i) || op.alt != nil && hasValue(op.alt.writes, op.schema.Params[i].Name)) {
 				continue
 			}
 			if args[i].tag != tagNone && !op.dropped[op.schema.Params[i].Name] {

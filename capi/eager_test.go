@@ -258,3 +258,30 @@ func TestEagerFusedMatchesDebug(t *testing.T) {
 		t.Errorf("blocks %d, ops %d, compiles %d; want 2, 8, 1", st.Blocks, st.BlockOps, st.BlockCompiles)
 	}
 }
+
+// TestEagerImplicitWrites: ops whose kernels fill arguments the schema
+// does not return (cummax's helper) write them from the functional entry.
+func TestEagerImplicitWrites(t *testing.T) {
+	d := testDevice(t, "debug")
+	in := []float32{1, 3, 2, 5, 4}
+	x := upload(t, d, in)
+	vals := upload(t, d, []float32{0, 0, 0, 0, 0})
+	idx, _ := d.NewBuffer(5 * 8)
+	id, err := d.OpID("aten::_cummax_helper.default", "_cummax_helper(Tensor self, Tensor(a!) values, Tensor(b!) indices, int dim) -> ()")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := append(tensorWords(x, 0, []int64{5}, []int64{1}), tensorWords(vals, 0, []int64{5}, []int64{1})...)
+	w = append(w, tagTensor, int64(idx), 4, 1, 0, 5, 1, tagInt, 0)
+	if ret := call(t, d, id, w); len(ret) != 0 {
+		t.Fatalf("returns %v, want none", ret)
+	}
+	got := download(t, d, vals, 5)
+	run := in[0]
+	for i, v := range in {
+		run = max(run, v)
+		if got[i] != run {
+			t.Fatalf("cummax values %v of %v", got, in)
+		}
+	}
+}

@@ -210,6 +210,16 @@ at::Scalar local_scalar_dense(const at::Tensor& self) {
   return tmp.item();
 }
 
+// torch.equal: same sizes and every element equal, computed on the device;
+// only the answer comes back.
+bool equal(const at::Tensor& self, const at::Tensor& other) {
+  TORCH_CHECK(self.device() == other.device(), "Cannot compare two tensors on different devices. Got: ",
+              self.device(), " and ", other.device());
+  if (self.sizes() != other.sizes()) return false;
+  if (self.numel() == 0) return true;
+  return at::eq(self, other).all().item().toBool();
+}
+
 // The engine buffer behind a tpu tensor (tests and debugging).
 int64_t buffer_handle(const at::Tensor& t) {
   TORCH_CHECK(t.device().type() == kTPU, "torchtpu: _buffer_handle of a tensor on ", t.device());
@@ -239,6 +249,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("_copy_from", TORCH_FN(copy_from));
   m.impl("_copy_from_and_resize", TORCH_FN(copy_from_and_resize));
   m.impl("_local_scalar_dense", TORCH_FN(local_scalar_dense));
+  m.impl("equal", TORCH_FN(equal));
   m.impl("convolution_overrideable", TORCH_FN(convolution));
   m.impl("convolution_backward_overrideable", TORCH_FN(convolution_backward));
 }
