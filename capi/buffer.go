@@ -92,7 +92,7 @@ func (d *Device) ResizeBuffer(h Handle, nbytes int64) error {
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if err := d.flushIfTouched(b); err != nil {
+	if err := d.flushIfTouched(b, "resize"); err != nil {
 		return err
 	}
 	d.allocated += nbytes - b.nbytes
@@ -128,7 +128,7 @@ func (d *Device) Write(h Handle, v View, src unsafe.Pointer, n int64) error {
 	if n > 0 && src == nil {
 		return fmt.Errorf("write to buffer %d: null source pointer", h)
 	}
-	if err := d.flushIfTouched(b); err != nil {
+	if err := d.flushIfTouched(b, "write"); err != nil {
 		return err
 	}
 	data := append([]byte(nil), unsafe.Slice((*byte)(src), n)...)
@@ -165,7 +165,7 @@ func (d *Device) Read(ctx context.Context, h Handle, v View, dst unsafe.Pointer,
 		err = fmt.Errorf("null destination pointer")
 	}
 	if err == nil {
-		err = d.flushLocked()
+		err = d.flush("read")
 	}
 	d.stats.Downloads++
 	d.stats.DownloadBytes += n

@@ -8,6 +8,7 @@ import (
 	"os"
 	"sort"
 	"sync"
+	"sync/atomic"
 
 	"github.com/torchtpu/torchtpu/backend"
 	"github.com/torchtpu/torchtpu/runtime"
@@ -81,10 +82,13 @@ type Device struct {
 	args    []earg // decoded arguments of the current call (scratch)
 	fuse    *fusion
 	blocks  map[string]*fusedBlock
+	flushes map[string]int64 // fused blocks run, by what flushed them
 	planSeq uint64
 
 	allocated, peak int64
 	stats           DeviceStats
+	runNanos        atomic.Int64 // time in compiled programs (single ops and blocks)
+	blockNanos      atomic.Int64 // of which fused blocks
 
 	// ballast raises the Go heap's collection target: an eager program
 	// allocates a little garbage per op (arguments, run state), and with
@@ -133,7 +137,7 @@ func EagerDevice() (*Device, error) {
 }
 
 func newDevice(opts DeviceOptions) (*Device, error) {
-	d := &Device{q: newQueue(), opIndex: map[string]int32{}, plans: map[string]*plan{}, blocks: map[string]*fusedBlock{},
+	d := &Device{q: newQueue(), opIndex: map[string]int32{}, plans: map[string]*plan{}, blocks: map[string]*fusedBlock{}, flushes: map[string]int64{},
 		ballast: make([]byte, 64<<20)}
 	if err := d.apply(opts); err != nil {
 		return nil, err
@@ -191,7 +195,7 @@ func (d *Device) Configure(ctx context.Context, js []byte) error {
 			return fmt.Errorf("device options %s: %w", truncate(string(js), 200), err)
 		}
 	}
-	if err := d.flushLocked(); err != nil {
+	if err := d.flush("configure"); err != nil {
 		return err
 	}
 	if err := d.q.sync(ctx); err != nil {
@@ -229,7 +233,7 @@ func (d *Device) enqueueRun(label string, r runner) error {
 // the first failure of an op that ran asynchronously.
 func (d *Device) Synchronize(ctx context.Context) error {
 	d.mu.Lock()
-	err := d.flushLocked()
+	err := d.flush("synchronize")
 	d.mu.Unlock()
 	if err != nil {
 		return err
@@ -241,7 +245,7 @@ func (d *Device) Synchronize(ctx context.Context) error {
 func (d *Device) RecordEvent() (uint64, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if err := d.flushLocked(); err != nil {
+	if err := d.flush("event"); err != nil {
 		return 0, err
 	}
 	return d.q.mark(), nil
@@ -311,7 +315,10 @@ func (d *Device) StatsJSON() ([]byte, error) {
 		"cache_hits":    snap.CacheHits,
 		"declined":      dec,
 		"signatures":    len(d.plans),
+		"flushes":       d.flushes,
 		"live_handles":  Live(),
 		"fused_max_ops": d.maxOps,
+		"run_ms":        float64(d.runNanos.Load()) / 1e6,
+		"block_run_ms":  float64(d.blockNanos.Load()) / 1e6,
 	})
 }

@@ -4,6 +4,10 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
 
 	"github.com/torchtpu/torchtpu/aten"
 	"github.com/torchtpu/torchtpu/backend"
@@ -143,7 +147,7 @@ func (f *fusion) wholeInput(s int, dt dtype.DType) int {
 // be a whole number of elements.
 func (f *fusion) recordable(b *Buffer, v *View) bool {
 	size := int64(v.DType.Size())
-	if size == 0 || b.nbytes%size != 0 || b.nbytes == 0 {
+	if size == 0 || b.nbytes%size != 0 {
 		return false
 	}
 	s, ok := f.slot[b]
@@ -229,12 +233,20 @@ func (d *Device) record(p *plan, args []earg, results []*Buffer, targets []input
 // flushIfTouched flushes the block when it holds b: work on b queued
 // outside the block must come after the block's. Work on other buffers may
 // go first (the block runs when it is flushed, later). d.mu is held.
-func (d *Device) flushIfTouched(b *Buffer) error {
+func (d *Device) flushIfTouched(b *Buffer, why string) error {
 	if d.fuse == nil {
 		return nil
 	}
 	if _, ok := d.fuse.slot[b]; !ok {
 		return nil
+	}
+	return d.flush(why)
+}
+
+// flush is flushLocked, counting why (reported in the device's stats).
+func (d *Device) flush(why string) error {
+	if d.fuse != nil && len(d.fuse.calls) > 0 {
+		d.flushes[why]++
 	}
 	return d.flushLocked()
 }
@@ -327,7 +339,24 @@ func (d *Device) compileBlock(f *fusion, results []int) (backend.Executable, err
 		outs[i] = cur[s]
 	}
 	m := runtime.EagerModule(block, outs)
+	if dir := os.Getenv("TORCHTPU_DUMP_BLOCKS"); dir != "" {
+		dumpBlock(dir, m, f)
+	}
 	return runtime.CompileEager(context.Background(), d.b, m, fmt.Sprintf("fused block of %d ops", len(f.calls)))
+}
+
+// dumpBlock writes a compiled block's module and its ops to dir (for
+// looking at what fused mode compiles; $TORCHTPU_DUMP_BLOCKS).
+func dumpBlock(dir string, m *stablehlo.Module, f *fusion) {
+	var sb strings.Builder
+	for _, c := range f.calls {
+		sb.WriteString("// " + c.p.op.name + "\n")
+	}
+	if err := stablehlo.Print(&sb, m); err != nil {
+		return
+	}
+	name := filepath.Join(dir, fmt.Sprintf("block-%d-%d.mlir", os.Getpid(), len(f.calls)))
+	_ = os.WriteFile(name, []byte(sb.String()), 0o644)
 }
 
 // runBlock queues one run of a compiled block on the buffers of f.
@@ -354,7 +383,11 @@ func (d *Device) runBlock(f *fusion, blk *fusedBlock) error {
 		for k := range ins {
 			lits[k] = ins[k].literal()
 		}
+		start := time.Now()
 		outs, err := exe.Run(context.Background(), lits)
+		el := int64(time.Since(start))
+		d.runNanos.Add(el)
+		d.blockNanos.Add(el)
 		if err != nil {
 			return err
 		}
@@ -417,14 +450,22 @@ func viewOf(c *aten.LowerCtx, src *stablehlo.Value, v *View) *stablehlo.Value {
 	return out
 }
 
-// permutedView reads a view whose elements are one contiguous run of flat
-// in some dim order (a slice, a transpose, a permutation), or returns nil.
+// permutedView reads a view that is a box of flat: its dims, ordered by
+// stride, nest (each stride a multiple of the next, each dim's extent
+// within the next larger stride), as a slice of one contiguous run of flat
+// reshaped to [size0, s0/s1, ..., s_k] and sliced down to the view's sizes,
+// then transposed to the view's dim order. Slices (x[:, 1:3]), steps
+// (x[::2]), transposes and permutations of those all are boxes; other
+// views return nil.
 func permutedView(c *aten.LowerCtx, flat *stablehlo.Value, v *View) *stablehlo.Value {
 	var dims []int
 	for i, s := range v.Shape {
 		if s > 1 {
 			dims = append(dims, i)
 		}
+	}
+	if len(dims) == 0 {
+		return nil
 	}
 	// order the dims by stride, largest first
 	ord := append([]int(nil), dims...)
@@ -433,32 +474,55 @@ func permutedView(c *aten.LowerCtx, flat *stablehlo.Value, v *View) *stablehlo.V
 			ord[j], ord[j-1] = ord[j-1], ord[j]
 		}
 	}
-	want := int64(1)
-	for i := len(ord) - 1; i >= 0; i-- {
-		if v.Strides[ord[i]] != want {
+	box := []int64{v.Shape[ord[0]]}
+	for i := 0; i+1 < len(ord); i++ {
+		s, next := v.Strides[ord[i]], v.Strides[ord[i+1]]
+		if next <= 0 || s%next != 0 || v.Shape[ord[i+1]]*next > s {
 			return nil
 		}
-		want *= v.Shape[ord[i]]
+		box = append(box, s/next)
 	}
-	n := v.numel()
-	total := numelOf(c.Shape(flat))
-	if v.Offset+n > total {
+	last := v.Strides[ord[len(ord)-1]]
+	if last <= 0 {
 		return nil
 	}
-	run := flat
-	if v.Offset != 0 || n != total {
-		r, err := c.Call("aten::slice.Tensor", []aten.Value{aten.TensorValue(flat), aten.IntValue(0),
-			aten.IntValue(v.Offset), aten.IntValue(v.Offset + n), aten.IntValue(1)}, nil)
+	box = append(box, last)
+	total := numelOf(c.Shape(flat))
+	run := v.Shape[ord[0]] * v.Strides[ord[0]]
+	if v.Offset+run > total {
+		// the box's last row runs past the buffer: pad it (never read)
+		r, err := c.Call("aten::constant_pad_nd.default", []aten.Value{aten.TensorValue(flat),
+			aten.IntsValue([]int64{0, v.Offset + run - total}), aten.IntValue(0)}, nil)
 		if err != nil || len(r) != 1 || r[0].T == nil {
 			return nil
 		}
-		run = r[0].T
+		flat = r[0].T
+		total = v.Offset + run
+	}
+	x := flat
+	if v.Offset != 0 || run != total {
+		x = sliceDim(c, x, 0, v.Offset, v.Offset+run)
+		if x == nil {
+			return nil
+		}
+	}
+	x = c.Reshape(x, box)
+	for i := 1; i < len(box); i++ {
+		want := int64(1)
+		if i < len(ord) {
+			want = v.Shape[ord[i]]
+		}
+		if box[i] != want {
+			if x = sliceDim(c, x, i, 0, want); x == nil {
+				return nil
+			}
+		}
 	}
 	sorted := make([]int64, len(ord))
 	for i, d := range ord {
 		sorted[i] = v.Shape[d]
 	}
-	x := c.Reshape(run, sorted)
+	x = c.Reshape(x, sorted)
 	// position of each original dim (of those > 1) in the sorted order
 	perm := make([]int64, len(dims))
 	identity := true
@@ -480,6 +544,16 @@ func permutedView(c *aten.LowerCtx, flat *stablehlo.Value, v *View) *stablehlo.V
 		x = r[0].T
 	}
 	return c.Reshape(x, v.Shape)
+}
+
+// sliceDim takes [start, end) of dim d of x (the registry's slice).
+func sliceDim(c *aten.LowerCtx, x *stablehlo.Value, d int, start, end int64) *stablehlo.Value {
+	r, err := c.Call("aten::slice.Tensor", []aten.Value{aten.TensorValue(x), aten.IntValue(int64(d)),
+		aten.IntValue(start), aten.IntValue(end), aten.IntValue(1)}, nil)
+	if err != nil || len(r) != 1 || r[0].T == nil {
+		return nil
+	}
+	return r[0].T
 }
 
 // scatterInto stores src through view v of base (a whole buffer's value)

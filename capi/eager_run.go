@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 	"unsafe"
 
 	"github.com/torchtpu/torchtpu/aten"
@@ -190,6 +191,7 @@ type input struct {
 // its new results, and the views its written arguments take. Small calls
 // fit the inline arrays: one allocation per op.
 type opRun struct {
+	dev     *Device
 	exe     backend.Executable
 	ins     []input
 	results []*Buffer
@@ -228,7 +230,9 @@ func (r *opRun) Run() error {
 	for k := range r.ins {
 		r.lits[k] = r.ins[k].literalInto(&r.hdrs[k])
 	}
+	start := time.Now()
 	outs, err := r.exe.Run(context.Background(), r.lits)
+	r.dev.runNanos.Add(int64(time.Since(start)))
 	if err != nil {
 		return err
 	}
@@ -315,12 +319,12 @@ func (d *Device) launch(p *plan, args []earg, out []int64) (int, error) {
 	if d.mode == Fused {
 		if d.record(p, args, r.results, r.targets) {
 			if len(d.fuse.calls) >= d.maxOps {
-				return wr.n, d.flushLocked()
+				return wr.n, d.flush("size bound")
 			}
 			return wr.n, nil
 		}
 		// A call a block cannot hold runs on its own, after the block.
-		if err := d.flushLocked(); err != nil {
+		if err := d.flush("unfusable " + p.op.name); err != nil {
 			return 0, err
 		}
 	}
@@ -329,7 +333,7 @@ func (d *Device) launch(p *plan, args []earg, out []int64) (int, error) {
 			return 0, fmt.Errorf("%s: %w", p.op.name, err)
 		}
 	}
-	r.exe = p.exe
+	r.exe, r.dev = p.exe, d
 	return wr.n, d.enqueueRun(p.op.name, r)
 }
 
@@ -422,7 +426,7 @@ func overlap(a, b []byte) bool {
 // data): it waits for the queue, runs on host literals and makes buffers
 // of the results. d.mu is held.
 func (d *Device) runHost(ctx context.Context, p *plan, args []earg, out []int64) (int, error) {
-	if err := d.flushLocked(); err != nil {
+	if err := d.flush("host kernel " + p.op.name); err != nil {
 		return 0, err
 	}
 	if err := d.q.sync(ctx); err != nil {

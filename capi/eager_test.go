@@ -285,3 +285,49 @@ func TestEagerImplicitWrites(t *testing.T) {
 		}
 	}
 }
+
+// TestEagerFusedViews reads many kinds of views inside a fused block and
+// compares with debug mode (which gathers on the host): slices, steps,
+// transposes of slices, expands, and views past a box's end.
+func TestEagerFusedViews(t *testing.T) {
+	views := []struct {
+		off            int64
+		shape, strides []int64
+	}{
+		{0, []int64{4, 6}, []int64{6, 1}},        // whole
+		{2, []int64{4, 2}, []int64{6, 1}},        // column slice
+		{1, []int64{2, 3}, []int64{12, 2}},       // rows with a step, columns with a step
+		{3, []int64{3, 4}, []int64{1, 6}},        // transposed slice
+		{0, []int64{2, 4, 3}, []int64{3, 6, 1}},  // a permutation (qkv-style heads)
+		{5, []int64{4, 1}, []int64{6, 1}},        // last column, through the buffer's end
+		{0, []int64{3, 4}, []int64{0, 1}},        // expanded row
+		{1, []int64{2, 2, 2}, []int64{12, 1, 6}}, // nested
+		{0, []int64{5}, []int64{5}},              // a diagonal-like step
+	}
+	in := make([]float32, 24)
+	for i := range in {
+		in[i] = float32(i*7%11) - 3
+	}
+	run := func(mode string) [][]float32 {
+		d := testDevice(t, mode)
+		x := upload(t, d, in)
+		neg := opID(t, d, "aten::neg.default")
+		var outs [][]float32
+		var hs []Handle
+		for _, v := range views {
+			hs = append(hs, Handle(call(t, d, neg, tensorWords(x, v.off, v.shape, v.strides))[1]))
+		}
+		for i, v := range views {
+			outs = append(outs, download(t, d, hs[i], int(numelOf(v.shape))))
+		}
+		return outs
+	}
+	want, got := run("debug"), run("fused")
+	for i := range want {
+		for j := range want[i] {
+			if got[i][j] != want[i][j] {
+				t.Fatalf("view %d %+v: fused %v, debug %v", i, views[i], got[i], want[i])
+			}
+		}
+	}
+}

@@ -138,3 +138,33 @@ def test_autograd_grad():
     for g, w_ in zip(got, want):
         assert g.device.type == "tpu"
         torch.testing.assert_close(g.cpu(), w_)
+
+
+def test_to_keeps_parameters_and_tied_weights():
+    """module.to("tpu") moves parameters in place (the same Parameter
+    objects), so weights tied by sharing one (an LM's embedding and output
+    head) stay tied and train as on CPU."""
+
+    class Tied(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.emb = nn.Embedding(20, 8)
+            self.head = nn.Linear(8, 20, bias=False)
+            self.head.weight = self.emb.weight
+
+        def forward(self, x):
+            return self.head(self.emb(x))
+
+    torch.manual_seed(3)
+    m = Tied()
+    p = m.emb.weight
+    g = torch.Generator().manual_seed(4)
+    batches = [(torch.randint(0, 20, (3, 5), generator=g), torch.randint(0, 20, (3, 5), generator=g))
+               for _ in range(5)]
+
+    def loss_fn(logits, y):
+        return F.cross_entropy(logits.reshape(-1, 20), y.reshape(-1))
+
+    check(lambda: copy.deepcopy(m), lambda ps: torch.optim.SGD(ps, lr=0.5), batches, loss_fn, "async")
+    m.to("tpu")
+    assert m.emb.weight is p and m.head.weight is p and p.device.type == "tpu"

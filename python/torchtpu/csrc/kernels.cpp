@@ -220,6 +220,19 @@ bool equal(const at::Tensor& self, const at::Tensor& other) {
   return at::eq(self, other).all().item().toBool();
 }
 
+// Whether `self.data = from` may reuse self's TensorImpl (module.to("tpu")
+// does it, keeping each Parameter object and so weights tied by sharing
+// one, such as a language model's embedding and output head). PyTorch
+// allows it between its built-in dense backends and leaves PrivateUse1 to
+// this op: dense CPU and tpu tensors are compatible.
+bool has_compatible_shallow_copy_type(const at::Tensor& self, const at::Tensor& from) {
+  auto dense = [](const at::Tensor& t) {
+    return t.layout() == c10::Layout::Strided && (t.is_cpu() || t.device().type() == kTPU);
+  };
+  if (dense(self) && dense(from)) return true;
+  return self.unsafeGetTensorImpl()->has_compatible_shallow_copy_type(from.key_set());
+}
+
 // The engine buffer behind a tpu tensor (tests and debugging).
 int64_t buffer_handle(const at::Tensor& t) {
   TORCH_CHECK(t.device().type() == kTPU, "torchtpu: _buffer_handle of a tensor on ", t.device());
@@ -250,6 +263,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("_copy_from_and_resize", TORCH_FN(copy_from_and_resize));
   m.impl("_local_scalar_dense", TORCH_FN(local_scalar_dense));
   m.impl("equal", TORCH_FN(equal));
+  m.impl("_has_compatible_shallow_copy_type", TORCH_FN(has_compatible_shallow_copy_type));
   m.impl("convolution_overrideable", TORCH_FN(convolution));
   m.impl("convolution_backward_overrideable", TORCH_FN(convolution_backward));
 }

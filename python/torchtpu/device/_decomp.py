@@ -88,10 +88,12 @@ direct: list[str] = []
 
 
 def register_direct() -> list[str]:
-    """Sends the functional and in-place forms of PyTorch's structured ops
-    straight to the engine when it computes them (one engine call, the
-    engine allocating the result), instead of PyTorch's composite kernel
-    (result meta, allocation, then the out= form)."""
+    """Sends ops straight to the engine when it computes them, instead of
+    PyTorch's composite kernels for devices without their own: the
+    functional and in-place forms of structured ops (one engine call, the
+    engine allocating the result, instead of result meta, allocation and the
+    out= form), and backend ops with their own autograd formula whose
+    composite is a generic fallback (native_layer_norm)."""
     from . import _loaded
 
     ext = _loaded()
@@ -99,7 +101,13 @@ def register_direct() -> list[str]:
     for name in torch._C._dispatch_get_all_op_names():
         if not name.startswith("aten::"):
             continue
-        if not torch._C._dispatch_has_kernel_for_dispatch_key(name, "CompositeExplicitAutogradNonFunctional"):
+        has = torch._C._dispatch_has_kernel_for_dispatch_key
+        # A structured op's composite (meta, allocation, out= call), or an
+        # op with its own autograd formula and CPU kernel whose composite
+        # is a generic fallback for other devices (native_layer_norm through
+        # batch norm): the engine's own lowering is better.
+        if not (has(name, "CompositeExplicitAutogradNonFunctional") or
+                has(name, "CompositeExplicitAutograd") and has(name, "Autograd") and has(name, "CPU")):
             continue
         if torch._C._dispatch_has_kernel_for_dispatch_key(name, "PrivateUse1"):
             continue
