@@ -2,6 +2,7 @@ package capi
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"unsafe"
@@ -87,6 +88,18 @@ func (d *decoder) fail(format string, args ...any) {
 	}
 }
 
+// errDType marks an argument of a dtype the engine does not support.
+var errDType = errors.New("unsupported dtype")
+
+// dtypeOf reads a dtype code, recording errDType for one the engine lacks.
+func (d *decoder) dtypeOf(code int64) dtype.DType {
+	dt, err := DTypeOf(int32(code))
+	if err != nil && d.err == nil {
+		d.err = fmt.Errorf("%w: %v", errDType, err)
+	}
+	return dt
+}
+
 func (d *decoder) word() int64 {
 	if d.pos >= len(d.w) {
 		d.fail("argument words end early (%d words)", len(d.w))
@@ -168,11 +181,7 @@ func (d *decoder) item() earg {
 	case tagDType:
 		code := d.word()
 		d.keyWord(code)
-		dt, err := DTypeOf(int32(code))
-		if err != nil {
-			d.fail("%v", err)
-		}
-		a.dt = dt
+		a.dt = d.dtypeOf(code)
 	case tagList:
 		n := d.count("tensor list")
 		d.keyWord(int64(n))
@@ -199,9 +208,8 @@ func (d *decoder) item() earg {
 		code := d.word()
 		a.wrapped = d.word() != 0
 		v1, v2 := d.word(), d.word()
-		dt, err := DTypeOf(int32(code))
-		if err != nil {
-			d.fail("%v", err)
+		dt := d.dtypeOf(code)
+		if d.err != nil {
 			return a
 		}
 		a.dt = dt
@@ -267,11 +275,7 @@ func (d *decoder) view() View {
 		return View{}
 	}
 	v := View{Offset: d.word()}
-	dt, err := DTypeOf(int32(code))
-	if err != nil {
-		d.fail("%v", err)
-	}
-	v.DType = dt
+	v.DType = d.dtypeOf(code)
 	d.keyWord(code)
 	d.keyWord(int64(nd))
 	if d.pos+2*nd > len(d.w) {

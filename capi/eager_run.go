@@ -2,6 +2,7 @@ package capi
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -56,6 +57,12 @@ func (d *Device) Call(ctx context.Context, op int32, words []int64, flags int64,
 	copy(own, words)
 	args, err := d.dec.decode(op, own, d.args[:0])
 	d.args = args
+	if errors.Is(err, errDType) {
+		// a dtype the engine does not compute with (complex32, ...): the
+		// caller's fallback runs the op
+		o.declined++
+		return StatusDecline, err.Error(), 0, nil
+	}
 	if err != nil {
 		return 0, "", 0, fmt.Errorf("%s: %w", o.name, err)
 	}
@@ -99,6 +106,12 @@ func (d *Device) Call(ctx context.Context, op int32, words []int64, flags int64,
 		return StatusResize, "", w.n, w.err
 	case p.host:
 		n, err := d.runHost(ctx, p, args, out)
+		if errors.Is(err, errHostKernel) {
+			// the host kernel cannot do this call (a case it does not
+			// cover): the caller's fallback runs it
+			o.declined++
+			return StatusDecline, err.Error(), 0, nil
+		}
 		return StatusOK, "", n, err
 	}
 	n, err = d.launch(p, args, out)
@@ -151,6 +164,10 @@ func (p *plan) compare(args []earg, want []outMeta) string {
 	}
 	return ""
 }
+
+// errHostKernel marks the failure of a host kernel on a call PyTorch's
+// meta check let through: the device declines it.
+var errHostKernel = errors.New("host kernel")
 
 // writer appends words to out, failing when it is full.
 type writer struct {
@@ -460,7 +477,7 @@ func (d *Device) runHost(ctx context.Context, p *plan, args []earg, out []int64)
 	}
 	res, err := op.entry.Host(&aten.HostCtx{Context: ctx}, bound)
 	if err != nil {
-		return 0, fmt.Errorf("%s: %w", op.name, err)
+		return 0, fmt.Errorf("%w: %s: %w", errHostKernel, op.name, err)
 	}
 	wr := writer{out: out}
 	newTensor := func(v aten.Value) {

@@ -194,17 +194,21 @@ func TestEagerBadInput(t *testing.T) {
 	add := opID(t, d, "aten::add.Tensor")
 	res := make([]int64, 16)
 	cases := map[string][]int64{
-		"past the":          append(append(tensorWords(x, 1, []int64{2}, []int64{1}), tensorWords(x, 0, []int64{2}, []int64{1})...), tagInt, 1),
-		"end early":         {tagTensor, int64(x), 6, 1},
-		"unknown argument":  {99},
-		"does not exist":    append(tensorWords(x+1000, 0, []int64{2}, []int64{1}), tensorWords(x, 0, []int64{2}, []int64{1})...),
-		"not a torch dtype": {tagTensor, int64(x), 8, 1, 0, 2, 1},
+		"past the":         append(append(tensorWords(x, 1, []int64{2}, []int64{1}), tensorWords(x, 0, []int64{2}, []int64{1})...), tagInt, 1),
+		"end early":        {tagTensor, int64(x), 6, 1},
+		"unknown argument": {99},
+		"does not exist":   append(tensorWords(x+1000, 0, []int64{2}, []int64{1}), tensorWords(x, 0, []int64{2}, []int64{1})...),
 	}
 	for want, w := range cases {
 		_, _, _, err := d.Call(context.Background(), add, w, FlagCompile, res)
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: got %v", want, err)
 		}
+	}
+	// a dtype the engine lacks (complex32) is declined: the caller falls back
+	w := append(append([]int64{tagTensor, int64(x), 8, 1, 0, 1, 1}, tensorWords(x, 0, []int64{2}, []int64{1})...), tagInt, 1)
+	if st, msg, _, err := d.Call(context.Background(), add, w, FlagCompile, res); err != nil || st != StatusDecline || !strings.Contains(msg, "not a torch dtype") {
+		t.Errorf("complex32: status %d %q %v", st, msg, err)
 	}
 	Free(x)
 	_, _, _, err := d.Call(context.Background(), add, append(tensorWords(x, 0, []int64{2}, []int64{1}), tensorWords(x, 0, []int64{2}, []int64{1})...), FlagCompile, res)

@@ -378,6 +378,8 @@ at::Tensor meta_twin(const at::Tensor& t) {
 
 c10::IValue meta_value(const c10::IValue& v) {
   if (v.isTensor()) return meta_twin(v.toTensor());
+  // a factory's device: the meta call must not come back to the tpu device
+  if (v.isDevice() && v.toDevice().type() == kTPU) return c10::Device(c10::kMeta);
   if (v.isTensorList()) {
     c10::List<at::Tensor> l;
     for (const at::Tensor& t : v.toTensorList()) l.push_back(meta_twin(t));
@@ -394,7 +396,16 @@ c10::IValue meta_value(const c10::IValue& v) {
 
 // meta_check runs op on meta twins of the arguments: PyTorch raises its own
 // error for a bad call. It returns false when there is no meta kernel.
+thread_local int meta_depth = 0;
+
 bool meta_check(const c10::OperatorHandle& op, const std::vector<c10::IValue>& args, torch::jit::Stack* outs) {
+  // A meta call that reaches the tpu device again (an argument this code
+  // does not turn into meta) gets no check rather than endless recursion.
+  if (meta_depth > 0) return false;
+  struct Depth {
+    Depth() { meta_depth++; }
+    ~Depth() { meta_depth--; }
+  } depth;
   torch::jit::Stack ms;
   ms.reserve(args.size());
   for (const auto& a : args) ms.push_back(meta_value(a));
