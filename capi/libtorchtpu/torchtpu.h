@@ -44,6 +44,79 @@ typedef struct tt_tensor {
 extern "C" {
 #endif
 
+// tt_device_configure sets the eager device's options from JSON:
+// {"backend": "cpu"|"xla-cpu"|"tpu"|"cuda", "mode": "async"|"debug"|"fused",
+// "fused_max_ops": N}; omitted fields keep their values. Queued work is
+// finished first. It returns 0, or -1 and *err.
+int32_t tt_device_configure(char* options, char** errOut);
+
+// tt_device_stats returns the eager device's options, memory, counters
+// and declined ops as JSON, or NULL and *err.
+char* tt_device_stats(char** errOut);
+
+// tt_buffer_new allocates a device buffer of nbytes (contents zero until
+// written) and returns its handle (free with tt_free), or 0 and *err.
+uint64_t tt_buffer_new(int64_t nbytes, char** errOut);
+
+// tt_buffer_resize resizes a buffer to nbytes, keeping the bytes both
+// sizes share. It returns 0, or -1 and *err.
+int32_t tt_buffer_resize(uint64_t h, int64_t nbytes, char** errOut);
+
+// tt_tensor_write copies nbytes at src (the tensor's elements, contiguous,
+// row-major) into the tensor described by n words (one tensor item, see
+// tt_op_call). The source is read before the call returns. It returns 0,
+// or -1 and *err.
+int32_t tt_tensor_write(int64_t* view, int32_t n, void* src, int64_t nbytes, char** errOut);
+
+// tt_tensor_read copies the tensor described by n words into dst (nbytes,
+// contiguous row-major), once the work queued before it is done; the
+// failure of such work is reported here. It returns 0, or -1 and *err.
+int32_t tt_tensor_read(int64_t* view, int32_t n, void* dst, int64_t nbytes, char** errOut);
+
+// tt_op_id interns an aten op by its overload name ("aten::add.Tensor")
+// and PyTorch's schema text, and returns its number, or -1 and *err.
+int32_t tt_op_id(char* name, char* schema, char** errOut);
+
+// tt_op_supported returns NULL when the engine computes the aten op of
+// this name and PyTorch schema, else why not (free with tt_string_free).
+char* tt_op_supported(char* name, char* schema);
+
+// tt_op_call runs op number op on nwords argument words. It returns a
+// status: 0 done or queued (*out_n words of returns in out), 1 a new
+// signature (check the call, then call again with flags 1 to compile), 2
+// declined (*err says why; the caller falls back), 3 out= arguments to
+// resize (in out); or -1 and *err.
+int32_t tt_op_call(int32_t op, int64_t* w, int32_t nwords, int64_t flags, int64_t* out, int32_t outCap, int32_t* outN, char** errOut);
+
+// tt_device_synchronize runs everything recorded and waits for the
+// device's queue; it returns 0, or -1 and *err naming an op that failed
+// asynchronously.
+int32_t tt_device_synchronize(char** errOut);
+
+// tt_event_record marks the current end of the device's queue and returns
+// the mark (an event), or 0 and *err.
+uint64_t tt_event_record(char** errOut);
+
+// tt_event_query returns 1 when the work before event ev is done, else 0.
+int32_t tt_event_query(uint64_t ev);
+
+// tt_event_wait waits for the work before event ev. It returns 0, or -1
+// and *err.
+int32_t tt_event_wait(uint64_t ev, char** errOut);
+
+// tt_event_elapsed returns the milliseconds from event a to event b
+// (waiting for both), or -1 and *err.
+double tt_event_elapsed(uint64_t a, uint64_t b, char** errOut);
+
+// tt_event_release forgets an event's timing.
+void tt_event_release(uint64_t ev);
+
+// tt_memory writes the bytes held by live device buffers and their peak
+// (either pointer may be NULL); with reset_peak set the peak restarts at
+// the current allocation. It returns 0, or -1 when the device fails to
+// open.
+int32_t tt_memory(int64_t* allocated, int64_t* peak, int32_t resetPeak);
+
 // tt_abi_version returns the ABI version (capi.ABIVersion).
 int32_t tt_abi_version(void);
 

@@ -41,6 +41,10 @@ def _register() -> None:
 
 _register()
 
+from . import device  # noqa: E402  (registers the tpu device: torch.tpu, tensors on "tpu")
+
+device._register()
+
 
 def devices() -> list[dict[str, Any]]:
     """The engine's devices (``cpu`` and each PJRT plugin found) and whether
@@ -75,6 +79,11 @@ class Report(dict):
                 lines.append(f"      fallback: {g['fallback_reason']}")
             for u in g.get("unsupported", []):
                 lines.append(f"      {u['op']} ×{u['count']} (node {u['node']}) {u.get('source', '')}")
+        dev = self.get("device") or {}
+        if dev.get("cpu_fallbacks"):
+            lines.append(f"tpu device: {len(dev['cpu_fallbacks'])} ops ran on the CPU")
+            for f in dev["cpu_fallbacks"]:
+                lines.append(f"      {f['op']} ×{f['calls']}: {f['reason']}")
         return "\n".join(lines)
 
 
@@ -87,7 +96,9 @@ def report() -> Report:
 
     entries = [g.report() for g in graphs()]
     on_eager = sum(1 for e in entries if e["ran_on"] == "eager")
-    return Report(graphs=len(entries), on_torchtpu=len(entries) - on_eager, on_eager=on_eager, entries=entries)
+    dev = device.stats() if device.is_available() else {}
+    return Report(graphs=len(entries), on_torchtpu=len(entries) - on_eager, on_eager=on_eager, entries=entries,
+                  device=dev)
 
 
 def reset_report() -> None:

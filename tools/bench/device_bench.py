@@ -1,0 +1,150 @@
+"""The tpu device against PyTorch's CPU eager, side by side in one run.
+
+    PYTHONPATH=python python tools/bench/device_bench.py [--repeats 5] [--json out.json]
+
+- per-op time of a small add (64 floats) and a small matmul (16x16) in
+  PyTorch CPU eager and on tpu in each mode (async, debug, fused): N ops in a
+  loop, then a synchronisation, best of the repeats; each op's result is a
+  new tensor, as in real code.
+- one training step (forward, backward, AdamW) of the tiny GPT of
+  python/tests/test_device_training.py on CPU eager and on tpu in fused mode.
+
+Columns alternate within each repeat (CPU, then each tpu mode), so load on
+the machine hits all of them alike. Ratios are tpu/CPU: below 1 is faster.
+Both wall time and process CPU time are reported: on a shared machine the
+CPU time is the steadier measure of the work each side does.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+import torch
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "python"))
+sys.path.insert(0, str(ROOT / "python" / "tests"))
+
+import torchtpu  # noqa: E402,F401
+
+
+def timed(fn, n: int, sync) -> tuple[float, float]:
+    """Seconds per call (wall, process CPU) of n calls and one sync."""
+    w, c = time.perf_counter(), time.process_time()
+    for _ in range(n):
+        fn()
+    sync()
+    return (time.perf_counter() - w) / n, (time.process_time() - c) / n
+
+
+def nosync() -> None:
+    pass
+
+
+def op_bench(repeats: int, n: int) -> dict:
+    x, m = torch.randn(64), torch.randn(16, 16)
+    cases = {"add64": lambda a, b: a + b, "mm16": lambda a, b: a @ b}
+    inputs = {"add64": x, "mm16": m}
+    out: dict = {}
+    for name, f in cases.items():
+        cpu_in = inputs[name]
+        tpu_in = cpu_in.to("tpu")
+        best: dict[str, list[float]] = {}
+        for mode in ("cpu", "async", "debug", "fused"):
+            best[mode] = [1e9, 1e9]
+        for _ in range(repeats):
+            for mode in ("cpu", "async", "debug", "fused"):
+                if mode == "cpu":
+                    a = cpu_in
+                    fn, sync = (lambda: f(a, a)), nosync
+                else:
+                    torch.tpu.set_mode(mode)
+                    a = tpu_in
+                    fn, sync = (lambda: f(a, a)), torch.tpu.synchronize
+                timed(fn, n // 10, sync)  # warm: plans, blocks, caches
+                wall, cpu = timed(fn, n, sync)
+                best[mode] = [min(best[mode][0], wall), min(best[mode][1], cpu)]
+        torch.tpu.set_mode("async")
+        out[name] = {m: {"wall_us": v[0] * 1e6, "cpu_us": v[1] * 1e6} for m, v in best.items()}
+        for m in ("async", "debug", "fused"):
+            out[name][m]["ratio_wall"] = best[m][0] / best["cpu"][0]
+            out[name][m]["ratio_cpu"] = best[m][1] / best["cpu"][1]
+    return out
+
+
+def gpt_bench(repeats: int, steps: int) -> dict:
+    import torch.nn.functional as F
+    from test_device_training import TinyGPT
+
+    g = torch.Generator().manual_seed(2)
+    data = [torch.randint(0, 50, (4, 17), generator=g) for _ in range(steps)]
+
+    def run(device: str) -> tuple[float, float]:
+        torch.manual_seed(0)
+        model = TinyGPT().to(device)
+        opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=0.1)
+        batches = [(s[:, :-1].to(device), s[:, 1:].to(device)) for s in data]
+
+        def step(x, y):
+            opt.zero_grad()
+            logits = model(x)
+            loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), y.reshape(-1))
+            loss.backward()
+            opt.step()
+            return loss.item()
+
+        for x, y in batches[:3]:  # warm: plans, the step's block
+            step(x, y)
+        w, c = time.perf_counter(), time.process_time()
+        for x, y in batches[3:]:
+            step(x, y)
+        k = len(batches) - 3
+        return (time.perf_counter() - w) / k, (time.process_time() - c) / k
+
+    best = {"cpu": [1e9, 1e9], "fused": [1e9, 1e9]}
+    for _ in range(repeats):
+        for mode in ("cpu", "fused"):
+            if mode == "cpu":
+                r = run("cpu")
+            else:
+                torch.tpu.set_mode("fused")
+                r = run("tpu")
+                torch.tpu.set_mode("async")
+            best[mode] = [min(best[mode][0], r[0]), min(best[mode][1], r[1])]
+    out = {m: {"wall_ms": v[0] * 1e3, "cpu_ms": v[1] * 1e3} for m, v in best.items()}
+    out["fused"]["ratio_wall"] = best["fused"][0] / best["cpu"][0]
+    out["fused"]["ratio_cpu"] = best["fused"][1] / best["cpu"][1]
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--ops", type=int, default=4000, help="ops per timed loop")
+    ap.add_argument("--steps", type=int, default=13, help="training steps per run (3 warm)")
+    ap.add_argument("--threads", type=int, default=int(os.environ.get("OMP_NUM_THREADS", "1")))
+    ap.add_argument("--json", default="")
+    args = ap.parse_args()
+    torch.set_num_threads(args.threads)
+    res = {"torch": torch.__version__, "threads": args.threads, "ops": op_bench(args.repeats, args.ops),
+           "gpt_step": gpt_bench(args.repeats, args.steps)}
+    for name, r in res["ops"].items():
+        print(f"{name}: CPU eager {r['cpu']['wall_us']:.2f} us/op (cpu time {r['cpu']['cpu_us']:.2f})")
+        for m in ("async", "debug", "fused"):
+            print(f"  tpu {m:<6} {r[m]['wall_us']:8.2f} us/op  ratio {r[m]['ratio_wall']:.2f}  "
+                  f"(cpu time {r[m]['cpu_us']:.2f}, ratio {r[m]['ratio_cpu']:.2f})")
+    g = res["gpt_step"]
+    print(f"tiny GPT training step: CPU eager {g['cpu']['wall_ms']:.2f} ms, tpu fused {g['fused']['wall_ms']:.2f} ms, "
+          f"ratio {g['fused']['ratio_wall']:.2f} (cpu time {g['cpu']['cpu_ms']:.2f} vs {g['fused']['cpu_ms']:.2f} ms, "
+          f"ratio {g['fused']['ratio_cpu']:.2f})")
+    if args.json:
+        Path(args.json).write_text(json.dumps(res, indent=1))
+
+
+if __name__ == "__main__":
+    main()
