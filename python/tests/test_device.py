@@ -61,6 +61,19 @@ def test_random_matches_cpu():
         assert torch.equal(g.cpu(), w)
 
 
+def test_dropout_matches_cpu():
+    # native_dropout takes no Generator but draws from the default one (it is
+    # tagged nondeterministic_seeded): the same seed drops the same elements.
+    x = torch.randn(8, 16)
+    for f in (lambda t: torch.nn.functional.dropout(t, 0.4, training=True),
+              lambda t: torch.nn.functional.scaled_dot_product_attention(t[None], t[None], t[None], dropout_p=0.3)):
+        torch.manual_seed(11)
+        want = f(x)
+        torch.manual_seed(11)
+        got = f(x.to("tpu"))
+        torch.testing.assert_close(got.cpu(), want)
+
+
 def test_print_item_tolist():
     x = torch.tensor([[1.5, -2.0], [3.0, 4.25]])
     t = x.to("tpu")

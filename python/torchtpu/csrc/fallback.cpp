@@ -4,7 +4,7 @@
 //  - A view op (its first return aliases its first argument) is computed
 //    with PyTorch's meta kernel on a meta twin of the input, and the result
 //    made a view of the input's storage: aliasing is PyTorch's own.
-//  - A random op (it takes a Generator) runs on PyTorch's CPU kernel with
+//  - A random op (it takes a Generator, or is tagged nondeterministic_seeded) runs on PyTorch's CPU kernel with
 //    the CPU generator: the same numbers as on CPU.
 //  - Any other op goes to the engine: its arguments are encoded as words
 //    and the engine runs it from a plan cached by signature. A new
@@ -91,6 +91,10 @@ OpInfo& info(const c10::OperatorHandle& op) {
     in->ints.push_back(int_kind(a.real_type()));
     if (is_generator(a.type())) in->kind = Kind::Random;
   }
+  // Ops that draw from the default generator without taking one
+  // (native_dropout, rand.default, ...) carry this tag: they too run on the
+  // CPU kernel, so a seeded program draws the same numbers as on CPU.
+  if (op.hasTag(at::Tag::nondeterministic_seeded)) in->kind = Kind::Random;
   const auto& rets = s.returns();
   if (in->kind == Kind::Engine && !rets.empty() && rets[0].alias_info() && !rets[0].alias_info()->isWrite() &&
       !s.arguments().empty() && s.arguments()[0].alias_info() && !s.arguments()[0].alias_info()->isWrite()) {
