@@ -14,6 +14,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/torchtpu/torchtpu/backend"
 	"github.com/torchtpu/torchtpu/dtype"
@@ -83,7 +84,23 @@ func (h *bufHandle) release() {
 	}
 }
 
+// liveBuffers counts the device buffers made and not yet destroyed, in
+// every plugin of the process.
+var liveBuffers atomic.Int64
+
+// LiveBuffers returns how many PJRT device buffers the process holds: a
+// count that grows run after run is a leak, whatever RSS shows.
+func LiveBuffers() int64 { return liveBuffers.Load() }
+
+func newHandle(api capi, buf *C.PJRT_Buffer, done *C.PJRT_Event) *bufHandle {
+	liveBuffers.Add(1)
+	return &bufHandle{api: api, buf: buf, hostDone: done}
+}
+
 func (h *bufHandle) destroyLocked() {
+	if h.buf != nil {
+		liveBuffers.Add(-1)
+	}
 	b := deviceBuffer{buf: h.buf, done: h.hostDone}
 	b.release(h.api)
 	h.buf, h.hostDone = nil, nil
@@ -176,7 +193,7 @@ func (b *Backend) Upload(ctx context.Context, l *literal.Literal) (backend.Buffe
 	if err != nil {
 		return nil, fmt.Errorf("pjrt %s: copy %v to the device: %w", b.Name(), l, err)
 	}
-	h := &bufHandle{api: api, buf: db.buf, hostDone: db.done}
+	h := newHandle(api, db.buf, db.done)
 	return newBuffer(b, h, l.DType, slices.Clone(l.Shape), nil), nil
 }
 
@@ -250,13 +267,13 @@ func (e *executable) RunBuffers(ctx context.Context, args []backend.Buffer, dona
 	}()
 	outs := make([]backend.Buffer, len(l.outs))
 	for i, o := range l.outs {
-		h := &bufHandle{api: api, buf: o}
+		h := newHandle(api, o, nil)
 		l.outs[i] = nil // owned by h from here
 		dt, shape, err := api.bufferShape(o)
 		if err != nil {
 			h.release()
 			for _, rest := range l.outs[i+1:] {
-				(&bufHandle{api: api, buf: rest}).release()
+				newHandle(api, rest, nil).release()
 			}
 			backend.ReleaseAll(outs[:i])
 			return nil, fmt.Errorf("pjrt %s: result %d: %w", e.b.Name(), i, err)

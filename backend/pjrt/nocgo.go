@@ -28,3 +28,6 @@ func Inspect(path string) (APIInfo, error) {
 func open(kind, path string, ordinal int) (backend.Backend, error) {
 	return nil, fmt.Errorf("pjrt %s: %w", kind, errNoCgo)
 }
+
+// LiveBuffers returns 0: without cgo no plugin is loaded.
+func LiveBuffers() int64 { return 0 }

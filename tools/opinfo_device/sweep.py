@@ -243,7 +243,17 @@ def run_op(op, dt) -> dict:
     return rec
 
 
-def child(names: list[str], dtypes: list[str], out: str) -> None:
+def done_pairs(out: str) -> set[tuple[str, str]]:
+    """The (OpInfo, dtype) pairs already in a results file."""
+    done = set()
+    if os.path.exists(out):
+        for line in open(out):
+            r = json.loads(line)
+            done.add((r["op"], r["dtype"]))
+    return done
+
+
+def child(names: list[str], dtypes: list[str], out: str, resume: bool = False) -> None:
     import warnings
 
     import torch
@@ -255,12 +265,15 @@ def child(names: list[str], dtypes: list[str], out: str) -> None:
     torch.set_num_threads(1)
     wanted = set(names)
     dts = {getattr(torch, d) for d in dtypes}
+    done = done_pairs(out) if resume else set()
     with open(out, "a") as f:
         for op in op_db:
             key = name_of(op)
             if key not in wanted:
                 continue
             for dt in sorted(op.supported_dtypes("cpu") & dts, key=str):
+                if (key, str(dt).replace("torch.", "")) in done:
+                    continue
                 print(f"START {key} {dt}", flush=True)
                 f.write(json.dumps(run_op(op, dt)) + "\n")
                 f.flush()
@@ -278,7 +291,7 @@ def main() -> None:
     args = ap.parse_args()
     dtypes = [d for d in args.dtypes.split(",") if d]
     if args.child:
-        child(args.ops.split(","), dtypes, args.out)
+        child(args.ops.split(","), dtypes, args.out, args.resume)
         return
     op_db = load_op_db()
     names = [name_of(o) for o in op_db]
@@ -286,19 +299,23 @@ def main() -> None:
         want = set(args.ops.split(","))
         names = [n for n in names if n in want or n.split(".")[0] in want]
     done = set()
-    if args.resume and os.path.exists(args.out):
-        for line in open(args.out):
-            r = json.loads(line)
-            done.add(r["op"])
+    if args.resume:
+        done = done_pairs(args.out)
     elif os.path.exists(args.out):
         os.unlink(args.out)
-    todo = [n for n in names if n not in done]
+    import torch
+
+    dts = {getattr(torch, d) for d in dtypes}
+    by_name = {name_of(o): o for o in op_db}
+    todo = [n for n in names
+            if any((n, str(dt).replace("torch.", "")) not in done for dt in by_name[n].supported_dtypes("cpu") & dts)]
     here = Path(__file__).resolve()
     while todo:
         chunk, todo = todo[:args.chunk], todo[args.chunk:]
         while chunk:
-            p = subprocess.Popen([sys.executable, str(here), "--child", "--out", args.out, "--ops", ",".join(chunk),
-                                  "--dtypes", ",".join(dtypes)], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+            cmd = [sys.executable, str(here), "--child", "--out", args.out, "--ops", ",".join(chunk),
+                   "--dtypes", ",".join(dtypes)] + (["--resume"] if args.resume else [])
+            p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                  text=True)
             current, finished = None, set()
             for line in p.stdout:
