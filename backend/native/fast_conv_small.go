@@ -10,6 +10,10 @@ package native
 // small ones took the exact kernel, which decodes the weights and
 // transposes them on every run, and the matrix-vector products the
 // GEMM, which packs a one-column B.
+//
+// The loops run tap by tap over whole output rows (smallPlane): each
+// output element still sums the same products in the same order, but the
+// inner loop is a branch-free multiply-add along a row.
 func (c *conv2d) runSmall(dst []float32) {
 	ocPer, k, n, hw := c.outC/c.groups, c.kerC*c.kh*c.kw, c.oh*c.ow, c.h*c.w
 	c.epiRuns(n)
@@ -24,29 +28,7 @@ func (c *conv2d) runSmall(dst []float32) {
 				out[0] = dot32(w, in)
 				continue
 			}
-			for oy := 0; oy < c.oh; oy++ {
-				for ox := 0; ox < c.ow; ox++ {
-					var acc float32
-					for ic := 0; ic < c.kerC; ic++ {
-						img := in[ic*hw : (ic+1)*hw]
-						for ky := 0; ky < c.kh; ky++ {
-							iy := oy*c.sh - c.padT + ky*c.dh
-							if iy < 0 || iy >= c.h {
-								continue
-							}
-							row := img[iy*c.w : (iy+1)*c.w]
-							wr := w[(ic*c.kh+ky)*c.kw : (ic*c.kh+ky+1)*c.kw]
-							for kx, wv := range wr {
-								ix := ox*c.sw - c.padL + kx*c.dw
-								if ix >= 0 && ix < c.w {
-									acc += wv * row[ix]
-								}
-							}
-						}
-					}
-					out[oy*c.ow+ox] = acc
-				}
-			}
+			c.smallPlane(out, w, in)
 		}
 	}
 	for g := 0; g < c.groups; g++ {
@@ -90,4 +72,46 @@ func dot32(a, b []float32) float32 {
 		}
 	}
 	return ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))
+}
+
+// smallPlane computes one output plane (one batch element, one output
+// channel) of runSmall: out[oy][ox] = sum over ic, ky, kx (in that order)
+// of w[ic][ky][kx] * in[ic][iy][ix] for the taps inside the image. The
+// taps are visited in that order for a whole output row at a time.
+func (c *conv2d) smallPlane(out, w, in []float32) {
+	hw := c.h * c.w
+	for oy := 0; oy < c.oh; oy++ {
+		orow := out[oy*c.ow : (oy+1)*c.ow]
+		clear(orow)
+		for ic := 0; ic < c.kerC; ic++ {
+			img := in[ic*hw : (ic+1)*hw]
+			for ky := 0; ky < c.kh; ky++ {
+				iy := oy*c.sh - c.padT + ky*c.dh
+				if iy < 0 || iy >= c.h {
+					continue
+				}
+				row := img[iy*c.w : (iy+1)*c.w]
+				wr := w[(ic*c.kh+ky)*c.kw : (ic*c.kh+ky+1)*c.kw]
+				for kx, wv := range wr {
+					off := kx*c.dw - c.padL
+					lo, hi := c.validRange(off, c.sw, c.w, c.ow)
+					if lo >= hi {
+						continue
+					}
+					if c.sw == 1 {
+						src := row[lo+off : hi+off]
+						dst := orow[lo:hi]
+						dst = dst[:len(src)]
+						for i, v := range src {
+							dst[i] += wv * v
+						}
+						continue
+					}
+					for ox := lo; ox < hi; ox++ {
+						orow[ox] += wv * row[ox*c.sw+off]
+					}
+				}
+			}
+		}
+	}
 }
