@@ -11,7 +11,8 @@ import (
 // 0-d tensors), as PyTorch's CPU kernel computes them: step =
 // (end - start) / (steps - 1) in the result type (double for integer
 // results), the first half of the points counted from start and the
-// second from end; logspace raises base to those points.
+// second from end; logspace raises base to those points. An integer result
+// truncates start and end to its type before the step is computed.
 
 func init() {
 	for _, ov := range []string{"default", "Tensor_Tensor", "Tensor_Scalar", "Scalar_Tensor"} {
@@ -102,6 +103,11 @@ func spacePoints(c *LowerCtx, start, end *stablehlo.Value, n int64, dt dtype.DTy
 		st = c.Wide()
 	}
 	cdt := OpMath(st)
+	if !dt.IsFloat() {
+		// PyTorch reads start and end as the result type first
+		// (start.to<scalar_t>()): an integer result truncates them.
+		start, end = c.Convert(start, dt), c.Convert(end, dt)
+	}
 	s0, e0 := c.Convert(c.Convert(start, st), cdt), c.Convert(c.Convert(end, st), cdt)
 	var pts *stablehlo.Value
 	if n == 1 {

@@ -74,6 +74,25 @@ def test_dropout_matches_cpu():
         torch.testing.assert_close(got.cpu(), want)
 
 
+def test_conj_and_neg_views_reach_the_engine_resolved():
+    # mm and addmm take lazy x.conj() / negated views as they are (conj-aware
+    # ops): the values they stand for must reach the engine.
+    g = torch.Generator().manual_seed(5)
+    a = torch.randn(3, 4, dtype=torch.complex64, generator=g)
+    b = torch.randn(4, 3, dtype=torch.complex64, generator=g)
+    ta, tb = a.to("tpu"), b.to("tpu")
+    for f in (lambda x, y: x.conj() @ y, lambda x, y: torch.mm(x, y.conj()), lambda x, y: (-x) @ y.conj(),
+              lambda x, y: torch.addmm((x @ y).conj(), x, y.conj()), lambda x, y: torch.cov(x)):
+        torch.testing.assert_close(f(ta, tb).cpu(), f(a, b))
+
+
+def test_integer_linspace_logspace_truncate_endpoints():
+    for f in (lambda d: torch.linspace(2.5, 8.3, 5, dtype=torch.int64, device=d),
+              lambda d: torch.logspace(2.5, 8.3, 5, base=2.0, dtype=torch.int64, device=d),
+              lambda d: torch.logspace(-1.7, 3.2, 4, dtype=torch.int32, device=d)):
+        assert torch.equal(f("tpu").cpu(), f("cpu"))
+
+
 def test_print_item_tolist():
     x = torch.tensor([[1.5, -2.0], [3.0, 4.25]])
     t = x.to("tpu")

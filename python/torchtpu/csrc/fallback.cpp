@@ -495,11 +495,31 @@ void view(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
 void set_cpu_fallback(bool on) { cpu_fallback_on.store(on); }
 bool cpu_fallback_enabled() { return cpu_fallback_on.load(); }
 
+// resolved returns the values a tpu tensor with conjugate or negative bits
+// stands for (a lazy x.conj() or a negated view, which conj-aware ops such
+// as mm and addmm receive as is), as a tensor without them: the engine
+// reads storage, not bits.
+at::Tensor resolved(const at::Tensor& t) {
+  at::Tensor v = t;
+  if (v.is_conj()) v = at::_conj_physical(v._conj());
+  if (v.is_neg()) v = at::neg(v._neg_view());
+  return v;
+}
+
 void run_op(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   OpInfo& in = info(op);
   if (in.id < 0) return cpu(op, stack, in, in.reason);
   const auto& s = op.schema();
   size_t nargs = s.arguments().size();
+  for (size_t i = 0; i < nargs; i++) {
+    c10::IValue& v = (*stack)[stack->size() - nargs + i];
+    if (!v.isTensor()) continue;
+    const at::Tensor& t = v.toTensor();
+    if (!t.defined() || t.device().type() != kTPU || (!t.is_conj() && !t.is_neg())) continue;
+    const auto& ai = s.arguments()[i].alias_info();
+    if (ai && ai->isWrite()) return cpu(op, stack, in, "writes through a conjugate or negative view");
+    v = resolved(t);
+  }
   auto& w = words;
   w.clear();
   try {
