@@ -5,9 +5,11 @@ import (
 	"github.com/torchtpu/torchtpu/stablehlo"
 )
 
-// Sorting: sort, sort.stable, argsort, topk. One stable stablehlo.sort
-// carries (values, int64 positions); the comparator orders every NaN above
-// +inf, as PyTorch does, so ascending puts NaNs last and descending first.
+// Sorting: sort, sort.stable, argsort, topk. One stablehlo.sort carries
+// (values, int64 positions); the comparator orders every NaN above +inf,
+// as PyTorch does, so ascending puts NaNs last and descending first. The
+// sort is stable except where PyTorch's CPU kernel runs std::sort (see
+// pytorchUnstable), whose order among ties the native backend reproduces.
 
 func init() {
 	lower("aten::sort", lowerSort)
@@ -21,6 +23,11 @@ func init() {
 // sortAlong sorts x along d, returning sorted values and their original
 // positions (int64).
 func sortAlong(c *LowerCtx, x *stablehlo.Value, d int, descending bool) (vals, idx *stablehlo.Value) {
+	return sortAlongOrder(c, x, d, descending, true)
+}
+
+// sortAlongOrder is sortAlong with is_stable = stable.
+func sortAlongOrder(c *LowerCtx, x *stablehlo.Value, d int, descending, stable bool) (vals, idx *stablehlo.Value) {
 	t := c.Type(x)
 	dt := t.DType()
 	iota := c.Iota(dtype.I64, t.Shape, d)
@@ -41,7 +48,7 @@ func sortAlong(c *LowerCtx, x *stablehlo.Value, d int, descending bool) (vals, i
 	})
 	op := c.OpRegions("stablehlo.sort", []*stablehlo.Value{x, iota}, []stablehlo.NamedAttr{
 		Attr("dimension", &stablehlo.IntAttr{Value: int64(d)}),
-		Attr("is_stable", stablehlo.BoolAttr(true)),
+		Attr("is_stable", stablehlo.BoolAttr(stable)),
 	}, []*stablehlo.Region{cmp})
 	if len(op.Results) != 2 {
 		return x, iota
@@ -72,10 +79,11 @@ func lowerSort(c *LowerCtx, a *Args) ([]Value, error) {
 		return nil, err
 	}
 	desc := a.Bool("descending")
+	stable, _ := a.OptBool("stable") // sort.default: stable=False
 	if a.Err() != nil {
 		return nil, a.Err()
 	}
-	v, i := sortAlong(c, x, d, desc)
+	v, i := sortAlongOrder(c, x, d, desc, stable || !pytorchUnstable(c, x, d, desc))
 	if scalar {
 		v, i = c.Reshape(v, nil), c.Reshape(i, nil)
 	}
@@ -122,4 +130,20 @@ func lowerTopk(c *LowerCtx, a *Args) ([]Value, error) {
 		v, i = c.Reshape(v, nil), c.Reshape(i, nil)
 	}
 	return []Value{TensorValue(v), TensorValue(i)}, nil
+}
+
+// pytorchUnstable reports whether PyTorch's CPU sort with stable=False runs
+// std::sort on x along d (aten/src/ATen/native/cpu/SortingKernel.cpp).
+// It does not for int64/int32/float64/float32, which go to x86-simd-sort
+// where the build has it (an order among ties that is kept stable here),
+// nor for a 1-d ascending integer tensor of at least GRAIN_SIZE (32768)
+// elements, which goes to fbgemm's radix sort, a stable sort.
+func pytorchUnstable(c *LowerCtx, x *stablehlo.Value, d int, descending bool) bool {
+	switch dt := c.DType(x); {
+	case dt == dtype.I64 || dt == dtype.I32 || dt == dtype.F64 || dt == dtype.F32:
+		return false
+	case dt.IsInteger() && c.Rank(x) == 1 && !descending && c.Shape(x)[d] >= 32768:
+		return false
+	}
+	return true
 }
