@@ -230,9 +230,18 @@ func wide2(fn mathFn) mathFn {
 	}
 }
 
+// hypot is max * sqrt(1 + (min/max)^2), which neither overflows nor
+// underflows where the result is finite and normal (as std::hypot); 0 when
+// both are 0, +inf when either is infinite (even with a NaN), else NaN
+// propagates.
 func hypot(c *LowerCtx, xs []*stablehlo.Value) *stablehlo.Value {
 	a, b := c.Unary("abs", xs[0]), c.Unary("abs", xs[1])
-	r := c.Unary("sqrt", c.Binary("add", c.Binary("multiply", a, a), c.Binary("multiply", b, b)))
+	hi, lo := c.Binary("maximum", a, b), c.Binary("minimum", a, b)
+	zero, one := c.Like(a, 0), c.Like(a, 1)
+	isZero := c.Compare("EQ", hi, zero)
+	q := c.Binary("divide", lo, c.Select(isZero, one, hi))
+	r := c.Binary("multiply", hi, c.Unary("sqrt", c.Binary("add", one, c.Binary("multiply", q, q))))
+	r = c.Select(isZero, zero, r)
 	inf := c.Like(a, math.Inf(1))
 	isInf := c.Binary("or", c.Compare("EQ", a, inf), c.Compare("EQ", b, inf))
 	return c.Select(isInf, inf, r)
