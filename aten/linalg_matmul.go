@@ -236,6 +236,12 @@ func lowerAddmm(c *LowerCtx, a *Args) ([]Value, error) {
 	if (name == "aten::baddbmm" || name == "aten::addbmm") && c.Shape(m1)[0] != c.Shape(m2)[0] {
 		return nil, c.Errorf("%s: batch sizes differ: %v and %v", name, c.Shape(m1), c.Shape(m2))
 	}
+	if name == "aten::addbmm" && !hasOut {
+		seq, err := addbmmSequential(c, self, xc, yc, alpha, beta, dt)
+		if err != nil || seq != nil {
+			return one(seq), err
+		}
+	}
 	var out *stablehlo.Value
 	switch name {
 	case "aten::baddbmm":
