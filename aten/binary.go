@@ -107,6 +107,16 @@ func init() {
 				return nil, err
 			}
 			if mode == "trunc" {
+				dt := c.ResultType(x, y)
+				if (dt == dtype.F16 || dt == dtype.BF16) && !oneElement(y) {
+					// PyTorch's div_trunc_kernel: trunc(a / b) in the
+					// reduced type, the quotient rounded before trunc
+					// (with a one-element divisor it stays in float32).
+					return one(pointwise(c, false, func(c *LowerCtx, xs []*stablehlo.Value) *stablehlo.Value {
+						q := c.Convert(c.Convert(c.Binary("divide", xs[0], xs[1]), dt), c.DType(xs[0]))
+						return trunc(c, q)
+					}, x, y)), nil
+				}
 				return one(pointwise(c, false, divTrunc, x, y)), nil
 			}
 			return one(pointwise(c, false, divFloor, x, y)), nil
@@ -313,4 +323,18 @@ func complexLogAddExp(c *LowerCtx, a, b *stablehlo.Value) *stablehlo.Value {
 	r := c.Select(inf, infVals, c.Binary("add", mx, c.Unary("log_plus_one", c.Unary("exponential", c.Binary("subtract", mn, mx)))))
 	nan := c.Binary("or", c.IsNaN(c.Unary("real", mn)), c.IsNaN(c.Unary("imag", mn)))
 	return c.Select(nan, c.Like(r, math.NaN()), r)
+}
+
+// oneElement reports an operand that TensorIterator sees as a scalar: a
+// wrapped number or a tensor of one element.
+func oneElement(o Operand) bool {
+	t := o.Type()
+	if t == nil {
+		return true
+	}
+	n := int64(1)
+	for _, d := range t.Shape {
+		n *= d
+	}
+	return n == 1
 }
