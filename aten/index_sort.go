@@ -7,9 +7,15 @@ import (
 
 // Sorting: sort, sort.stable, argsort, topk. One stablehlo.sort carries
 // (values, int64 positions); the comparator orders every NaN above +inf,
-// as PyTorch does, so ascending puts NaNs last and descending first. The
-// sort is stable except where PyTorch's CPU kernel runs std::sort (see
-// pytorchUnstable), whose order among ties the native backend reproduces.
+// as PyTorch does, so ascending puts NaNs last and descending first.
+// sort/argsort with stable=False (the default) emit is_stable = false:
+// PyTorch's CPU kernel (SortingKernel.cpp) then runs std::sort, whose
+// order among ties the native backend reproduces (libstdc++'s introsort).
+// That is the reference build's path for every dtype (Debian's 2.14 has
+// neither x86-simd-sort nor fbgemm's radix sort: its unstable order
+// matches introsort for int8..int64, uint8, float32/64 and 40000-element
+// tensors); builds with those order ties differently. msort, topk and
+// the other users keep a stable sort.
 
 func init() {
 	lower("aten::sort", lowerSort)
@@ -83,7 +89,7 @@ func lowerSort(c *LowerCtx, a *Args) ([]Value, error) {
 	if a.Err() != nil {
 		return nil, a.Err()
 	}
-	v, i := sortAlongOrder(c, x, d, desc, stable || !pytorchUnstable(c, x, d, desc))
+	v, i := sortAlongOrder(c, x, d, desc, stable)
 	if scalar {
 		v, i = c.Reshape(v, nil), c.Reshape(i, nil)
 	}
@@ -130,20 +136,4 @@ func lowerTopk(c *LowerCtx, a *Args) ([]Value, error) {
 		v, i = c.Reshape(v, nil), c.Reshape(i, nil)
 	}
 	return []Value{TensorValue(v), TensorValue(i)}, nil
-}
-
-// pytorchUnstable reports whether PyTorch's CPU sort with stable=False runs
-// std::sort on x along d (aten/src/ATen/native/cpu/SortingKernel.cpp).
-// It does not for int64/int32/float64/float32, which go to x86-simd-sort
-// where the build has it (an order among ties that is kept stable here),
-// nor for a 1-d ascending integer tensor of at least GRAIN_SIZE (32768)
-// elements, which goes to fbgemm's radix sort, a stable sort.
-func pytorchUnstable(c *LowerCtx, x *stablehlo.Value, d int, descending bool) bool {
-	switch dt := c.DType(x); {
-	case dt == dtype.I64 || dt == dtype.I32 || dt == dtype.F64 || dt == dtype.F32:
-		return false
-	case dt.IsInteger() && c.Rank(x) == 1 && !descending && c.Shape(x)[d] >= 32768:
-		return false
-	}
-	return true
 }

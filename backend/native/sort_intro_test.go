@@ -2,6 +2,9 @@ package native
 
 import (
 	"math/rand"
+	"os"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -58,4 +61,42 @@ func TestIntroSortBadComparator(t *testing.T) {
 	}
 	introSort(p, func(a, b int64) bool { return true })
 	introSort(p, func(a, b int64) bool { return (a+b)%3 == 0 })
+}
+
+// TestIntroSortMatchesTorch compares introSort's order among ties with the
+// indices of torch.sort(x, stable=False) from the reference PyTorch
+// (testdata/torch_sort_ties.txt, written by the torch-oracle).
+func TestIntroSortMatchesTorch(t *testing.T) {
+	b, err := os.ReadFile("testdata/torch_sort_ties.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		if !strings.HasPrefix(l, "#") {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines)%3 != 0 || len(lines) == 0 {
+		t.Fatalf("%d lines, want groups of 3", len(lines))
+	}
+	for i := 0; i < len(lines); i += 3 {
+		xs, want := strings.Fields(lines[i+1]), strings.Fields(lines[i+2])
+		keys := make([]float64, len(xs))
+		for j, s := range xs {
+			if keys[j], err = strconv.ParseFloat(s, 64); err != nil {
+				t.Fatal(err)
+			}
+		}
+		p := make([]int64, len(keys))
+		for j := range p {
+			p[j] = int64(j)
+		}
+		introSort(p, func(a, b int64) bool { return keys[a] < keys[b] })
+		for j := range p {
+			if strconv.FormatInt(p[j], 10) != want[j] {
+				t.Fatalf("%s n=%d: position %d has index %d, torch has %s", lines[i], len(keys), j, p[j], want[j])
+			}
+		}
+	}
 }
