@@ -107,6 +107,16 @@ func init() {
 				return nil, err
 			}
 			if mode == "trunc" {
+				dt := c.ResultType(x, y)
+				if (dt == dtype.F16 || dt == dtype.BF16) && !oneElement(y) {
+					// PyTorch's div_trunc_kernel: trunc(a / b) in the
+					// reduced type, the quotient rounded before trunc
+					// (with a one-element divisor it stays in float32).
+					return one(pointwise(c, false, func(c *LowerCtx, xs []*stablehlo.Value) *stablehlo.Value {
+						q := c.Convert(c.Convert(c.Binary("divide", xs[0], xs[1]), dt), c.DType(xs[0]))
+						return trunc(c, q)
+					}, x, y)), nil
+				}
 				return one(pointwise(c, false, divTrunc, x, y)), nil
 			}
 			return one(pointwise(c, false, divFloor, x, y)), nil
@@ -230,9 +240,18 @@ func wide2(fn mathFn) mathFn {
 	}
 }
 
+// hypot is max * sqrt(1 + (min/max)^2), which neither overflows nor
+// underflows where the result is finite and normal (as std::hypot); 0 when
+// both are 0, +inf when either is infinite (even with a NaN), else NaN
+// propagates.
 func hypot(c *LowerCtx, xs []*stablehlo.Value) *stablehlo.Value {
 	a, b := c.Unary("abs", xs[0]), c.Unary("abs", xs[1])
-	r := c.Unary("sqrt", c.Binary("add", c.Binary("multiply", a, a), c.Binary("multiply", b, b)))
+	hi, lo := c.Binary("maximum", a, b), c.Binary("minimum", a, b)
+	zero, one := c.Like(a, 0), c.Like(a, 1)
+	isZero := c.Compare("EQ", hi, zero)
+	q := c.Binary("divide", lo, c.Select(isZero, one, hi))
+	r := c.Binary("multiply", hi, c.Unary("sqrt", c.Binary("add", one, c.Binary("multiply", q, q))))
+	r = c.Select(isZero, zero, r)
 	inf := c.Like(a, math.Inf(1))
 	isInf := c.Binary("or", c.Compare("EQ", a, inf), c.Compare("EQ", b, inf))
 	return c.Select(isInf, inf, r)
@@ -304,4 +323,18 @@ func complexLogAddExp(c *LowerCtx, a, b *stablehlo.Value) *stablehlo.Value {
 	r := c.Select(inf, infVals, c.Binary("add", mx, c.Unary("log_plus_one", c.Unary("exponential", c.Binary("subtract", mn, mx)))))
 	nan := c.Binary("or", c.IsNaN(c.Unary("real", mn)), c.IsNaN(c.Unary("imag", mn)))
 	return c.Select(nan, c.Like(r, math.NaN()), r)
+}
+
+// oneElement reports an operand that TensorIterator sees as a scalar: a
+// wrapped number or a tensor of one element.
+func oneElement(o Operand) bool {
+	t := o.Type()
+	if t == nil {
+		return true
+	}
+	n := int64(1)
+	for _, d := range t.Shape {
+		n *= d
+	}
+	return n == 1
 }

@@ -5,9 +5,17 @@ import (
 	"github.com/torchtpu/torchtpu/stablehlo"
 )
 
-// Sorting: sort, sort.stable, argsort, topk. One stable stablehlo.sort
-// carries (values, int64 positions); the comparator orders every NaN above
-// +inf, as PyTorch does, so ascending puts NaNs last and descending first.
+// Sorting: sort, sort.stable, argsort, topk. One stablehlo.sort carries
+// (values, int64 positions); the comparator orders every NaN above +inf,
+// as PyTorch does, so ascending puts NaNs last and descending first.
+// sort/argsort with stable=False (the default) emit is_stable = false:
+// PyTorch's CPU kernel (SortingKernel.cpp) then runs std::sort, whose
+// order among ties the native backend reproduces (libstdc++'s introsort).
+// That is the reference build's path for every dtype (Debian's 2.14 has
+// neither x86-simd-sort nor fbgemm's radix sort: its unstable order
+// matches introsort for int8..int64, uint8, float32/64 and 40000-element
+// tensors); builds with those order ties differently. msort, topk and
+// the other users keep a stable sort.
 
 func init() {
 	lower("aten::sort", lowerSort)
@@ -21,6 +29,11 @@ func init() {
 // sortAlong sorts x along d, returning sorted values and their original
 // positions (int64).
 func sortAlong(c *LowerCtx, x *stablehlo.Value, d int, descending bool) (vals, idx *stablehlo.Value) {
+	return sortAlongOrder(c, x, d, descending, true)
+}
+
+// sortAlongOrder is sortAlong with is_stable = stable.
+func sortAlongOrder(c *LowerCtx, x *stablehlo.Value, d int, descending, stable bool) (vals, idx *stablehlo.Value) {
 	t := c.Type(x)
 	dt := t.DType()
 	iota := c.Iota(dtype.I64, t.Shape, d)
@@ -41,7 +54,7 @@ func sortAlong(c *LowerCtx, x *stablehlo.Value, d int, descending bool) (vals, i
 	})
 	op := c.OpRegions("stablehlo.sort", []*stablehlo.Value{x, iota}, []stablehlo.NamedAttr{
 		Attr("dimension", &stablehlo.IntAttr{Value: int64(d)}),
-		Attr("is_stable", stablehlo.BoolAttr(true)),
+		Attr("is_stable", stablehlo.BoolAttr(stable)),
 	}, []*stablehlo.Region{cmp})
 	if len(op.Results) != 2 {
 		return x, iota
@@ -72,10 +85,11 @@ func lowerSort(c *LowerCtx, a *Args) ([]Value, error) {
 		return nil, err
 	}
 	desc := a.Bool("descending")
+	stable, _ := a.OptBool("stable") // sort.default: stable=False
 	if a.Err() != nil {
 		return nil, a.Err()
 	}
-	v, i := sortAlong(c, x, d, desc)
+	v, i := sortAlongOrder(c, x, d, desc, stable)
 	if scalar {
 		v, i = c.Reshape(v, nil), c.Reshape(i, nil)
 	}

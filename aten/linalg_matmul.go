@@ -236,6 +236,19 @@ func lowerAddmm(c *LowerCtx, a *Args) ([]Value, error) {
 	if (name == "aten::baddbmm" || name == "aten::addbmm") && c.Shape(m1)[0] != c.Shape(m2)[0] {
 		return nil, c.Errorf("%s: batch sizes differ: %v and %v", name, c.Shape(m1), c.Shape(m2))
 	}
+	if name == "aten::addbmm" && !hasOut {
+		seq, err := addbmmSequential(c, self, xc, yc, alpha, beta, dt)
+		if err != nil || seq != nil {
+			return one(seq), err
+		}
+	}
+	if name == "aten::addr" && !hasOut && (dt == dtype.F16 || dt == dtype.BF16) {
+		out, err := addrReduced(c, self, xc, yc, alpha, beta, dt)
+		if err != nil {
+			return nil, err
+		}
+		return one(out), nil
+	}
 	var out *stablehlo.Value
 	switch name {
 	case "aten::baddbmm":
@@ -317,4 +330,25 @@ func scalarIs(s Scalar, v float64) bool {
 		return s.C == complex(v, 0)
 	}
 	return s.Float() == v
+}
+
+// addrReduced is addr on float16/bfloat16 as PyTorch's addr_kernel runs it:
+// beta*self + (alpha*vec1)*vec2 with every operation rounded to the dtype
+// (Vectorized<Half/BFloat16> arithmetic); beta = 0 drops self. x, y are
+// the vectors in float32.
+func addrReduced(c *LowerCtx, self, x, y *stablehlo.Value, alpha, beta Scalar, dt dtype.DType) (*stablehlo.Value, error) {
+	round := func(v *stablehlo.Value) *stablehlo.Value { return c.Convert(c.Convert(v, dt), dtype.F32) }
+	shape := []int64{c.Shape(x)[0], c.Shape(y)[0]}
+	scalar := func(s Scalar) *stablehlo.Value { return round(c.ScalarFull(s, dtype.F32, shape)) }
+	xb := c.BroadcastInDim(x, shape, []int64{0})
+	yb := c.BroadcastInDim(y, shape, []int64{1})
+	out := round(c.Binary("multiply", round(c.Binary("multiply", scalar(alpha), xb)), yb))
+	if !scalarIs(beta, 0) {
+		s, err := expandTo(c, c.Convert(self, dtype.F32), shape)
+		if err != nil {
+			return nil, err
+		}
+		out = round(c.Binary("add", round(c.Binary("multiply", scalar(beta), s)), out))
+	}
+	return c.Convert(out, dt), nil
 }

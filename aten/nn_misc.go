@@ -199,6 +199,12 @@ func lowerUpsample(n int, mode string, vec bool) LowerFunc {
 			}
 			return one(x), nil
 		}
+		if dt == dtype.U8 && n == 2 {
+			if numelOf(shape) == 0 {
+				return nil, c.Errorf("upsample_%s: input sizes should be greater than 0, but got %v", mode, shape)
+			}
+			return one(upsampleU8(c, x, out, scales, align, mode)), nil
+		}
 		if !dt.IsFloat() {
 			return nil, c.Errorf("upsample_%s: %v is not supported", mode, dt.Torch())
 		}

@@ -90,13 +90,42 @@ func lowerLayerNorm(native bool) LowerFunc {
 		xc := c.Convert(x, cdt)
 		dims := seqI64(len(shape))[len(shape)-k:]
 		mean, rstd := moments(c, xc, dims, eps)
-		y := c.Binary("multiply", c.Binary("subtract", xc, bcast(c, mean, shape)), bcast(c, rstd, shape))
-		y = c.Convert(affine(c, y, w, b, -1), dt)
+		var y *stablehlo.Value
+		if (dt == dtype.F16 || dt == dtype.BF16) && !c.NoF64 {
+			y = c.Convert(layerNormFMA(c, xc, mean, rstd, w, b), dt)
+		} else {
+			y = c.Binary("multiply", c.Binary("subtract", xc, bcast(c, mean, shape)), bcast(c, rstd, shape))
+			y = c.Convert(affine(c, y, w, b, -1), dt)
+		}
 		if !native {
 			return one(y), nil
 		}
 		return []Value{TensorValue(y), TensorValue(c.Convert(mean, dt)), TensorValue(c.Convert(rstd, dt))}, nil
 	}
+}
+
+// layerNormFMA is PyTorch's float16/bfloat16 layer norm step in float32
+// (LayerNormKernelImplInternal): y = fma(fma(x, rstd, -rstd*mean), w, b),
+// the two multiply-adds fused as the compiled kernel runs them (a product
+// of two float32 is exact in float64, so float64 then one rounding to
+// float32 is the fma). xc, mean and rstd are float32.
+func layerNormFMA(c *LowerCtx, xc, mean, rstd, w, b *stablehlo.Value) *stablehlo.Value {
+	shape := c.Shape(xc)
+	f64 := func(v *stablehlo.Value) *stablehlo.Value { return c.Convert(v, dtype.F64) }
+	bias := c.Unary("negate", c.Binary("multiply", rstd, mean)) // float32
+	t := c.Binary("add", c.Binary("multiply", f64(xc), f64(bcast(c, rstd, shape))), f64(bcast(c, bias, shape)))
+	y := c.Convert(t, dtype.F32)
+	if w == nil && b == nil {
+		return y
+	}
+	acc := f64(y)
+	if w != nil {
+		acc = c.Binary("multiply", acc, f64(c.BroadcastTo(c.Convert(w, dtype.F32), shape)))
+	}
+	if b != nil {
+		acc = c.Binary("add", acc, f64(c.BroadcastTo(c.Convert(b, dtype.F32), shape)))
+	}
+	return c.Convert(acc, dtype.F32)
 }
 
 // batchNormEval normalises with given statistics along channel dim 1:

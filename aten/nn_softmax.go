@@ -44,6 +44,24 @@ func softmaxAlong(c *LowerCtx, x *stablehlo.Value, d int, logSoftmax, safe bool)
 	return out
 }
 
+// logSoftmaxLastReduced is log_softmax of a float16/bfloat16 x along its
+// last dim d as PyTorch's _vec_log_softmax_lastdim computes it: the sum of
+// exp(x - max) (in float32) is kept in x's dtype, so is its log, and
+// x - max - log(sum) is computed in float32; the result is in float32.
+func logSoftmaxLastReduced(c *LowerCtx, x *stablehlo.Value, d int) *stablehlo.Value {
+	dt := c.DType(x)
+	round := func(v *stablehlo.Value) *stablehlo.Value { return c.Convert(c.Convert(v, dt), dtype.F32) }
+	xf := c.Convert(x, dtype.F32)
+	shape := c.Shape(xf)
+	dims := []int64{int64(d)}
+	m := reduceInit(c, xf, dims, "maximum", lowestConst(c, dtype.F32))
+	mb := c.BroadcastInDim(m, shape, dropDim(len(shape), d))
+	sh := c.Binary("subtract", xf, mb)
+	sum := round(c.Reduce(c.Unary("exponential", sh), dims, "add", 0))
+	l := c.BroadcastInDim(round(c.Unary("log", sum)), shape, dropDim(len(shape), d))
+	return c.Binary("subtract", sh, l)
+}
+
 // dropDim lists the dims of a rank-r shape other than d (the mapping of a
 // reduced value back into the full shape).
 func dropDim(r, d int) []int64 {
@@ -87,7 +105,12 @@ func lowerSoftmax(logSoftmax, safe bool) LowerFunc {
 		if err != nil {
 			return nil, err
 		}
-		out := softmaxAlong(c, c.Convert(x, OpMath(dt)), d, logSoftmax, safe)
+		var out *stablehlo.Value
+		if logSoftmax && !safe && !scalar && d == r-1 && (dt == dtype.F16 || dt == dtype.BF16) {
+			out = logSoftmaxLastReduced(c, x, d)
+		} else {
+			out = softmaxAlong(c, c.Convert(x, OpMath(dt)), d, logSoftmax, safe)
+		}
 		out = c.Convert(out, dt)
 		if scalar {
 			out = c.Reshape(out, nil)

@@ -131,8 +131,8 @@ func nanmedian(c *LowerCtx, x *stablehlo.Value, dim int64, keep bool) (vals, idx
 }
 
 // lowerMode: the most frequent value along dim (the smallest among equally
-// frequent ones) and the index of its last occurrence, as PyTorch's CPU
-// kernel returns. Counting compares every pair of the dim's elements.
+// frequent ones) and the index PyTorch's CPU kernel returns for it.
+// Counting compares every pair of the dim's elements.
 func lowerMode(c *LowerCtx, a *Args) ([]Value, error) {
 	x := a.Tensor("self")
 	dim, keep := a.Int("dim"), a.Bool("keepdim")
@@ -181,14 +181,20 @@ func lowerMode(c *LowerCtx, a *Args) ([]Value, error) {
 	big := highestConst(c, dt)
 	cand := c.Select(isBest, xt, c.BroadcastTo(big, s))
 	val := c.ReduceWith(cand, []int64{int64(r - 1)}, "minimum", big)
-	// Its last index.
-	same := c.Compare("EQ", xt, c.BroadcastInDim(val, s, rows))
+	// Its index: PyTorch std::sorts (value, index) pairs by value and
+	// returns the index paired with the last entry of the value's run, so
+	// the same unstable sort (which the native backend runs as std::sort)
+	// orders the tied indices the same way.
+	sv, si := sortAlongOrder(c, xt, r-1, false, false)
+	vb := c.BroadcastInDim(val, s, rows)
+	same := c.Compare("EQ", sv, vb)
 	if dt.IsFloat() {
-		vb := c.BroadcastInDim(val, s, rows)
-		same = c.Binary("or", same, c.Binary("and", c.IsNaN(xt), c.IsNaN(vb)))
+		same = c.Binary("or", same, c.Binary("and", c.IsNaN(sv), c.IsNaN(vb)))
 	}
 	iota := c.Iota(dtype.I64, s, r-1)
-	idx := c.Reduce(c.Select(same, iota, c.SplatInt(dtype.I64, s, -1)), []int64{int64(r - 1)}, "maximum", -1)
+	last := c.Reduce(c.Select(same, iota, c.SplatInt(dtype.I64, s, -1)), []int64{int64(r - 1)}, "maximum", -1)
+	at := c.Compare("EQ", iota, c.BroadcastInDim(last, s, rows))
+	idx := c.Reduce(c.Select(at, si, c.SplatInt(dtype.I64, s, -1)), []int64{int64(r - 1)}, "maximum", -1)
 	outShape := keptShape(c.Shape(x), []int64{int64(d)}, keep)
 	if scalar {
 		outShape = nil

@@ -186,3 +186,9 @@ func runCaseOn(base, device string) (err error) {
 	}
 	return nil
 }
+
+// TestOpInfoCases runs a few cases of the OpInfo sweep (tools/opinfo,
+// copied from its generated cases) that once failed, in Check mode.
+func TestOpInfoCases(t *testing.T) {
+	runSuite(t, "testdata", []string{"opinfo"}, "testdata/opinfo_failures.txt")
+}

@@ -9,8 +9,10 @@ import (
 )
 
 // sort: sorts 1-d slices of all inputs together along one dimension with a
-// comparator region. The sort is always stable (a valid implementation of
-// is_stable = false too), so results are deterministic.
+// comparator region. A stable sort is a merge sort; is_stable = false
+// runs libstdc++'s std::sort (introSort), the algorithm behind PyTorch's
+// CPU sort with stable=False, so that ties come out in PyTorch's order.
+// Both are deterministic.
 
 func init() {
 	register("stablehlo.sort", kSort)
@@ -117,6 +119,10 @@ func kSort(env Env, op *stablehlo.Op, in []Value) ([]Value, error) {
 		return false
 	}
 
+	stable := true
+	if b, ok := op.Attr("is_stable").(stablehlo.BoolAttr); ok {
+		stable = bool(b)
+	}
 	perm := make([]int64, n)
 	tmp := make([]int64, n)
 	for o := int64(0); o < outer; o++ {
@@ -125,7 +131,11 @@ func kSort(env Env, op *stablehlo.Op, in []Value) ([]Value, error) {
 			for k := range perm {
 				perm[k] = int64(k)
 			}
-			mvMergeSort(perm, tmp, less)
+			if stable {
+				mvMergeSort(perm, tmp, less)
+			} else {
+				introSort(perm, less)
+			}
 			if cmpErr != nil {
 				return nil, cmpErr
 			}
