@@ -63,12 +63,20 @@ def name_of(op) -> str:
 def _same_layout(x, device):
     """x on device with the same storage layout (offset, strides, the
     whole storage): views of a storage (as_strided with a storage offset)
-    must see the same storage on both sides."""
+    must see the same storage on both sides, with the same conjugate and
+    negative bits."""
     import torch
 
     st = x.untyped_storage()
     st = st.cpu() if device == "cpu" else st.to(device)
-    return torch.empty(0, dtype=x.dtype, device=device).set_(st, x.storage_offset(), x.size(), x.stride())
+    y = torch.empty(0, dtype=x.dtype, device=device).set_(st, x.storage_offset(), x.size(), x.stride())
+    # the storage holds the stored values; lazy conjugate and negative bits
+    # are the tensor's, and go with it
+    if x.is_conj():
+        y = y.conj()
+    if x.is_neg():
+        y = y._neg_view()
+    return y
 
 
 def _to_tpu(x):
