@@ -219,14 +219,16 @@ func lowerISTFT(c *LowerCtx, a *Args) ([]Value, error) {
 	}
 	xt := c.Op1("stablehlo.transpose", []*stablehlo.Value{x}, []stablehlo.NamedAttr{I64s("permutation", []int64{0, 2, 1})},
 		stablehlo.Tensor(dt, B, frames, nFreq))
+	// A real result is irfft's: a two-sided input is cut to its first
+	// n_fft/2+1 bins first (their conjugate symmetry is assumed).
 	var fr *stablehlo.Value
-	if onesided {
-		fr, err = fftPrim(c, "aten::_fft_c2r", TensorValue(xt), IntsValue([]int64{2}), IntValue(norm), IntValue(p.nFFT))
-	} else {
+	if retComplex {
 		fr, err = fftPrim(c, "aten::_fft_c2c", TensorValue(xt), IntsValue([]int64{2}), IntValue(norm), BoolValue(false))
-		if err == nil && !retComplex {
-			fr = c.Unary("real", fr)
+	} else {
+		if !onesided {
+			xt = sliceDim(c, xt, 2, 0, p.nFFT/2+1, 1)
 		}
+		fr, err = fftPrim(c, "aten::_fft_c2r", TensorValue(xt), IntsValue([]int64{2}), IntValue(norm), IntValue(p.nFFT))
 	}
 	if err != nil {
 		return nil, err
