@@ -6,12 +6,14 @@ import (
 )
 
 // _scaled_mm and _scaled_mm_v2 as PyTorch's CPU kernel computes them
-// (aten/src/ATen/native/Blas.cpp): both float8 operands widened to f32 and
-// multiplied by their scales (tensor-wise scalars or row-wise [M,1]/[1,N]
-// vectors), an f32 matmul, the bias added, then a cast to out_dtype
-// (default: self's dtype). A float8_e4m3fn result saturates (values beyond
-// 448 become ±448, matching PyTorch's CPU outputs); float8_e5m2, which
-// has infinities, rounds to ±inf like a plain cast.
+// (aten/src/ATen/native/Blas.cpp, oneDNN underneath): an f32 matmul of the
+// float8 operands widened to f32, multiplied by the scales (tensor-wise
+// scalars or row-wise [M,1]/[1,N] vectors) as an output scale, the bias
+// added, then a cast to out_dtype (default: self's dtype). A float8_e4m3fn
+// result saturates (values beyond 448 become ±448, matching PyTorch's CPU
+// outputs); float8_e5m2, which has infinities, rounds to ±inf like a
+// plain cast. oneDNN's f32 accumulation order differs from ours: float32
+// results can differ from PyTorch's by about 1e-5 relative.
 
 func init() {
 	decomp("aten::_scaled_mm", lowerScaledMM)
@@ -85,34 +87,33 @@ func scaledMM(c *LowerCtx, x, y, sa, sb, bias, sr *stablehlo.Value, out dtype.DT
 		return nil, c.Errorf("_scaled_mm: out_dtype %v is not a floating type", out.Torch())
 	}
 	f := dtype.F32
-	scale := func(m, s *stablehlo.Value, rowShape []int64, what string) *stablehlo.Value {
-		ms := c.Shape(m)
+	// The scales multiply the f32 product of the raw float8 values (exact
+	// for short rows), as an output scale: sa[M,1]·sb[1,N] or scalars.
+	scale := func(s *stablehlo.Value, rowShape []int64, what string) *stablehlo.Value {
+		os := []int64{xs[0], ys[1]}
 		if !c.DType(s).IsFloat() {
 			c.errs = append(c.errs, c.Errorf("_scaled_mm: %s must be floating point, got %v", what, c.DType(s).Torch()))
-			return m
+			return nil
 		}
 		s = c.Convert(s, f)
-		switch n := numelOf(c.Shape(s)); {
-		case n == 1:
-			s = c.BroadcastTo(c.Reshape(s, nil), ms)
+		switch {
+		case numelOf(c.Shape(s)) == 1:
+			return c.BroadcastTo(c.Reshape(s, nil), os)
 		case sameShape(c.Shape(s), rowShape):
-			s = c.BroadcastTo(s, ms)
-		default:
-			c.errs = append(c.errs, c.Errorf("_scaled_mm: %s of shape %v is neither one value nor %v", what, c.Shape(s), rowShape))
-			return m
+			return c.BroadcastTo(s, os)
 		}
-		return c.Binary("multiply", c.Convert(m, f), s)
+		c.errs = append(c.errs, c.Errorf("_scaled_mm: %s of shape %v is neither one value nor %v", what, c.Shape(s), rowShape))
+		return nil
 	}
-	xf := scale(x, sa, []int64{xs[0], 1}, "scale_a")
-	yf := scale(y, sb, []int64{1, ys[1]}, "scale_b")
+	sab, sbb := scale(sa, []int64{xs[0], 1}, "scale_a"), scale(sb, []int64{1, ys[1]}, "scale_b")
 	if err := c.Err(); err != nil {
 		return nil, err
 	}
-	r, err := c.Call("aten::mm", []Value{TensorValue(xf), TensorValue(yf)}, nil)
+	r, err := c.Call("aten::mm", []Value{TensorValue(c.Convert(x, f)), TensorValue(c.Convert(y, f))}, nil)
 	if err != nil {
 		return nil, err
 	}
-	res := r[0].T
+	res := c.Binary("multiply", r[0].T, c.Binary("multiply", sab, sbb))
 	os := c.Shape(res)
 	if bias != nil {
 		if !c.DType(bias).IsFloat() {
