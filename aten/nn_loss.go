@@ -65,6 +65,11 @@ func nllParts(c *LowerCtx, x, target, weight *stablehlo.Value, ignore int64) (lo
 	if len(xs) < 1 || len(ts) != len(xs)-1 {
 		return nil, nil, c.Errorf("nll_loss: expected input of shape [N, C, ...] and target [N, ...], got %v and %v", xs, ts)
 	}
+	for i, n := range ts {
+		if d := i + int(b2i(i >= cd)); xs[d] != n {
+			return nil, nil, c.Errorf("nll_loss: expected target of shape %v for input %v, got %v", append(append([]int64(nil), xs[:cd]...), xs[cd+1:]...), xs, ts)
+		}
+	}
 	if !c.DType(target).IsInteger() {
 		return nil, nil, c.Errorf("nll_loss: expected target of an integer dtype, got %v", c.DType(target).Torch())
 	}
