@@ -1,6 +1,7 @@
 package main
 
 import (
+	_ "embed"
 	"fmt"
 	"sort"
 	"strings"
@@ -123,6 +124,7 @@ Made by (see ` + "`tools/opinfo/README.md`" + `):
 		fmt.Fprintf(&b, "| %s | %d |\n", s, skipped[s])
 	}
 	r.byDType(&b)
+	r.byCause(&b)
 	r.missingOps(&b)
 	r.byOp(&b)
 	r.failures(&b)
@@ -297,4 +299,56 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(ks)
 	return ks
+}
+
+//go:embed causes.tsv
+var causesTSV string
+
+// causes maps an OpInfo to the diagnosed cause of its failing cases
+// (causes.tsv: "OpInfo<TAB>cause" lines, # comments).
+func causes() map[string]string {
+	m := map[string]string{}
+	for _, line := range strings.Split(causesTSV, "\n") {
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		if op, why, ok := strings.Cut(line, "\t"); ok {
+			m[op] = why
+		}
+	}
+	return m
+}
+
+// byCause lists the OpInfos with counted cases that do not pass, with
+// their count, dtypes and cause (causes.tsv).
+func (r *Report) byCause(b *strings.Builder) {
+	type row struct {
+		n      int
+		dtypes map[string]bool
+	}
+	rows := map[string]*row{}
+	for _, c := range r.Cases {
+		if !c.Counted() || c.ExpectError != "" {
+			continue
+		}
+		if res, ok := r.Res[c.Name]; !ok || res.Outcome == Pass {
+			continue
+		}
+		w := rows[c.Op]
+		if w == nil {
+			w = &row{dtypes: map[string]bool{}}
+			rows[c.Op] = w
+		}
+		w.n++
+		w.dtypes[c.DType] = true
+	}
+	why := causes()
+	b.WriteString("\n## Remaining failures by cause\n\n| OpInfo | cases | dtypes | cause |\n|---|---:|---|---|\n")
+	for _, op := range sortedKeys(rows) {
+		cause := why[op]
+		if cause == "" {
+			cause = "not diagnosed yet"
+		}
+		fmt.Fprintf(b, "| %s | %d | %s | %s |\n", op, rows[op].n, strings.Join(sortedKeys(rows[op].dtypes), ", "), cause)
+	}
 }
