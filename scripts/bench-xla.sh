@@ -35,7 +35,7 @@ fi
 work=$(mktemp -d "${TMPDIR:-/tmp}/bench-xla.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 if [ -n "${TORCHTPU_BIN:-}" ]; then bin=$TORCHTPU_BIN; else (cd "$root" && go build -o "$work/torchtpu" ./cmd/torchtpu); bin=$work/torchtpu; fi
-"$bin" devices | grep -q '^xla-cpu  /' || { echo "bench-xla: no usable xla-cpu plugin (scripts/install-pjrt.sh xla-cpu)" >&2; exit 1; }
+"$bin" devices | grep '^xla-cpu  /' >/dev/null || { echo "bench-xla: no usable xla-cpu plugin (scripts/install-pjrt.sh xla-cpu)" >&2; exit 1; }
 
 for r in $(seq "$rounds"); do
   for m in "${models[@]}"; do
