@@ -1,0 +1,156 @@
+package aten
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand"
+	"testing"
+
+	"github.com/torchtpu/torchtpu/backend"
+	_ "github.com/torchtpu/torchtpu/backend/native"
+	"github.com/torchtpu/torchtpu/dtype"
+	"github.com/torchtpu/torchtpu/literal"
+	"github.com/torchtpu/torchtpu/stablehlo"
+)
+
+// refMaxPool is PyTorch's CPU max-pool kernel on one (C, *spatial) input:
+// the scan starts at the first valid position with maxval = lowest and
+// takes a position when (val > maxval) || isnan(val).
+func refMaxPool(x []float64, c int64, in, k, s, p, d, out []int64, lowest float64) ([]float64, []int64) {
+	n := len(in)
+	plane, oplane := numelOf(in), numelOf(out)
+	vals, idx := make([]float64, c*oplane), make([]int64, c*oplane)
+	for ch := int64(0); ch < c; ch++ {
+		for f := int64(0); f < oplane; f++ {
+			o := make([]int64, n)
+			rem := f
+			for i := n - 1; i >= 0; i-- {
+				o[i], rem = rem%out[i], rem/out[i]
+			}
+			best, bi := lowest, int64(-1)
+			pos := make([]int64, n)
+			var walk func(dim int)
+			walk = func(dim int) {
+				if dim == n {
+					flat := int64(0)
+					for i := 0; i < n; i++ {
+						flat = flat*in[i] + pos[i]
+					}
+					if bi < 0 {
+						bi = flat
+					}
+					v := x[ch*plane+flat]
+					if v > best || math.IsNaN(v) {
+						best, bi = v, flat
+					}
+					return
+				}
+				for j := int64(0); j < k[dim]; j++ {
+					q := o[dim]*s[dim] - p[dim] + j*d[dim]
+					if q < 0 || q >= in[dim] {
+						continue
+					}
+					pos[dim] = q
+					walk(dim + 1)
+				}
+			}
+			walk(0)
+			vals[ch*oplane+f], idx[ch*oplane+f] = best, bi
+		}
+	}
+	return vals, idx
+}
+
+func TestMaxPoolIndicesRule(t *testing.T) {
+	type tc struct {
+		dt         dtype.DType
+		in         []int64
+		k, s, p, d []int64
+		ceil       bool
+		nanP, infP float64
+		levels     int
+	}
+	cases := []tc{
+		{dtype.F32, []int64{6, 7}, []int64{3, 3}, []int64{2, 2}, []int64{1, 1}, []int64{1, 1}, false, 0.3, 0.1, 3},
+		{dtype.F64, []int64{8, 9}, []int64{3, 2}, []int64{2, 1}, []int64{1, 0}, []int64{2, 1}, true, 0.2, 0.2, 2},
+		{dtype.F32, []int64{5, 5}, []int64{2, 2}, []int64{2, 2}, []int64{0, 0}, []int64{1, 1}, true, 0, 0.6, 2},
+		{dtype.F32, []int64{11, 12}, []int64{9, 9}, []int64{2, 3}, []int64{4, 3}, []int64{1, 1}, false, 0.05, 0.05, 3},
+		{dtype.F64, []int64{4, 5, 6}, []int64{2, 3, 2}, []int64{1, 2, 2}, []int64{1, 1, 0}, []int64{1, 1, 2}, true, 0.25, 0.1, 2},
+		{dtype.I64, []int64{7, 6}, []int64{3, 3}, []int64{2, 1}, []int64{1, 1}, []int64{1, 2}, false, 0, 0, 3},
+		{dtype.I64, []int64{10, 10}, []int64{9, 9}, []int64{1, 1}, []int64{4, 4}, []int64{1, 1}, false, 0, 0, 2},
+	}
+	rng := rand.New(rand.NewSource(1))
+	for ci, cs := range cases {
+		t.Run(fmt.Sprintf("%d_%v_%dd", ci, cs.dt, len(cs.in)), func(t *testing.T) {
+			n := len(cs.in)
+			const ch = 2
+			shape := append([]int64{ch}, cs.in...)
+			lit, err := literal.New(cs.dt, shape)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lowest := math.Inf(-1)
+			if cs.dt == dtype.I64 {
+				lowest = math.MinInt64
+			}
+			xs := make([]float64, numelOf(shape))
+			for i := range xs {
+				r := rng.Float64()
+				switch {
+				case r < cs.nanP:
+					xs[i] = math.NaN()
+				case r < cs.nanP+cs.infP:
+					xs[i] = math.Inf(-1)
+				default:
+					xs[i] = float64(rng.Intn(cs.levels)) // many ties
+				}
+				if cs.dt == dtype.I64 {
+					lit.SetInt64(i, int64(xs[i]))
+				} else {
+					lit.SetFloat64(i, xs[i])
+				}
+			}
+			out := make([]int64, n)
+			for i := range out {
+				out[i] = poolOutSize(cs.in[i], cs.k[i], cs.p[i], cs.s[i], cs.d[i], cs.ceil)
+			}
+			wantV, wantI := refMaxPool(xs, ch, cs.in, cs.k, cs.s, cs.p, cs.d, out, lowest)
+
+			b := &stablehlo.Block{}
+			c := NewLowerCtx(b)
+			op := fmt.Sprintf("aten::max_pool%dd_with_indices", n)
+			res, err := c.Call(op, []Value{TensorValue(c.Const(lit)), IntsValue(cs.k), IntsValue(cs.s), IntsValue(cs.p), IntsValue(cs.d), BoolValue(cs.ceil)}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b.Ops = append(b.Ops, stablehlo.NewOp("func.return", []*stablehlo.Value{res[0].T, res[1].T}, nil, nil))
+			f := &stablehlo.Func{Name: "main", Type: &stablehlo.FuncType{Results: []stablehlo.Type{res[0].T.Type, res[1].T.Type}},
+				Body: &stablehlo.Region{Blocks: []*stablehlo.Block{b}}}
+			be, err := backend.Open("cpu")
+			if err != nil {
+				t.Fatal(err)
+			}
+			exe, err := be.Compile(context.Background(), &stablehlo.Module{Funcs: []*stablehlo.Func{f}}, backend.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := exe.Run(context.Background(), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range wantV {
+				var gv float64
+				if cs.dt == dtype.I64 {
+					gv = float64(got[0].Int64(i))
+				} else {
+					gv = got[0].Float64(i)
+				}
+				sameV := gv == wantV[i] || math.IsNaN(gv) && math.IsNaN(wantV[i])
+				if !sameV || got[1].Int64(i) != wantI[i] {
+					t.Fatalf("out %d: got (%v, %d), want (%v, %d)", i, gv, got[1].Int64(i), wantV[i], wantI[i])
+				}
+			}
+		})
+	}
+}
