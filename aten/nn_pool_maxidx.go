@@ -8,7 +8,7 @@ import (
 // maxPoolFoldLimit is the largest window (in elements) whose indices are
 // computed by a fold over strided slices; larger windows use a variadic
 // reduce_window with an order-independent comparator.
-const maxPoolFoldLimit = 64
+var maxPoolFoldLimit int64 = 64
 
 // maxPoolIndices returns the flat (per-plane) index of each window's max,
 // following PyTorch's CPU kernel: positions are scanned in row-major order

@@ -154,3 +154,49 @@ func TestMaxPoolIndicesRule(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkMaxPoolIndices times resnet18's stem pool (1x64x112x112, k3 s2
+// p1) with indices on the native backend: the strided-slice fold and the
+// variadic reduce_window.
+func BenchmarkMaxPoolIndices(b *testing.B) {
+	for _, fold := range []bool{true, false} {
+		b.Run(fmt.Sprintf("fold=%v", fold), func(b *testing.B) {
+			saved := maxPoolFoldLimit
+			defer func() { maxPoolFoldLimit = saved }()
+			if !fold {
+				maxPoolFoldLimit = 0
+			}
+			lit, err := literal.New(dtype.F32, []int64{1, 64, 112, 112})
+			if err != nil {
+				b.Fatal(err)
+			}
+			for i := 0; i < 64*112*112; i++ {
+				lit.SetFloat64(i, float64(i%97))
+			}
+			blk := &stablehlo.Block{}
+			c := NewLowerCtx(blk)
+			k := []int64{3, 3}
+			res, err := c.Call("aten::max_pool2d_with_indices", []Value{TensorValue(c.Const(lit)), IntsValue(k), IntsValue([]int64{2, 2}), IntsValue([]int64{1, 1}), IntsValue([]int64{1, 1}), BoolValue(false)}, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			blk.Ops = append(blk.Ops, stablehlo.NewOp("func.return", []*stablehlo.Value{res[0].T, res[1].T}, nil, nil))
+			f := &stablehlo.Func{Name: "main", Type: &stablehlo.FuncType{Results: []stablehlo.Type{res[0].T.Type, res[1].T.Type}},
+				Body: &stablehlo.Region{Blocks: []*stablehlo.Block{blk}}}
+			be, err := backend.Open("cpu")
+			if err != nil {
+				b.Fatal(err)
+			}
+			exe, err := be.Compile(context.Background(), &stablehlo.Module{Funcs: []*stablehlo.Func{f}}, backend.Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if _, err := exe.Run(context.Background(), nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
