@@ -2,9 +2,12 @@ package aten
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/torchtpu/torchtpu/backend"
@@ -195,6 +198,110 @@ func BenchmarkMaxPoolIndices(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				if _, err := exe.Run(context.Background(), nil); err != nil {
 					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// runMaxPoolIdx lowers max_pool{n}d_with_indices of a constant and runs it
+// on the native backend, returning (values, indices).
+func runMaxPoolIdx(t *testing.T, lit *literal.Literal, n int, k, s, p, d []int64, ceil bool) (*literal.Literal, *literal.Literal) {
+	t.Helper()
+	blk := &stablehlo.Block{}
+	c := NewLowerCtx(blk)
+	op := fmt.Sprintf("aten::max_pool%dd_with_indices", n)
+	res, err := c.Call(op, []Value{TensorValue(c.Const(lit)), IntsValue(k), IntsValue(s), IntsValue(p), IntsValue(d), BoolValue(ceil)}, nil)
+	if err != nil {
+		t.Fatalf("%s: %v", op, err)
+	}
+	blk.Ops = append(blk.Ops, stablehlo.NewOp("func.return", []*stablehlo.Value{res[0].T, res[1].T}, nil, nil))
+	f := &stablehlo.Func{Name: "main", Type: &stablehlo.FuncType{Results: []stablehlo.Type{res[0].T.Type, res[1].T.Type}},
+		Body: &stablehlo.Region{Blocks: []*stablehlo.Block{blk}}}
+	be, err := backend.Open("cpu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	exe, err := be.Compile(context.Background(), &stablehlo.Module{Funcs: []*stablehlo.Func{f}}, backend.Options{})
+	if err != nil {
+		t.Fatalf("compile %s: %v", op, err)
+	}
+	got, err := exe.Run(context.Background(), nil)
+	if err != nil {
+		t.Fatalf("run %s: %v", op, err)
+	}
+	return got[0], got[1]
+}
+
+// oracleNum decodes a number of testdata/maxpool/maxpool.json ("nan",
+// "-inf", "inf" or a JSON number).
+func oracleNum(t *testing.T, v any) float64 {
+	switch x := v.(type) {
+	case float64:
+		return x
+	case string:
+		switch x {
+		case "nan":
+			return math.NaN()
+		case "-inf":
+			return math.Inf(-1)
+		case "inf":
+			return math.Inf(1)
+		}
+	}
+	t.Fatalf("bad oracle number %v", v)
+	return 0
+}
+
+// TestMaxPoolCases compares max_pool{1,2,3}d_with_indices exactly against
+// PyTorch's CPU output, saved by testdata/maxpool/gen.py.
+func TestMaxPoolCases(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("testdata", "maxpool", "maxpool.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var data struct {
+		Cases []struct {
+			N                 int
+			Dtype             string
+			Shape, K, S, P, D []int64
+			Ceil              bool
+			X, Values         []any
+			Indices           []int64
+		}
+	}
+	if err := json.Unmarshal(raw, &data); err != nil {
+		t.Fatal(err)
+	}
+	dts := map[string]dtype.DType{"float32": dtype.F32, "float64": dtype.F64, "bfloat16": dtype.BF16, "int64": dtype.I64}
+	for i, cs := range data.Cases {
+		t.Run(fmt.Sprintf("%d_%s_%dd", i, cs.Dtype, cs.N), func(t *testing.T) {
+			dt, ok := dts[cs.Dtype]
+			if !ok {
+				t.Fatalf("dtype %s", cs.Dtype)
+			}
+			lit, err := literal.New(dt, cs.Shape)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for j, v := range cs.X {
+				if dt == dtype.I64 {
+					lit.SetInt64(j, int64(oracleNum(t, v)))
+				} else {
+					lit.SetFloat64(j, oracleNum(t, v))
+				}
+			}
+			vals, idx := runMaxPoolIdx(t, lit, cs.N, cs.K, cs.S, cs.P, cs.D, cs.Ceil)
+			for j, wv := range cs.Values {
+				want := oracleNum(t, wv)
+				var gv float64
+				if dt == dtype.I64 {
+					gv = float64(vals.Int64(j))
+				} else {
+					gv = vals.Float64(j)
+				}
+				if !(gv == want || math.IsNaN(gv) && math.IsNaN(want)) || idx.Int64(j) != cs.Indices[j] {
+					t.Fatalf("out %d: got (%v, %d), PyTorch (%v, %d)", j, gv, idx.Int64(j), want, cs.Indices[j])
 				}
 			}
 		})
