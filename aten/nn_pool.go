@@ -136,14 +136,17 @@ func lowerMaxPool(n int, withIndices bool) LowerFunc {
 		}
 		rank := c.Rank(x)
 		attrs := g.window(rank)
+		vals := reduceWindow(c, []*stablehlo.Value{x}, []*stablehlo.Value{lowestConst(c, dt)}, attrs,
+			func(s *LowerCtx, acc, v []*stablehlo.Value) []*stablehlo.Value {
+				return []*stablehlo.Value{s.Binary("maximum", acc[0], v[0])}
+			})[0]
 		if !withIndices {
-			out := reduceWindow(c, []*stablehlo.Value{x}, []*stablehlo.Value{lowestConst(c, dt)}, attrs,
-				func(s *LowerCtx, acc, v []*stablehlo.Value) []*stablehlo.Value {
-					return []*stablehlo.Value{s.Binary("maximum", acc[0], v[0])}
-				})
-			return one(out[0]), nil
+			return one(vals), nil
 		}
-		// Flat index within each plane of the pooled dims.
+		if numelOf(g.k) <= maxPoolFoldLimit {
+			return []Value{TensorValue(vals), TensorValue(maxPoolIndices(c, x, g))}, nil
+		}
+		// Large windows: a variadic reduce_window over (value, flat index).
 		shape := c.Shape(x)
 		lead := rank - n
 		strides := make([]int64, n)
@@ -162,8 +165,8 @@ func lowerMaxPool(n int, withIndices bool) LowerFunc {
 			}
 		}
 		out := reduceWindow(c, []*stablehlo.Value{x, flat}, []*stablehlo.Value{lowestConst(c, dt), c.SplatInt(dtype.I64, nil, -1)}, attrs,
-			maxIndexBody(dt.IsFloat()))
-		return []Value{TensorValue(out[0]), TensorValue(out[1])}, nil
+			maxPoolIndexBody(dt.IsFloat()))
+		return []Value{TensorValue(vals), TensorValue(out[1])}, nil
 	}
 }
 

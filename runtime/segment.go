@@ -249,6 +249,7 @@ func (r *run) execute(seg *segment, outs []*stablehlo.Value) ([]*literal.Literal
 	// the segment does nothing else; the general path handles them too.
 	ret := stablehlo.NewOp("func.return", outs, nil, nil)
 	seg.block.Ops = append(seg.block.Ops, ret)
+	eliminateDeadOps(seg.block) // dce.go
 	argTypes := make([]stablehlo.Type, len(seg.block.Args))
 	for i, a := range seg.block.Args {
 		argTypes[i] = a.Type
