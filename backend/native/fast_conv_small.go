@@ -1,5 +1,11 @@
 package native
 
+import "runtime"
+
+// smallWorkPerThread is the multiply-adds of direct convolution below which
+// one more thread costs more than it saves.
+const smallWorkPerThread = 32 << 10
+
 // runSmall computes a convolution whose per-group product is below
 // fastGemmMinFlops multiply-adds (tiny layers), or whose kernel covers
 // the whole image (squeeze-and-excitation's 1×1 convolutions of a pooled
@@ -17,18 +23,29 @@ package native
 func (c *conv2d) runSmall(dst []float32) {
 	ocPer, k, n, hw := c.outC/c.groups, c.kerC*c.kh*c.kw, c.oh*c.ow, c.h*c.w
 	c.epiRuns(n)
-	for b := 0; b < c.batch; b++ {
-		for oc := 0; oc < c.outC; oc++ {
-			g := oc / ocPer
-			w := c.rhs[oc*k : (oc+1)*k]
-			out := dst[(b*c.outC+oc)*n : (b*c.outC+oc+1)*n]
-			in := c.lhs[(b*c.inC+g*c.kerC)*hw : (b*c.inC+(g+1)*c.kerC)*hw]
-			if n == 1 && c.kh == c.h && c.kw == c.w && c.padT == 0 && c.padL == 0 {
-				// the kernel covers the whole image: a dot product
-				out[0] = dot32(w, in)
-				continue
-			}
-			c.smallPlane(out, w, in)
+	plane := func(i int) {
+		b, oc := i/c.outC, i%c.outC
+		g := oc / ocPer
+		w := c.rhs[oc*k : (oc+1)*k]
+		out := dst[(b*c.outC+oc)*n : (b*c.outC+oc+1)*n]
+		in := c.lhs[(b*c.inC+g*c.kerC)*hw : (b*c.inC+(g+1)*c.kerC)*hw]
+		if n == 1 && c.kh == c.h && c.kw == c.w && c.padT == 0 && c.padL == 0 {
+			// the kernel covers the whole image: a dot product
+			out[0] = dot32(w, in)
+			return
+		}
+		c.smallPlane(out, w, in)
+	}
+	planes := c.batch * c.outC
+	// The planes are independent: above a few tens of thousands of
+	// multiply-adds they are shared among the threads (each plane is
+	// computed whole by one thread, so results do not depend on the split).
+	threads := min(runtime.GOMAXPROCS(0), planes, max(1, planes*n*k/smallWorkPerThread))
+	if threads > 1 {
+		parallel(threads, planes, plane)
+	} else {
+		for i := 0; i < planes; i++ {
+			plane(i)
 		}
 	}
 	for g := 0; g < c.groups; g++ {
