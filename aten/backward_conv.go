@@ -140,6 +140,10 @@ func weightGrad(c *LowerCtx, in, grad *stablehlo.Value, ws, stride, pad, dil []i
 	for k := int64(0); k < groups; k++ {
 		xi := sliceDim(c, in, 1, k*ci, ci, 1)
 		gi := sliceDim(c, grad, 1, k*cg, cg, 1)
+		if n == 2 {
+			parts[k] = weightGrad2D(c, xi, gi, stride, dil, lo, hi, hp)
+			continue
+		}
 		parts[k] = c.Op1("stablehlo.convolution", []*stablehlo.Value{xi, gi}, []stablehlo.NamedAttr{
 			I64s("window_strides", dil),
 			Attr("padding", padAttr(lo, hi)),
@@ -152,4 +156,33 @@ func weightGrad(c *LowerCtx, in, grad *stablehlo.Value, ws, stride, pad, dil []i
 		})
 	}
 	return emitConcat(c, parts, 0)
+}
+
+// weightGrad2D is one group of weightGrad for 2-D convolutions, with the
+// operands transposed so that the convolution has the usual dimension
+// numbers: in [C, N, H, W] as the input (batch C, features N), grad
+// [F, N, oh, ow] as the kernel, the result [C, F, kh, kw] transposed to
+// [F, C, kh, kw]. The same sums, in a form backends run as one GEMM (the
+// native executor's implicit GEMM: M = F, K = N·oh·ow, columns C·kh·kw)
+// instead of a general convolution with swapped dimensions (resnet18's
+// weight gradients: 530 of 870 ms of a training backward before).
+func weightGrad2D(c *LowerCtx, in, grad *stablehlo.Value, stride, dil, lo, hi []int64, hp *stablehlo.EnumAttr) *stablehlo.Value {
+	sp := []int64{2, 3}
+	dims := &stablehlo.ConvDims{
+		InputBatchDim: 0, InputFeatureDim: 1, InputSpatialDims: sp,
+		KernelOutputFeatureDim: 0, KernelInputFeatureDim: 1, KernelSpatialDims: sp,
+		OutputBatchDim: 0, OutputFeatureDim: 1, OutputSpatialDims: sp,
+	}
+	swap := []int64{1, 0, 2, 3}
+	r := c.Op1("stablehlo.convolution", []*stablehlo.Value{emitTranspose(c, in, swap), emitTranspose(c, grad, swap)}, []stablehlo.NamedAttr{
+		I64s("window_strides", dil),
+		Attr("padding", padAttr(lo, hi)),
+		I64s("lhs_dilation", onesI64(2)),
+		I64s("rhs_dilation", stride),
+		Attr("dimension_numbers", dims),
+		Attr("feature_group_count", &stablehlo.IntAttr{Value: 1}),
+		Attr("batch_group_count", &stablehlo.IntAttr{Value: 1}),
+		Attr("precision_config", stablehlo.ArrayAttr{hp, hp}),
+	})
+	return emitTranspose(c, r, swap)
 }

@@ -131,9 +131,12 @@ func fastConvShape(op *stablehlo.Op, in []Value) (*conv2d, bool) {
 	}
 	// per group product: (outC/groups) × (oh·ow) × (kerC·kh·kw)
 	dense := c.oh*c.ow == 1 && c.kh == c.h && c.kw == c.w && c.padT == 0 && c.padL == 0
-	if dense || int64(c.outC/c.groups)*int64(c.oh*c.ow)*int64(c.kerC*c.kh*c.kw) < fastGemmMinFlops {
+	perGroup := int64(c.outC/c.groups) * int64(c.oh*c.ow) * int64(c.kerC*c.kh*c.kw)
+	if dense || perGroup < fastGemmMinFlops && int64(c.batch)*int64(c.groups)*perGroup < smallConvMaxWork {
 		// too small for the GEMM, or a matrix-vector product per image
-		// (the kernel covers the image): direct loops (fast_conv_small.go)
+		// (the kernel covers the image): direct loops (fast_conv_small.go).
+		// Many small images together (a weight gradient's "batch" is the
+		// input's channels) are one large GEMM.
 		c.small = true
 		c.lhs, c.rhs = f32View(lhs.Data), f32View(rhs.Data)
 		return c, true
@@ -273,6 +276,7 @@ func (c *conv2d) run(dst []float32) {
 }
 
 const (
+	smallConvMaxWork   = 1 << 21  // multiply-adds of all images above which small products take the GEMM
 	convWorkPerThread  = 1 << 21  // multiply-adds below which an extra core does not pay
 	convItemsPerThread = 8        // work items per core, for balance
 	convChunkCols      = 256      // widest column chunk (its packed B block stays in L2)
