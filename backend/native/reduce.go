@@ -100,6 +100,9 @@ func evalReduce(env Env, op *stablehlo.Op, in []Value) ([]Value, error) {
 			}
 		}
 	}
+	if n == 1 && !identityPerm(perm) && reduceMiddle(binaryBody(body), inputs[0], inits[0], outs[0], shape, dims) {
+		return []Value{outs[0]}, nil
+	}
 	var idx []int
 	if !identityPerm(perm) {
 		idx = permutedIndex(shape, perm)
