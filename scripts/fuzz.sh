@@ -44,7 +44,7 @@ for t in "${targets[@]}"; do
   before=$(ls "$dir/testdata/fuzz/$name" 2>/dev/null | sort)
   t0=$(date +%s)
   log=$(mktemp)
-  for try in 1 2; do
+  for try in 1 2 3; do
     go test "./$dir" -run '^$' -fuzz "^${name}\$" -fuzztime "${secs}s" -fuzzminimizetime "$minimize" -parallel "$parallel" >"$log" 2>&1
     rc=$?
     # The progress lines, but the last, are noise in a CI log.
@@ -54,8 +54,9 @@ for t in "${targets[@]}"; do
     # failure, "context deadline exceeded" with no input written, when a
     # worker is slow to stop (a race in internal/fuzz, go.dev/issue/75804,
     # fixed in Go 1.27). A real finding always writes its input and names
-    # it; that bare message alone is run once more rather than reported.
-    if [ "$rc" -ne 0 ] && [ "$try" -eq 1 ] &&
+    # it; that bare message alone is run again (up to three tries) rather than
+    # reported.
+    if [ "$rc" -ne 0 ] && [ "$try" -lt 3 ] &&
       grep -q -x -E '[[:space:]]*context deadline exceeded' "$log" &&
       ! grep -q -E 'Failing input written|panic:|_test\.go:[0-9]+:' "$log" &&
       [ "$(ls "$dir/testdata/fuzz/$name" 2>/dev/null | sort)" = "$before" ]; then
