@@ -8,7 +8,8 @@ import (
 // adaptive_max_pool1d/2d/3d with indices. Each pooled dim is reduced bin
 // by bin (innermost first) carrying (value, flat index) pairs; taking the
 // first maximum per dim gives the row-major first maximum of each bin, as
-// PyTorch's scan does, and NaN wins over numbers.
+// PyTorch's scan does; NaN wins over numbers, and among NaNs the last one
+// in the scan (PyTorch takes a value when it is greater or NaN).
 
 func init() {
 	lower("aten::adaptive_max_pool1d", lowerAdaptiveMax(1))
@@ -16,30 +17,15 @@ func init() {
 	lower("aten::adaptive_max_pool3d", lowerAdaptiveMax(3))
 }
 
-// maxIndexBody is the (value, index) selection shared with max pooling:
-// take b when larger, NaN over non-NaN, on ties the smaller valid index.
-func maxIndexBody(isFloat bool) func(s *LowerCtx, acc, v []*stablehlo.Value) []*stablehlo.Value {
-	return func(s *LowerCtx, acc, v []*stablehlo.Value) []*stablehlo.Value {
-		av, ai, bv, bi := acc[0], acc[1], v[0], v[1]
-		gt := s.Compare("GT", bv, av)
-		eq := s.Compare("EQ", bv, av)
-		if isFloat {
-			bn, an := s.IsNaN(bv), s.IsNaN(av)
-			gt = s.Binary("or", gt, s.Binary("and", bn, s.Unary("not", an)))
-			eq = s.Binary("or", eq, s.Binary("and", bn, an))
-		}
-		firstB := s.Binary("or", s.Compare("LT", ai, s.SplatInt(dtype.I64, nil, 0)),
-			s.Binary("and", s.Compare("LT", bi, ai), s.Compare("GE", bi, s.SplatInt(dtype.I64, nil, 0))))
-		take := s.Binary("or", gt, s.Binary("and", eq, firstB))
-		return []*stablehlo.Value{s.Select(take, bv, av), s.Select(take, bi, ai)}
-	}
-}
-
 // reduceMaxIndex reduces (v, idx) over dim d, keeping it as size 1.
 func reduceMaxIndex(c *LowerCtx, v, idx *stablehlo.Value, d int) (*stablehlo.Value, *stablehlo.Value) {
 	dt := c.DType(v)
 	sv, si := stablehlo.Tensor(dt), stablehlo.Tensor(dtype.I64)
-	body := maxIndexBody(dt.IsFloat())
+	// The order-independent rule of max pooling's large windows (NaN wins,
+	// the last NaN among NaNs, the first of equal values): reduced one dim
+	// after the other it still picks what PyTorch's row-major scan of the
+	// whole bin picks.
+	body := maxPoolIndexBody(dt.IsFloat())
 	r := c.Region([]stablehlo.Type{sv, si, sv, si}, func(s *LowerCtx, a []*stablehlo.Value) []*stablehlo.Value {
 		return body(s, a[:2], a[2:])
 	})

@@ -307,3 +307,70 @@ func TestMaxPoolCases(t *testing.T) {
 		})
 	}
 }
+
+// TestAdaptiveMaxPoolCases compares adaptive_max_pool1d/2d/3d with
+// PyTorch 2.14's CPU outputs (testdata/maxpool/adaptive.json, from
+// gen_adaptive.py): values and indices exactly, with ties, several NaNs
+// per bin (the last one wins) and -inf.
+func TestAdaptiveMaxPoolCases(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("testdata", "maxpool", "adaptive.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var data struct {
+		Cases []struct {
+			N            int
+			Dtype        string
+			Shape, Osize []int64
+			X, Values    []any
+			Indices      []int64
+		}
+	}
+	if err := json.Unmarshal(raw, &data); err != nil {
+		t.Fatal(err)
+	}
+	dts := map[string]dtype.DType{"float32": dtype.F32, "float64": dtype.F64, "bfloat16": dtype.BF16}
+	for i, cs := range data.Cases {
+		t.Run(fmt.Sprintf("%d_%s_%dd", i, cs.Dtype, cs.N), func(t *testing.T) {
+			dt, ok := dts[cs.Dtype]
+			if !ok {
+				t.Fatalf("dtype %s", cs.Dtype)
+			}
+			lit, err := literal.New(dt, cs.Shape)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for j, v := range cs.X {
+				lit.SetFloat64(j, oracleNum(t, v))
+			}
+			blk := &stablehlo.Block{}
+			c := NewLowerCtx(blk)
+			op := fmt.Sprintf("aten::adaptive_max_pool%dd", cs.N)
+			res, err := c.Call(op, []Value{TensorValue(c.Const(lit)), IntsValue(cs.Osize)}, nil)
+			if err != nil {
+				t.Fatalf("%s: %v", op, err)
+			}
+			blk.Ops = append(blk.Ops, stablehlo.NewOp("func.return", []*stablehlo.Value{res[0].T, res[1].T}, nil, nil))
+			f := &stablehlo.Func{Name: "main", Type: &stablehlo.FuncType{Results: []stablehlo.Type{res[0].T.Type, res[1].T.Type}},
+				Body: &stablehlo.Region{Blocks: []*stablehlo.Block{blk}}}
+			be, err := backend.Open("cpu")
+			if err != nil {
+				t.Fatal(err)
+			}
+			exe, err := be.Compile(context.Background(), &stablehlo.Module{Funcs: []*stablehlo.Func{f}}, backend.Options{})
+			if err != nil {
+				t.Fatalf("compile %s: %v", op, err)
+			}
+			got, err := exe.Run(context.Background(), nil)
+			if err != nil {
+				t.Fatalf("run %s: %v", op, err)
+			}
+			for j, wv := range cs.Values {
+				want, gv := oracleNum(t, wv), got[0].Float64(j)
+				if !(gv == want || math.IsNaN(gv) && math.IsNaN(want)) || got[1].Int64(j) != cs.Indices[j] {
+					t.Fatalf("out %d: got (%v, %d), PyTorch (%v, %d)", j, gv, got[1].Int64(j), want, cs.Indices[j])
+				}
+			}
+		})
+	}
+}
