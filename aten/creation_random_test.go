@@ -13,32 +13,58 @@ import (
 )
 
 // runLowered lowers one call with no tensor inputs and runs it on the
-// native backend.
+// native backend, returning its first result.
 func runLowered(t *testing.T, op string, pos []Value, kw map[string]Value) *literal.Literal {
 	t.Helper()
+	return runLoweredAll(t, op, nil, pos, kw)[0]
+}
+
+// runLoweredAll lowers one call whose leading positional arguments are the
+// constants consts, then pos, and runs it on the native backend, returning
+// every tensor result.
+func runLoweredAll(t *testing.T, op string, consts []*literal.Literal, pos []Value, kw map[string]Value) []*literal.Literal {
+	t.Helper()
+	res, err := compileLowered(t, op, consts, pos, kw).Run(context.Background(), nil)
+	if err != nil {
+		t.Fatalf("run %s: %v", op, err)
+	}
+	return res
+}
+
+// compileLowered lowers one call (consts as its leading tensor arguments,
+// then pos) into a function returning every tensor result, compiled for
+// the native backend.
+func compileLowered(tb testing.TB, op string, consts []*literal.Literal, pos []Value, kw map[string]Value) backend.Executable {
+	tb.Helper()
 	b := &stablehlo.Block{}
 	c := NewLowerCtx(b)
 	c.Loc = stablehlo.Loc{File: "node_" + op}
-	out, err := c.Call(op, pos, kw)
-	if err != nil {
-		t.Fatalf("%s: %v", op, err)
+	args := make([]Value, 0, len(consts)+len(pos))
+	for _, l := range consts {
+		args = append(args, TensorValue(c.Const(l)))
 	}
-	b.Ops = append(b.Ops, stablehlo.NewOp("func.return", []*stablehlo.Value{out[0].T}, nil, nil))
-	f := &stablehlo.Func{Name: "main", Type: &stablehlo.FuncType{Results: []stablehlo.Type{out[0].T.Type}},
-		Body: &stablehlo.Region{Blocks: []*stablehlo.Block{b}}}
+	out, err := c.Call(op, append(args, pos...), kw)
+	if err != nil {
+		tb.Fatalf("%s: %v", op, err)
+	}
+	var vals []*stablehlo.Value
+	var types []stablehlo.Type
+	for _, o := range out {
+		if o.T != nil {
+			vals, types = append(vals, o.T), append(types, o.T.Type)
+		}
+	}
+	b.Ops = append(b.Ops, stablehlo.NewOp("func.return", vals, nil, nil))
+	f := &stablehlo.Func{Name: "main", Type: &stablehlo.FuncType{Results: types}, Body: &stablehlo.Region{Blocks: []*stablehlo.Block{b}}}
 	be, err := backend.Open("cpu")
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	exe, err := be.Compile(context.Background(), &stablehlo.Module{Funcs: []*stablehlo.Func{f}}, backend.Options{})
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatalf("compile %s: %v", op, err)
 	}
-	res, err := exe.Run(context.Background(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res[0]
+	return exe
 }
 
 // The random ops draw from PyTorch's distributions (not its stream).

@@ -10,11 +10,9 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/torchtpu/torchtpu/backend"
 	_ "github.com/torchtpu/torchtpu/backend/native"
 	"github.com/torchtpu/torchtpu/dtype"
 	"github.com/torchtpu/torchtpu/literal"
-	"github.com/torchtpu/torchtpu/stablehlo"
 )
 
 // refMaxPool is PyTorch's CPU max-pool kernel on one (C, *spatial) input:
@@ -120,28 +118,8 @@ func TestMaxPoolIndicesRule(t *testing.T) {
 			}
 			wantV, wantI := refMaxPool(xs, ch, cs.in, cs.k, cs.s, cs.p, cs.d, out, lowest)
 
-			b := &stablehlo.Block{}
-			c := NewLowerCtx(b)
-			op := fmt.Sprintf("aten::max_pool%dd_with_indices", n)
-			res, err := c.Call(op, []Value{TensorValue(c.Const(lit)), IntsValue(cs.k), IntsValue(cs.s), IntsValue(cs.p), IntsValue(cs.d), BoolValue(cs.ceil)}, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			b.Ops = append(b.Ops, stablehlo.NewOp("func.return", []*stablehlo.Value{res[0].T, res[1].T}, nil, nil))
-			f := &stablehlo.Func{Name: "main", Type: &stablehlo.FuncType{Results: []stablehlo.Type{res[0].T.Type, res[1].T.Type}},
-				Body: &stablehlo.Region{Blocks: []*stablehlo.Block{b}}}
-			be, err := backend.Open("cpu")
-			if err != nil {
-				t.Fatal(err)
-			}
-			exe, err := be.Compile(context.Background(), &stablehlo.Module{Funcs: []*stablehlo.Func{f}}, backend.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, err := exe.Run(context.Background(), nil)
-			if err != nil {
-				t.Fatal(err)
-			}
+			got := runLoweredAll(t, fmt.Sprintf("aten::max_pool%dd_with_indices", n), []*literal.Literal{lit},
+				[]Value{IntsValue(cs.k), IntsValue(cs.s), IntsValue(cs.p), IntsValue(cs.d), BoolValue(cs.ceil)}, nil)
 			for i := range wantV {
 				var gv float64
 				if cs.dt == dtype.I64 {
@@ -176,24 +154,8 @@ func BenchmarkMaxPoolIndices(b *testing.B) {
 			for i := 0; i < 64*112*112; i++ {
 				lit.SetFloat64(i, float64(i%97))
 			}
-			blk := &stablehlo.Block{}
-			c := NewLowerCtx(blk)
-			k := []int64{3, 3}
-			res, err := c.Call("aten::max_pool2d_with_indices", []Value{TensorValue(c.Const(lit)), IntsValue(k), IntsValue([]int64{2, 2}), IntsValue([]int64{1, 1}), IntsValue([]int64{1, 1}), BoolValue(false)}, nil)
-			if err != nil {
-				b.Fatal(err)
-			}
-			blk.Ops = append(blk.Ops, stablehlo.NewOp("func.return", []*stablehlo.Value{res[0].T, res[1].T}, nil, nil))
-			f := &stablehlo.Func{Name: "main", Type: &stablehlo.FuncType{Results: []stablehlo.Type{res[0].T.Type, res[1].T.Type}},
-				Body: &stablehlo.Region{Blocks: []*stablehlo.Block{blk}}}
-			be, err := backend.Open("cpu")
-			if err != nil {
-				b.Fatal(err)
-			}
-			exe, err := be.Compile(context.Background(), &stablehlo.Module{Funcs: []*stablehlo.Func{f}}, backend.Options{})
-			if err != nil {
-				b.Fatal(err)
-			}
+			exe := compileLowered(b, "aten::max_pool2d_with_indices", []*literal.Literal{lit}, []Value{IntsValue([]int64{3, 3}),
+				IntsValue([]int64{2, 2}), IntsValue([]int64{1, 1}), IntsValue([]int64{1, 1}), BoolValue(false)}, nil)
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				if _, err := exe.Run(context.Background(), nil); err != nil {
@@ -208,28 +170,8 @@ func BenchmarkMaxPoolIndices(b *testing.B) {
 // on the native backend, returning (values, indices).
 func runMaxPoolIdx(t *testing.T, lit *literal.Literal, n int, k, s, p, d []int64, ceil bool) (*literal.Literal, *literal.Literal) {
 	t.Helper()
-	blk := &stablehlo.Block{}
-	c := NewLowerCtx(blk)
-	op := fmt.Sprintf("aten::max_pool%dd_with_indices", n)
-	res, err := c.Call(op, []Value{TensorValue(c.Const(lit)), IntsValue(k), IntsValue(s), IntsValue(p), IntsValue(d), BoolValue(ceil)}, nil)
-	if err != nil {
-		t.Fatalf("%s: %v", op, err)
-	}
-	blk.Ops = append(blk.Ops, stablehlo.NewOp("func.return", []*stablehlo.Value{res[0].T, res[1].T}, nil, nil))
-	f := &stablehlo.Func{Name: "main", Type: &stablehlo.FuncType{Results: []stablehlo.Type{res[0].T.Type, res[1].T.Type}},
-		Body: &stablehlo.Region{Blocks: []*stablehlo.Block{blk}}}
-	be, err := backend.Open("cpu")
-	if err != nil {
-		t.Fatal(err)
-	}
-	exe, err := be.Compile(context.Background(), &stablehlo.Module{Funcs: []*stablehlo.Func{f}}, backend.Options{})
-	if err != nil {
-		t.Fatalf("compile %s: %v", op, err)
-	}
-	got, err := exe.Run(context.Background(), nil)
-	if err != nil {
-		t.Fatalf("run %s: %v", op, err)
-	}
+	got := runLoweredAll(t, fmt.Sprintf("aten::max_pool%dd_with_indices", n), []*literal.Literal{lit},
+		[]Value{IntsValue(k), IntsValue(s), IntsValue(p), IntsValue(d), BoolValue(ceil)}, nil)
 	return got[0], got[1]
 }
 
@@ -343,28 +285,7 @@ func TestAdaptiveMaxPoolCases(t *testing.T) {
 			for j, v := range cs.X {
 				lit.SetFloat64(j, oracleNum(t, v))
 			}
-			blk := &stablehlo.Block{}
-			c := NewLowerCtx(blk)
-			op := fmt.Sprintf("aten::adaptive_max_pool%dd", cs.N)
-			res, err := c.Call(op, []Value{TensorValue(c.Const(lit)), IntsValue(cs.Osize)}, nil)
-			if err != nil {
-				t.Fatalf("%s: %v", op, err)
-			}
-			blk.Ops = append(blk.Ops, stablehlo.NewOp("func.return", []*stablehlo.Value{res[0].T, res[1].T}, nil, nil))
-			f := &stablehlo.Func{Name: "main", Type: &stablehlo.FuncType{Results: []stablehlo.Type{res[0].T.Type, res[1].T.Type}},
-				Body: &stablehlo.Region{Blocks: []*stablehlo.Block{blk}}}
-			be, err := backend.Open("cpu")
-			if err != nil {
-				t.Fatal(err)
-			}
-			exe, err := be.Compile(context.Background(), &stablehlo.Module{Funcs: []*stablehlo.Func{f}}, backend.Options{})
-			if err != nil {
-				t.Fatalf("compile %s: %v", op, err)
-			}
-			got, err := exe.Run(context.Background(), nil)
-			if err != nil {
-				t.Fatalf("run %s: %v", op, err)
-			}
+			got := runLoweredAll(t, fmt.Sprintf("aten::adaptive_max_pool%dd", cs.N), []*literal.Literal{lit}, []Value{IntsValue(cs.Osize)}, nil)
 			for j, wv := range cs.Values {
 				want, gv := oracleNum(t, wv), got[0].Float64(j)
 				if !(gv == want || math.IsNaN(gv) && math.IsNaN(want)) || got[1].Int64(j) != cs.Indices[j] {
