@@ -11,19 +11,12 @@ import (
 // Inputs PyTorch rejects (tools/opscov/gen.py lists its messages in
 // testdata/opscov/ERRORS.json) give errors, never panics.
 func TestOpsCoverageBadInputs(t *testing.T) {
-	ten := func(dt dtype.DType, shape ...int64) Value {
-		return TensorValue(&stablehlo.Value{Type: stablehlo.Tensor(dt, shape...)})
-	}
+	ten := symTensor
 	f32 := func(shape ...int64) Value { return ten(dtype.F32, shape...) }
 	c64 := func(shape ...int64) Value { return ten(dtype.C64, shape...) }
 	i64 := func(shape ...int64) Value { return ten(dtype.I64, shape...) }
 	ints := func(xs ...int64) Value { return IntsValue(xs) }
-	cases := []struct {
-		name string
-		op   string
-		args []Value
-		kw   map[string]Value
-	}{
+	checkBadCalls(t, []badCall{
 		{"logcumsumexp int", "aten::logcumsumexp", []Value{i64(3), IntValue(0)}, nil},
 		{"logcumsumexp dim", "aten::logcumsumexp", []Value{f32(3, 4), IntValue(2)}, nil},
 		{"det int", "aten::det", []Value{i64(3, 3)}, nil},
@@ -70,7 +63,26 @@ func TestOpsCoverageBadInputs(t *testing.T) {
 		{"c2c norm", "aten::_fft_c2c", []Value{c64(4, 5), ints(1), IntValue(3), BoolValue(true)}, nil},
 		{"c2c dims", "aten::_fft_c2c", []Value{c64(4, 5), ints(1, -1), IntValue(0), BoolValue(true)}, nil},
 		{"c2c empty", "aten::_fft_c2c", []Value{c64(4, 0), ints(1), IntValue(0), BoolValue(true)}, nil},
-	}
+	})
+}
+
+// symTensor is a tensor argument with only a type, for lowering checks.
+func symTensor(dt dtype.DType, shape ...int64) Value {
+	return TensorValue(&stablehlo.Value{Type: stablehlo.Tensor(dt, shape...)})
+}
+
+// badCall is one call a lowering must reject.
+type badCall struct {
+	name string
+	op   string
+	args []Value
+	kw   map[string]Value
+}
+
+// checkBadCalls requires an error (at the call or recorded in the context)
+// and no panic from each call.
+func checkBadCalls(t *testing.T, cases []badCall) {
+	t.Helper()
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			defer func() {
