@@ -47,17 +47,7 @@ func lowerMaxPool2dBackward(c *LowerCtx, a *Args) ([]Value, error) {
 		return nil, c.Errorf("max_pool2d_with_indices_backward: indices %v must be int64 of grad_output's shape %v", c.Type(idx), c.Shape(g))
 	}
 	xs := c.Shape(x)
-	plane := geo.in[0] * geo.in[1]
-	planes := prod(xs[:len(xs)-2])
-	o := geo.out[0] * geo.out[1]
-	dt := c.DType(g)
-	// Flat index into [planes*plane]: plane number * plane + index.
-	i2 := c.Reshape(idx, []int64{planes, o})
-	base := c.Binary("multiply", c.Iota(dtype.I64, []int64{planes, o}, 0), c.SplatInt(dtype.I64, []int64{planes, o}, plane))
-	flat := c.Reshape(c.Binary("add", i2, base), []int64{planes * o})
-	upd := c.Reshape(g, []int64{planes * o})
-	out := rowScatter(c, c.Splat(dt, []int64{planes * plane}, 0), flat, upd, addCombine)
-	return one(c.Reshape(out, xs)), nil
+	return one(scatterPlaneIndices(c, g, idx, xs, len(xs)-2)), nil
 }
 
 func lowerAvgPool2dBackward(c *LowerCtx, a *Args) ([]Value, error) {
@@ -182,4 +172,59 @@ func lowerAdaptiveAvgPool2dBackward(c *LowerCtx, a *Args) ([]Value, error) {
 		v = dotGeneral(c, v, constF(c, cdt, []int64{out, in}, m), nil, nil, []int64{1}, []int64{0})
 	}
 	return one(c.Convert(c.Reshape(v, xs), dt)), nil
+}
+
+func init() {
+	Register(Entry{Name: "aten::max_pool3d_with_indices_backward", Kind: Lowered,
+		Schema: "max_pool3d_with_indices_backward(Tensor grad_output, Tensor self, int[3] kernel_size, int[3] stride, int[3] padding, int[3] dilation, bool ceil_mode, Tensor indices) -> Tensor",
+		Lower:  lowerIndexPoolBackward("max_pool3d_with_indices_backward", 3)})
+	Register(Entry{Name: "aten::adaptive_max_pool2d_backward", Kind: Lowered,
+		Schema: "adaptive_max_pool2d_backward(Tensor grad_output, Tensor self, Tensor indices) -> Tensor",
+		Lower:  lowerIndexPoolBackward("adaptive_max_pool2d_backward", 2)})
+	Register(Entry{Name: "aten::adaptive_max_pool3d_backward", Kind: Lowered,
+		Schema: "adaptive_max_pool3d_backward(Tensor grad_output, Tensor self, Tensor indices) -> Tensor",
+		Lower:  lowerIndexPoolBackward("adaptive_max_pool3d_backward", 3)})
+}
+
+// lowerIndexPoolBackward is the backward of a max pooling over n spatial
+// dims that saved the flat index of each output's maximum within its
+// input plane (max_pool3d, adaptive_max_pool2d/3d): each output gradient
+// is added to the input element its index names. The pooling geometry is
+// not needed: the indices carry it.
+func lowerIndexPoolBackward(op string, n int) LowerFunc {
+	return func(c *LowerCtx, a *Args) ([]Value, error) {
+		g, x, idx := a.Tensor("grad_output"), a.Tensor("self"), a.Tensor("indices")
+		if a.Err() != nil {
+			return nil, a.Err()
+		}
+		xs, gs := c.Shape(x), c.Shape(g)
+		if len(xs) != n+1 && len(xs) != n+2 {
+			return nil, c.Errorf("%s: input must be %d-D or %d-D, got %v", op, n+1, n+2, xs)
+		}
+		lead := len(xs) - n
+		if len(gs) != len(xs) || !sameShape(gs[:lead], xs[:lead]) {
+			return nil, c.Errorf("%s: grad_output of shape %v does not match input %v", op, gs, xs)
+		}
+		if !sameShape(c.Shape(idx), gs) || c.DType(idx) != dtype.I64 {
+			return nil, c.Errorf("%s: indices %v must be int64 of grad_output's shape %v", op, c.Type(idx), gs)
+		}
+		if c.DType(g) != c.DType(x) {
+			return nil, c.Errorf("%s: grad_output %s and input %s differ in dtype", op, c.DType(g).Torch(), c.DType(x).Torch())
+		}
+		return one(scatterPlaneIndices(c, g, idx, xs, lead)), nil
+	}
+}
+
+// scatterPlaneIndices adds g into zeros of shape xs at the flat in-plane
+// positions idx names; the trailing dims from lead on are the plane.
+func scatterPlaneIndices(c *LowerCtx, g, idx *stablehlo.Value, xs []int64, lead int) *stablehlo.Value {
+	planes, plane := prod(xs[:lead]), prod(xs[lead:])
+	o := prod(c.Shape(g)[lead:])
+	ps := []int64{planes, o}
+	i2 := c.Reshape(idx, ps)
+	base := c.Binary("multiply", c.Iota(dtype.I64, ps, 0), c.SplatInt(dtype.I64, ps, plane))
+	flat := c.Reshape(c.Binary("add", i2, base), []int64{planes * o})
+	upd := c.Reshape(g, []int64{planes * o})
+	out := rowScatter(c, c.Splat(c.DType(g), []int64{planes * plane}, 0), flat, upd, addCombine)
+	return c.Reshape(out, xs)
 }

@@ -207,12 +207,17 @@ func compareLit(got, want *literal.Literal) error {
 	return nil
 }
 
-// TestFamilyExtra runs the cases of testdata/family (made by gen.py there
-// with real PyTorch): edge cases the shared fixtures do not cover.
+// TestFamilyExtra runs the cases of testdata/family and testdata/backward
+// (made by gen.py there with real PyTorch): edge cases the shared fixtures
+// do not cover, and the backward ops of training graphs.
 func TestFamilyExtra(t *testing.T) {
-	files, _ := filepath.Glob(filepath.Join("testdata", "family", "*.pt2"))
-	if len(files) == 0 {
-		t.Fatal("no cases in testdata/family: run testdata/family/gen.py")
+	var files []string
+	for _, dir := range []string{"family", "backward"} {
+		fs, _ := filepath.Glob(filepath.Join("testdata", dir, "*.pt2"))
+		if len(fs) == 0 {
+			t.Fatalf("no cases in testdata/%s: run testdata/%s/gen.py", dir, dir)
+		}
+		files = append(files, fs...)
 	}
 	pass, total := 0, 0
 	for _, f := range files {

@@ -2,47 +2,57 @@ package runtime
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/torchtpu/torchtpu/aten"
 	"github.com/torchtpu/torchtpu/fx"
 )
 
-// checkMeta compares each tensor a node produced with the TensorMeta the
-// export recorded for it: the dtype must be equal, and every dim whose
-// symbols are bound must have the recorded size. It runs in Check mode,
-// so that a lowering that gets a dtype or shape wrong fails at the node
-// that did it, not at a distant output (or never, when later ops hide it).
+// checkMeta is the op contract check, run on every node as it is lowered:
+// each tensor the node produced must have the dtype the graph recorded
+// for it (the export's meta["val"]) and, for every dim whose symbols are
+// bound, the recorded size. A lowering that gets a dtype or shape wrong
+// fails the compile at the node that did it, naming the op and the output,
+// not at a distant output — or never, when later ops hide it, or when the
+// value is saved for a backward that PyTorch runs (a graph output read by
+// PyTorch's own kernel).
 func (r *run) checkMeta(n *fx.Node, res []aten.Value) error {
-	if negativeUniqueDim(n) {
-		// PyTorch's fake kernel for unique_dim / unique_consecutive
-		// (torch/_subclasses/fake_impls.py, _unique) builds the values'
-		// shape as shape[:dim] + [nnz] + shape[dim+1:] without normalizing
-		// dim, so a negative dim records a wrong rank (dim=-1 on [5, 5]
-		// records [5, u0, 5, 5]) and counts of size shape[dim] of that
-		// wrong shape. Eager PyTorch returns the right shapes; only the
-		// dtypes can be checked against the record.
-		return r.checkDTypes(n, res)
-	}
+	wrong := wrongRecord(r.p.Graph, n)
 	for i, o := range n.Outputs {
 		if i >= len(res) {
 			break
 		}
+		if wrong != nil && (wrong.outputs == nil || slices.Contains(wrong.outputs, i)) {
+			// PyTorch's record of this output is wrong (see records.go):
+			// the lowering follows PyTorch's eager kernel, whose dtype
+			// the record still gets right.
+			if err := r.checkDType(o, res[i]); err != nil {
+				return contractError(n, i, err)
+			}
+			continue
+		}
 		switch o.Kind {
 		case fx.ArgTensor:
 			if err := r.checkTensor(o.Name, res[i]); err != nil {
-				return err
+				return contractError(n, i, err)
 			}
 		case fx.ArgTensors:
 			for j, name := range o.Names {
 				if name != "" && j < len(res[i].List) {
 					if err := r.checkTensor(name, res[i].List[j]); err != nil {
-						return err
+						return contractError(n, i, fmt.Errorf("element %d: %w", j, err))
 					}
 				}
 			}
 		}
 	}
 	return nil
+}
+
+// contractError names the node, its op and the output that broke the
+// contract.
+func contractError(n *fx.Node, out int, err error) error {
+	return fmt.Errorf("op contract: node %s (%s) output %d: %w", n.Name, n.Target, out, err)
 }
 
 func (r *run) checkTensor(name string, v aten.Value) error {
@@ -58,10 +68,10 @@ func (r *run) checkTensor(name string, v aten.Value) error {
 		shape = t.Shape
 	}
 	if dt != m.DType {
-		return fmt.Errorf("check: %s has dtype %s, the export recorded %s", name, dt.Torch(), m.DType.Torch())
+		return fmt.Errorf("%s is lowered as %s%v, the graph records %s", name, dt.Torch(), shape, m)
 	}
 	if len(shape) != m.Rank() {
-		return fmt.Errorf("check: %s has shape %v, the export recorded %s", name, shape, m)
+		return fmt.Errorf("%s is lowered as %s%v, the graph records %s", name, dt.Torch(), shape, m)
 	}
 	for d, dim := range m.Shape {
 		want, err := dim.Eval(r.bindings)
@@ -69,38 +79,23 @@ func (r *run) checkTensor(name string, v aten.Value) error {
 			continue // an unbacked size (data-dependent) or an unbound symbol
 		}
 		if shape[d] != want {
-			return fmt.Errorf("check: %s has shape %v, the export recorded %s (dim %d should be %d)", name, shape, m, d, want)
+			return fmt.Errorf("%s is lowered as %s%v, the graph records %s (dim %d should be %d)", name, dt.Torch(), shape, m, d, want)
 		}
 	}
 	return nil
 }
 
-// negativeUniqueDim reports a unique_dim or unique_consecutive node called
-// with a negative dim, whose recorded output shapes are wrong (see checkMeta).
-func negativeUniqueDim(n *fx.Node) bool {
-	switch n.Target {
-	case "aten::unique_dim.default", "aten::unique_consecutive.default":
-	default:
-		return false
+// checkDType compares the dtype of a tensor result with its record.
+func (r *run) checkDType(o fx.Arg, v aten.Value) error {
+	if o.Kind != fx.ArgTensor || v.Kind != aten.KTensor {
+		return nil
 	}
-	a, ok := n.Input("dim")
-	return ok && a.Kind == fx.ArgInt && a.Int < 0
-}
-
-// checkDTypes compares only the dtypes of a node's tensor results with the
-// recorded ones.
-func (r *run) checkDTypes(n *fx.Node, res []aten.Value) error {
-	for i, o := range n.Outputs {
-		if i >= len(res) || o.Kind != fx.ArgTensor {
-			continue
-		}
-		m := r.p.Graph.Tensor(o.Name)
-		if m == nil || res[i].Kind != aten.KTensor {
-			continue
-		}
-		if dt := dtypeOf(res[i]); dt != m.DType {
-			return fmt.Errorf("check: %s has dtype %s, the export recorded %s", o.Name, dt.Torch(), m.DType.Torch())
-		}
+	m := r.p.Graph.Tensor(o.Name)
+	if m == nil {
+		return nil
+	}
+	if dt := dtypeOf(v); dt != m.DType {
+		return fmt.Errorf("%s is lowered as %s, the graph records %s", o.Name, dt.Torch(), m.DType.Torch())
 	}
 	return nil
 }

@@ -32,7 +32,7 @@ type run struct {
 	lastParams     []*literal.Literal
 	lastResults    []*literal.Literal
 	writes         map[string]*literal.Literal
-	bindings       map[string]int64 // size symbols bound from the inputs (Check mode)
+	bindings       map[string]int64 // size symbols bound from the inputs (for the contract check)
 	// io holds the run's values on the device (device.go).
 	io *deviceIO
 	// final is set while the last segment runs (finish).
@@ -220,10 +220,11 @@ func (r *run) node(i int, n *fx.Node) error {
 	if err := r.define(n, res); err != nil {
 		return err
 	}
-	if r.p.Check {
-		if err := r.checkMeta(n, res); err != nil {
-			return err
-		}
+	// Every lowering keeps the op's contract: each result has the dtype and
+	// shape the graph records for it (check.go). A backward in eager
+	// PyTorch, or the next graph, reads these values by that record.
+	if err := r.checkMeta(n, res); err != nil {
+		return err
 	}
 	// In-place and out= ops: the mutated arguments now hold the results.
 	s := e.ParsedSchema()

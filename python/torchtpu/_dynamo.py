@@ -24,7 +24,6 @@ import torch.fx
 from . import _lib
 from ._export import to_pt2
 from ._options import Options
-from ._passes import math_attention
 
 _counter = itertools.count()
 _graphs: list["CompiledGraph"] = []
@@ -55,9 +54,13 @@ def _hint(v: Any) -> int:
     return int(v)
 
 
-def _physical_order(t: torch.Tensor) -> Optional[list[int]]:
-    """The dim order (outermost first) of a fake output's strides when it is
-    a permutation of a dense tensor other than row-major, else None."""
+def _layout(t: torch.Tensor) -> Optional[tuple[str, list[int]]]:
+    """How a graph output's recorded strides (its fake tensor's) differ from
+    the row-major layout the engine returns: ``("order", dims)`` for a dense
+    permutation (outermost dim first; applied at each call's sizes, so it
+    holds under dynamic shapes), ``("strides", strides)`` for other static
+    strides (broadcast or gapped), None for row-major (or symbolic strides
+    that are no permutation, which are left row-major)."""
     if t.dim() < 2:
         return None
     try:
@@ -65,15 +68,43 @@ def _physical_order(t: torch.Tensor) -> Optional[list[int]]:
         sizes = [_hint(s) for s in t.shape]
     except Exception:
         return None
-    order = sorted(range(t.dim()), key=lambda d: (-strides[d], d))
-    if order == list(range(t.dim())):
+    if strides == _contiguous_strides(sizes):
         return None
+    order = sorted(range(t.dim()), key=lambda d: (-strides[d], d))
     expect = 1
+    dense = True
     for d in reversed(order):  # dense: each stride the product of the inner sizes
         if sizes[d] != 1 and strides[d] != expect:
-            return None
+            dense = False
+            break
         expect *= sizes[d]
-    return order
+    if dense:
+        return ("order", order) if order != list(range(t.dim())) else None
+    if any(isinstance(s, torch.SymInt) for s in t.stride()):
+        return None
+    return ("strides", strides)
+
+
+def _contiguous_strides(sizes: Sequence[int]) -> list[int]:
+    out, acc = [0] * len(sizes), 1
+    for d in reversed(range(len(sizes))):
+        out[d] = acc
+        acc *= max(sizes[d], 1)
+    return out
+
+
+def _restride(r: torch.Tensor, layout: tuple[str, list[int]]) -> torch.Tensor:
+    """A copy of the row-major engine output r in the recorded layout."""
+    kind, spec = layout
+    if kind == "order":
+        p = torch.empty_permuted(r.shape, spec, dtype=r.dtype)
+        p.copy_(r)
+        return p
+    # static strides: broadcast dims (stride 0) hold one slice, expanded after
+    base = [1 if st == 0 else n for n, st in zip(r.shape, spec)]
+    out = torch.empty_strided(base, spec, dtype=r.dtype)
+    out.copy_(r[tuple(slice(0, 1) if st == 0 else slice(None) for st in spec)])
+    return out.as_strided(r.shape, spec) if base != list(r.shape) else out
 
 
 class CompiledGraph:
@@ -108,11 +139,17 @@ class CompiledGraph:
             if isinstance(a, torch.fx.Node):
                 v = a.meta.get("val")
                 kind_ = _out_kind(v)
-                self.outputs.append((kind_, _physical_order(v) if kind_ == "tensor" else None))
+                self.outputs.append((kind_, _layout(v) if kind_ == "tensor" else None))
             else:
                 self.outputs.append(("constant", a))
         self.pt2: Optional[bytes] = None
         t0 = time.perf_counter()
+        if kind in opts.eager_graphs:
+            self.fallback_reason = f"options eager_graphs={list(opts.eager_graphs)}"
+            self.compile_seconds = 0.0
+            with _graphs_lock:
+                _graphs.append(self)
+            return
         try:
             pt2 = self.pt2 = to_pt2(gm, example_inputs)
             self.program = _lib.Program(pt2, opts.engine())
@@ -153,8 +190,11 @@ class CompiledGraph:
         else:
             args = list(call_args)
         if self.program is None:
+            t0 = time.perf_counter()
             outs = self.gm(*args)
             args.clear()
+            self.runs += 1
+            self.run_seconds += time.perf_counter() - t0
             return outs
         tensors = [a for a, t in zip(args, self.tensor_inputs) if t]
         first = self.runs == 0
@@ -169,15 +209,16 @@ class CompiledGraph:
             if not first:
                 raise
             self._fall_back(f"the first run failed: {e}")
-            return self.gm(*saved)
+            outs = self.gm(*saved)
+            self.runs += 1
+            self.run_seconds += time.perf_counter() - t0
+            return outs
         del tensors
         outs = []
         for (kind, extra), r in zip(self.outputs, raw):
             if kind == "tensor":
                 if extra is not None and r is not None:
-                    p = torch.empty_permuted(r.shape, extra, dtype=r.dtype)
-                    p.copy_(r)
-                    r = p
+                    r = _restride(r, extra)
                 outs.append(r)
             elif kind == "int":
                 outs.append(int(r.item()) if isinstance(r, torch.Tensor) else r)
@@ -227,11 +268,28 @@ class CompiledGraph:
         return r
 
 
+# Decompositions of PyTorch's Core ATen table that torchtpu leaves out: ops
+# whose decomposition breaks the op's contract with its backward, so that a
+# graph holding the op's backward (which no decomposition reaches) would
+# read what the decomposition saved instead of what the kernel saves.
+# _scaled_dot_product_flash_attention_for_cpu's decomposition returns the
+# attention weights [B, H, L, S] as its "logsumexp" (and a transposed
+# output): the engine lowers the op and its backward instead, as inductor
+# keeps the op (torch/_inductor/decomposition.py, decomps_to_exclude).
+_KEEP_OPS = ("_scaled_dot_product_flash_attention_for_cpu.default",)
+
+
 @functools.cache
 def _decompositions() -> dict[Any, Callable[..., Any]]:
     from torch._decomp import core_aten_decompositions
 
-    return dict(core_aten_decompositions())
+    table = dict(core_aten_decompositions())
+    for name in _KEEP_OPS:
+        packet, overload = name.split(".")
+        op = getattr(getattr(torch.ops.aten, packet, None), overload, None)
+        if op is not None:
+            table.pop(op, None)
+    return table
 
 
 def torchtpu_backend(gm: torch.fx.GraphModule, example_inputs: Sequence[Any],
@@ -253,7 +311,6 @@ def torchtpu_backend(gm: torch.fx.GraphModule, example_inputs: Sequence[Any],
 
         return compile_graph
 
-    math_attention(gm)
     aot = aot_autograd(fw_compiler=compiler("forward"), bw_compiler=compiler("backward"),
                        inference_compiler=compiler("inference"), decompositions=_decompositions)
     return aot(gm, example_inputs)

@@ -7,6 +7,7 @@ import os
 from typing import Any, Mapping, Optional, Sequence, Union
 
 _DEVICES = ("cpu", "xla-cpu", "tpu", "cuda")
+_GRAPH_KINDS = ("forward", "backward", "inference")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -35,6 +36,12 @@ class Options:
         dump_dir: a folder where each graph is saved as ``NAME.pt2`` with its
             first call's inputs as ``NAME.io.safetensors`` (``input.0``, ...), for
             ``torchtpu run``/``bench``/``verify`` (``$TORCHTPU_DUMP_DIR``).
+        eager_graphs: kinds of graph to run in eager PyTorch although torchtpu
+            could run them: any of ``"forward"``, ``"backward"``, ``"inference"``
+            (``$TORCHTPU_EAGER_GRAPHS``, comma-separated). Running the backward in
+            eager while the forward runs on torchtpu (or the reverse) checks that
+            every value the forward saves for the backward is what PyTorch's own
+            kernels would have saved; it also bisects a wrong result.
     """
 
     device: str = "cpu"
@@ -44,6 +51,7 @@ class Options:
     explain_recompiles: bool = False
     host_fallback: str = "cpu"
     dump_dir: Optional[str] = None
+    eager_graphs: Sequence[str] = ()
 
     def __post_init__(self) -> None:
         base = self.device.split(":", 1)[0]
@@ -53,6 +61,12 @@ class Options:
             raise ValueError(f"torchtpu: fallback {self.fallback!r}: want 'eager' or 'error'")
         if self.host_fallback not in ("cpu", "error"):
             raise ValueError(f"torchtpu: host_fallback {self.host_fallback!r}: want 'cpu' or 'error'")
+        if isinstance(self.eager_graphs, str):
+            object.__setattr__(self, "eager_graphs", tuple(k for k in self.eager_graphs.split(",") if k))
+        object.__setattr__(self, "eager_graphs", tuple(self.eager_graphs))
+        for k in self.eager_graphs:
+            if k not in _GRAPH_KINDS:
+                raise ValueError(f"torchtpu: eager_graphs {k!r}: want any of {', '.join(_GRAPH_KINDS)}")
         if isinstance(self.buckets, str) and self.buckets != "pow2":
             raise ValueError(f"torchtpu: buckets {self.buckets!r}: want 'pow2' or a list of sizes")
 
@@ -69,6 +83,8 @@ class Options:
             env["cache_dir"] = os.environ["TORCHTPU_CACHE_DIR"]
         if os.environ.get("TORCHTPU_DUMP_DIR"):
             env["dump_dir"] = os.environ["TORCHTPU_DUMP_DIR"]
+        if os.environ.get("TORCHTPU_EAGER_GRAPHS"):
+            env["eager_graphs"] = os.environ["TORCHTPU_EAGER_GRAPHS"]
         names = {f.name for f in dataclasses.fields(cls)}
         for k in options or {}:
             if k not in names:
