@@ -128,6 +128,7 @@ class CompiledGraph:
         self.unsupported: list[dict[str, Any]] = []
         self.runs = 0
         self.run_seconds = 0.0
+        self.nodes = sum(1 for n in gm.graph.nodes if n.op == "call_function")
         placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
         self.tensor_inputs = [isinstance(n.meta.get("val", ex), torch.Tensor)
                               for n, ex in zip(placeholders, example_inputs)]
@@ -255,6 +256,8 @@ class CompiledGraph:
         """What happened to this graph: where it ran, why not torchtpu, counts."""
         r: dict[str, Any] = {"name": self.name, "kind": self.kind, "device": self.opts.device,
                              "ran_on": "eager" if self.program is None else "torchtpu", "runs": self.runs,
+                             "nodes_on_torchtpu": 0 if self.program is None else self.nodes,
+                             "nodes_on_eager": self.nodes if self.program is None else 0,
                              "compile_ms": round(self.compile_seconds * 1e3, 2),
                              "run_ms": round(self.run_seconds * 1e3, 2)}
         if self.fallback_reason:
