@@ -134,11 +134,14 @@ class BdistWheel(bdist_wheel):
 
     def get_tag(self) -> tuple[str, str, str]:
         _, _, plat = super().get_tag()
-        if sys.platform == "linux" and shutil.which("objdump"):
-            lib_dir = Path(self.get_finalized_command("build_py").build_lib) / "torchtpu" / "lib"
-            n = glibc_needed(sorted(lib_dir.glob("*.so")))
-            plat = f"manylinux_2_{n}_{platform.machine()}"
-        return "py3", "none", plat
+        if sys.platform != "linux":
+            return "py3", "none", plat
+        if not shutil.which("objdump"):
+            print(f"torchtpu: no objdump (binutils) to read the glibc the libraries need: the wheel is tagged {plat}")
+            return "py3", "none", plat
+        lib_dir = Path(self.get_finalized_command("build_py").build_lib) / "torchtpu" / "lib"
+        n = glibc_needed(sorted(lib_dir.glob("*.so")))
+        return "py3", "none", f"manylinux_2_{n}_{platform.machine()}"
 
 
 setup(install_requires=[torch_requirement()], distclass=BinaryDistribution,

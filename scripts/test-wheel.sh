@@ -17,8 +17,11 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 venv=${TORCHTPU_WHEEL_VENV:-$HOME/.cache/torchtpu/venv-wheel}
 
-scripts/setup-python.sh venv   # the build environment (PyPI's torch 2.15)
-scripts/setup-python.sh wheel  # the user's: a clean venv
+build_venv=${TORCHTPU_VENV:-$HOME/.cache/torchtpu/venv-torch}
+if ! "$build_venv/bin/python" -c 'import torch, setuptools' 2>/dev/null; then
+  scripts/setup-python.sh venv  # the build environment: PyPI's torch 2.15
+fi
+scripts/setup-python.sh wheel   # the user's: a clean venv
 scripts/build-wheel.sh
 "$venv/bin/pip" install -q --disable-pip-version-check --no-index dist/torchtpu-*.whl
 

@@ -76,6 +76,7 @@ _COMPILE_ONLY = textwrap.dedent("""
     torch.testing.assert_close(torch.compile(m, backend="torchtpu")(x), m(x))
     assert not torchtpu.device.is_initialized() and not torchtpu.device.is_available()
     print("compiled")
+    torchtpu.devices()  # the engine, without the device
     try:
         torch.ones(2, device="tpu")
     except RuntimeError as e:
@@ -85,9 +86,9 @@ _COMPILE_ONLY = textwrap.dedent("""
 
 def test_unmatched_torch_compiles_and_explains_the_device(tmp_path):
     """A wheel whose extension was built for another torch, on a machine
-    without a C++ compiler: import torchtpu builds nothing, torch.compile
-    works, and the first tpu tensor says why the device is unavailable and
-    what to do."""
+    without a C++ compiler: nothing is built, torch.compile works (dynamo
+    asks whether the device is available: it is not, with a warning), and
+    the first tpu tensor says why the device is unavailable and what to do."""
     pkg = _fake_package(tmp_path, "2.0.0")
     empty = tmp_path / "bin"
     empty.mkdir()
@@ -96,6 +97,7 @@ def test_unmatched_torch_compiles_and_explains_the_device(tmp_path):
     assert out.returncode == 0, out.stderr[-3000:]
     assert "compiled" in out.stdout and "building" not in out.stderr, out.stderr[-3000:]
     assert not (tmp_path / "ext").exists()
+    assert out.stderr.count("the tpu device is unavailable") == 1, out.stderr[-3000:]  # one warning
     msg = out.stdout.split("tpu: ", 1)[1]
     assert f"is for torch 2.0.0, this is torch {torch.__version__}" in msg, msg
     assert "no C++ compiler was found" in msg and "does not need it" in msg, msg

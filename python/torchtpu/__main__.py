@@ -54,8 +54,9 @@ def _device() -> dict[str, Any]:
     from torchtpu import device
     from torchtpu.device import _ext
 
-    d: dict[str, Any] = {"extension": _ext.describe(), "available": device.is_available(),
-                         "initialized": device.is_initialized(), "error": device._state["error"]}
+    # is_available() would build an extension that is not built yet: not asked here
+    d: dict[str, Any] = {"extension": _ext.describe(), "initialized": device.is_initialized(),
+                         "error": device._state["error"]}
     if device.is_initialized():
         s = device.stats()
         d["backend"], d["mode"] = s["backend"], s["mode"]
@@ -103,7 +104,8 @@ def _extension_line(e: dict[str, Any]) -> str:
         return f"built here, loaded from {e['path']}"
     why = f" ({e['prebuilt_unused']})" if e.get("prebuilt_unused") else ""
     if e["compiler"]:
-        return f"not built yet{why}: the first tpu tensor builds it with {e['compiler']} into {e['build_dir']}"
+        return (f"not built yet{why}: the device's first use (torch.tpu.is_available(), which torch.compile asks, "
+                f"or a tpu tensor) builds it with {e['compiler']} into {e['build_dir']}")
     return f"not built yet{why}, and no C++ compiler to build it: the tpu device is unavailable"
 
 

@@ -59,12 +59,13 @@ def _register() -> None:
 
     When a build of the C++ extension that fits this torch is ready (a
     wheel's prebuilt one, or an earlier build from the sources), it is
-    loaded now too: that takes about a tenth of a second, and then every
+    loaded now too: that takes under a tenth of a second, and then every
     device API works from the start, including the ones PyTorch reaches
     without asking ``torch.tpu`` first (``torch.Stream("tpu")``, the
     accelerator hooks). Otherwise the extension is built when the device is
-    first used: PyTorch calls :func:`_lazy_init` before it makes the first
-    tpu tensor. A failure is a warning here and an error at that use."""
+    first used: :func:`is_available`, or the first tpu tensor (PyTorch calls
+    :func:`_lazy_init` before it makes one). A failure is a warning here and
+    an error at that use."""
     if _state["registered"]:
         return
     _state["registered"] = True
@@ -129,16 +130,28 @@ def _loaded() -> ctypes.CDLL:
 
 
 def is_available() -> bool:
-    """True when the device can be used: its extension is loaded, or a build
-    of it that fits this torch is ready, or it can be built on first use (a
-    C++ compiler is found). Loads and builds nothing."""
-    if not _state["registered"] or _state["error"]:
+    """True when the device works here. Loads its extension if import did not
+    (no build fitted this torch), building it first: the source route of a
+    checkout or of a torch the wheel was not built for, about a minute, once.
+    False, with a warning the first time, when that fails.
+
+    PyTorch asks this through ``torch.accelerator.is_available()``, among
+    others on every ``torch.compile`` (dynamo then asks the device for its
+    current stream, which needs the extension): so on the source route the
+    first compile builds the extension too, and a failed build leaves
+    torch.compile working. A wheel's prebuilt extension builds nothing."""
+    if not _state["registered"]:
         return False
     if _state["ext"] is not None:
         return True
-    from . import _ext
-
-    return _ext.ready() is not None or _ext.compiler() is not None
+    if _state["error"]:
+        return False
+    try:
+        _loaded()
+    except RuntimeError as e:
+        warnings.warn(str(e), stacklevel=2)
+        return False
+    return True
 
 
 def is_initialized() -> bool:

@@ -14,8 +14,8 @@ that torch's ``libc10``/``libtorch_cpu``, so it comes from one of two places:
   ABI, and the sources in ``torchtpu/csrc`` are the ones it was built from.
   Loading it takes about a tenth of a second, so ``import torchtpu`` does it.
 - **built here**: otherwise (a source checkout, or a torch the wheel was not
-  built for) the sources are compiled with the C++ compiler torch itself
-  would use (``$CXX``, else ``g++``, else ``c++``) against the running torch,
+  built for) the sources are compiled with the C++ compiler (``$CXX``, else
+  ``g++``, else ``c++``) against the running torch's headers and libraries,
   once per torch build and source version, when the device is first used
   (a minute or so on two cores). The build goes to ``torchtpu/lib/ext/`` in a
   checkout, or to the user's cache (``~/.cache/torchtpu/ext``) for an
@@ -90,7 +90,10 @@ def prebuilt() -> tuple[Optional[Path], str]:
     else (None, why not)."""
     if not PREBUILT.is_file() or not MANIFEST.is_file():
         return None, "this package has no prebuilt extension (a source checkout, or an install without one)"
-    m = json.loads(MANIFEST.read_text())
+    try:
+        m = json.loads(MANIFEST.read_text())
+    except (OSError, ValueError) as e:
+        return None, f"the prebuilt extension's manifest {MANIFEST} is unreadable ({e})"
     built_for = m.get("torch", "?")
     if torch_series(built_for) != torch_series(torch.__version__):
         return None, f"the prebuilt extension is for torch {built_for}, this is torch {torch.__version__}"
@@ -285,8 +288,8 @@ def describe() -> dict[str, Any]:
     d: dict[str, Any] = {"loaded": _ext is not None, "origin": origin, "path": str(path) if path else None,
                          "prebuilt": str(PREBUILT) if PREBUILT.is_file() else None,
                          "build_dir": str(_build_dir()), "compiler": compiler()}
-    if MANIFEST.is_file():
+    if pre is not None:
         d["prebuilt_for"] = json.loads(MANIFEST.read_text())
-    if pre is None:
+    else:
         d["prebuilt_unused"] = why_not
     return d
