@@ -128,7 +128,8 @@ def _flags(runpath: Optional[str]) -> tuple[list[str], list[str]]:
     from torch.utils import cpp_extension
 
     cflags = ["-O2", "-std=c++20", "-fPIC", "-fvisibility=hidden", "-w",
-              f"-D_GLIBCXX_USE_CXX11_ABI={int(torch._C._GLIBCXX_USE_CXX11_ABI)}"]
+              f"-D_GLIBCXX_USE_CXX11_ABI={int(torch._C._GLIBCXX_USE_CXX11_ABI)}",
+              f"-ffile-prefix-map={_CSRC}=torchtpu/csrc"]  # messages name torchtpu/csrc/x.cpp, not the build's folder
     cflags += [f"-I{p}" for p in cpp_extension.include_paths()]
     ldflags = []
     for p in cpp_extension.library_paths():
