@@ -49,7 +49,10 @@ __all__ = [
 ]
 
 _NAME = "tpu"
-_state: dict[str, Any] = {"registered": False, "ext": None, "error": None, "mode": "async", "fallback": "cpu"}
+# ext: the loaded extension once the device is set up; partial: the same
+# while _init runs (its own steps reach _loaded; other threads wait for it).
+_state: dict[str, Any] = {"registered": False, "ext": None, "partial": None, "error": None, "mode": "async",
+                          "fallback": "cpu"}
 _init_lock = threading.RLock()
 
 
@@ -95,7 +98,7 @@ def _init() -> None:
     registers the decompositions and applies the environment's settings."""
     from . import _decomp, _ext
 
-    _state["ext"] = _ext.load()
+    _state["partial"] = _ext.load()
     _decomp.register()
     _decomp.register_direct()
     opts: dict[str, Any] = {}
@@ -115,17 +118,20 @@ def _loaded() -> ctypes.CDLL:
     ext = _state["ext"]
     if ext is not None:
         return ext
-    with _init_lock:
-        if _state["ext"] is not None:  # set early by _init: its own steps call back here
+    with _init_lock:  # reentrant: _init's own steps come back here
+        if _state["ext"] is not None:
             return _state["ext"]
+        if _state["partial"] is not None:
+            return _state["partial"]
         if _state["error"]:
             raise RuntimeError(f"torchtpu: the tpu device is unavailable: {_state['error']}")
         try:
             _init()
         except Exception as e:
-            _state["ext"] = None
+            _state["partial"] = None
             _state["error"] = str(e).removeprefix("torchtpu: ")
             raise RuntimeError(f"torchtpu: the tpu device is unavailable: {_state['error']}") from e
+        _state["ext"], _state["partial"] = _state["partial"], None
         return _state["ext"]
 
 
