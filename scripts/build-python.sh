@@ -10,8 +10,9 @@ cd "$root"
 export PATH="$PATH:/usr/local/go/bin"
 out=python/torchtpu/lib/libtorchtpu.so
 mkdir -p "$(dirname "$out")"
-go build -buildmode=c-shared -o "$out.tmp" ./capi/libtorchtpu
-rm -f "$out.tmp.h" "${out%.so}.h"
-mv "$out.tmp" "$out"
+tmp=${out%.so}.tmp.so
+go build -buildmode=c-shared -o "$tmp" ./capi/libtorchtpu
+rm -f "${tmp%.so}.h" "${out%.so}.h" "$out.h"  # the C header cgo writes beside it: capi/libtorchtpu/torchtpu.h is the one
+mv "$tmp" "$out"
 go run ./capi/libtorchtpu/genheader -src capi/libtorchtpu -doc capi/doc.go -o capi/libtorchtpu/torchtpu.h -check
 echo "built $out"

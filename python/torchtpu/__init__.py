@@ -96,7 +96,7 @@ def report() -> Report:
 
     entries = [g.report() for g in graphs()]
     on_eager = sum(1 for e in entries if e["ran_on"] == "eager")
-    dev = device.stats() if device.is_available() else {}
+    dev = device.stats() if device.is_initialized() else {}
     return Report(graphs=len(entries), on_torchtpu=len(entries) - on_eager, on_eager=on_eager, entries=entries,
                   device=dev)
 

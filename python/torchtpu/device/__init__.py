@@ -1,7 +1,9 @@
 """The ``tpu`` device: PyTorch's PrivateUse1 backend, served by torchtpu's engine.
 
 ``import torchtpu`` registers it; then ``torch.tpu`` is this module and
-tensors live on ``"tpu"``::
+tensors live on ``"tpu"``. Its kernels are a C++ extension (``_ext``):
+prebuilt in a wheel and loaded at import, or built from the sources for the
+running torch when the device is first used::
 
     x = torch.randn(4, 4).to("tpu")        # data in an engine buffer
     y = (x @ x.T).relu()                   # each op: the engine's registry, compiled once per signature
@@ -29,7 +31,9 @@ PyTorch's CPU generator, so seeded programs draw the same numbers as on CPU.
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import os
+import threading
 import warnings
 from typing import Any, Iterator, Optional, Union
 
@@ -45,13 +49,26 @@ __all__ = [
 ]
 
 _NAME = "tpu"
-_state: dict[str, Any] = {"registered": False, "error": None, "mode": "async", "fallback": "cpu"}
+# ext: the loaded extension once the device is set up; partial: the same
+# while _init runs (its own steps reach _loaded; other threads wait for it).
+_state: dict[str, Any] = {"registered": False, "ext": None, "partial": None, "error": None, "mode": "async",
+                          "fallback": "cpu"}
+_init_lock = threading.RLock()
 
 
 def _register() -> None:
-    """Renames PrivateUse1 to ``tpu``, loads the C++ extension and makes this
-    module ``torch.tpu``. Called by ``import torchtpu``; a failure (no C++
-    compiler, say) is a warning and leaves :func:`is_available` False."""
+    """Renames PrivateUse1 to ``tpu`` and makes this module ``torch.tpu``.
+    Called by ``import torchtpu``; nothing is compiled here.
+
+    When a build of the C++ extension that fits this torch is ready (a
+    wheel's prebuilt one, or an earlier build from the sources), it is
+    loaded now too: that takes under a tenth of a second, and then every
+    device API works from the start, including the ones PyTorch reaches
+    without asking ``torch.tpu`` first (``torch.Stream("tpu")``, the
+    accelerator hooks). Otherwise the extension is built when the device is
+    first used: :func:`is_available`, or the first tpu tensor (PyTorch calls
+    :func:`_lazy_init` before it makes one). A failure is a warning here and
+    an error at that use."""
     if _state["registered"]:
         return
     _state["registered"] = True
@@ -67,46 +84,89 @@ def _register() -> None:
         _state["error"] = f"PrivateUse1 is taken: {e}"
         warnings.warn(f"torchtpu: the tpu device is not registered: {_state['error']}", stacklevel=3)
         return
-    try:
-        from . import _ext
+    from . import _ext
 
-        _ext.load()
-        from . import _decomp
-
-        _decomp.register()
-        _decomp.register_direct()
-        opts: dict[str, Any] = {}
-        if os.environ.get("TORCHTPU_DEVICE"):
-            opts["backend"] = os.environ["TORCHTPU_DEVICE"]
-        if os.environ.get("TORCHTPU_MODE"):
-            opts["mode"] = os.environ["TORCHTPU_MODE"]
-        if opts:
-            _engine.configure(**opts)
-        _state["mode"] = _engine.stats()["mode"]
-        set_fallback(os.environ.get("TORCHTPU_DEVICE_FALLBACK", "cpu"))
-    except Exception as e:
-        _state["error"] = str(e)
-        warnings.warn(f"torchtpu: the tpu device is unavailable: {e}", stacklevel=3)
+    if _ext.ready() is not None:
+        try:
+            _loaded()
+        except RuntimeError as e:
+            warnings.warn(str(e), stacklevel=3)
 
 
-def _loaded():
-    if _state["error"]:
-        raise RuntimeError(f"torchtpu: the tpu device is unavailable: {_state['error']}")
-    from . import _ext as ext
+def _init() -> None:
+    """Loads the extension (building it if no build fits this torch),
+    registers the decompositions and applies the environment's settings."""
+    from . import _decomp, _ext
 
-    return ext.load()
+    _state["partial"] = _ext.load()
+    _decomp.register()
+    _decomp.register_direct()
+    opts: dict[str, Any] = {}
+    if os.environ.get("TORCHTPU_DEVICE"):
+        opts["backend"] = os.environ["TORCHTPU_DEVICE"]
+    if os.environ.get("TORCHTPU_MODE"):
+        opts["mode"] = os.environ["TORCHTPU_MODE"]
+    if opts:
+        _engine.configure(**opts)
+    _state["mode"] = _engine.stats()["mode"]
+    set_fallback(os.environ.get("TORCHTPU_DEVICE_FALLBACK", "cpu"))
+
+
+def _loaded() -> ctypes.CDLL:
+    """The loaded extension, initializing the device on first use; raises
+    with the reason when the device is unavailable."""
+    ext = _state["ext"]
+    if ext is not None:
+        return ext
+    with _init_lock:  # reentrant: _init's own steps come back here
+        if _state["ext"] is not None:
+            return _state["ext"]
+        if _state["partial"] is not None:
+            return _state["partial"]
+        if _state["error"]:
+            raise RuntimeError(f"torchtpu: the tpu device is unavailable: {_state['error']}")
+        try:
+            _init()
+        except Exception as e:
+            _state["partial"] = None
+            _state["error"] = str(e).removeprefix("torchtpu: ")
+            raise RuntimeError(f"torchtpu: the tpu device is unavailable: {_state['error']}") from e
+        _state["ext"], _state["partial"] = _state["partial"], None
+        return _state["ext"]
 
 
 def is_available() -> bool:
-    """True when the device's extension loaded and its backend opened."""
-    return _state["registered"] and _state["error"] is None
+    """True when the device works here. Loads its extension if import did not
+    (no build fitted this torch), building it first: the source route of a
+    checkout or of a torch the wheel was not built for, about a minute, once.
+    False, with a warning the first time, when that fails.
+
+    PyTorch asks this through ``torch.accelerator.is_available()``, among
+    others on every ``torch.compile`` (dynamo then asks the device for its
+    current stream, which needs the extension): so on the source route the
+    first compile builds the extension too, and a failed build leaves
+    torch.compile working. A wheel's prebuilt extension builds nothing."""
+    if not _state["registered"]:
+        return False
+    if _state["ext"] is not None:
+        return True
+    if _state["error"]:
+        return False
+    try:
+        _loaded()
+    except RuntimeError as e:
+        warnings.warn(str(e), stacklevel=2)
+        return False
+    return True
 
 
 def is_initialized() -> bool:
-    return is_available()
+    """True once the extension is loaded and the device set up."""
+    return _state["ext"] is not None and _state["error"] is None
 
 
 def _lazy_init() -> None:
+    """Called by PyTorch before the first tpu tensor is made."""
     _loaded()
 
 
@@ -199,6 +259,7 @@ def reset_peak_memory_stats(device: Optional[Any] = None) -> None:
 
 
 def memory_stats(device: Optional[Any] = None) -> dict[str, int]:
+    _loaded()
     a, p = _engine.memory()
     return {"allocated_bytes.all.current": a, "allocated_bytes.all.peak": p}
 
@@ -210,22 +271,26 @@ def Stream(device: Optional[Any] = None, priority: int = 0) -> torch.Stream:
     """A new tpu stream (a ``torch.Stream``). The engine runs all work in one
     in-order queue, so work on any stream is ordered after all work enqueued
     before it."""
+    _loaded()
     return torch.Stream(device=torch.device(_NAME, 0), priority=priority)
 
 
 def Event(enable_timing: bool = False, blocking: bool = False, interprocess: bool = False) -> torch.Event:
     """A tpu event (a ``torch.Event``): record, wait, query, synchronize,
     elapsed_time in milliseconds."""
+    _loaded()
     return torch.Event(device=torch.device(_NAME, 0), enable_timing=enable_timing, blocking=blocking,
                        interprocess=interprocess)
 
 
 def current_stream(device: Optional[Any] = None) -> torch.Stream:
+    _loaded()
     return torch._C._get_current_stream(torch.device(_NAME, 0)) if hasattr(torch._C, "_get_current_stream") \
         else torch.accelerator.current_stream(torch.device(_NAME, 0))
 
 
 def default_stream(device: Optional[Any] = None) -> torch.Stream:
+    _loaded()
     return torch.Stream(device=torch.device(_NAME, 0), stream_id=0, device_type=0)  # type: ignore[call-arg]
 
 
