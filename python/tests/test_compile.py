@@ -137,9 +137,11 @@ def test_fallback_eager_is_counted_warned_and_reported():
     assert len(msgs) == 1, msgs  # warned once
     assert "torchtpu_test::mystery" in msgs[0] and "test_compile.py" in msgs[0]
     r = torchtpu.report()
-    assert r["on_eager"] == 1
+    assert r["split"] == 1 and r["on_eager"] == 0
     e = r["entries"][0]
-    assert e["ran_on"] == "eager" and e["runs"] == 2  # a fallback graph counts its runs too
+    # the graph is split: the op in eager PyTorch, relu and sub on torchtpu
+    assert e["ran_on"] == "split" and e["runs"] == 2  # a split graph counts its runs too
+    assert e["nodes_on_eager"] == 1 and e["nodes_on_torchtpu"] == 2
     assert e["unsupported"][0]["op"] == "torchtpu_test::mystery.default"
     assert "torchtpu_test::mystery" in str(r)
 

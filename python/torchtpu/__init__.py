@@ -21,10 +21,11 @@ from typing import Any
 
 from ._dynamo import CompiledGraph, UnsupportedOpError, torchtpu_backend
 from ._lib import TorchTPUError
+from ._lowering import LoweringError, lowerings, register_lowering
 from ._options import Options
 
-__all__ = ["Options", "TorchTPUError", "UnsupportedOpError", "devices", "report", "reset_report",
-           "torchtpu_backend", "version"]
+__all__ = ["LoweringError", "Options", "TorchTPUError", "UnsupportedOpError", "devices", "lowerings",
+           "register_lowering", "report", "reset_report", "torchtpu_backend", "version"]
 __version__ = "0.1.0"
 
 
@@ -66,12 +67,13 @@ class Report(dict):
     totals. A dict; ``print(report)`` shows a table."""
 
     def __str__(self) -> str:
-        lines = [f"torchtpu: {self['graphs']} graphs, {self['on_torchtpu']} on torchtpu, "
-                 f"{self['on_eager']} in eager PyTorch (fallback)"]
+        lines = [f"torchtpu: {self['graphs']} graphs, {self['on_torchtpu']} on torchtpu, {self['split']} split "
+                 f"between torchtpu and eager PyTorch, {self['on_eager']} in eager PyTorch (fallback)"]
         for g in self["entries"]:
             eng = g.get("engine") or {}
-            line = (f"  {g['name']:<14} {g['ran_on']:<9} runs {g['runs']:<5} compile {g['compile_ms']:.0f} ms"
-                    f"  engine compiles {eng.get('compiles', '-')}, cache hits {eng.get('cache_hits', '-')}")
+            line = (f"  {g['name']:<14} {g['ran_on']:<9} runs {g['runs']:<5} nodes {g['nodes_on_torchtpu']} on torchtpu, "
+                    f"{g['nodes_on_eager']} eager  compile {g['compile_ms']:.0f} ms  engine compiles "
+                    f"{eng.get('compiles', '-')}, cache hits {eng.get('cache_hits', '-')}")
             if eng.get("recompiles"):
                 line += f", {len(eng['recompiles'])} specialisations"
             lines.append(line)
@@ -79,6 +81,9 @@ class Report(dict):
                 lines.append(f"      fallback: {g['fallback_reason']}")
             for u in g.get("unsupported", []):
                 lines.append(f"      {u['op']} ×{u['count']} (node {u['node']}) {u.get('source', '')}")
+            for p in g.get("parts", []):
+                why = f": {p['fallback_reason']}" if p.get("fallback_reason") else ""
+                lines.append(f"      {p['name']}: {p['nodes']} nodes on {p['ran_on']}{why}")
         dev = self.get("device") or {}
         if dev.get("cpu_fallbacks"):
             lines.append(f"tpu device: {len(dev['cpu_fallbacks'])} ops ran on the CPU")
@@ -89,16 +94,20 @@ class Report(dict):
 
 def report() -> Report:
     """A summary of every graph torchtpu compiled in this process: where it
-    ran (torchtpu or eager fallback, with the reason and the unsupported ops
-    with their source lines), runs, compile time, engine compiles, cache hits
-    and recompiles with reasons."""
+    ran (``ran_on``: ``torchtpu``; ``split``, with the ops torchtpu cannot
+    run in eager PyTorch and the rest in parts on torchtpu; or ``eager``),
+    ``nodes_on_torchtpu`` and ``nodes_on_eager`` (its op calls, getitem not
+    counted), the unsupported ops with their source lines, runs, compile
+    time, engine compiles, cache hits and recompiles with reasons."""
     from ._dynamo import graphs
 
     entries = [g.report() for g in graphs()]
     on_eager = sum(1 for e in entries if e["ran_on"] == "eager")
+    split = sum(1 for e in entries if e["ran_on"] == "split")
     dev = device.stats() if device.is_initialized() else {}
-    return Report(graphs=len(entries), on_torchtpu=len(entries) - on_eager, on_eager=on_eager, entries=entries,
-                  device=dev)
+    return Report(graphs=len(entries), on_torchtpu=len(entries) - on_eager - split, split=split, on_eager=on_eager,
+                  nodes_on_torchtpu=sum(e["nodes_on_torchtpu"] for e in entries),
+                  nodes_on_eager=sum(e["nodes_on_eager"] for e in entries), entries=entries, device=dev)
 
 
 def reset_report() -> None:

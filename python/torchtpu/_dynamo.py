@@ -21,9 +21,10 @@ from typing import Any, Callable, Mapping, Optional, Sequence
 import torch
 import torch.fx
 
-from . import _lib
-from ._export import to_pt2
+from . import _lib, _lowering
+from ._graph import EngineGraph
 from ._options import Options
+from ._partition import Split, compute_nodes, eager_nodes
 
 _counter = itertools.count()
 _graphs: list["CompiledGraph"] = []
@@ -36,86 +37,19 @@ class UnsupportedOpError(_lib.TorchTPUError):
     ``"error"``."""
 
 
-def _out_kind(v: Any) -> str:
-    if isinstance(v, torch.Tensor):
-        return "tensor"
-    if isinstance(v, torch.SymInt):
-        return "int"
-    if isinstance(v, torch.SymFloat):
-        return "float"
-    if isinstance(v, torch.SymBool):
-        return "bool"
-    return "constant"
-
-
-def _hint(v: Any) -> int:
-    if isinstance(v, torch.SymInt):
-        return int(v.node.hint) if v.node.hint is not None else 0
-    return int(v)
-
-
-def _layout(t: torch.Tensor) -> Optional[tuple[str, list[int]]]:
-    """How a graph output's recorded strides (its fake tensor's) differ from
-    the row-major layout the engine returns: ``("order", dims)`` for a dense
-    permutation (outermost dim first; applied at each call's sizes, so it
-    holds under dynamic shapes), ``("strides", strides)`` for other static
-    strides (broadcast or gapped), None for row-major (or symbolic strides
-    that are no permutation, which are left row-major)."""
-    if t.dim() < 2:
-        return None
-    try:
-        strides = [_hint(s) for s in t.stride()]
-        sizes = [_hint(s) for s in t.shape]
-    except Exception:
-        return None
-    if strides == _contiguous_strides(sizes):
-        return None
-    order = sorted(range(t.dim()), key=lambda d: (-strides[d], d))
-    expect = 1
-    dense = True
-    for d in reversed(order):  # dense: each stride the product of the inner sizes
-        if sizes[d] != 1 and strides[d] != expect:
-            dense = False
-            break
-        expect *= sizes[d]
-    if dense:
-        return ("order", order) if order != list(range(t.dim())) else None
-    if any(isinstance(s, torch.SymInt) for s in t.stride()):
-        return None
-    return ("strides", strides)
-
-
-def _contiguous_strides(sizes: Sequence[int]) -> list[int]:
-    out, acc = [0] * len(sizes), 1
-    for d in reversed(range(len(sizes))):
-        out[d] = acc
-        acc *= max(sizes[d], 1)
-    return out
-
-
-def _restride(r: torch.Tensor, layout: tuple[str, list[int]]) -> torch.Tensor:
-    """A copy of the row-major engine output r in the recorded layout."""
-    kind, spec = layout
-    if kind == "order":
-        p = torch.empty_permuted(r.shape, spec, dtype=r.dtype)
-        p.copy_(r)
-        return p
-    # static strides: broadcast dims (stride 0) hold one slice, expanded after
-    base = [1 if st == 0 else n for n, st in zip(r.shape, spec)]
-    out = torch.empty_strided(base, spec, dtype=r.dtype)
-    out.copy_(r[tuple(slice(0, 1) if st == 0 else slice(None) for st in spec)])
-    return out.as_strided(r.shape, spec) if base != list(r.shape) else out
-
-
 class CompiledGraph:
     """One aten graph (forward, backward or inference) compiled by torchtpu.
 
     Called by AOTAutograd with a list of arguments (boxed calling: the list
     is cleared so that inputs can be freed early); returns the graph's
-    outputs as CPU tensors.
+    outputs as CPU tensors. The whole graph is one engine program when the
+    engine can run every op; otherwise (``fallback="eager"``) it is split
+    (``_partition``): the ops it cannot run go to eager PyTorch, the rest to
+    engine programs.
     """
 
-    def __init__(self, gm: torch.fx.GraphModule, example_inputs: Sequence[Any], kind: str, opts: Options) -> None:
+    def __init__(self, gm: torch.fx.GraphModule, example_inputs: Sequence[Any], kind: str, opts: Options,
+                 eager_reason: Optional[str] = None) -> None:
         # An instance attribute, so that dynamo's disable() wrapper of the
         # backward copies it (functools.wraps copies __dict__).
         self._boxed_call = True
@@ -123,64 +57,83 @@ class CompiledGraph:
         self.kind = kind
         self.name = f"{kind}_{next(_counter)}"
         self.opts = opts
-        self.program: Optional[_lib.Program] = None
+        self.engine: Optional[EngineGraph] = None
+        self.split: Optional[Split] = None
         self.fallback_reason: Optional[str] = None
         self.unsupported: list[dict[str, Any]] = []
         self.runs = 0
         self.run_seconds = 0.0
-        self.nodes = sum(1 for n in gm.graph.nodes if n.op == "call_function")
-        placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
-        self.tensor_inputs = [isinstance(n.meta.get("val", ex), torch.Tensor)
-                              for n, ex in zip(placeholders, example_inputs)]
-        out = next(n for n in reversed(gm.graph.nodes) if n.op == "output")
-        results = out.args[0] if isinstance(out.args[0], (tuple, list)) else (out.args[0],)
-        self.single = not isinstance(out.args[0], (tuple, list))
-        self.outputs: list[tuple[str, Any]] = []
-        for a in results:
-            if isinstance(a, torch.fx.Node):
-                v = a.meta.get("val")
-                kind_ = _out_kind(v)
-                self.outputs.append((kind_, _layout(v) if kind_ == "tensor" else None))
-            else:
-                self.outputs.append(("constant", a))
+        self.nodes = compute_nodes(gm)
         self.pt2: Optional[bytes] = None
         t0 = time.perf_counter()
-        if kind in opts.eager_graphs:
-            self.fallback_reason = f"options eager_graphs={list(opts.eager_graphs)}"
+        if eager_reason or kind in opts.eager_graphs:
+            self.fallback_reason = eager_reason or f"options eager_graphs={list(opts.eager_graphs)}"
             self.compile_seconds = 0.0
             with _graphs_lock:
                 _graphs.append(self)
             return
         try:
-            pt2 = self.pt2 = to_pt2(gm, example_inputs)
-            self.program = _lib.Program(pt2, opts.engine())
-            self.unsupported = self.program.info()["unsupported"]
+            eg = EngineGraph(gm, example_inputs, opts)
+            self.pt2 = eg.pt2
+            eager = eager_nodes(gm, eg.unsupported, opts)
+            if eager:
+                self._partition(gm, eager, eg.unsupported)
+            else:
+                self.engine = eg
+        except UnsupportedOpError:
+            raise
         except Exception as e:
             self._fall_back(f"{type(e).__name__}: {e}")
-        if self.unsupported:
-            ops = ", ".join(u["op"] for u in self.unsupported)
-            self._fall_back(f"ops torchtpu cannot run: {ops}", self.unsupported)
         self.compile_seconds = time.perf_counter() - t0
         with _graphs_lock:
             _graphs.append(self)
 
-    def _fall_back(self, reason: str, ops: Sequence[Mapping[str, Any]] = ()) -> None:
-        """Applies the fallback policy to a graph torchtpu cannot run."""
-        where = ""
-        if ops and ops[0].get("source"):
-            where = f" at {ops[0]['source']}"
+    @property
+    def program(self) -> Optional[_lib.Program]:
+        """The engine program of a graph that runs whole on torchtpu."""
+        return self.engine.program if self.engine is not None else None
+
+    def _partition(self, gm: torch.fx.GraphModule, eager: dict[str, dict[str, Any]],
+                   unsupported: Sequence[Mapping[str, Any]]) -> None:
+        """Splits the graph around the nodes the engine cannot run, or
+        raises under ``fallback="error"``."""
+        ops: dict[str, dict[str, Any]] = {}
+        for e in eager.values():
+            if e["op"] in ops:
+                ops[e["op"]]["count"] += 1
+            else:
+                ops[e["op"]] = {"op": e["op"], "node": e["node"], "source": e["source"], "count": 1}
+        for u in unsupported:  # the engine's record of the source line where it has one
+            if u["op"] in ops and u.get("source"):
+                ops[u["op"]]["source"] = u["source"]
+        self.unsupported = sorted(ops.values(), key=lambda u: u["op"])
+        names = ", ".join(u["op"] for u in self.unsupported)
+        first = self.unsupported[0]
+        where = f" at {first['source']}" if first.get("source") else ""
         if self.opts.fallback == "error":
-            if ops:
-                first = ops[0]
-                raise UnsupportedOpError(f"torchtpu cannot run {first['op']} (node {first['node']}){where}; "
-                                         f"graph {self.name}: {reason}")
-            raise _lib.TorchTPUError(f"torchtpu cannot run graph {self.name}: {reason}")
-        self.program = None
-        self.fallback_reason = reason
-        key = ",".join(sorted(u["op"] for u in ops)) or reason
+            raise UnsupportedOpError(f"torchtpu cannot run {first['op']} (node {first['node']}){where}; "
+                                     f"graph {self.name}: ops torchtpu cannot run: {names}")
+        self.split = Split(gm, eager, self.opts, self.name)
+        on = self.split.nodes_on_torchtpu()
+        self.fallback_reason = (f"ops torchtpu cannot run: {names}; {self.nodes - on} of {self.nodes} nodes in eager "
+                                f"PyTorch, {len(self.split.parts)} parts on torchtpu")
+        key = ",".join(sorted(ops))
         if key not in _warned_ops:
             _warned_ops.add(key)
-            warnings.warn(f"torchtpu: graph {self.name} runs in eager PyTorch: {reason}{where}", stacklevel=2)
+            warnings.warn(f"torchtpu: graph {self.name}: {names} run in eager PyTorch{where}; the rest of the graph "
+                          f"({on} of {self.nodes} nodes) on torchtpu", stacklevel=3)
+
+    def _fall_back(self, reason: str) -> None:
+        """Runs the whole graph in eager PyTorch (it could not be compiled,
+        or its first run failed), or raises under ``fallback="error"``."""
+        if self.opts.fallback == "error":
+            raise _lib.TorchTPUError(f"torchtpu cannot run graph {self.name}: {reason}")
+        self.engine = None
+        self.split = None
+        self.fallback_reason = reason
+        if reason not in _warned_ops:
+            _warned_ops.add(reason)
+            warnings.warn(f"torchtpu: graph {self.name} runs in eager PyTorch: {reason}", stacklevel=3)
 
     def __call__(self, *call_args: Any) -> Any:
         # AOTAutograd calls boxed (one list, cleared here so inputs can be
@@ -190,50 +143,32 @@ class CompiledGraph:
             args = call_args[0]
         else:
             args = list(call_args)
-        if self.program is None:
-            t0 = time.perf_counter()
-            outs = self.gm(*args)
-            args.clear()
-            self.runs += 1
-            self.run_seconds += time.perf_counter() - t0
-            return outs
-        tensors = [a for a, t in zip(args, self.tensor_inputs) if t]
-        first = self.runs == 0
-        if first and self.opts.dump_dir:
-            self._dump(tensors)
-        saved = list(args) if first else None
-        args.clear()
         t0 = time.perf_counter()
-        try:
-            raw = self.program.run(tensors)
-        except _lib.TorchTPUError as e:
-            if not first:
-                raise
-            self._fall_back(f"the first run failed: {e}")
-            outs = self.gm(*saved)
-            self.runs += 1
-            self.run_seconds += time.perf_counter() - t0
-            return outs
-        del tensors
-        outs = []
-        for (kind, extra), r in zip(self.outputs, raw):
-            if kind == "tensor":
-                if extra is not None and r is not None:
-                    r = _restride(r, extra)
-                outs.append(r)
-            elif kind == "int":
-                outs.append(int(r.item()) if isinstance(r, torch.Tensor) else r)
-            elif kind == "float":
-                outs.append(float(r.item()) if isinstance(r, torch.Tensor) else r)
-            elif kind == "bool":
-                outs.append(bool(r.item()) if isinstance(r, torch.Tensor) else r)
-            else:
-                outs.append(extra)
+        first = self.runs == 0
         self.runs += 1
-        self.run_seconds += time.perf_counter() - t0
-        if self.single:
-            return outs[0]
-        return tuple(outs)
+        try:
+            if self.split is not None:
+                a = list(args)
+                args.clear()
+                return self.split(a)
+            if self.engine is None:
+                outs = self.gm(*args)
+                args.clear()
+                return outs
+            tensors = self.engine.tensors(args)
+            if first and self.opts.dump_dir:
+                self._dump(tensors)
+            saved = list(args) if first else None
+            args.clear()
+            try:
+                return self.engine.run(tensors)
+            except _lib.TorchTPUError as e:
+                if not first:
+                    raise
+                self._fall_back(f"the first run failed: {e}")
+                return self.gm(*saved)
+        finally:
+            self.run_seconds += time.perf_counter() - t0
 
     def _dump(self, tensors: Sequence[torch.Tensor]) -> None:
         """Saves the graph and its first inputs for the torchtpu CLI."""
@@ -252,23 +187,47 @@ class CompiledGraph:
         save_file({f"input.{i}": t.detach().clone(memory_format=torch.contiguous_format) for i, t in enumerate(tensors)},
                   os.path.join(d, self.name + ".io.safetensors"))
 
+    def nodes_on_torchtpu(self) -> int:
+        if self.split is not None:
+            return self.split.nodes_on_torchtpu()
+        return self.nodes if self.engine is not None else 0
+
     def report(self) -> dict[str, Any]:
-        """What happened to this graph: where it ran, why not torchtpu, counts."""
-        r: dict[str, Any] = {"name": self.name, "kind": self.kind, "device": self.opts.device,
-                             "ran_on": "eager" if self.program is None else "torchtpu", "runs": self.runs,
-                             "nodes_on_torchtpu": 0 if self.program is None else self.nodes,
-                             "nodes_on_eager": self.nodes if self.program is None else 0,
+        """What happened to this graph: where it ran (torchtpu, eager, or
+        split between them), why not torchtpu, counts."""
+        on = self.nodes_on_torchtpu()
+        ran_on = "split" if self.split is not None else "torchtpu" if self.engine is not None else "eager"
+        r: dict[str, Any] = {"name": self.name, "kind": self.kind, "device": self.opts.device, "ran_on": ran_on,
+                             "runs": self.runs, "nodes_on_torchtpu": on, "nodes_on_eager": self.nodes - on,
                              "compile_ms": round(self.compile_seconds * 1e3, 2),
                              "run_ms": round(self.run_seconds * 1e3, 2)}
         if self.fallback_reason:
             r["fallback_reason"] = self.fallback_reason
         if self.unsupported:
             r["unsupported"] = self.unsupported
-        if self.program is not None:
-            m = self.program.metrics()
-            r["engine"] = {k: m.get(k) for k in ("compiles", "cache_hits", "cache_misses", "hits_by",
-                                                 "recompiles", "fallbacks", "runs", "run_ms", "compile_ms")}
+        if self.engine is not None:
+            r["engine"] = self.engine.metrics()
+        if self.split is not None:
+            r["parts"] = [p.report() for p in self.split.parts]
+            r["eager_ops"] = self.split.eager_ops
+            r["engine"] = _sum_metrics([p["engine"] for p in r["parts"] if "engine" in p])
         return r
+
+
+def _sum_metrics(ms: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """The engine counters of a split graph's parts, added up."""
+    out: dict[str, Any] = {}
+    for m in ms:
+        for k, v in m.items():
+            if isinstance(v, (int, float)) and not isinstance(v, bool):
+                out[k] = out.get(k, 0) + v
+            elif isinstance(v, list):
+                out[k] = out.get(k, []) + v
+            elif isinstance(v, dict):
+                d = out.setdefault(k, {})
+                for kk, vv in v.items():
+                    d[kk] = d.get(kk, 0) + vv if isinstance(vv, (int, float)) else vv
+    return out
 
 
 # Decompositions of PyTorch's Core ATen table that torchtpu leaves out: ops
@@ -314,9 +273,20 @@ def torchtpu_backend(gm: torch.fx.GraphModule, example_inputs: Sequence[Any],
 
         return compile_graph
 
+    _lowering.prepare(gm)
+    table = {**_decompositions(), **_lowering.decompositions()}
     aot = aot_autograd(fw_compiler=compiler("forward"), bw_compiler=compiler("backward"),
-                       inference_compiler=compiler("inference"), decompositions=_decompositions)
-    return aot(gm, example_inputs)
+                       inference_compiler=compiler("inference"), decompositions=table)
+    try:
+        return aot(gm, example_inputs)
+    except RuntimeError as e:
+        # A custom op without an autograd formula: PyTorch raises when
+        # AOTAutograd traces the backward. As in eager PyTorch, the forward
+        # runs (in eager, so that its autograd graph holds the op) and the
+        # user's backward() raises PyTorch's own error.
+        if "no autograd formula was registered" not in str(e):
+            raise
+        return CompiledGraph(gm, example_inputs, "forward", opts, eager_reason=f"{e} (the backward raises it)")
 
 
 def graphs() -> list[CompiledGraph]:

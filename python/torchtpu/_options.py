@@ -23,9 +23,10 @@ class Options:
             default), ``"xla-cpu"``, ``"tpu"`` or ``"cuda"`` (PJRT plugins; see
             ``torchtpu.devices()``), with an optional index (``"tpu:1"``).
         fallback: what happens to a graph holding an op torchtpu cannot run:
-            ``"eager"`` (the graph runs in eager PyTorch; counted, warned once and
-            listed by ``torchtpu.report()``) or ``"error"`` (raise, naming the op
-            and the source line).
+            ``"eager"`` (the graph is split: those ops run in eager PyTorch, the
+            rest on torchtpu; counted, warned once and listed by
+            ``torchtpu.report()``) or ``"error"`` (raise, naming the op and the
+            source line).
         cache_dir: the compile cache folder (``None``: ``$TORCHTPU_CACHE_DIR`` or
             the user cache folder; ``"-"``: no disk cache).
         buckets: pad dynamic dims to buckets so nearby sizes share one compiled
@@ -42,6 +43,14 @@ class Options:
             eager while the forward runs on torchtpu (or the reverse) checks that
             every value the forward saves for the backward is what PyTorch's own
             kernels would have saved; it also bisects a wrong result.
+        eager_ops: ops to treat as unsupported, so that the graphs holding them
+            are split around them (``"aten::addmm"`` for every overload, or
+            ``"aten::addmm.default"``; ``torch.ops`` spellings work too;
+            ``$TORCHTPU_EAGER_OPS``, comma-separated): for testing the split,
+            and for bisecting a wrong result to one op.
+        min_part_size: the fewest ops (getitem not counted) a part of a split
+            graph needs to run on torchtpu; smaller parts run in eager PyTorch
+            with the unsupported ops around them (1: every part runs on torchtpu).
     """
 
     device: str = "cpu"
@@ -52,6 +61,8 @@ class Options:
     host_fallback: str = "cpu"
     dump_dir: Optional[str] = None
     eager_graphs: Sequence[str] = ()
+    eager_ops: Sequence[str] = ()
+    min_part_size: int = 1
 
     def __post_init__(self) -> None:
         base = self.device.split(":", 1)[0]
@@ -67,6 +78,11 @@ class Options:
         for k in self.eager_graphs:
             if k not in _GRAPH_KINDS:
                 raise ValueError(f"torchtpu: eager_graphs {k!r}: want any of {', '.join(_GRAPH_KINDS)}")
+        if isinstance(self.eager_ops, str):
+            object.__setattr__(self, "eager_ops", tuple(k.strip() for k in self.eager_ops.split(",") if k.strip()))
+        object.__setattr__(self, "eager_ops", tuple(self.eager_ops))
+        if int(self.min_part_size) < 1:
+            raise ValueError(f"torchtpu: min_part_size {self.min_part_size!r}: want 1 or more")
         if isinstance(self.buckets, str) and self.buckets != "pow2":
             raise ValueError(f"torchtpu: buckets {self.buckets!r}: want 'pow2' or a list of sizes")
 
@@ -85,6 +101,8 @@ class Options:
             env["dump_dir"] = os.environ["TORCHTPU_DUMP_DIR"]
         if os.environ.get("TORCHTPU_EAGER_GRAPHS"):
             env["eager_graphs"] = os.environ["TORCHTPU_EAGER_GRAPHS"]
+        if os.environ.get("TORCHTPU_EAGER_OPS"):
+            env["eager_ops"] = os.environ["TORCHTPU_EAGER_OPS"]
         names = {f.name for f in dataclasses.fields(cls)}
         for k in options or {}:
             if k not in names:

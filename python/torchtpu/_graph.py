@@ -1,0 +1,149 @@
+"""One aten graph as one engine program.
+
+:class:`EngineGraph` serializes an AOTAutograd graph (or a part of one, see
+``_partition``) as ``.pt2`` bytes, loads it into the engine and runs it on
+CPU tensors read in place. Its outputs come back with the strides the graph
+records for them (the fake tensors' layout), so that eager PyTorch and the
+next graph read them as PyTorch's own kernels would have left them.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional, Sequence
+
+import torch
+import torch.fx
+
+from . import _lib
+from ._export import to_pt2
+from ._options import Options
+
+
+def _out_kind(v: Any) -> str:
+    if isinstance(v, torch.Tensor):
+        return "tensor"
+    if isinstance(v, torch.SymInt):
+        return "int"
+    if isinstance(v, torch.SymFloat):
+        return "float"
+    if isinstance(v, torch.SymBool):
+        return "bool"
+    return "constant"
+
+
+def _hint(v: Any) -> int:
+    if isinstance(v, torch.SymInt):
+        return int(v.node.hint) if v.node.hint is not None else 0
+    return int(v)
+
+
+def _layout(t: torch.Tensor) -> Optional[tuple[str, list[int]]]:
+    """How a graph output's recorded strides (its fake tensor's) differ from
+    the row-major layout the engine returns: ``("order", dims)`` for a dense
+    permutation (outermost dim first; applied at each call's sizes, so it
+    holds under dynamic shapes), ``("strides", strides)`` for other static
+    strides (broadcast or gapped), None for row-major (or symbolic strides
+    that are no permutation, which are left row-major)."""
+    if t.dim() < 2:
+        return None
+    try:
+        strides = [_hint(s) for s in t.stride()]
+        sizes = [_hint(s) for s in t.shape]
+    except Exception:
+        return None
+    if strides == _contiguous_strides(sizes):
+        return None
+    order = sorted(range(t.dim()), key=lambda d: (-strides[d], d))
+    expect = 1
+    dense = True
+    for d in reversed(order):  # dense: each stride the product of the inner sizes
+        if sizes[d] != 1 and strides[d] != expect:
+            dense = False
+            break
+        expect *= sizes[d]
+    if dense:
+        return ("order", order) if order != list(range(t.dim())) else None
+    if any(isinstance(s, torch.SymInt) for s in t.stride()):
+        return None
+    return ("strides", strides)
+
+
+def _contiguous_strides(sizes: Sequence[int]) -> list[int]:
+    out, acc = [0] * len(sizes), 1
+    for d in reversed(range(len(sizes))):
+        out[d] = acc
+        acc *= max(sizes[d], 1)
+    return out
+
+
+def _restride(r: torch.Tensor, layout: tuple[str, list[int]]) -> torch.Tensor:
+    """A copy of the row-major engine output r in the recorded layout."""
+    kind, spec = layout
+    if kind == "order":
+        p = torch.empty_permuted(r.shape, spec, dtype=r.dtype)
+        p.copy_(r)
+        return p
+    # static strides: broadcast dims (stride 0) hold one slice, expanded after
+    base = [1 if st == 0 else n for n, st in zip(r.shape, spec)]
+    out = torch.empty_strided(base, spec, dtype=r.dtype)
+    out.copy_(r[tuple(slice(0, 1) if st == 0 else slice(None) for st in spec)])
+    return out.as_strided(r.shape, spec) if base != list(r.shape) else out
+
+
+class EngineGraph:
+    """An aten graph loaded into the engine: ``run`` takes the graph's
+    arguments (tensors, and ints for its SymInt placeholders) and returns
+    its outputs. Ops the engine lacks are listed in ``unsupported`` (then
+    the graph cannot run as one program)."""
+
+    def __init__(self, gm: torch.fx.GraphModule, example_inputs: Sequence[Any], opts: Options) -> None:
+        placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
+        self.tensor_inputs = [isinstance(n.meta.get("val", ex), torch.Tensor)
+                              for n, ex in zip(placeholders, example_inputs)]
+        out = gm.graph.output_node()
+        results = out.args[0] if isinstance(out.args[0], (tuple, list)) else (out.args[0],)
+        self.single = not isinstance(out.args[0], (tuple, list))
+        self.outputs: list[tuple[str, Any]] = []
+        for a in results:
+            if isinstance(a, torch.fx.Node):
+                v = a.meta.get("val")
+                kind = _out_kind(v)
+                self.outputs.append((kind, _layout(v) if kind == "tensor" else None))
+            else:
+                self.outputs.append(("constant", a))
+        self.pt2: bytes = to_pt2(gm, example_inputs)
+        self.program = _lib.Program(self.pt2, opts.engine())
+        self.unsupported: list[dict[str, Any]] = self.program.info()["unsupported"]
+
+    def tensors(self, args: Sequence[Any]) -> list[torch.Tensor]:
+        """The tensor arguments among a call's arguments (the engine binds
+        the SymInt placeholders from their shapes)."""
+        return [a for a, t in zip(args, self.tensor_inputs) if t]
+
+    def run(self, tensors: Sequence[torch.Tensor]) -> Any:
+        """Runs the program on the tensor arguments; returns the graph's
+        outputs (a tuple, or the one value of a graph with a single output)."""
+        raw = self.program.run(tensors)
+        outs = []
+        for (kind, extra), r in zip(self.outputs, raw):
+            if kind == "tensor":
+                if extra is not None and r is not None:
+                    r = _restride(r, extra)
+                outs.append(r)
+            elif kind == "int":
+                outs.append(int(r.item()) if isinstance(r, torch.Tensor) else r)
+            elif kind == "float":
+                outs.append(float(r.item()) if isinstance(r, torch.Tensor) else r)
+            elif kind == "bool":
+                outs.append(bool(r.item()) if isinstance(r, torch.Tensor) else r)
+            else:
+                outs.append(extra)
+        if self.single:
+            return outs[0]
+        return tuple(outs)
+
+    def metrics(self) -> dict[str, Any]:
+        """The engine's counters for this program (compiles, cache hits, recompiles, times)."""
+        m = self.program.metrics()
+        return {k: m.get(k) for k in ("compiles", "cache_hits", "cache_misses", "hits_by", "recompiles",
+                                      "fallbacks", "runs", "run_ms", "compile_ms")}
