@@ -56,3 +56,42 @@ def test_bert():
     got, want = _check(model, input_ids=ids, attention_mask=mask)
     torch.testing.assert_close(got.last_hidden_state, want.last_hidden_state, **TOL)
     torch.testing.assert_close(got.pooler_output, want.pooler_output, **TOL)
+
+
+def _gpt2_generate(cache: str | None):
+    """HF generate() with the forward compiled (dynamic=True), greedy, with
+    the KV cache; returns the tokens, eager's tokens and the report."""
+    transformers = need("transformers")
+    torch.manual_seed(0)
+    cfg = transformers.GPT2Config(vocab_size=256, n_positions=64, n_embd=64, n_layer=2, n_head=4,
+                                  bos_token_id=0, eos_token_id=0)
+    model = transformers.GPT2LMHeadModel(cfg).eval()
+    ids = torch.randint(1, 256, (1, 8))
+    kw = dict(max_new_tokens=20, do_sample=False, pad_token_id=0)
+    if cache:
+        kw["cache_implementation"] = cache
+    want = model.generate(ids, **kw)
+    model.forward = torch.compile(model.forward, backend="torchtpu", dynamic=True)
+    got = model.generate(ids, **kw)
+    return got, want, torchtpu.report()
+
+
+def test_gpt2_generate_dynamic_cache():
+    # The cache grows by one position a step: the decode graph (dynamic in
+    # the sequence) is one dynamo graph, which the engine specialises per
+    # length: 1 + 19 engine compiles for 20 tokens.
+    got, want, r = _gpt2_generate(None)
+    assert torch.equal(got, want)
+    assert r["on_eager"] == 0 and r["split"] == 0 and r["nodes_on_eager"] == 0, str(r)
+    assert r["graphs"] == 2 and sum(e["runs"] for e in r["entries"]) == 20, str(r)
+
+
+def test_gpt2_generate_static_cache_compiles_twice():
+    # A static cache keeps every shape fixed as the sequence grows: two
+    # graphs (prefill, decode), each compiled by the engine once.
+    got, want, r = _gpt2_generate("static")
+    assert torch.equal(got, want)
+    assert r["on_eager"] == 0 and r["split"] == 0 and r["nodes_on_eager"] == 0, str(r)
+    assert r["graphs"] == 2, str(r)
+    assert all(e["engine"]["compiles"] + e["engine"]["cache_hits"] == e["runs"] for e in r["entries"])
+    assert all(e["engine"]["compiles"] + len(e["engine"]["recompiles"]) <= 1 for e in r["entries"]), str(r)

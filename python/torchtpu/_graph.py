@@ -92,14 +92,19 @@ def _restride(r: torch.Tensor, layout: tuple[str, list[int]]) -> torch.Tensor:
 
 class EngineGraph:
     """An aten graph loaded into the engine: ``run`` takes the graph's
-    arguments (tensors, and ints for its SymInt placeholders) and returns
-    its outputs. Ops the engine lacks are listed in ``unsupported`` (then
-    the graph cannot run as one program)."""
+    tensor arguments (see ``tensors``) and returns its outputs. Ops the
+    engine lacks are listed in ``unsupported`` (then the graph cannot run
+    as one program).
+
+    The engine binds each size symbol from the input tensors whose dims it
+    is. A SymInt argument whose symbol no input tensor carries as a dim of
+    its own (a graph fed only ``[s0*8]`` tensors and ``s0``) is handed to
+    the engine as the shape of an empty ``[s, 0]`` tensor, an extra input."""
 
     def __init__(self, gm: torch.fx.GraphModule, example_inputs: Sequence[Any], opts: Options) -> None:
         placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
-        self.tensor_inputs = [isinstance(n.meta.get("val", ex), torch.Tensor)
-                              for n, ex in zip(placeholders, example_inputs)]
+        vals = [n.meta.get("val", ex) for n, ex in zip(placeholders, example_inputs)]
+        self.tensor_inputs = [isinstance(v, torch.Tensor) for v in vals]
         out = gm.graph.output_node()
         results = out.args[0] if isinstance(out.args[0], (tuple, list)) else (out.args[0],)
         self.single = not isinstance(out.args[0], (tuple, list))
@@ -111,14 +116,21 @@ class EngineGraph:
                 self.outputs.append((kind, _layout(v) if kind == "tensor" else None))
             else:
                 self.outputs.append(("constant", a))
+        self.binders = _unbound_symints(vals)
+        if self.binders:
+            gm, example_inputs = _with_binders(gm, placeholders, self.binders, list(example_inputs))
         self.pt2: bytes = to_pt2(gm, example_inputs)
         self.program = _lib.Program(self.pt2, opts.engine())
         self.unsupported: list[dict[str, Any]] = self.program.info()["unsupported"]
 
     def tensors(self, args: Sequence[Any]) -> list[torch.Tensor]:
-        """The tensor arguments among a call's arguments (the engine binds
-        the SymInt placeholders from their shapes)."""
-        return [a for a, t in zip(args, self.tensor_inputs) if t]
+        """The engine's inputs for a call's arguments: the tensors (the
+        engine binds the SymInt placeholders from their shapes), then an
+        empty ``[s, 0]`` tensor for each SymInt no tensor binds."""
+        ts = [a for a, t in zip(args, self.tensor_inputs) if t]
+        for i in self.binders:
+            ts.append(torch.empty((int(args[i]), 0)))
+        return ts
 
     def run(self, tensors: Sequence[torch.Tensor]) -> Any:
         """Runs the program on the tensor arguments; returns the graph's
@@ -147,3 +159,49 @@ class EngineGraph:
         m = self.program.metrics()
         return {k: m.get(k) for k in ("compiles", "cache_hits", "cache_misses", "hits_by", "recompiles",
                                       "fallbacks", "runs", "run_ms", "compile_ms")}
+
+
+def _plain_dims(v: Any) -> set[Any]:
+    """The size symbols that are a dim of tensor v on their own."""
+    if not isinstance(v, torch.Tensor):
+        return set()
+    import sympy
+
+    return {d.node.expr for d in v.shape if isinstance(d, torch.SymInt) and isinstance(d.node.expr, sympy.Symbol)}
+
+
+def _unbound_symints(vals: Sequence[Any]) -> list[int]:
+    """Positions of the SymInt arguments that are a plain symbol no tensor
+    argument has as a dim (one position per symbol)."""
+    import sympy
+
+    bound: set[Any] = set()
+    for v in vals:
+        bound |= _plain_dims(v)
+    out = []
+    for i, v in enumerate(vals):
+        if isinstance(v, torch.SymInt) and isinstance(v.node.expr, sympy.Symbol) and v.node.expr not in bound:
+            bound.add(v.node.expr)
+            out.append(i)
+    return out
+
+
+def _with_binders(gm: torch.fx.GraphModule, placeholders: Sequence[torch.fx.Node], binders: Sequence[int],
+                  example_inputs: list[Any]) -> tuple[torch.fx.GraphModule, list[Any]]:
+    """A copy of gm with an unused ``[s, 0]`` tensor placeholder after the
+    others for each SymInt placeholder in binders."""
+    import copy
+
+    from torch._guards import detect_fake_mode
+
+    g = copy.deepcopy(gm.graph)
+    phs = [n for n in g.nodes if n.op == "placeholder"]
+    fake_mode = detect_fake_mode([p.meta.get("val") for p in placeholders])
+    last = phs[-1]
+    for i in binders:
+        with g.inserting_after(last):
+            last = g.placeholder(f"bind_{phs[i].name}")
+        with fake_mode:
+            last.meta["val"] = torch.empty((phs[i].meta["val"], 0))
+        example_inputs.append(last.meta["val"])
+    return torch.fx.GraphModule(gm, g), example_inputs

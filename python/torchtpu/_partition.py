@@ -14,9 +14,9 @@ PyTorch's (no copy). Tensors cross between parts as they are: the engine
 reads CPU tensors in place and hands its outputs over without a copy, in the
 strides the graph records for them.
 
-A part needs every size symbol its tensors use: one that no input tensor
-carries as a dim of its own (a part fed only ``[s0*8]`` views) is passed in
-as the shape of an empty ``[s, 0]`` tensor, read from the graph's inputs.
+A part needs every size symbol its tensors use: one that no input carries
+(a part fed only ``[s0*8]`` views) becomes a SymInt argument of the part,
+read from the graph's inputs.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ import torch.fx
 import torch.fx.passes.operator_support
 
 from . import _lib
-from ._graph import EngineGraph
+from ._graph import EngineGraph, _plain_dims
 from ._options import Options
 
 
@@ -141,52 +141,26 @@ def _free_symbols(v: Any) -> set[Any]:
     return set()
 
 
-def _plain_dims(v: Any) -> set[Any]:
-    """The size symbols that are a dim of tensor v on their own."""
-    if not isinstance(v, torch.Tensor):
-        return set()
-    import sympy
-
-    return {d.node.expr for d in v.shape if isinstance(d, torch.SymInt) and isinstance(d.node.expr, sympy.Symbol)}
-
-
 class Part(torch.nn.Module):
     """One part of a split graph: its nodes as one engine program, or in
     eager PyTorch when the engine fails its first run."""
 
-    def __init__(self, gm: torch.fx.GraphModule, binders: Sequence[int], opts: Options, name: str) -> None:
+    def __init__(self, gm: torch.fx.GraphModule, opts: Options, name: str) -> None:
         super().__init__()
         self.gm = gm
         self.name = name
         self.nodes = compute_nodes(gm)
         self.runs = 0
-        self.binders = list(binders)  # positions of the SymInt args passed on as [s, 0] tensors
         self.engine: Optional[EngineGraph] = None
         self.fallback_reason: Optional[str] = None
         try:
-            eg = self._engine_graph(opts)
+            ex = [n.meta.get("val") for n in gm.graph.nodes if n.op == "placeholder"]
+            eg = EngineGraph(gm, ex, opts)
             if eg.unsupported:
                 raise _lib.TorchTPUError("ops torchtpu cannot run: " + ", ".join(u["op"] for u in eg.unsupported))
             self.engine = eg
         except Exception as e:
             self.fallback_reason = f"{type(e).__name__}: {e}"
-
-    def _engine_graph(self, opts: Options) -> EngineGraph:
-        g = copy.deepcopy(self.gm.graph)
-        phs = [n for n in g.nodes if n.op == "placeholder"]
-        if self.binders:
-            from torch._guards import detect_fake_mode
-
-            fake_mode = detect_fake_mode([p.meta.get("val") for p in phs])
-            last = phs[-1]
-            for i in self.binders:
-                with g.inserting_after(last):
-                    last = g.placeholder(f"bind_{phs[i].name}")
-                with fake_mode:
-                    last.meta["val"] = torch.empty((phs[i].meta["val"], 0))
-        gm = torch.fx.GraphModule(self.gm, g)
-        ex = [n.meta.get("val") for n in gm.graph.nodes if n.op == "placeholder"]
-        return EngineGraph(gm, ex, opts)
 
     @property
     def on_torchtpu(self) -> bool:
@@ -197,9 +171,8 @@ class Part(torch.nn.Module):
         self.runs += 1
         if self.engine is None:
             return self.gm(*args)
-        tensors = self.engine.tensors(args) + [torch.empty((int(args[i]), 0)) for i in self.binders]
         try:
-            return self.engine.run(tensors)
+            return self.engine.run(self.engine.tensors(args))
         except _lib.TorchTPUError as e:
             if not first:
                 raise
@@ -247,8 +220,8 @@ class Split:
             if node.op != "call_module" or not str(node.target).startswith(prefix):
                 continue
             sub = getattr(fused, node.target)
-            binders = _bind_symbols(fused, node, sub)
-            part = Part(sub, binders, opts, f"{name}.part{len(self.parts)}")
+            _bind_symbols(fused, node, sub)
+            part = Part(sub, opts, f"{name}.part{len(self.parts)}")
             setattr(fused, node.target, part)
             self.parts.append(part)
         fused.recompile()
@@ -261,12 +234,13 @@ class Split:
         return sum(p.nodes for p in self.parts if p.on_torchtpu)
 
 
-def _bind_symbols(parent: torch.fx.GraphModule, call: torch.fx.Node, sub: torch.fx.GraphModule) -> list[int]:
-    """Makes every size symbol a part's inputs use reach its engine program:
-    a symbol no tensor input carries as a dim of its own is passed as a
-    SymInt argument (from a SymInt placeholder of the graph, or the size of
-    a tensor placeholder), which the part hands to the engine as the shape
-    of an empty tensor. Returns the positions of those arguments."""
+def _bind_symbols(parent: torch.fx.GraphModule, call: torch.fx.Node, sub: torch.fx.GraphModule) -> None:
+    """Makes every size symbol a part's inputs use reach the part: one that
+    no input carries (as a dim of its own or as a SymInt argument) becomes
+    a new SymInt argument, from a SymInt placeholder of the graph or the
+    size of a tensor placeholder (the EngineGraph passes it on)."""
+    import sympy
+
     phs = [n for n in sub.graph.nodes if n.op == "placeholder"]
     needed: set[Any] = set()
     bound: set[Any] = set()
@@ -274,26 +248,20 @@ def _bind_symbols(parent: torch.fx.GraphModule, call: torch.fx.Node, sub: torch.
         v = p.meta.get("val")
         needed |= _free_symbols(v)
         bound |= _plain_dims(v)
+        if isinstance(v, torch.SymInt) and isinstance(v.node.expr, sympy.Symbol):
+            bound.add(v.node.expr)
     missing = needed - bound
-    if not missing:
-        return []
-    binders = []
     for s in sorted(missing, key=str):
-        pos = next((i for i, p in enumerate(phs) if isinstance(p.meta.get("val"), torch.SymInt)
-                    and p.meta["val"].node.expr == s), None)
-        if pos is None:
-            src = _symbol_source(parent, s)
-            if src is None:
-                continue  # the part fails its first run and goes eager, named in the report
-            call.args = tuple(call.args) + (src,)
-            with sub.graph.inserting_after(phs[-1]):
-                ph = sub.graph.placeholder(f"sym_{re.sub(r'[^0-9a-zA-Z_]', '_', str(s))}")
-            ph.meta["val"] = src.meta["val"]
-            phs.append(ph)
-            pos = len(phs) - 1
-        binders.append(pos)
-    sub.recompile()
-    return binders
+        src = _symbol_source(parent, s)
+        if src is None:
+            continue  # the part fails its first run and goes eager, named in the report
+        call.args = tuple(call.args) + (src,)
+        with sub.graph.inserting_after(phs[-1]):
+            ph = sub.graph.placeholder(f"sym_{re.sub(r'[^0-9a-zA-Z_]', '_', str(s))}")
+        ph.meta["val"] = src.meta["val"]
+        phs.append(ph)
+    if missing:
+        sub.recompile()
 
 
 def _symbol_source(gm: torch.fx.GraphModule, s: Any) -> Optional[torch.fx.Node]:
