@@ -68,6 +68,9 @@ type Entry struct {
 	// File is the source file whose init() registered the entry (for
 	// listings and per-family tests).
 	File string
+	// User marks an entry registered at run time for a user's op
+	// (RegisterUser), which a later registration may replace.
+	User bool
 
 	// schema is parsed on first use: a program uses a few dozen of the
 	// registered entries, and parsing them all made up most of the

@@ -44,6 +44,9 @@ type eagerOp struct {
 	// declined counts calls the device declined (run by the caller's
 	// fallback).
 	declined int64
+	// gen is aten.UserGeneration() when the op was resolved: a declined
+	// op is resolved again once users registered ops since.
+	gen uint64
 }
 
 // OpID interns an op by its exact overload name and PyTorch's schema text
@@ -86,6 +89,7 @@ func Supported(name, schema string) string {
 
 // resolve finds the entry computing op and maps arguments and returns.
 func (op *eagerOp) resolve() {
+	op.gen = aten.UserGeneration()
 	s := op.schema
 	op.written = make([]bool, len(s.Params))
 	alias := map[string]int{}

@@ -69,6 +69,10 @@ func (d *Device) Call(ctx context.Context, op int32, words []int64, flags int64,
 	d.stats.Ops++
 	p := d.plans[string(d.dec.key)]
 	if p == nil {
+		if o.entry == nil && o.gen != aten.UserGeneration() {
+			o.reason = ""
+			o.resolve() // a user registered ops since (torchtpu.register_stablehlo)
+		}
 		if o.entry == nil {
 			o.declined++
 			return StatusDecline, o.reason, 0, nil
@@ -86,6 +90,11 @@ func (d *Device) Call(ctx context.Context, op int32, words []int64, flags int64,
 		p = d.build(ctx, o, args)
 		if want != nil && p.decline == "" && len(p.resize) == 0 {
 			p.decline = p.compare(args, want)
+		}
+		if p.decline != "" && o.entry != nil && o.entry.User {
+			// a user's lowering that fails or disagrees with PyTorch's meta
+			// is an error, not a reason to fall back
+			return 0, "", 0, fmt.Errorf("%s: the lowering registered for it: %s", o.name, p.decline)
 		}
 		d.plans[string(d.dec.key)] = p
 	} else {

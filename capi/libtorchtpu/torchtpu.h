@@ -38,6 +38,13 @@ typedef struct tt_tensor {
 	const int64_t *strides;
 } tt_tensor;
 
+// tt_lowering_fn returns the StableHLO module (MLIR text) for one call of
+// a user's op: op is its name ("mylib::op.default"), call a JSON list with
+// one item per schema argument ({"dtype": "float32", "shape": [4, 8]} for
+// a tensor). The text stays the callee's until its next call on the same
+// thread; text starting with byte 1 is an error message instead.
+typedef const char *(*tt_lowering_fn)(const char *op, const char *call);
+
 #endif /* TT_TYPES_H */
 
 #ifdef __cplusplus
@@ -116,6 +123,11 @@ void tt_event_release(uint64_t ev);
 // the current allocation. It returns 0, or -1 when the device fails to
 // open.
 int32_t tt_memory(int64_t* allocated, int64_t* peak, int32_t resetPeak);
+
+// tt_register_stablehlo registers a user's op (name "mylib::op.default"
+// and its PyTorch schema) lowered by the StableHLO modules fn returns, one
+// per new argument signature. It returns 0, or -1 and *err.
+int32_t tt_register_stablehlo(char* name, char* schema, tt_lowering_fn fn, char** errOut);
 
 // tt_abi_version returns the ABI version (capi.ABIVersion).
 int32_t tt_abi_version(void);

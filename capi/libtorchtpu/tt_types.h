@@ -21,4 +21,11 @@ typedef struct tt_tensor {
 	const int64_t *strides;
 } tt_tensor;
 
+// tt_lowering_fn returns the StableHLO module (MLIR text) for one call of
+// a user's op: op is its name ("mylib::op.default"), call a JSON list with
+// one item per schema argument ({"dtype": "float32", "shape": [4, 8]} for
+// a tensor). The text stays the callee's until its next call on the same
+// thread; text starting with byte 1 is an error message instead.
+typedef const char *(*tt_lowering_fn)(const char *op, const char *call);
+
 #endif /* TT_TYPES_H */

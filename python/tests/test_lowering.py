@@ -248,3 +248,147 @@ def test_users_tpu_kernel_is_called_with_tpu_tensors():
     torch.testing.assert_close(twice(x), x * 2)  # the CPU kernel is untouched
     assert seen == ["tpu"]
     assert _cpu_calls("tt_low::twice.default") == 0
+
+
+# ---- StableHLO lowerings (kernel authors, jax.export) ---------------------------
+
+def _t(x) -> str:
+    dt = {torch.float32: "f32", torch.float64: "f64"}[x.dtype]
+    return f"tensor<{''.join(f'{d}x' for d in x.shape)}{dt}>"
+
+
+def _sine_module(x) -> str:  # what jax.export(jax.jit(jnp.sin)) gives, in short
+    t = _t(x)
+    return (f"module @jit_sin {{\n  func.func public @main(%arg0: {t}) -> ({t} {{jax.result_info = \"\"}}) {{\n"
+            f"    %0 = stablehlo.sine %arg0 : {t}\n    return %0 : {t}\n  }}\n}}")
+
+
+@torch.library.custom_op("tt_hlo::mysin", mutates_args=())
+def hlo_sin(x: torch.Tensor) -> torch.Tensor:
+    return torch.sin(x)
+
+
+@hlo_sin.register_fake
+def _(x):
+    return torch.empty_like(x)
+
+
+hlo_sin.register_autograd(lambda ctx, g: g * ctx.saved_tensors[0].cos(),
+                          setup_context=lambda ctx, inputs, output: ctx.save_for_backward(inputs[0]))
+SEEN_SHAPES = []
+
+
+def _logged_sine(x):
+    SEEN_SHAPES.append(tuple(x.shape))
+    return _sine_module(x)
+
+
+torchtpu.register_stablehlo(hlo_sin, _logged_sine)
+
+
+@torch.library.custom_op("tt_hlo::addmul", mutates_args=())
+def hlo_addmul(x: torch.Tensor, y: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    return x + y, x * y
+
+
+@hlo_addmul.register_fake
+def _(x, y):
+    return torch.empty_like(x), torch.empty_like(x)
+
+
+def _addmul_module(x, y):
+    t = _t(x)
+    return (f"func.func public @main(%a: {t}, %b: {t}) -> ({t}, {t}) {{\n"
+            f"  %0 = stablehlo.add %a, %b : {t}\n  %1 = call @mul(%a, %b) : ({t}, {t}) -> {t}\n"
+            f"  return %0, %1 : {t}, {t}\n}}\n"
+            f"func.func private @mul(%a: {t}, %b: {t}) -> {t} {{\n"
+            f"  %0 = stablehlo.multiply %a, %b : {t}\n  return %0 : {t}\n}}")
+
+
+torchtpu.register_stablehlo(hlo_addmul, _addmul_module)
+
+
+def test_stablehlo_lowering_compiled_with_dynamic_shapes():
+    def f(x):
+        s, p = hlo_addmul(hlo_sin(x), x)
+        return s - p
+
+    cf = torch.compile(f, backend="torchtpu", options={"fallback": "error"})
+    del SEEN_SHAPES[:]
+    for n in (3, 5):
+        x = torch.randn(n, 4)
+        torch._dynamo.mark_dynamic(x, 0)
+        torch.testing.assert_close(cf(x), f(x))
+    assert SEEN_SHAPES == [(3, 4), (5, 4)]  # one module per specialisation
+    e = _one_entry()
+    assert e["ran_on"] == "torchtpu" and e["nodes_on_eager"] == 0, e
+
+
+def test_stablehlo_lowering_trains_with_the_ops_formula():
+    torch.manual_seed(0)
+    m, x = Sandwich(hlo_sin), torch.randn(4, 8)
+    ref = Sandwich(hlo_sin)
+    ref.load_state_dict(m.state_dict())
+    torch.compile(m, backend="torchtpu", options={"fallback": "error"})(x).sum().backward()
+    ref(x).sum().backward()
+    for p, q in zip(m.parameters(), ref.parameters()):
+        torch.testing.assert_close(p.grad, q.grad)
+    assert torchtpu.report()["nodes_on_eager"] == 0
+
+
+def test_stablehlo_lowering_on_the_device_also_after_a_fallback():
+    @torch.library.custom_op("tt_hlo::cpu_sin", mutates_args=(), device_types="cpu")
+    def cpu_sin(x: torch.Tensor) -> torch.Tensor:
+        return torch.from_numpy(x.numpy()).sin()
+
+    @cpu_sin.register_fake
+    def _(x):
+        return torch.empty_like(x)
+
+    x = torch.randn(2, 3)
+    torch.testing.assert_close(cpu_sin(x.to("tpu")).cpu(), x.sin())  # the CPU fallback
+    before = _cpu_calls("tt_hlo::cpu_sin.default")
+    assert before == 1
+    torchtpu.register_stablehlo(cpu_sin, _sine_module)
+    torch.testing.assert_close(cpu_sin(x.to("tpu")).cpu(), x.sin())
+    torch.testing.assert_close(hlo_sin(x.to("tpu")).cpu(), x.sin())
+    assert _cpu_calls("tt_hlo::cpu_sin.default") == before
+    assert _cpu_calls("tt_hlo::mysin.default") == 0
+
+
+def test_bad_stablehlo_lowerings_name_the_op():
+    @torch.library.custom_op("tt_hlo::wrong", mutates_args=())
+    def wrong(x: torch.Tensor) -> torch.Tensor:
+        return x.clone()
+
+    @wrong.register_fake
+    def _(x):
+        return torch.empty_like(x)
+
+    def reduces(x):  # returns [cols], the fake kernel says [rows, cols]
+        t, r = _t(x), f"tensor<{x.shape[1]}xf32>"
+        return (f"func.func public @main(%x: {t}) -> {r} {{\n  %z = stablehlo.constant dense<0.0> : tensor<f32>\n"
+                f"  %0 = stablehlo.reduce(%x init: %z) applies stablehlo.add across dimensions = [0] : ({t}, tensor<f32>) -> {r}\n"
+                f"  return %0 : {r}\n}}")
+
+    torchtpu.register_stablehlo(wrong, reduces)
+    with pytest.raises(Exception, match=r"tt_hlo::wrong.default") as ei:
+        torch.compile(lambda x: wrong(x) + 1, backend="torchtpu")(torch.randn(3, 4))
+    assert "[4]" in str(ei.value) or "4xf32" in str(ei.value), str(ei.value)
+    with pytest.raises(Exception, match=r"tt_hlo::wrong.default"):
+        wrong(torch.randn(3, 4).to("tpu")).cpu()
+
+    @torch.library.custom_op("tt_hlo::broken", mutates_args=())
+    def broken(x: torch.Tensor) -> torch.Tensor:
+        return x.clone()
+
+    @broken.register_fake
+    def _(x):
+        return torch.empty_like(x)
+
+    def raises(x):
+        raise RuntimeError("no module today")
+
+    torchtpu.register_stablehlo(broken, raises)
+    with pytest.raises(Exception, match=r"StableHLO lowering of tt_hlo::broken.default .*no module today"):
+        torch.compile(lambda x: broken(x) + 1, backend="torchtpu")(torch.randn(3, 4))

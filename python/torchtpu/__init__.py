@@ -23,9 +23,10 @@ from ._dynamo import CompiledGraph, UnsupportedOpError, torchtpu_backend
 from ._lib import TorchTPUError
 from ._lowering import LoweringError, lowerings, register_lowering
 from ._options import Options
+from ._stablehlo import register_stablehlo
 
 __all__ = ["LoweringError", "Options", "TorchTPUError", "UnsupportedOpError", "devices", "lowerings",
-           "register_lowering", "report", "reset_report", "torchtpu_backend", "version"]
+           "register_lowering", "register_stablehlo", "report", "reset_report", "torchtpu_backend", "version"]
 __version__ = "0.1.0"
 
 

@@ -21,7 +21,7 @@ from typing import Any, Callable, Mapping, Optional, Sequence
 import torch
 import torch.fx
 
-from . import _lib, _lowering
+from . import _lib, _lowering, _stablehlo
 from ._graph import EngineGraph
 from ._options import Options
 from ._partition import Split, compute_nodes, eager_nodes
@@ -165,6 +165,7 @@ class CompiledGraph:
             except _lib.TorchTPUError as e:
                 if not first:
                     raise
+                _stablehlo.raise_if_lowering_error(e)
                 self._fall_back(f"the first run failed: {e}")
                 return self.gm(*saved)
         finally:

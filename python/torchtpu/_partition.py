@@ -31,7 +31,7 @@ import torch
 import torch.fx
 import torch.fx.passes.operator_support
 
-from . import _lib
+from . import _lib, _stablehlo
 from ._graph import EngineGraph, _plain_dims
 from ._options import Options
 
@@ -176,6 +176,7 @@ class Part(torch.nn.Module):
         except _lib.TorchTPUError as e:
             if not first:
                 raise
+            _stablehlo.raise_if_lowering_error(e)
             self.engine = None
             self.fallback_reason = f"the first run failed: {e}"
             warnings.warn(f"torchtpu: {self.name} runs in eager PyTorch: {self.fallback_reason}", stacklevel=2)

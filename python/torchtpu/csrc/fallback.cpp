@@ -635,6 +635,25 @@ __attribute__((visibility("default"))) int ttx_register_direct(const char* name,
   }
 }
 
+// ttx_register_boxed makes the boxed fallback the PrivateUse1 kernel of a
+// user's op (namespace ns, name "op" or "op.overload") that the engine now
+// lowers: a custom op's CompositeExplicitAutograd kernel would otherwise
+// run its Python body on tpu tensors. It returns 0, or -1 with a message.
+__attribute__((visibility("default"))) int ttx_register_boxed(const char* ns, const char* name, char* msg, int cap) {
+  static std::mutex mu;
+  static std::unordered_map<std::string, torch::Library*> libs;
+  try {
+    std::lock_guard<std::mutex> lock(mu);
+    auto& lib = libs[ns];
+    if (!lib) lib = new torch::Library(torch::Library::IMPL, ns, c10::DispatchKey::PrivateUse1, __FILE__, __LINE__);
+    lib->impl(name, torch::CppFunction::makeFromBoxedFunction<&torchtpu::fallback>());
+    return 0;
+  } catch (const std::exception& e) {
+    std::snprintf(msg, size_t(cap), "%s", e.what());
+    return -1;
+  }
+}
+
 // ttx_note_fallback counts (and warns once for) an op the Python side ran
 // on the CPU: a decomposition that calls the op it decomposes.
 __attribute__((visibility("default"))) int ttx_note_fallback(const char* name, const char* why) {

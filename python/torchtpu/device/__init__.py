@@ -101,6 +101,9 @@ def _init() -> None:
     _state["partial"] = _ext.load()
     _decomp.register()
     _decomp.register_direct()
+    from .. import _stablehlo
+
+    _stablehlo.route_pending()
     opts: dict[str, Any] = {}
     if os.environ.get("TORCHTPU_DEVICE"):
         opts["backend"] = os.environ["TORCHTPU_DEVICE"]

@@ -267,6 +267,8 @@ def load() -> ctypes.CDLL:
     ext.ttx_set_cpu_fallback.argtypes = [ctypes.c_int]
     ext.ttx_register_direct.restype = ctypes.c_int
     ext.ttx_register_direct.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int]
+    ext.ttx_register_boxed.restype = ctypes.c_int
+    ext.ttx_register_boxed.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int]
     ext.ttx_note_fallback.restype = ctypes.c_int
     ext.ttx_note_fallback.argtypes = [ctypes.c_char_p, ctypes.c_char_p]
     ext.ttx_fallback_calls.restype = ctypes.c_int64
