@@ -138,7 +138,7 @@ def _activation(name: str, m: nn.Module) -> str:
 
     class Record(TorchDispatchMode):
         def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-            seen.add(func._schema.name.removeprefix("aten::"))
+            seen.add(func._schema.name.removeprefix("aten::").rstrip("_"))  # relu_ is relu in the graph
             return func(*args, **(kwargs or {}))
 
     with torch.no_grad(), Record():
