@@ -95,3 +95,35 @@ def test_gpt2_generate_static_cache_compiles_twice():
     assert r["graphs"] == 2, str(r)
     assert all(e["engine"]["compiles"] + e["engine"]["cache_hits"] == e["runs"] for e in r["entries"])
     assert all(e["engine"]["compiles"] + len(e["engine"]["recompiles"]) <= 1 for e in r["entries"]), str(r)
+
+
+def _split_check(model, eager_op, *args, **kwargs):
+    """Inference with one op forced unsupported: the graphs split around
+    it, at least 90% of their nodes on torchtpu, matching eager."""
+    model.eval()
+    with torch.no_grad():
+        want = model(*args, **kwargs)
+        got = torch.compile(model, backend="torchtpu", options={"eager_ops": [eager_op]})(*args, **kwargs)
+    r = torchtpu.report()
+    on, off = r["nodes_on_torchtpu"], r["nodes_on_eager"]
+    assert r["on_eager"] == 0 and r["split"] >= 1 and off >= 1, str(r)
+    assert on / (on + off) >= 0.9, str(r)
+    return got, want
+
+
+@pytest.mark.parametrize("name,op", [("resnet18", "aten::relu"), ("mobilenet_v3_small", "aten::hardswish")])
+def test_torchvision_with_one_op_in_eager(name, op):
+    tv = need("torchvision")
+    torch.manual_seed(0)
+    model = getattr(tv.models, name)(weights=None)
+    got, want = _split_check(model, op, torch.randn(2, 3, 64, 64))
+    torch.testing.assert_close(got, want, **TOL)
+
+
+def test_bert_with_one_op_in_eager():
+    transformers = need("transformers")
+    torch.manual_seed(0)
+    cfg = transformers.BertConfig(vocab_size=256, hidden_size=64, num_hidden_layers=2, num_attention_heads=4,
+                                  intermediate_size=128, max_position_embeddings=64)
+    got, want = _split_check(transformers.BertModel(cfg), "aten::gelu", torch.randint(0, 256, (2, 20)))
+    torch.testing.assert_close(got.last_hidden_state, want.last_hidden_state, **TOL)

@@ -5,8 +5,10 @@
 and (for training) a backward aten graph, decomposed to Core ATen. Each graph
 becomes a ``.pt2`` program (see ``_export``) that the engine lowers to
 StableHLO, compiles through its compile cache and runs on CPU tensors read in
-place. A graph holding an op torchtpu cannot run falls back to eager PyTorch
-or raises, per :class:`~torchtpu.Options`.
+place. A graph holding ops torchtpu cannot run is split around them (those
+ops in eager PyTorch, the rest on torchtpu; see ``_partition``) or raises,
+per :class:`~torchtpu.Options`. Users' lowerings (``_lowering``) are applied
+before: as AOTAutograd decompositions, or inlined for mutating ops.
 """
 
 from __future__ import annotations

@@ -23,7 +23,8 @@ that every graph holding it is split: that op runs in eager PyTorch, the
 rest on torchtpu. A model then passes when its gradients are as accurate
 as without the split and at least 90% of its graphs' nodes ran on
 torchtpu. "auto" picks, per model, the first of its activations
-(relu, gelu, silu, hardswish, tanh, sigmoid) that its eager forward calls.
+(relu, gelu, silu, hardswish, tanh, sigmoid; else rsqrt) that its eager forward calls
+and that stays in the graphs (AOTAutograd decomposes silu and hardswish).
 
 Needs torch, torchvision and transformers; prints one line per model.
 """
@@ -127,7 +128,7 @@ def _loss(name: str, m: nn.Module, x: torch.Tensor) -> torch.Tensor:
     return (out * w).sum() / out.numel() ** 0.5
 
 
-ACTIVATIONS = ("relu", "gelu", "silu", "hardswish", "tanh", "sigmoid")
+ACTIVATIONS = ("relu", "gelu", "silu", "hardswish", "tanh", "sigmoid", "rsqrt")  # rsqrt: RMSNorm (llama: silu only)
 
 
 def _activation(name: str, m: nn.Module) -> str:
@@ -143,8 +144,11 @@ def _activation(name: str, m: nn.Module) -> str:
 
     with torch.no_grad(), Record():
         _loss(name, m, _input(name, 0))
+    from torchtpu._dynamo import _decompositions
+
+    decomposed = {op.name().removeprefix("aten::") for op in _decompositions()}
     for a in ACTIVATIONS:
-        if a in seen:
+        if a in seen and a not in decomposed:  # silu becomes x * sigmoid(x) before torchtpu sees it
             return f"aten::{a}"
     raise ValueError(f"{name} calls none of {ACTIVATIONS}")
 
