@@ -17,12 +17,14 @@ from conftest import need
 
 torch.manual_seed(0)
 OFFS = torch.tensor([3, 3, 7, 12], dtype=torch.int32)  # an empty group, and rows past the last offset
+BF = dict(dtype=torch.bfloat16)  # torch 2.14's meta of _grouped_mm takes bfloat16 only
 LAYOUTS = {
-    "2d_3d": (torch.randn(16, 8), torch.randn(4, 8, 12), OFFS),
-    "3d_2d": (torch.randn(4, 8, 8), torch.randn(12, 8).t(), OFFS),
-    "2d_2d": (torch.randn(8, 12), torch.randn(12, 8).t().contiguous().t(), OFFS),
-    "3d_3d": (torch.randn(4, 8, 8), torch.randn(4, 8, 12), None),
+    "2d_3d": (torch.randn(16, 8, **BF), torch.randn(4, 8, 16, **BF), OFFS),
+    "3d_2d": (torch.randn(4, 8, 8, **BF), torch.randn(16, 8, **BF).t(), OFFS),
+    "2d_2d": (torch.randn(8, 16, **BF), torch.randn(16, 8, **BF).t().contiguous().t(), OFFS),
+    "3d_3d": (torch.randn(4, 8, 8, **BF), torch.randn(4, 8, 16, **BF), None),
 }
+TOL = dict(rtol=1.6e-2, atol=1e-2)
 
 
 def _grouped(a, b, offs):
@@ -40,7 +42,7 @@ def _want(a, b, offs):
 def test_grouped_mm_compiled(layout):
     a, b, offs = LAYOUTS[layout]
     got = torch.compile(_grouped, backend="torchtpu", options={"fallback": "error"})(a, b, offs)
-    torch.testing.assert_close(got, _want(a, b, offs), rtol=1e-5, atol=1e-5)
+    torch.testing.assert_close(got, _want(a, b, offs), **TOL)
 
 
 @pytest.mark.parametrize("layout", ["2d_3d", "2d_2d"])
@@ -48,7 +50,7 @@ def test_grouped_mm_on_the_tpu_device(layout):
     a, b, offs = LAYOUTS[layout]
     before = sum(f["calls"] for f in torch.tpu.fallbacks() if "grouped_mm" in f["op"])
     got = torch._grouped_mm(a.to("tpu"), b.to("tpu"), offs=offs.to("tpu") if offs is not None else None)
-    torch.testing.assert_close(got.cpu(), _want(a, b, offs), rtol=1e-5, atol=1e-5)
+    torch.testing.assert_close(got.cpu(), _want(a, b, offs), **TOL)
     assert sum(f["calls"] for f in torch.tpu.fallbacks() if "grouped_mm" in f["op"]) == before
 
 

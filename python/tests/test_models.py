@@ -111,7 +111,10 @@ def _split_check(model, eager_op, *args, **kwargs):
     return got, want
 
 
-@pytest.mark.parametrize("name,op", [("resnet18", "aten::relu"), ("mobilenet_v3_small", "aten::hardswish")])
+# ops whose share of the inference graph does not depend on how a torch
+# version decomposes batch norm (relu is a quarter of resnet18's ops when
+# batch norm stays one node); gradzoo --eager-op auto forces activations
+@pytest.mark.parametrize("name,op", [("resnet18", "aten::max_pool2d_with_indices"), ("mobilenet_v3_small", "aten::addmm")])
 def test_torchvision_with_one_op_in_eager(name, op):
     tv = need("torchvision")
     torch.manual_seed(0)

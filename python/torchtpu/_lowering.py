@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import inspect
 import threading
-from typing import Any, Callable, Optional, Union
+from typing import Any, Callable, Optional
 
 import torch
 import torch.fx
@@ -318,5 +318,3 @@ def _on_cpu(op: torch._ops.OpOverload, args: Any, kwargs: Any) -> Any:
         if arg.alias_info is not None and arg.alias_info.is_write and isinstance(a, torch.Tensor):
             a.copy_(c)
     return tree_map(lambda t: t.to("tpu") if isinstance(t, torch.Tensor) else t, out)
-
-Op = Union[torch._ops.OpOverload, str, Any]
