@@ -36,10 +36,12 @@ def _causal(arch: str) -> Callable[[], tuple[torch.nn.Module, tuple[Any, ...], d
         import transformers as T
 
         cfg_cls = getattr(T, f"{arch}Config")
-        model_cls = getattr(T, f"{arch}ForCausalLM")
+        model_cls = getattr(T, "GPT2LMHeadModel" if arch == "GPT2" else f"{arch}ForCausalLM")
         kw = {k: v for k, v in {**SMALL, **MOE}.items() if k in cfg_cls().to_dict() or arch == "GPT2"}
         if arch == "GPT2":
             kw = dict(n_embd=32, n_layer=1, n_head=4, vocab_size=128, n_positions=64)
+        if "pad_token_id" in cfg_cls().to_dict():
+            kw["pad_token_id"] = 0
         cfg = cfg_cls(**kw)
         torch.manual_seed(0)
         return model_cls(cfg).eval(), (torch.randint(0, 128, (1, 12)),), {"use_cache": False}
