@@ -176,6 +176,7 @@ func tensors(p *C.tt_tensor, n C.int32_t) ([]capi.TensorDesc, error) {
 //export tt_program_run
 func tt_program_run(prog C.uint64_t, n C.int32_t, inputs *C.tt_tensor, errOut **C.char) C.uint64_t {
 	var h capi.Handle
+	markHostThread()
 	err := capi.Guard("tt_program_run", func() error {
 		ins, err := tensors(inputs, n)
 		if err != nil {

@@ -38,6 +38,15 @@ typedef struct tt_tensor {
 	const int64_t *strides;
 } tt_tensor;
 
+// tt_host_parallel_fn is a host's parallel-for (tt_set_host_parallel):
+// call body(ctx) on up to n of the host's threads at once, the calling
+// thread included, and return 0 once every call has returned, or nonzero
+// without calling body when no threads can be lent from this thread.
+typedef int32_t (*tt_host_parallel_fn)(int64_t n, void (*body)(void *ctx), void *ctx);
+
+// tt_host_threads_fn returns the host's thread count.
+typedef int32_t (*tt_host_threads_fn)(void);
+
 #endif /* TT_TYPES_H */
 
 #ifdef __cplusplus
@@ -177,6 +186,21 @@ uint64_t tt_result_take(uint64_t res, int32_t i, void** data, int64_t* nbytes, c
 // tt_free releases any handle (program, result, buffer). It returns 0, or
 // -1 and *err for a null, unknown or already freed handle.
 int32_t tt_free(uint64_t h, char** errOut);
+
+// tt_set_host_parallel lends the host's thread pool to the native
+// backend's parallel loops: run(n, body, ctx) calls body(ctx) on up to n
+// of the host's threads at once (the calling thread included) and returns
+// 0 when all calls have returned, or nonzero without calling body when it
+// cannot lend threads from the calling thread; threads() is the host's
+// thread count, which loops are split for. Inside PyTorch, run is backed
+// by at::parallel_for and threads by at::get_num_threads, so the process
+// keeps one pool of threads. Only loops of calls the host makes itself
+// (tt_program_run) borrow the pool; the engine's own threads keep its
+// helpers. run NULL gives the loops back to the engine's helpers. Returns
+// 0, or -1 and *err.
+int32_t tt_set_host_parallel(tt_host_parallel_fn run, tt_host_threads_fn threads, char** errOut);
+
+void ttHostBody(void* ctx);
 
 #ifdef __cplusplus
 }

@@ -303,7 +303,8 @@ __attribute__((visibility("default"))) int ttx_init(const char* path, int32_t ab
             resolve(lib, "tt_device_synchronize", abi.device_synchronize) &&
             resolve(lib, "tt_event_record", abi.event_record) && resolve(lib, "tt_event_query", abi.event_query) &&
             resolve(lib, "tt_event_wait", abi.event_wait) && resolve(lib, "tt_event_elapsed", abi.event_elapsed) &&
-            resolve(lib, "tt_event_release", abi.event_release);
+            resolve(lib, "tt_event_release", abi.event_release) &&
+            resolve(lib, "tt_set_host_parallel", abi.set_host_parallel);
   if (!ok) return fail(std::string("libtorchtpu at ") + path + " lacks a device function: rebuild it");
   if (abi.abi_version() != abi_version)
     return fail("libtorchtpu has another C ABI version than the package: rebuild it");
@@ -311,6 +312,8 @@ __attribute__((visibility("default"))) int ttx_init(const char* path, int32_t ab
     the_hooks = new TPUHooks();
     at::RegisterPrivateUse1HooksInterface(the_hooks);
   }
+  if (!std::getenv("TORCHTPU_OWN_THREADS") && !install_host_parallel())
+    return fail("libtorchtpu refused PyTorch's thread pool");
   std::atexit([] { exiting.store(true); });
   ready.store(true, std::memory_order_release);
   return 0;

@@ -22,7 +22,12 @@ struct Abi {
   int32_t (*event_wait)(uint64_t, char**);
   double (*event_elapsed)(uint64_t, uint64_t, char**);
   void (*event_release)(uint64_t);
+  int32_t (*set_host_parallel)(int32_t (*)(int64_t, void (*)(void*), void*), int32_t (*)(), char**);
 };
+
+// install_host_parallel lends PyTorch's intra-op threads to the engine's
+// parallel loops (parallel.cpp); false when the library cannot take them.
+bool install_host_parallel();
 
 // abi is the resolved table; valid once ttx_init succeeded.
 extern Abi abi;

@@ -42,7 +42,7 @@ import torch
 
 _PACKAGE = Path(__file__).resolve().parent.parent
 _CSRC = _PACKAGE / "csrc"
-_SOURCES = ("device.cpp", "kernels.cpp", "fallback.cpp", "scalars.cpp")
+_SOURCES = ("device.cpp", "kernels.cpp", "fallback.cpp", "scalars.cpp", "parallel.cpp")
 _HEADERS = ("device.h", "tt_abi.h")
 
 # The prebuilt extension of a wheel and the record of what it was built for.
@@ -263,6 +263,8 @@ def load() -> ctypes.CDLL:
     ext = ctypes.CDLL(str(lib_path))
     ext.ttx_init.restype = ctypes.c_int
     ext.ttx_init.argtypes = [ctypes.c_char_p, ctypes.c_int32, ctypes.c_char_p, ctypes.c_int]
+    ext.ttx_host_parallel.restype = ctypes.c_int
+    ext.ttx_host_parallel.argtypes = [ctypes.c_int]
     ext.ttx_set_cpu_fallback.restype = None
     ext.ttx_set_cpu_fallback.argtypes = [ctypes.c_int]
     ext.ttx_register_direct.restype = ctypes.c_int
