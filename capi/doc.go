@@ -1,7 +1,10 @@
 // Package capi is the engine behind torchtpu's C ABI (package
 // capi/libtorchtpu, built with -buildmode=c-shared): programs loaded from
 // .pt2 bytes, run on tensors described by (pointer, dtype, shape, strides),
-// results copied out, metrics, all addressed by opaque handles.
+// results copied out, metrics, all addressed by opaque handles; and the
+// skin of the eager tpu device (package eager, its runtime): the process's
+// one device, whose buffers are handles of this package's table
+// (EagerDevice).
 //
 // Everything here is plain Go and testable without cgo. The rules the ABI
 // keeps, whatever a caller passes:

@@ -27,7 +27,7 @@ type TensorDesc struct {
 // checked validates d and returns its dtype, element count and whether
 // it is contiguous.
 func (d *TensorDesc) checked() (dt dtype.DType, n int64, contiguous bool, err error) {
-	dt, err = DTypeOf(d.DType)
+	dt, err = dtype.OfScalarType(d.DType)
 	if err != nil {
 		return dt, 0, false, err
 	}

@@ -38,16 +38,16 @@ bool abi_ready();
 // the order the arguments are evaluated in is unspecified.
 void check(int64_t rc, char* err, const char* what);
 
-// Argument word tags (capi/eager_args.go).
+// Argument word tags (eager/args.go).
 enum Tag : int64_t {
   kNone = 0, kTensor, kInt, kFloat, kBool, kInts, kDType, kList, kStr, kComplex,
   kFloats, kBools, kScalar, kHostTensor,
 };
 
-// Return kinds (capi/eager_plan.go).
+// Return kinds (eager/plan.go).
 enum Ret : int64_t { kRetNone = 0, kRetNew = 1, kRetAlias = 2, kRetList = 3 };
 
-// Call status (capi/eager_run.go).
+// Call status (eager/run.go).
 enum Status : int32_t { kOK = 0, kMiss = 1, kDecline = 2, kResize = 3 };
 
 }  // namespace torchtpu

@@ -1,4 +1,4 @@
-package capi
+package eager
 
 import (
 	"context"
@@ -18,7 +18,7 @@ func BenchmarkEagerCall(b *testing.B) {
 		{"mm16", "aten::mm.default", []int64{16, 16}, nil},
 	} {
 		b.Run(c.name, func(b *testing.B) {
-			d, err := newDevice(DeviceOptions{Mode: "debug"})
+			d, err := newDevice(Options{Mode: "debug"})
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -1,4 +1,4 @@
-package capi
+package eager
 
 import (
 	"context"
@@ -57,7 +57,7 @@ func TestEagerFailures(t *testing.T) {
 	ctx := context.Background()
 	for _, mode := range []string{"debug", "async", "fused"} {
 		t.Run(mode, func(t *testing.T) {
-			d, err := newDevice(DeviceOptions{Backend: "test-failing", Mode: mode})
+			d, err := newDevice(Options{Backend: "test-failing", Mode: mode})
 			if err != nil {
 				t.Fatal(err)
 			}

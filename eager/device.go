@@ -1,11 +1,10 @@
-package capi
+package eager
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -54,9 +53,9 @@ func ParseMode(s string) (Mode, error) {
 	return Async, fmt.Errorf("mode %q: want \"async\", \"debug\" or \"fused\"", s)
 }
 
-// DeviceOptions configure the eager device (JSON across the ABI; every
-// field optional).
-type DeviceOptions struct {
+// Options configure the eager device (JSON across the C ABI, see
+// Configure; every field optional).
+type Options struct {
 	// Backend serves the device: "cpu" (the native backend, default),
 	// "xla-cpu", "tpu", "cuda" (PJRT plugins).
 	Backend string `json:"backend"`
@@ -67,11 +66,12 @@ type DeviceOptions struct {
 }
 
 // Device is the eager device: buffers, the op-signature cache, the
-// stream, the modes. One per process (device index 0).
+// stream, the modes.
 type Device struct {
 	mu      sync.Mutex
+	host    Host
 	b       backend.Backend
-	opts    DeviceOptions
+	opts    Options
 	mode    Mode
 	maxOps  int
 	q       *queue
@@ -86,7 +86,7 @@ type Device struct {
 	planSeq uint64
 
 	allocated, peak int64
-	stats           DeviceStats
+	stats           Stats
 	runNanos        atomic.Int64 // time in compiled programs (single ops and blocks)
 	blockNanos      atomic.Int64 // of which fused blocks
 
@@ -97,8 +97,8 @@ type Device struct {
 	ballast []byte
 }
 
-// DeviceStats count what the eager device did.
-type DeviceStats struct {
+// Stats count what the eager device did.
+type Stats struct {
 	Ops           int64 `json:"ops"`
 	PlanHits      int64 `json:"plan_hits"`
 	PlanMisses    int64 `json:"plan_misses"`
@@ -114,31 +114,16 @@ type DeviceStats struct {
 	BlockCompiles int64 `json:"fused_compiles"`
 }
 
-var theDevice struct {
-	sync.Mutex
-	d *Device
-}
-
-// EagerDevice returns the process's eager device, opening it with the
-// default options ($TORCHTPU_DEVICE, $TORCHTPU_MODE) on first use.
-func EagerDevice() (*Device, error) {
-	theDevice.Lock()
-	defer theDevice.Unlock()
-	if theDevice.d != nil {
-		return theDevice.d, nil
+// New opens an eager device on the backend the options name. host names
+// its buffers to the caller (handles) and reads the CPU tensors ops are
+// passed; the C ABI keeps one device per process (capi.EagerDevice).
+func New(opts Options, host Host) (*Device, error) {
+	if host == nil {
+		return nil, fmt.Errorf("eager device: no host")
 	}
-	opts := DeviceOptions{Backend: os.Getenv("TORCHTPU_DEVICE"), Mode: os.Getenv("TORCHTPU_MODE")}
-	d, err := newDevice(opts)
-	if err != nil {
-		return nil, err
-	}
-	theDevice.d = d
-	return d, nil
-}
-
-func newDevice(opts DeviceOptions) (*Device, error) {
-	d := &Device{q: newQueue(), opIndex: map[string]int32{}, plans: map[string]*plan{}, blocks: map[string]*fusedBlock{}, flushes: map[string]int64{},
+	d := &Device{host: host, q: newQueue(), opIndex: map[string]int32{}, plans: map[string]*plan{}, blocks: map[string]*fusedBlock{}, flushes: map[string]int64{},
 		ballast: make([]byte, 64<<20)}
+	d.dec.host = host
 	if err := d.apply(opts); err != nil {
 		return nil, err
 	}
@@ -146,7 +131,7 @@ func newDevice(opts DeviceOptions) (*Device, error) {
 }
 
 // apply sets the options. d.mu is held (or d is new).
-func (d *Device) apply(o DeviceOptions) error {
+func (d *Device) apply(o Options) error {
 	if o.Backend == "" {
 		o.Backend = "cpu"
 	}
@@ -316,9 +301,16 @@ func (d *Device) StatsJSON() ([]byte, error) {
 		"declined":      dec,
 		"signatures":    len(d.plans),
 		"flushes":       d.flushes,
-		"live_handles":  Live(),
+		"live_handles":  d.host.Live(),
 		"fused_max_ops": d.maxOps,
 		"run_ms":        float64(d.runNanos.Load()) / 1e6,
 		"block_run_ms":  float64(d.blockNanos.Load()) / 1e6,
 	})
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
 }

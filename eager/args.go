@@ -1,4 +1,4 @@
-package capi
+package eager
 
 import (
 	"encoding/binary"
@@ -76,10 +76,11 @@ func (a *earg) isTensor() bool { return a.tag == tagTensor }
 // which the compiled program does not see), each CPU scalar's dtype (not
 // its value, a program argument) and every other argument's value.
 type decoder struct {
-	w   []int64
-	pos int
-	key []byte
-	err error
+	host Host // resolves buffer handles and reads CPU tensors
+	w    []int64
+	pos  int
+	key  []byte
+	err  error
 }
 
 func (d *decoder) fail(format string, args ...any) {
@@ -93,7 +94,7 @@ var errDType = errors.New("unsupported dtype")
 
 // dtypeOf reads a dtype code, recording errDType for one the engine lacks.
 func (d *decoder) dtypeOf(code int64) dtype.DType {
-	dt, err := DTypeOf(int32(code))
+	dt, err := dtype.OfScalarType(int32(code))
 	if err != nil && d.err == nil {
 		d.err = fmt.Errorf("%w: %v", errDType, err)
 	}
@@ -139,12 +140,12 @@ func (d *decoder) item() earg {
 	switch a.tag {
 	case tagNone:
 	case tagTensor:
-		h := Handle(d.word())
+		h := uint64(d.word())
 		a.view = d.view()
 		if d.err != nil {
 			return a
 		}
-		b, err := buffer(h)
+		b, err := d.host.Buffer(h)
 		if err != nil {
 			d.fail("%v", err)
 			return a
@@ -237,17 +238,17 @@ func (d *decoder) item() earg {
 			d.fail("rank %d is over the limit of %d", nd, MaxRank)
 			return a
 		}
-		td := TensorDesc{Data: ptr, Extent: extent, DType: int32(code), Shape: make([]int64, nd), Strides: make([]int64, nd)}
-		for k := range td.Shape {
-			td.Shape[k] = d.word()
+		shape, strides := make([]int64, nd), make([]int64, nd)
+		for k := range shape {
+			shape[k] = d.word()
 		}
-		for k := range td.Strides {
-			td.Strides[k] = d.word()
+		for k := range strides {
+			strides[k] = d.word()
 		}
 		if d.err != nil {
 			return a
 		}
-		l, err := td.Copy()
+		l, err := d.host.CopyTensor(ptr, extent, int32(code), shape, strides)
 		if err != nil {
 			d.fail("CPU tensor argument: %v", err)
 			return a
@@ -305,14 +306,14 @@ func b2u(b bool) byte {
 	return 0
 }
 
-// DecodeView reads one tagTensor item (a tensor's buffer and view) from
-// words, for reads and writes of a single tensor.
-func DecodeView(words []int64) (Handle, View, error) {
+// DecodeView reads one tagTensor item (a tensor's buffer handle and view)
+// from words, for reads and writes of a single tensor.
+func DecodeView(words []int64) (uint64, View, error) {
 	d := decoder{w: append([]int64(nil), words...)}
 	if t := d.word(); t != tagTensor {
 		return 0, View{}, fmt.Errorf("want a tensor item, have tag %d", t)
 	}
-	h := Handle(d.word())
+	h := uint64(d.word())
 	v := d.view()
 	if d.err == nil && d.pos != len(words) {
 		d.fail("%d words after the tensor item", len(words)-d.pos)

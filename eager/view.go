@@ -1,4 +1,4 @@
-package capi
+package eager
 
 import (
 	"fmt"
@@ -7,6 +7,10 @@ import (
 	"github.com/torchtpu/torchtpu/dtype"
 	"github.com/torchtpu/torchtpu/literal"
 )
+
+// MaxRank is the largest rank of a view: the C ABI's TT_MAX_RANK
+// (capi.MaxRank, which the C ABI checks is the same).
+const MaxRank = 16
 
 // A View is how a tensor of the eager device sees its storage, as PyTorch
 // describes it: element type, offset from the storage start, sizes and

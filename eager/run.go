@@ -1,4 +1,4 @@
-package capi
+package eager
 
 import (
 	"context"
@@ -124,7 +124,7 @@ func readExpect(w []int64) ([]outMeta, error) {
 	n := r.count("expected returns")
 	var out []outMeta
 	for k := 0; k < n && r.err == nil; k++ {
-		dt, err := DTypeOf(int32(r.word()))
+		dt, err := dtype.OfScalarType(int32(r.word()))
 		if err != nil {
 			return nil, err
 		}
@@ -187,8 +187,8 @@ func (w *writer) put(vs ...int64) {
 	w.n += len(vs)
 }
 
-func (w *writer) tensor(h Handle, m outMeta) {
-	code, err := ScalarTypeOf(m.dt)
+func (w *writer) tensor(h uint64, m outMeta) {
+	code, err := m.dt.ScalarType()
 	if err != nil && w.err == nil {
 		w.err = err
 	}
@@ -321,12 +321,12 @@ func (d *Device) launch(p *plan, args []earg, out []int64) (int, error) {
 			wr.put(retAlias, int64(rs.arg))
 		case retNew:
 			r.results[rs.res] = d.newResult(p.outs[rs.res])
-			wr.tensor(put(r.results[rs.res]), p.outs[rs.res])
+			wr.tensor(d.host.Handle(r.results[rs.res]), p.outs[rs.res])
 		case retList:
 			wr.put(retList, int64(rs.n))
 			for k := rs.res; k < rs.res+rs.n; k++ {
 				r.results[k] = d.newResult(p.outs[k])
-				wr.tensor(put(r.results[k]), p.outs[k])
+				wr.tensor(d.host.Handle(r.results[k]), p.outs[k])
 			}
 		}
 	}
@@ -487,7 +487,7 @@ func (d *Device) runHost(ctx context.Context, p *plan, args []earg, out []int64)
 		}
 		b := d.alloc(int64(len(v.Lit.Data)))
 		b.data = append([]byte(nil), v.Lit.Data...)
-		wr.tensor(put(b), outMeta{dt: v.Lit.DType, shape: v.Lit.Shape})
+		wr.tensor(d.host.Handle(b), outMeta{dt: v.Lit.DType, shape: v.Lit.Shape})
 	}
 	for j := range op.schema.Returns {
 		if j >= len(res) {

@@ -1,4 +1,4 @@
-package capi
+package eager
 
 import (
 	"context"
@@ -11,14 +11,14 @@ import (
 	"github.com/torchtpu/torchtpu/dtype"
 )
 
-// The eager device's mechanics through the ABI's Go side: buffers, views,
+// The eager device's mechanics, driven as the C ABI drives it: buffers, views,
 // the signature cache, writes through views, out= resizing, declines and
 // errors. Semantics against PyTorch are python/tests/test_device*.py.
 
 var f32 = mustDType(6)
 
 func mustDType(code int32) dtype.DType {
-	d, err := DTypeOf(code)
+	d, err := dtype.OfScalarType(code)
 	if err != nil {
 		panic(err)
 	}
@@ -27,7 +27,7 @@ func mustDType(code int32) dtype.DType {
 
 func testDevice(t *testing.T, mode string) *Device {
 	t.Helper()
-	d, err := newDevice(DeviceOptions{Mode: mode})
+	d, err := newDevice(Options{Mode: mode})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,7 +227,7 @@ func TestEagerBadInput(t *testing.T) {
 // whole and partial writes, strided and transposed reads, a value used
 // after an in-place update; the block compiles once for two rounds.
 func TestEagerFusedMatchesDebug(t *testing.T) {
-	run := func(mode string) ([]float32, DeviceStats) {
+	run := func(mode string) ([]float32, Stats) {
 		d := testDevice(t, mode)
 		x := upload(t, d, []float32{0, 1, 2, 3, 4, 5})
 		add := opID(t, d, "aten::add.Tensor")

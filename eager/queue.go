@@ -1,8 +1,10 @@
-package capi
+package eager
 
 import (
 	"context"
 	"fmt"
+	"runtime/debug"
+	"strings"
 	"sync"
 	"time"
 )
@@ -198,4 +200,32 @@ func (q *queue) forget(seq uint64) {
 	q.mu.Lock()
 	delete(q.stamps, seq)
 	q.mu.Unlock()
+}
+
+// panicSite returns " at FILE:LINE" of the frame that panicked, read from
+// the stack while the panic unwinds (the first frame below panic(…)
+// outside Go's runtime), or "".
+func panicSite() string {
+	lines := strings.Split(string(debug.Stack()), "\n")
+	// goroutine N [running]:, then pairs of (function, \tFILE:LINE +0xPC)
+	below := false
+	for i := 1; i+1 < len(lines); i += 2 {
+		fn := lines[i]
+		if !below {
+			below = strings.HasPrefix(fn, "panic(")
+			continue
+		}
+		if strings.HasPrefix(fn, "runtime.") || strings.HasPrefix(fn, "runtime/") {
+			continue
+		}
+		loc := strings.TrimSpace(lines[i+1])
+		if j := strings.LastIndex(loc, " +0x"); j > 0 {
+			loc = loc[:j]
+		}
+		if k := strings.Index(loc, "torchtpu/"); k >= 0 {
+			loc = loc[k:]
+		}
+		return " at " + loc
+	}
+	return ""
 }

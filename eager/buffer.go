@@ -1,4 +1,4 @@
-package capi
+package eager
 
 import (
 	"context"
@@ -25,7 +25,10 @@ type Buffer struct {
 	freed  bool   // dispatcher side
 }
 
-func (b *Buffer) release() {
+// Release frees the buffer on behalf of its handle (the caller's table
+// calls it when the handle is freed): its bytes stop counting at once and
+// go when the last queued task using them is done.
+func (b *Buffer) Release() {
 	if b.dev != nil {
 		b.dev.released(b)
 	}
@@ -42,14 +45,14 @@ func (b *Buffer) bytes(nbytes int64) []byte {
 }
 
 // NewBuffer allocates a buffer of nbytes on the device and returns its
-// handle.
-func (d *Device) NewBuffer(nbytes int64) (Handle, error) {
+// handle (from the device's Host).
+func (d *Device) NewBuffer(nbytes int64) (uint64, error) {
 	if nbytes < 0 {
 		return 0, fmt.Errorf("negative buffer size %d", nbytes)
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return put(d.alloc(nbytes)), nil
+	return d.host.Handle(d.alloc(nbytes)), nil
 }
 
 // alloc makes a buffer and counts its bytes. d.mu is held.
@@ -75,18 +78,13 @@ func (d *Device) released(b *Buffer) {
 	// The bytes go when the last queued task using the buffer is done.
 }
 
-// buffer returns the live buffer of handle h.
-func buffer(h Handle) (*Buffer, error) {
-	return get[*Buffer](h, "buffer")
-}
-
 // ResizeBuffer grows or shrinks buffer h to nbytes, keeping the bytes the
 // two sizes share (PyTorch's resize_ of a storage).
-func (d *Device) ResizeBuffer(h Handle, nbytes int64) error {
+func (d *Device) ResizeBuffer(h uint64, nbytes int64) error {
 	if nbytes < 0 {
 		return fmt.Errorf("negative buffer size %d", nbytes)
 	}
-	b, err := buffer(h)
+	b, err := d.host.Buffer(h)
 	if err != nil {
 		return err
 	}
@@ -111,8 +109,8 @@ func (d *Device) ResizeBuffer(h Handle, nbytes int64) error {
 // Write copies n bytes at src (contiguous elements of v's dtype, row-major)
 // into view v of buffer h. The bytes are copied before Write returns; the
 // store into the buffer is queued.
-func (d *Device) Write(h Handle, v View, src unsafe.Pointer, n int64) error {
-	b, err := buffer(h)
+func (d *Device) Write(h uint64, v View, src unsafe.Pointer, n int64) error {
+	b, err := d.host.Buffer(h)
 	if err != nil {
 		return err
 	}
@@ -148,8 +146,8 @@ func (d *Device) Write(h Handle, v View, src unsafe.Pointer, n int64) error {
 // Read copies view v of buffer h into dst (n bytes, contiguous row-major
 // elements of v's dtype), after the queued work before it is done. An
 // error of that work is returned here (the read is a synchronisation).
-func (d *Device) Read(ctx context.Context, h Handle, v View, dst unsafe.Pointer, n int64) error {
-	b, err := buffer(h)
+func (d *Device) Read(ctx context.Context, h uint64, v View, dst unsafe.Pointer, n int64) error {
+	b, err := d.host.Buffer(h)
 	if err != nil {
 		return err
 	}
