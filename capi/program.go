@@ -320,6 +320,49 @@ func Run(ctx context.Context, h Handle, inputs []TensorDesc) (Handle, error) {
 	return put(&Result{outs: outs}), nil
 }
 
+// RunInto runs program h on inputs and writes its outputs into the caller's
+// memory outs describe (one descriptor per output, in the layout each
+// gives; a negative DType skips that output), with no result handle and
+// no copy out of the engine but the one into outs. An output whose dtype
+// or shape differs from its descriptor is an error naming it.
+func RunInto(ctx context.Context, h Handle, inputs, outs []TensorDesc) error {
+	p, err := get[*Program](h, "program")
+	if err != nil {
+		return err
+	}
+	ins := make([]*literal.Literal, len(inputs))
+	for i := range inputs {
+		l, err := inputs[i].Literal()
+		if err != nil {
+			return fmt.Errorf("input %d: %w", i, err)
+		}
+		ins[i] = l
+	}
+	mark := heapMark()
+	p.mu.Lock()
+	res, _, err := p.prog.Run(ctx, ins)
+	p.mu.Unlock()
+	defer tuneHeap(mark)
+	if err != nil {
+		return err
+	}
+	if len(res) != len(outs) {
+		return fmt.Errorf("the program has %d outputs, %d destinations given", len(res), len(outs))
+	}
+	for i := range outs {
+		if outs[i].DType < 0 {
+			continue
+		}
+		if res[i] == nil {
+			return fmt.Errorf("output %d: the program returns None, a tensor destination was given", i)
+		}
+		if err := outs[i].Store(res[i]); err != nil {
+			return fmt.Errorf("output %d: %w", i, err)
+		}
+	}
+	return nil
+}
+
 // aliases reports whether o's bytes overlap any input's.
 func aliases(o *literal.Literal, ins []*literal.Literal) bool {
 	if len(o.Data) == 0 {

@@ -162,6 +162,19 @@ char* tt_stats(char** errOut);
 // handle, or 0 and *err.
 uint64_t tt_program_run(uint64_t prog, int32_t n, tt_tensor* inputs, char** errOut);
 
+// tt_program_run_into runs a program on n_in input tensors and writes its
+// n_out outputs into caller memory, with no result handle: the engine's
+// fast path for callers that know the outputs' shapes (a compiled graph
+// with static shapes). inputs and outputs give dtype, rank, shape and
+// strides; when in_data (out_data) is not NULL the data pointers and byte
+// extents come from in_data/in_extents (out_data/out_extents) instead of
+// the descriptors, so a caller can keep the descriptors between calls and
+// change only these arrays. Each output is written in its descriptor's
+// layout; a descriptor with a negative dtype skips its output. An output
+// whose dtype or shape differs from its descriptor is an error. Returns 0,
+// or -1 and *err.
+int32_t tt_program_run_into(uint64_t prog, int32_t n_in, tt_tensor* inputs, void** in_data, int64_t* in_extents, int32_t n_out, tt_tensor* outputs, void** out_data, int64_t* out_extents, char** errOut);
+
 // tt_result_count returns the number of outputs of a result, or -1 and
 // *err.
 int32_t tt_result_count(uint64_t res, char** errOut);
