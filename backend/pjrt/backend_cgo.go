@@ -15,6 +15,7 @@ import (
 	gopjrt "github.com/gomlx/gopjrt/pjrt"
 
 	"github.com/torchtpu/torchtpu/backend"
+	"github.com/torchtpu/torchtpu/backend/pjrt/legalize"
 	"github.com/torchtpu/torchtpu/dtype"
 	"github.com/torchtpu/torchtpu/literal"
 	"github.com/torchtpu/torchtpu/stablehlo"
@@ -183,6 +184,36 @@ func (b *Backend) Compile(ctx context.Context, m *stablehlo.Module, opts backend
 	f := m.Func(entry)
 	if f == nil {
 		return nil, fmt.Errorf("pjrt %s: the module has no @%s function", b.Name(), entry)
+	}
+	if legalize.IsDynamic(m) { // specialised per call (poly.go)
+		return newPoly(ctx, b.Name(), m, func(ctx context.Context, s *legalize.State) (backend.Executable, error) {
+			s.Target = legalize.TargetFor(b.kind)
+			if err := legalize.Run(s, legalize.OptionsFromEnv()); err != nil {
+				return nil, fmt.Errorf("pjrt %s: %w", b.Name(), err)
+			}
+			return b.compileStatic(ctx, s.Module, replicas, partitions)
+		})
+	}
+	s := &legalize.State{Ctx: ctx, Module: m, Target: legalize.TargetFor(b.kind)}
+	if legalize.Needed(s) {
+		c, err := legalize.Clone(m)
+		if err != nil {
+			return nil, fmt.Errorf("pjrt %s: %w", b.Name(), err)
+		}
+		s.Module = c
+		if err := legalize.Run(s, legalize.OptionsFromEnv()); err != nil {
+			return nil, fmt.Errorf("pjrt %s: %w", b.Name(), err)
+		}
+	}
+	return b.compileStatic(ctx, s.Module, replicas, partitions)
+}
+
+// compileStatic prints a legalized module and compiles it with the
+// plugin.
+func (b *Backend) compileStatic(ctx context.Context, m *stablehlo.Module, replicas, partitions int) (backend.Executable, error) {
+	f := m.Func("main")
+	if f == nil {
+		return nil, fmt.Errorf("pjrt %s: the module has no @main function", b.Name())
 	}
 	var sb strings.Builder
 	if err := stablehlo.Print(&sb, m); err != nil {
