@@ -314,6 +314,9 @@ func catRule(a *padAnalysis, n *fx.Node, ins []string) error {
 		l, tracked := a.layouts[name]
 		if !tracked {
 			pm := a.g.Tensor(name)
+			if pm != nil && pm.Rank() == 1 && pm.Shape[0].IsStatic() && pm.Shape[0].Static == 0 {
+				continue // an empty 1-D piece: cat skips it
+			}
 			if pm == nil || pm.Rank() != m.Rank() {
 				return fmt.Errorf("piece %s of another rank", name)
 			}
