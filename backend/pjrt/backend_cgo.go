@@ -186,7 +186,7 @@ func (b *Backend) Compile(ctx context.Context, m *stablehlo.Module, opts backend
 		return nil, fmt.Errorf("pjrt %s: the module has no @%s function", b.Name(), entry)
 	}
 	if legalize.IsDynamic(m) { // specialised per call (poly.go)
-		return newPoly(ctx, b.Name(), m, func(ctx context.Context, s *legalize.State) (backend.Executable, error) {
+		return newPoly(ctx, b.Name(), m, opts.Buckets, func(ctx context.Context, s *legalize.State) (backend.Executable, error) {
 			s.Target = legalize.TargetFor(b.kind)
 			if err := legalize.Run(s, legalize.OptionsFromEnv()); err != nil {
 				return nil, fmt.Errorf("pjrt %s: %w", b.Name(), err)
