@@ -20,6 +20,9 @@ const maxInlinedOps = 1 << 20
 func runInline(s *State) error {
 	m := s.Module
 	main := m.Func("main")
+	if main == nil || main.Body == nil {
+		return fmt.Errorf("the module has no @main")
+	}
 	for round := 0; ; round++ {
 		if !regionHasCalls(main.Body) {
 			break

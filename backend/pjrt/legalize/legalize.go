@@ -122,8 +122,11 @@ func has(list []string, name string) bool {
 // Run runs the pipeline on s.Module for s.Target. The module is rewritten
 // in place; on error it is left half rewritten and must be dropped.
 func Run(s *State, opts Options) error {
-	if s.Module == nil || s.Module.Func("main") == nil {
-		return fmt.Errorf("legalize: the module has no @main")
+	if s.Module == nil {
+		return fmt.Errorf("legalize: nil module")
+	}
+	if s.Module.Func("main") == nil && IsDynamic(s.Module) {
+		return fmt.Errorf("legalize: the polymorphic module has no @main")
 	}
 	if s.Target == nil {
 		s.Target = TargetFor("")

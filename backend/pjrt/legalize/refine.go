@@ -118,6 +118,9 @@ func ShapeArgs(m *stablehlo.Module) ([]int, error) {
 
 func runRefine(s *State) error {
 	main := s.Module.Func("main")
+	if main == nil {
+		return fmt.Errorf("the module has no @main")
+	}
 	blk := main.Body.Entry()
 	if blk == nil {
 		return fmt.Errorf("@main has no body")
