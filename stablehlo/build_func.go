@@ -62,3 +62,9 @@ func (fb *FuncBuilder) Ops() []*Op {
 	fb.block.Ops = nil
 	return ops
 }
+
+// Append adds ops built elsewhere (a pass's copies of a region's ops) to
+// the builder's block, in order.
+func (fb *FuncBuilder) Append(ops ...*Op) {
+	fb.block.Ops = append(fb.block.Ops, ops...)
+}

@@ -40,6 +40,8 @@ type Pass struct {
 // other passes want static shapes), then the op rewrites, then the type
 // rewrites (which see only plain StableHLO), then cleanup.
 var Passes = []Pass{
+	{Name: "prune", Doc: "drop the functions @main does not reach (the plugin compiles @main)",
+		Needed: needPrune, Run: runPrune},
 	{Name: "inline", Doc: "inline every func.call into @main (refinement specialises one function)",
 		Needed: func(s *State) bool { return s.Dynamic() }, Run: runInline},
 	{Name: "refine", Doc: "specialise ? dims to the call's shapes, folding the shape computations; dynamic ops become static",

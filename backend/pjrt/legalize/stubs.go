@@ -1,7 +1,5 @@
 package legalize
 
-func needChlo(s *State) bool  { return false }
-func runChlo(s *State) error  { return nil }
 func needTypes(s *State) bool { return false }
 func runTypes(s *State) error { return nil }
 func needFixes(s *State) bool { return false }
