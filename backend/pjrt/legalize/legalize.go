@@ -69,6 +69,9 @@ type State struct {
 	Args []Arg
 	// Ran lists the passes that ran, in order.
 	Ran []string
+	// Edges, set by the types pass, says which arguments and results of
+	// @main the caller converts (nil: none).
+	Edges *Edges
 	// changed is set by a pass that may have left dead ops.
 	changed bool
 }
