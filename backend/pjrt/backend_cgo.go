@@ -448,7 +448,11 @@ func (e *executable) Serialize() ([]byte, error) {
 			donate[i] = '1'
 		}
 	}
-	head := fmt.Sprintf("%s%d %d %s %s\n", serialMagic, e.nargs, e.nout, "d"+string(donate), formatEdges(e.edges))
+	head := fmt.Sprintf("%s%d %d %s", serialMagic, e.nargs, e.nout, "d"+string(donate))
+	if e.edges != nil { // the types legalize carries differently (edges.go)
+		head += " " + formatEdges(e.edges)
+	}
+	head += "\n"
 	return append([]byte(head), blob...), nil
 }
 
