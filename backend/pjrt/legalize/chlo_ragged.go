@@ -125,7 +125,7 @@ func rewriteRaggedDot(op *stablehlo.Op) ([]*stablehlo.Op, []*stablehlo.Value, er
 	if pos < 0 || gpos < 0 {
 		return nil, nil, fmt.Errorf("chlo.ragged_dot: ragged dim %d or group dim %d is not free", rd, gd)
 	}
-	ft := stablehlo.AsTensor(full.Type)
+	ft := typeOf(full)
 	if ft == nil {
 		return nil, nil, fmt.Errorf("chlo.ragged_dot: %w", fb.Err())
 	}

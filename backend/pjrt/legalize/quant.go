@@ -276,6 +276,9 @@ func (q *quantizer) viaFloat(op *stablehlo.Op) ([]*stablehlo.Op, []*stablehlo.Va
 	} else {
 		outs = fb.OpTyped(op.Name, in, types, op.Attrs, op.Regions...)
 	}
+	if err := fb.Err(); err != nil {
+		return nil, nil, err
+	}
 	res := make([]*stablehlo.Value, len(op.Results))
 	for i, r := range op.Results {
 		res[i] = outs[i]

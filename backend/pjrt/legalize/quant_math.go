@@ -51,10 +51,19 @@ func zeroPoints(q *stablehlo.Quant) []float64 {
 }
 
 func shapeOf(v *stablehlo.Value) []int64 {
-	if t := stablehlo.AsTensor(v.Type); t != nil {
+	if t := typeOf(v); t != nil {
 		return t.Shape
 	}
 	return nil
+}
+
+// typeOf is v's tensor type; nil for a nil value (what a builder returns
+// after an error, which it reports) or another type.
+func typeOf(v *stablehlo.Value) *stablehlo.TensorType {
+	if v == nil {
+		return nil
+	}
+	return stablehlo.AsTensor(v.Type)
 }
 
 // computeType is the float type quantization arithmetic runs in.
@@ -83,12 +92,12 @@ func quant(fb *stablehlo.FuncBuilder, x *stablehlo.Value, q *stablehlo.Quant) *s
 	shape := shapeOf(x)
 	ct := dtype.F32
 	if q.Expressed == dtype.F64 {
-		if t := stablehlo.AsTensor(x.Type); t != nil && t.DType() == dtype.F64 {
+		if t := typeOf(x); t != nil && t.DType() == dtype.F64 {
 			ct = dtype.F64
 		}
 	}
 	xf := x
-	if t := stablehlo.AsTensor(x.Type); t == nil || t.DType() != ct {
+	if t := typeOf(x); t == nil || t.DType() != ct {
 		xf = fb.Convert(x, ct)
 	}
 	y := fb.Div(xf, paramConst(fb, ct, shape, q.Axis, scales(q, ct)))
@@ -148,7 +157,11 @@ func satConvert(fb *stablehlo.FuncBuilder, y *stablehlo.Value, d dtype.DType) *s
 	if d.Bits() >= 32 {
 		shape := shapeOf(y)
 		lo, hi := intLimits(d)
-		ft := stablehlo.AsTensor(y.Type).DType()
+		yt := typeOf(y)
+		if yt == nil {
+			return fb.Convert(y, d) // the builder already holds the error
+		}
+		ft := yt.DType()
 		loV := fb.BroadcastInDim(fb.Full(ft, nil, lo), shape, nil)
 		hiV := fb.BroadcastInDim(fb.Full(ft, nil, hi), shape, nil)
 		y = fb.Clamp(loV, y, hiV)
