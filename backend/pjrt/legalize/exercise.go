@@ -107,4 +107,3 @@ func Exercise(ctx context.Context, m *stablehlo.Module, target *Target, n int64)
 	}
 	return check("padded", mB)
 }
-
