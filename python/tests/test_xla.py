@@ -94,6 +94,8 @@ def test_dynamic_batch_buckets_on_xla_cpu(buckets, limit):
     assert r["on_eager"] == 0 and len(r["entries"]) == 1, str(r)
     n = _specialisations(r["entries"][0])
     assert n == limit, str(r["entries"][0])
+    bucketing = r["entries"][0]["engine"]["bucketing"]  # absent when exact sizes were asked for
+    assert bool(bucketing and bucketing["enabled"]) == (buckets != "exact"), str(bucketing)
 
 
 @pytest.mark.parametrize("use_cache", [False, True])
