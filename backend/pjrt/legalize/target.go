@@ -37,8 +37,6 @@ type Target struct {
 var xlaOps = map[string]string{
 	"chlo.mulhi":              "not registered by XLA's StableHLO import",
 	"chlo.scan":               "not registered by XLA's StableHLO import",
-	"chlo.ragged_dot":         "XLA:CPU: HLO opcode ragged-dot is not supported by its ThunkEmitter",
-	"stablehlo.dynamic_conv":  "can't be translated to XLA HLO",
 	"stablehlo.sign/unsigned": "XLA's verifier refuses sign of unsigned integers",
 	"stablehlo.cbrt/complex":  "XLA's verifier wants a floating element type for cbrt",
 }
