@@ -105,6 +105,17 @@ func reduceRule(fill string) padRule {
 			return fmt.Errorf("padded operand other than self")
 		}
 		dims, keep := reduceDimsOf(n, len(l))
+		if o := op(n); o == "aten::argmax" || o == "aten::argmin" {
+			if v, ok := n.Input("dim"); !ok || v.Kind != fx.ArgInt {
+				// The index into the flattened tensor: the same in the
+				// padded one only when padding is in the leading dim.
+				for d, dl := range l {
+					if d > 0 && dl.padded() {
+						return fmt.Errorf("flattened argmax/argmin with a padded dim other than the first")
+					}
+				}
+			}
+		}
 		reduced := map[int]bool{}
 		var spec maskSpec
 		for _, d := range dims {

@@ -45,7 +45,7 @@ func init() {
 		"aten::pow.Tensor_Tensor", "aten::pow.Scalar", "aten::log", "aten::log1p", "aten::expm1", "aten::sin", "aten::cos",
 		"aten::reciprocal", "aten::sign", "aten::floor", "aten::ceil", "aten::round", "aten::trunc", "aten::clamp",
 		"aten::clamp.Tensor", "aten::clamp_min", "aten::clamp_max", "aten::leaky_relu", "aten::hardtanh", "aten::elu",
-		"aten::softplus", "aten::hardswish", "aten::hardsigmoid", "aten::mish", "aten::log_sigmoid_forward",
+		"aten::softplus", "aten::hardswish", "aten::hardsigmoid", "aten::mish",
 		"aten::where.ScalarOther", "aten::where.ScalarSelf", "aten::where.Scalar", "aten::masked_fill.Scalar",
 		"aten::masked_fill.Tensor", "aten::rsub.Scalar", "aten::rsub.Tensor", "aten::remainder.Scalar",
 		"aten::remainder.Tensor", "aten::fmod.Scalar", "aten::fmod.Tensor", "aten::div.Tensor_mode", "aten::div.Scalar_mode",
@@ -53,7 +53,7 @@ func init() {
 		"aten::addcdiv", "aten::true_divide.Tensor", "aten::atan2", "aten::erfinv", "aten::exp2", "aten::log2", "aten::log10",
 		"aten::sinh", "aten::cosh", "aten::asinh", "aten::acosh", "aten::atanh", "aten::asin", "aten::acos", "aten::atan",
 		"aten::tan", "aten::sgn", "aten::square", "aten::gelu_backward", "aten::threshold", "aten::threshold_backward",
-		"aten::relu6", "aten::glu", "aten::lift_fresh_copy", "prims::convert_element_type", "aten::fill.Scalar",
+		"aten::relu6", "aten::lift_fresh_copy", "prims::convert_element_type", "aten::fill.Scalar",
 	} {
 		padPointwise[op] = true
 	}
