@@ -47,6 +47,17 @@ func (a *padAnalysis) reshape(n *fx.Node, in string) error {
 			res[i] = append(dl, atom{n: d.Static})
 			continue
 		}
+		if sp, k := symPlusParts(d.Expr); sp != "" { // s+k: one whole atom s+k
+			for len(atoms) > 0 && atoms[0].s == "" && atoms[0].n == 1 {
+				atoms = atoms[1:]
+			}
+			if len(atoms) == 0 || atoms[0] != (atom{s: sp, off: k}) {
+				return fmt.Errorf("dim %d (%s) does not match the input's dims", i, d)
+			}
+			res[i] = dimLayout{atoms[0]}
+			atoms = atoms[1:]
+			continue
+		}
 		coef, syms, ok := monomial(d.Expr)
 		if !ok {
 			return fmt.Errorf("dim %d is %s, not a product of a constant and symbols", i, d)
@@ -67,6 +78,9 @@ func (a *padAnalysis) reshape(n *fx.Node, in string) error {
 			at := atoms[0]
 			atoms = atoms[1:]
 			if at.s != "" {
+				if at.off != 0 {
+					return fmt.Errorf("dim %d (%s) merges a concatenated padded dim", i, d)
+				}
 				if !want[at.s] {
 					return fmt.Errorf("dim %d (%s) would hold padded %s", i, d, at.s)
 				}
@@ -150,7 +164,7 @@ func (a *padAnalysis) sdpa(n *fx.Node) error {
 				return fmt.Errorf("padded batch or head dim")
 			}
 		}
-		if d := l[len(l)-2]; d.padded() && d.lone() == "" {
+		if d := l[len(l)-2]; d.padded() && (d.lone() == "" || d.off() != 0) {
 			return fmt.Errorf("sequence dim mixes a padded dim with others")
 		}
 	}
