@@ -235,8 +235,8 @@ func (p *Program) lowerBucketed(ctx context.Context, bp *bucketPlan, padded, arg
 	}
 	r.inputs = args // the lengths trace back to inputs in the plan
 	return p.lowerAndRun(ctx, r, sig, func(i int, n *fx.Node) error {
-		if s, ok := bp.a.masks[n.Name]; ok {
-			return r.maskedAttention(n, lens[s])
+		if km, ok := bp.a.masks[n.Name]; ok {
+			return r.maskedAttention(n, km, lens)
 		}
 		if spec, ok := bp.a.fills[n.Name]; ok {
 			return r.maskedNode(i, n, spec, lens)

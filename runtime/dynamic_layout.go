@@ -29,6 +29,15 @@ type atom struct {
 	off int64
 }
 
+// keyMask is an attention node's padded key dim: the symbol, and the
+// constant its valid length adds (s+off keys, all valid); and the value
+// dim's (the same length at run time, another symbol to dynamo when a
+// cache concatenates keys and values apart).
+type keyMask struct {
+	sym, vsym string
+	off, voff int64
+}
+
 // off returns the constant of a lone padded dim (s+off).
 func (d dimLayout) off() int64 {
 	if len(d) == 1 {
@@ -85,7 +94,7 @@ type padAnalysis struct {
 	padded   map[string]bool
 	layouts  map[string]layout    // tensors with at least one padded dim
 	symVals  map[string]bool      // sym ints that depend on a padded symbol
-	masks    map[string]string    // sdpa node → symbol of its padded key dim
+	masks    map[string]keyMask   // attention node → its padded key dim
 	fills    map[string]maskSpec  // nodes reading across a padded dim → what to mask (dynamic_rules_mask.go)
 	iotas    map[string]iotaVal   // integer tensors holding their position along a padded dim (dynamic_rules_index.go)
 	tails    map[string]tailSlice // slices from the end of a padded dim (dynamic_rules_more.go)
@@ -94,7 +103,7 @@ type padAnalysis struct {
 
 // analyzePadding checks the whole graph; the error is the reason why not.
 func analyzePadding(g *fx.Graph, padded map[string]bool) (*padAnalysis, error) {
-	a := &padAnalysis{g: g, padded: padded, layouts: map[string]layout{}, symVals: map[string]bool{}, masks: map[string]string{},
+	a := &padAnalysis{g: g, padded: padded, layouts: map[string]layout{}, symVals: map[string]bool{}, masks: map[string]keyMask{},
 		fills: map[string]maskSpec{}, iotas: map[string]iotaVal{}, tails: map[string]tailSlice{}, catTails: map[string]catTail{}}
 	for _, s := range g.Signature.Outputs {
 		if s.Kind != fx.OutputUser && s.Kind != fx.OutputLoss {

@@ -11,11 +11,12 @@ import (
 	"github.com/torchtpu/torchtpu/stablehlo"
 )
 
-// maskedAttention lowers scaled_dot_product_attention with the key
+// maskedAttention lowers scaled_dot_product_attention (or the fused CPU
+// op) with the key
 // positions at or past the actual length masked out, and the padded key
 // and value rows zeroed (so that nothing computed there, not even a NaN,
 // reaches a valid position).
-func (r *run) maskedAttention(n *fx.Node, length *literal.Literal) error {
+func (r *run) maskedAttention(n *fx.Node, km keyMask, lens map[string]*literal.Literal) error {
 	e, ok := aten.Lookup(n.Target)
 	if !ok {
 		return fmt.Errorf("op %s is not supported", n.Target)
@@ -26,23 +27,49 @@ func (r *run) maskedAttention(n *fx.Node, length *literal.Literal) error {
 	}
 	c := r.seg.ctx
 	c.Loc = stablehlo.Loc{File: n.Name}
-	lenV := r.seg.param(length)
-	keep := func(v *stablehlo.Value, dim int) *stablehlo.Value {
-		shape := c.Shape(v)
-		return c.Compare("LT", c.Iota(dtype.I64, shape, dim), c.BroadcastInDim(lenV, shape, nil))
+	length := func(sym string, off int64) *stablehlo.Value {
+		l := r.seg.param(lens[sym])
+		if off != 0 { // s+off keys: static pieces concatenated with the padded one
+			l = c.Binary("add", l, c.SplatInt(dtype.I64, nil, off))
+		}
+		return l
 	}
-	for _, name := range []string{"key", "value"} {
-		i := args.Schema.Param(name)
+	lenV := length(km.sym, km.off)
+	keep := func(v, n *stablehlo.Value, dim int) *stablehlo.Value {
+		shape := c.Shape(v)
+		return c.Compare("LT", c.Iota(dtype.I64, shape, dim), c.BroadcastInDim(n, shape, nil))
+	}
+	for _, p := range []struct {
+		name string
+		n    *stablehlo.Value
+	}{{"key", lenV}, {"value", length(km.vsym, km.voff)}} {
+		i := args.Schema.Param(p.name)
 		v := args.Values[i].T
 		if v == nil {
-			return fmt.Errorf("%s is not a tensor", name)
+			return fmt.Errorf("%s is not a tensor", p.name)
 		}
-		args.Values[i] = aten.TensorValue(c.Select(keep(v, c.Rank(v)-2), v, c.Like(v, 0)))
+		args.Values[i] = aten.TensorValue(c.Select(keep(v, p.n, c.Rank(v)-2), v, c.Like(v, 0)))
 	}
 	k := args.Values[args.Schema.Param("key")].T
 	S := c.Shape(k)[c.Rank(k)-2]
 	mask := c.Compare("LT", c.Iota(dtype.I64, []int64{S}, 0), c.BroadcastInDim(lenV, []int64{S}, nil))
-	args.Values[args.Schema.Param("attn_mask")] = aten.TensorValue(mask)
+	mi := args.Schema.Param("attn_mask")
+	if user := args.Values[mi].T; user != nil {
+		// the caller's mask where the key is real, masked out past it
+		ms := append([]int64(nil), c.Shape(user)...)
+		if len(ms) == 0 {
+			ms = []int64{S}
+		}
+		ms[len(ms)-1] = S
+		user = c.BroadcastTo(user, ms)
+		keyOK := c.BroadcastInDim(mask, ms, []int64{int64(len(ms) - 1)})
+		if c.DType(user) == dtype.Bool {
+			mask = c.Binary("and", user, keyOK)
+		} else {
+			mask = c.Select(keyOK, user, c.Like(user, math.Inf(-1)))
+		}
+	}
+	args.Values[mi] = aten.TensorValue(mask)
 	res, err := e.Call(c, args)
 	if err != nil {
 		return err

@@ -133,7 +133,7 @@ func (a *padAnalysis) node(n *fx.Node) error {
 		}
 		a.set(out, l)
 		return nil
-	case o == "aten::scaled_dot_product_attention":
+	case o == "aten::scaled_dot_product_attention", o == "aten::_scaled_dot_product_flash_attention_for_cpu":
 		return a.sdpa(n)
 	}
 	if rule, ok := padRules[o]; ok {
