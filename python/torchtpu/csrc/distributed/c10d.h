@@ -85,6 +85,7 @@ class Work final : public c10d::Work {
   c10::intrusive_ptr<c10::ivalue::Future> future_;
   mutable std::mutex mu_;
   std::condition_variable cv_;
+  bool claimed_ = false;  // complete() or fail() has begun
   bool done_ = false;
   std::exception_ptr error_;
   c10::intrusive_ptr<c10d::Work> host_;  // deferred host work (p2p)

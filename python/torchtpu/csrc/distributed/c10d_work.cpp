@@ -93,31 +93,41 @@ Work::Work(std::string what, int rank, c10d::OpType type, std::vector<at::Tensor
 
 Work::~Work() = default;
 
+// The future completes (running the callbacks chained on it, DDP's among
+// them) before wait() returns.
 void Work::complete() {
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (done_) return;
+    if (claimed_) return;
+    claimed_ = true;
+  }
+  future_->markCompleted(c10::IValue(results_));
+  {
+    std::lock_guard<std::mutex> lock(mu_);
     done_ = true;
   }
   cv_.notify_all();
-  future_->markCompleted(c10::IValue(results_));
 }
 
 void Work::fail(const std::string& cause) {
   std::exception_ptr e;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (done_) return;
-    done_ = true;
-    try {
-      C10_THROW_ERROR(DistBackendError, explain_(cause));
-    } catch (...) {
-      e = std::current_exception();
-    }
+    if (claimed_) return;
+    claimed_ = true;
+  }
+  try {
+    C10_THROW_ERROR(DistBackendError, explain_(cause));
+  } catch (...) {
+    e = std::current_exception();
+  }
+  future_->setError(e);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
     error_ = e;
+    done_ = true;
   }
   cv_.notify_all();
-  future_->setError(e);
 }
 
 void Work::defer(c10::intrusive_ptr<c10d::Work> host, std::function<void()> finish) {
