@@ -224,7 +224,7 @@ def check_collectives() -> dict[str, Any]:
         dist.all_gather_object(got, {"rank": r})
         assert got == [{"rank": q} for q in range(n)], got
     case("all_gather_object", objects)
-    return {"cases": results}
+    return {"cases": results, "passed": sum(v == "ok" for v in results.values()), "total": len(results)}
 
 
 # ---- training ---------------------------------------------------------------------------
@@ -374,7 +374,168 @@ def check_training() -> dict[str, Any]:
     if "compiled_ddp" in out:
         rep = torchtpu.report()
         out["compiled_ddp"]["graphs"] = {"total": rep["graphs"], "on_torchtpu": rep["on_torchtpu"]}
-    return {"runs": out}
+    return out
+
+
+# ---- DDP checks ---------------------------------------------------------------------------
+
+
+def check_ddp() -> dict[str, Any]:
+    """DDP's features on tpu, checked the way PyTorch's DDP tests
+    (torch/testing/_internal/distributed/distributed_test.py) check them:
+    training against the same model trained on the whole batch in one
+    process, or the ranks' parameters and buffers against each other."""
+    from torch.distributed.algorithms.ddp_comm_hooks import default_hooks
+    from torch.nn.parallel import DistributedDataParallel as DDP
+
+    n = world()
+    batches = data(n)
+    want_losses, want_weights = reference(batches)
+    results: dict[str, str] = {}
+
+    def case(name: str, fn: Callable[[], None]) -> None:
+        try:
+            fn()
+            results[name] = "ok"
+        except Exception as e:
+            results[name] = f"{type(e).__name__}: {e}"[:800]
+
+    def train(model: nn.Module, step: Callable[[nn.Module, torch.Tensor, torch.Tensor], torch.Tensor] | None = None,
+              tol: float = 1e-4, **ddp: Any) -> DDP:
+        m = DDP(model.to(DEV), **ddp)
+        opt = optimizer(m.parameters())
+        losses = []
+        for x, y in batches:
+            opt.zero_grad()
+            xs, ys = _mine(x).to(DEV), _mine(y).to(DEV)
+            loss = step(m, xs, ys) if step else F.mse_loss(m(xs), ys)
+            if not step:
+                loss.backward()
+            opt.step()
+            losses.append(_global_loss(loss))
+        torch.testing.assert_close(torch.tensor(losses), torch.tensor(want_losses), rtol=tol / 10, atol=tol / 10)
+        got = _full(m.module.state_dict())
+        for k, v in want_weights.items():
+            torch.testing.assert_close(got[k], v, rtol=tol, atol=tol)
+        return m
+
+    def same_on_every_rank(t: torch.Tensor) -> None:
+        everyone = [torch.empty_like(t) for _ in range(n)]
+        dist.all_gather(everyone, t.detach().contiguous())
+        for q, e in enumerate(everyone):
+            torch.testing.assert_close(e.cpu(), t.detach().cpu(), rtol=0, atol=0, msg=lambda m: f"rank {q}: {m}")
+
+    case("DistributedDataParallel", lambda: train(new_model()))
+    case("gradient_as_bucket_view", lambda: train(new_model(), gradient_as_bucket_view=True))
+    case("static_graph", lambda: train(new_model(), static_graph=True))
+    case("small_buckets", lambda: train(new_model(), bucket_cap_mb=0.0001))  # a bucket per parameter
+    case("broadcast_buffers_off", lambda: train(new_model(), broadcast_buffers=False))
+
+    class WithUnused(MLP):
+        def __init__(self) -> None:
+            super().__init__()
+            self.unused = nn.Linear(8, 8)
+
+    def find_unused() -> None:
+        torch.manual_seed(0)
+        m = WithUnused()
+        torch.manual_seed(0)
+        m.load_state_dict({**new_model().state_dict(), **{f"unused.{k}": v for k, v in m.unused.state_dict().items()}})
+        before = m.unused.weight.detach().clone()
+        d = train(m, find_unused_parameters=True)
+        torch.testing.assert_close(d.module.unused.weight.cpu(), before, rtol=0, atol=0)
+    case("find_unused_parameters", find_unused)
+
+    def hook(h: Any, tol: float) -> Callable[[], None]:
+        def run() -> None:
+            m = DDP(new_model().to(DEV))
+            m.register_comm_hook(dist.group.WORLD, h)
+            opt = optimizer(m.parameters())
+            for x, y in batches:
+                opt.zero_grad()
+                F.mse_loss(m(_mine(x).to(DEV)), _mine(y).to(DEV)).backward()
+                opt.step()
+            got = _full(m.module.state_dict())
+            for k, v in want_weights.items():
+                torch.testing.assert_close(got[k], v, rtol=tol, atol=tol)
+        return run
+
+    case("comm_hook.allreduce_hook", hook(default_hooks.allreduce_hook, 1e-4))
+    case("comm_hook.fp16_compress_hook", hook(default_hooks.fp16_compress_hook, 5e-3))
+    case("comm_hook.bf16_compress_hook", hook(default_hooks.bf16_compress_hook, 5e-2))
+    calls = []
+
+    def python_hook(state, bucket):  # type: ignore[no-untyped-def]  (DDP reads the annotations)
+        calls.append(1)
+        fut = dist.all_reduce(bucket.buffer().div_(n), async_op=True).get_future()
+        return fut.then(lambda f: f.value()[0])
+
+    def python_future_hook() -> None:
+        hook(python_hook, 1e-4)()
+        assert len(calls) == STEPS, calls
+    case("comm_hook.python_future", python_future_hook)
+
+    def no_sync() -> None:
+        def step(m: DDP, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+            h = x.shape[0] // 2
+            with m.no_sync():  # accumulate the first half locally
+                (F.mse_loss(m(x[:h]), y[:h]) / 2).backward()
+            (F.mse_loss(m(x[h:]), y[h:]) / 2).backward()
+            return F.mse_loss(m(x), y).detach()
+        train(new_model(), step)
+    case("no_sync", no_sync)
+
+    def init_sync() -> None:
+        torch.manual_seed(rank())  # different weights on every rank
+        m = DDP(MLP().to(DEV))
+        for p in m.parameters():
+            same_on_every_rank(p)
+    case("init_sync_broadcast", init_sync)
+
+    def broadcast_buffers() -> None:
+        torch.manual_seed(0)
+        model = nn.Sequential(nn.Linear(8, 16), nn.BatchNorm1d(16), nn.ReLU(), nn.Linear(16, 4))
+        m = DDP(model.to(DEV))
+        opt = optimizer(m.parameters())
+        for x, y in batches:
+            opt.zero_grad()
+            F.mse_loss(m(_mine(x).to(DEV)), _mine(y).to(DEV)).backward()
+            opt.step()
+        for t in list(m.parameters()):
+            same_on_every_rank(t)
+        m.eval()
+        with torch.no_grad():  # broadcasts rank 0's buffers first, and leaves them as they are
+            m(_mine(batches[0][0]).to(DEV))
+        for b in m.buffers():
+            if b.is_floating_point():
+                same_on_every_rank(b)
+    case("broadcast_buffers_batchnorm", broadcast_buffers)
+
+    def join_uneven() -> None:
+        m = DDP(new_model().to(DEV))
+        opt = optimizer(m.parameters())
+        mine = batches[: 2 + rank()]  # uneven numbers of batches
+        with m.join():
+            for x, y in mine:
+                opt.zero_grad()
+                F.mse_loss(m(_mine(x).to(DEV)), _mine(y).to(DEV)).backward()
+                opt.step()
+        for p in m.parameters():
+            same_on_every_rank(p)
+    case("join_uneven_inputs", join_uneven)
+
+    def sync_batchnorm() -> None:
+        torch.manual_seed(0)
+        local = nn.Sequential(nn.Linear(8, 16), nn.BatchNorm1d(16), nn.ReLU(), nn.Linear(16, 4))
+        whole = copy.deepcopy(local)
+        m = DDP(nn.SyncBatchNorm.convert_sync_batchnorm(local).to(DEV))
+        x, y = batches[0]
+        F.mse_loss(m(_mine(x).to(DEV)), _mine(y).to(DEV)).backward()
+        F.mse_loss(whole(x), y).backward()  # batch statistics of the whole batch, as SyncBatchNorm computes
+        for (k, a), b in zip(m.module.named_parameters(), whole.parameters()):
+            torch.testing.assert_close(a.grad.cpu(), b.grad, rtol=1e-4, atol=1e-5, msg=lambda s: f"{k}: {s}")
+    case("SyncBatchNorm", sync_batchnorm)
+    return {"cases": results, "passed": sum(v == "ok" for v in results.values()), "total": len(results)}
 
 
 # ---- failures ---------------------------------------------------------------------------
@@ -417,19 +578,25 @@ def check_mismatch() -> dict[str, Any]:
     return {"error": first, "after": u.cpu().tolist()}
 
 
+MODES: dict[str, Callable[[], dict[str, Any]]] = {
+    "collectives": check_collectives, "train": check_training, "kill": check_kill, "mismatch": check_mismatch,
+    "ddp_checks": check_ddp}
+
+
 def main() -> None:
-    mode = sys.argv[1]
-    dist.init_process_group(backend=os.environ.get("TT_DIST_BACKEND") or None, timeout=TIMEOUT)
-    result: dict[str, Any] = {"backend_name": dist.get_backend(),
-                              "tpu_backend": type(dist.group.WORLD._get_backend(torch.device(DEV))).__name__}
-    fn = {"collectives": check_collectives, "train": check_training, "kill": check_kill,
-          "mismatch": check_mismatch}[mode]
+    modes = sys.argv[1].split(",")  # several modes run one after the other in the same processes
     t0 = time.perf_counter()
-    result.update(fn())
-    result["total_seconds"] = round(time.perf_counter() - t0, 2)
+    dist.init_process_group(backend=os.environ.get("TT_DIST_BACKEND") or None, timeout=TIMEOUT)
+    result: dict[str, Any] = {"backend_name": dist.get_backend(), "init_seconds": round(time.perf_counter() - t0, 2),
+                              "tpu_backend": dist.group.WORLD._get_backend(torch.device(DEV)).name()}
+    for mode in modes:
+        t0 = time.perf_counter()
+        result[mode] = MODES[mode]()
+        result[mode]["seconds"] = round(time.perf_counter() - t0, 2)
     report(result)
-    if mode != "kill":
-        dist.destroy_process_group()
+    if "kill" in modes:
+        os._exit(0)  # the group lost a rank: do not wait for it at exit
+    dist.destroy_process_group()
 
 
 if __name__ == "__main__":

@@ -29,6 +29,23 @@ struct Peer {
   int64_t pid = -1;
 };
 
+// Group is what a failure's message says about the process group: this
+// rank, the size, the peers. Works share it with their backend (a work must
+// not keep its backend alive: the last reference to a backend may otherwise
+// go on a thread of the host backend that the backend's destruction joins).
+struct Group {
+  int rank = 0;
+  int size = 1;
+  std::vector<Peer> peers;
+  std::string name;     // the process group's name
+  std::string my_host;  // this process's host name
+
+  // explain makes a failure's message: the collective, the ranks, and
+  // which ranks on this host have exited.
+  std::string explain(const std::string& what, const std::string& cause) const;
+  std::string exited_ranks() const;
+};
+
 // Stage holds a collective's host twins: CPU tensors the host backend
 // reads and writes, and the tpu tensors written back from them when it is
 // done. Half-precision tensors are staged as float32 (reductions then round
@@ -171,17 +188,12 @@ class Backend final : public c10d::Backend {
   // they are done and stage is written back.
   c10::intrusive_ptr<c10d::Work> launch(Call& c, std::shared_ptr<Stage> stage, std::vector<at::Tensor> results,
                                         const std::function<std::vector<c10::intrusive_ptr<c10d::Work>>()>& start);
-  // explain makes a failure's message: the collective, the ranks, and
-  // which ranks on this host have exited.
-  std::string explain(const std::string& what, const std::string& cause) const;
-  std::string exited_ranks() const;
+  std::function<std::string(const std::string&)> explainer(const std::string& what) const;
   std::chrono::milliseconds op_timeout(std::chrono::milliseconds t) const;
 
   c10::intrusive_ptr<c10d::Backend> host_;
   std::chrono::milliseconds timeout_;
-  std::vector<Peer> peers_;
-  std::string group_;
-  std::string my_host_;
+  std::shared_ptr<const Group> group_;
   std::atomic<uint64_t> seq_{0};
   bool check_ = true;
   Waiter waiter_;

@@ -125,7 +125,7 @@ struct Backend::Call {
     if (f[fRedop] >= 0) s << "(" << redop_name(f[fRedop]) << ")";
     if (f[fRoot] >= 0) s << " root " << f[fRoot];
     if (f[fCount] > 0) {
-      s << " " << c10::toString(c10::ScalarType(f[fDtype])) << "[";
+      s << " " << c10::getDtypeNames(c10::ScalarType(f[fDtype])).first << "[";
       for (int64_t d = 0; d < f[fNdim]; d++) {
         if (d) s << ", ";
         if (d >= 4) {
@@ -149,15 +149,22 @@ struct Backend::Call {
 
 Backend::Backend(c10::intrusive_ptr<c10d::Backend> host, int rank, int size, std::chrono::milliseconds timeout,
                  std::vector<Peer> peers, std::string group)
-    : c10d::Backend(rank, size),
-      host_(std::move(host)),
-      timeout_(timeout),
-      peers_(std::move(peers)),
-      group_(std::move(group)) {
+    : c10d::Backend(rank, size), host_(std::move(host)), timeout_(timeout) {
+  auto g = std::make_shared<Group>();
+  g->rank = rank;
+  g->size = size;
+  g->peers = std::move(peers);
+  g->name = std::move(group);
   char name[256] = {0};
-  if (gethostname(name, sizeof(name) - 1) == 0) my_host_ = name;
+  if (gethostname(name, sizeof(name) - 1) == 0) g->my_host = name;
+  group_ = std::move(g);
   const char* c = std::getenv("TORCHTPU_DIST_CHECK");
   check_ = !(c && std::strcmp(c, "0") == 0);
+}
+
+std::function<std::string(const std::string&)> Backend::explainer(const std::string& what) const {
+  auto g = group_;
+  return [g, what](const std::string& cause) { return g->explain(what, cause); };
 }
 
 std::chrono::milliseconds Backend::op_timeout(std::chrono::milliseconds t) const {
@@ -176,13 +183,13 @@ static bool exited(int64_t pid) {
   return p != std::string::npos && p + 2 < line.size() && (line[p + 2] == 'Z' || line[p + 2] == 'X');
 }
 
-std::string Backend::exited_ranks() const {
+std::string Group::exited_ranks() const {
   std::vector<std::string> gone;
   int elsewhere = 0;
-  for (size_t r = 0; r < peers_.size(); r++) {
-    if (int(r) == getRank()) continue;
-    const Peer& p = peers_[r];
-    if (p.pid <= 0 || p.host != my_host_) {
+  for (size_t r = 0; r < peers.size(); r++) {
+    if (int(r) == rank) continue;
+    const Peer& p = peers[r];
+    if (p.pid <= 0 || p.host != my_host) {
       elsewhere++;
       continue;
     }
@@ -195,17 +202,17 @@ std::string Backend::exited_ranks() const {
       for (size_t i = 0; i < gone.size(); i++) s += (i ? ", " : "") + gone[i];
       s += " have exited";
     }
-  } else if (peers_.size() > 1) {
+  } else if (peers.size() > 1) {
     s = "no rank on this host has exited";
   }
   if (elsewhere > 0) s += std::string(s.empty() ? "" : "; ") + std::to_string(elsewhere) + " ranks on other hosts";
   return s;
 }
 
-std::string Backend::explain(const std::string& what, const std::string& cause) const {
+std::string Group::explain(const std::string& what, const std::string& cause) const {
   std::ostringstream s;
-  s << "torchtpu: " << what << " on rank " << getRank() << " of " << getSize();
-  if (!group_.empty()) s << " (process group " << group_ << ")";
+  s << "torchtpu: " << what << " on rank " << rank << " of " << size;
+  if (!name.empty()) s << " (process group " << name << ")";
   s << " failed: " << cause;
   std::string ex = exited_ranks();
   if (!ex.empty()) s << " [" << ex << "]";
@@ -225,7 +232,7 @@ void Backend::agree(Call& c) {
     o.timeout = op_timeout(c10d::kUnsetTimeout);
     host_->_allgather_base(all, in, o)->wait(o.timeout);
   } catch (...) {
-    raise(explain(c.what(), message(std::current_exception())));
+    raise(group_->explain(c.what(), message(std::current_exception())));
   }
   const int64_t* f = all.const_data_ptr<int64_t>();
   bool same = true;
@@ -241,7 +248,7 @@ void Backend::agree(Call& c) {
   }
   std::ostringstream s;
   s << "torchtpu: collective call #" << c.seq << " differs between ranks";
-  if (!group_.empty()) s << " (process group " << group_ << ")";
+  if (!group_->name.empty()) s << " (process group " << group_->name << ")";
   s << ":";
   for (const auto& k : order) {
     const auto& ranks = calls[k];
@@ -259,15 +266,13 @@ void Backend::agree(Call& c) {
 c10::intrusive_ptr<c10d::Work> Backend::launch(
     Call& c, std::shared_ptr<Stage> stage, std::vector<at::Tensor> results,
     const std::function<std::vector<c10::intrusive_ptr<c10d::Work>>()>& start) {
-  auto self = c10::intrusive_ptr<Backend>::unsafe_reclaim_from_nonowning(this);
   std::string what = c.what();
-  auto work = c10::make_intrusive<Work>(what, getRank(), c.type, std::move(results),
-                                        [self, what](const std::string& cause) { return self->explain(what, cause); });
+  auto work = c10::make_intrusive<Work>(what, getRank(), c.type, std::move(results), explainer(what));
   std::vector<c10::intrusive_ptr<c10d::Work>> hosts;
   try {
     hosts = start();
   } catch (...) {
-    raise(explain(what, message(std::current_exception())));
+    raise(group_->explain(what, message(std::current_exception())));
   }
   if (hosts.empty()) {
     stage->write_back();
@@ -682,16 +687,14 @@ WorkPtr Backend::send(std::vector<at::Tensor>& tensors, int dst, int tag) {
   c.root = dst;
   c.tensors = tensors;
   c.seq = ++seq_;
-  auto self = c10::intrusive_ptr<Backend>::unsafe_reclaim_from_nonowning(this);
   std::string what = c.what();
   WorkPtr h;
   try {
     h = host_->send(host, dst, tag);
   } catch (...) {
-    raise(explain(what, message(std::current_exception())));
+    raise(group_->explain(what, message(std::current_exception())));
   }
-  auto work = c10::make_intrusive<Work>(what, getRank(), c.type, tensors,
-                                        [self, what](const std::string& cause) { return self->explain(what, cause); });
+  auto work = c10::make_intrusive<Work>(what, getRank(), c.type, tensors, explainer(what));
   work->defer(h, [s, host] {});  // keeps the twins alive until sent
   return work;
 }
@@ -703,16 +706,14 @@ WorkPtr Backend::recv(std::vector<at::Tensor>& tensors, int src, int tag) {
   c.root = src;
   c.tensors = tensors;
   c.seq = ++seq_;
-  auto self = c10::intrusive_ptr<Backend>::unsafe_reclaim_from_nonowning(this);
   std::string what = c.what();
   WorkPtr h;
   try {
     h = src < 0 ? host_->recvAnysource(host, tag) : host_->recv(host, src, tag);
   } catch (...) {
-    raise(explain(what, message(std::current_exception())));
+    raise(group_->explain(what, message(std::current_exception())));
   }
-  auto work = c10::make_intrusive<Work>(what, getRank(), c.type, tensors,
-                                        [self, what](const std::string& cause) { return self->explain(what, cause); });
+  auto work = c10::make_intrusive<Work>(what, getRank(), c.type, tensors, explainer(what));
   work->defer(h, [s] { s->write_back(); });
   return work;
 }

@@ -1,0 +1,176 @@
+"""torch.distributed on the tpu device: the "torchtpu" c10d backend, tested in
+separate processes launched by torchrun (2 and 4 ranks), as a user runs them.
+
+Each launch runs several checks in the same processes (_dist_worker.py) to
+keep the suite short: on 2 cores, a 2-rank launch takes about 20 s and a
+4-rank one about 30 s, most of it starting Python, torch and torchtpu.
+
+- every collective of the backend on float32, bfloat16 and int64 tpu tensors;
+- DDP, FSDP2, DTensor tensor parallelism and torch.compile of a DDP model,
+  5 steps each, against single-process CPU training on the whole batch
+  (losses within 1e-5, final weights within 1e-4), on the native backend
+  and on xla-cpu;
+- a collective called with different shapes raises on every rank, naming
+  the ranks; a rank killed mid-run makes the others raise within the timeout;
+- DDP checks modelled on PyTorch's own DDP tests (distributed_test.py).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+import torch
+
+import torchtpu
+
+from conftest import IN_CI, ROOT, TEST_ENV
+
+WORKER = Path(__file__).with_name("_dist_worker.py")
+
+pytestmark = pytest.mark.skipif(not torchtpu.distributed.is_available() and not IN_CI,
+                                reason="this torch has no torch.distributed with Gloo")
+
+
+def _port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _env(out: Path, extra: dict[str, str]) -> dict[str, str]:
+    env = dict(os.environ)
+    env.update(TT_DIST_OUT=str(out), OMP_NUM_THREADS="1", PYTHONUNBUFFERED="1")
+    if TEST_ENV != "wheel":  # the checkout's package, as in this process
+        env["PYTHONPATH"] = os.pathsep.join([str(ROOT)] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
+    env.update(extra)
+    return env
+
+
+def _results(out: Path, n: int, log: str) -> list[dict[str, Any]]:
+    res = []
+    for r in range(n):
+        f = out / f"rank{r}.json"
+        assert f.is_file(), f"rank {r} wrote no result:\n{log[-6000:]}"
+        d = json.loads(f.read_text())
+        # Every rank ran this torchtpu (the checkout's, or the installed wheel's).
+        assert d["torchtpu"] == torchtpu.__file__, (d["torchtpu"], torchtpu.__file__)
+        assert d["tpu_backend"] == "torchtpu", d
+        res.append(d)
+    return res
+
+
+def torchrun(modes: str, n: int, out: Path, **extra: str) -> list[dict[str, Any]]:
+    """Launches the worker on n ranks with torchrun; returns each rank's result."""
+    cmd = [sys.executable, "-m", "torch.distributed.run", f"--nproc_per_node={n}", "--master_addr=127.0.0.1",
+           f"--master_port={_port()}", str(WORKER), modes]
+    t0 = time.perf_counter()
+    p = subprocess.run(cmd, env=_env(out, extra), capture_output=True, text=True, timeout=900)
+    log = p.stdout + p.stderr
+    assert p.returncode == 0, f"torchrun exited {p.returncode} after {time.perf_counter() - t0:.0f} s:\n{log[-8000:]}"
+    return _results(out, n, log)
+
+
+def _check_collectives(res: list[dict[str, Any]]) -> None:
+    for d in res:
+        c = d["collectives"]
+        bad = {k: v for k, v in c["cases"].items() if v != "ok"}
+        assert not bad, f"rank {d['rank']}: {c['passed']}/{c['total']} passed; failed:\n" + \
+            "\n".join(f"  {k}: {v}" for k, v in bad.items())
+        assert c["total"] >= 50
+
+
+def _check_training(res: list[dict[str, Any]]) -> None:
+    for d in res:
+        t = d["train"]
+        for run in ("ddp", "fsdp2", "tp", "compiled_ddp"):
+            assert t[run]["ok"], f"rank {d['rank']} {run}: {json.dumps(t[run], indent=1)[:3000]}"
+        g = t["compiled_ddp"]["graphs"]
+        assert g["total"] >= 2 and g["on_torchtpu"] == g["total"], g  # compiled by torchtpu, no eager fallback
+        assert d["cpu_fallbacks"] == [], d["cpu_fallbacks"]
+
+
+def test_two_ranks(tmp_path):
+    """2 ranks on the native backend: collectives, a shape mismatch, training."""
+    res = torchrun("collectives,mismatch,train", 2, tmp_path)
+    _check_collectives(res)
+    for d in res:
+        m = d["mismatch"]
+        assert m["error"] and "differs between ranks" in m["error"], m
+        assert "rank 0 called all_reduce(SUM) float32[4]; rank 1 called all_reduce(SUM) float32[5]" in m["error"], m
+        assert m["after"] == [2.0, 2.0], m  # the group still works
+    _check_training(res)
+
+
+def test_four_ranks(tmp_path):
+    """4 ranks on the native backend: collectives and training."""
+    res = torchrun("collectives,train", 4, tmp_path)
+    _check_collectives(res)
+    _check_training(res)
+
+
+def _xla_cpu() -> None:
+    devs = {d["name"]: d for d in torchtpu.devices()}
+    d = devs.get("xla-cpu")
+    if d is None or not d["available"]:
+        why = d["error"] if d else "no xla-cpu device registered"
+        if IN_CI and TEST_ENV != "chroot":
+            pytest.fail(f"xla-cpu is not available in CI: {why}")
+        pytest.skip(f"xla-cpu is not available: {why}")
+
+
+def test_two_ranks_xla_cpu(tmp_path):
+    """2 ranks whose tpu device is XLA's CPU compiler (PJRT): the collectives
+    are staged through host memory as on the native backend (the CPU plugin
+    has no cross-process collectives: docs/distributed.md)."""
+    _xla_cpu()
+    res = torchrun("collectives,train", 2, tmp_path, TORCHTPU_DEVICE="xla-cpu")
+    assert all(d["backend"] == "xla-cpu" for d in res), [d["backend"] for d in res]
+    _check_collectives(res)
+    _check_training(res)
+
+
+def test_rank_killed(tmp_path):
+    """The last of 3 ranks is killed at step 2 of DDP training: the others
+    raise, naming the collective and the dead rank, well within the timeout."""
+    n, timeout = 3, 60
+    env = _env(tmp_path, {"TT_DIST_TIMEOUT": str(timeout), "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(_port()),
+                          "WORLD_SIZE": str(n)})
+    procs = [subprocess.Popen([sys.executable, str(WORKER), "kill"], env={**env, "RANK": str(r), "LOCAL_RANK": str(r)},
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) for r in range(n)]
+    logs = [p.communicate(timeout=600)[0] for p in procs]
+    assert procs[-1].returncode == -signal.SIGKILL, logs[-1][-3000:]
+    res = _results(tmp_path, n - 1, "\n".join(logs))
+    for d in res:
+        k = d["kill"]
+        assert k["error"], f"rank {d['rank']} did not notice the dead rank: {k}"
+        assert "DistBackendError" in k["error"] and "torchtpu: " in k["error"], k
+        assert f"rank {n - 1} (pid {procs[-1].pid}) has exited" in k["error"], k
+        assert k["seconds"] < timeout, k
+
+
+def test_ddp_checks(tmp_path):
+    """DDP features checked as PyTorch's DDP tests check them, on tpu."""
+    res = torchrun("ddp_checks", 2, tmp_path)
+    for d in res:
+        c = d["ddp_checks"]
+        bad = {k: v for k, v in c["cases"].items() if v != "ok"}
+        assert not bad, f"rank {d['rank']}: {c['passed']}/{c['total']} passed; failed:\n" + \
+            "\n".join(f"  {k}: {v}" for k, v in bad.items())
+
+
+def test_registered():
+    """import torchtpu registers the backend for the tpu device."""
+    import torch.distributed as dist
+
+    assert dist.Backend.default_device_backend_map.get("tpu") == "torchtpu"
+    assert dist.Backend.backend_capability["torchtpu"] == ["tpu"]
+    assert dist.Backend("torchtpu") == "torchtpu"
