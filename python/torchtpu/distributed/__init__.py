@@ -65,8 +65,10 @@ def _create(opts: Any, backend_options: Any = None) -> Any:
     from torch._C._distributed_c10d import ProcessGroup, ProcessGroupGloo
 
     from .. import device
+    from . import _syncbn
 
     device._loaded()  # the extension holds the backend
+    _syncbn.register()
     store, rank, size = opts.store, opts.group_rank, opts.group_size
     timeout = opts.timeout if isinstance(opts.timeout, timedelta) else timedelta(seconds=float(opts.timeout))
     host = ProcessGroupGloo(dist.PrefixStore("host/", store), rank, size, timeout)

@@ -475,6 +475,8 @@ WorkPtr Backend::reduce_scatter(std::vector<at::Tensor>& outputs, std::vector<st
 }
 
 WorkPtr Backend::_reduce_scatter_base(at::Tensor& output, at::Tensor& input, const c10d::ReduceScatterOptions& opts) {
+  TORCH_CHECK(input.numel() == output.numel() * getSize(), "torchtpu: reduce_scatter_tensor: the input has ",
+              input.numel(), " elements, want ", getSize(), " x ", output.numel());
   Call c(kReduceScatterBase, c10d::OpType::_REDUCE_SCATTER_BASE);
   c.redop = opts.reduceOp.op_;
   c.tensors = {input, output};
@@ -485,7 +487,8 @@ WorkPtr Backend::_reduce_scatter_base(at::Tensor& output, at::Tensor& input, con
   c10d::ReduceScatterOptions o;
   o.reduceOp = host_reduce(opts.reduceOp, *s, hin, getSize());
   o.timeout = op_timeout(opts.timeout);
-  return launch(c, s, {output}, [&] { return Works{host_->_reduce_scatter_base(hout, hin[0], o)}; });
+  at::Tensor fout = hout.view({-1}), fin = hin[0].view({-1});  // flat: Gloo splits dim 0
+  return launch(c, s, {output}, [&] { return Works{host_->_reduce_scatter_base(fout, fin, o)}; });
 }
 
 WorkPtr Backend::reduce_scatter_tensor_coalesced(std::vector<at::Tensor>& outputs, std::vector<at::Tensor>& inputs,
@@ -504,7 +507,10 @@ WorkPtr Backend::reduce_scatter_tensor_coalesced(std::vector<at::Tensor>& output
   o.timeout = op_timeout(opts.timeout);
   return launch(c, s, outputs, [&] {
     Works ws;
-    for (size_t i = 0; i < hin.size(); i++) ws.push_back(host_->_reduce_scatter_base(hout[i], hin[i], o));
+    for (size_t i = 0; i < hin.size(); i++) {
+      at::Tensor fout = hout[i].view({-1}), fin = hin[i].view({-1});
+      ws.push_back(host_->_reduce_scatter_base(fout, fin, o));
+    }
     return ws;
   });
 }
@@ -540,6 +546,8 @@ WorkPtr Backend::allgather(std::vector<std::vector<at::Tensor>>& outputs, std::v
 }
 
 WorkPtr Backend::_allgather_base(at::Tensor& output, at::Tensor& input, const c10d::AllgatherOptions& opts) {
+  TORCH_CHECK(output.numel() == input.numel() * getSize(), "torchtpu: all_gather_into_tensor: the output has ",
+              output.numel(), " elements, want ", getSize(), " x ", input.numel());
   Call c(kAllgatherBase, c10d::OpType::_ALLGATHER_BASE);
   c.tensors = {input, output};
   agree(c);
@@ -548,7 +556,8 @@ WorkPtr Backend::_allgather_base(at::Tensor& output, at::Tensor& input, const c1
   at::Tensor hout = s->out(output);
   c10d::AllgatherOptions o;
   o.timeout = op_timeout(opts.timeout);
-  return launch(c, s, {output}, [&] { return Works{host_->_allgather_base(hout, hin, o)}; });
+  at::Tensor fout = hout.view({-1}), fin = hin.view({-1});  // flat: Gloo splits dim 0
+  return launch(c, s, {output}, [&] { return Works{host_->_allgather_base(fout, fin, o)}; });
 }
 
 WorkPtr Backend::allgather_coalesced(std::vector<std::vector<at::Tensor>>& outputs, std::vector<at::Tensor>& inputs,
@@ -591,7 +600,10 @@ WorkPtr Backend::allgather_into_tensor_coalesced(std::vector<at::Tensor>& output
   o.timeout = op_timeout(opts.timeout);
   return launch(c, s, outputs, [&] {
     Works ws;
-    for (size_t i = 0; i < hin.size(); i++) ws.push_back(host_->_allgather_base(hout[i], hin[i], o));
+    for (size_t i = 0; i < hin.size(); i++) {
+      at::Tensor fout = hout[i].view({-1}), fin = hin[i].view({-1});
+      ws.push_back(host_->_allgather_base(fout, fin, o));
+    }
     return ws;
   });
 }
