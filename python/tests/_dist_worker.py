@@ -542,7 +542,8 @@ def check_ddp() -> dict[str, Any]:
 
 
 def check_kill() -> dict[str, Any]:
-    """The last rank dies at step 2 of a DDP run; the others must raise."""
+    """The last rank dies (or, with TT_DIST_SIGNAL=SIGSTOP, stops) at step 2
+    of a DDP run; the others must raise."""
     from torch.nn.parallel import DistributedDataParallel as DDP
 
     model = DDP(new_model().to(DEV))
@@ -551,7 +552,7 @@ def check_kill() -> dict[str, Any]:
     t0 = time.perf_counter()
     for i, (x, y) in enumerate(batches * 4):
         if i == 2 and rank() == world() - 1:
-            os.kill(os.getpid(), signal.SIGKILL)
+            os.kill(os.getpid(), getattr(signal, os.environ.get("TT_DIST_SIGNAL", "SIGKILL")))
         t0 = time.perf_counter()
         try:
             opt.zero_grad()

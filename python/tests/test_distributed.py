@@ -157,6 +157,26 @@ def test_rank_killed(tmp_path):
         assert k["seconds"] < timeout, k
 
 
+def test_rank_stopped(tmp_path):
+    """The last of 2 ranks stops (SIGSTOP) at step 2: its connections stay
+    open, so the other rank fails when the group's timeout expires, with an
+    error naming the collective, instead of hanging."""
+    n, timeout = 2, 8
+    env = _env(tmp_path, {"TT_DIST_TIMEOUT": str(timeout), "TT_DIST_SIGNAL": "SIGSTOP", "MASTER_ADDR": "127.0.0.1",
+                          "MASTER_PORT": str(_port()), "WORLD_SIZE": str(n)})
+    procs = [subprocess.Popen([sys.executable, str(WORKER), "kill"], env={**env, "RANK": str(r), "LOCAL_RANK": str(r)},
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) for r in range(n)]
+    try:
+        log = procs[0].communicate(timeout=600)[0]
+    finally:
+        procs[-1].kill()
+        procs[-1].communicate()
+    d = _results(tmp_path, 1, log)[0]["kill"]
+    assert d["error"] and "DistBackendError" in d["error"] and "torchtpu: " in d["error"], d
+    assert "no rank on this host has exited" in d["error"], d
+    assert timeout / 2 <= d["seconds"] < 3 * timeout, d
+
+
 def test_ddp_checks(tmp_path):
     """DDP features checked as PyTorch's DDP tests check them, on tpu."""
     res = torchrun("ddp_checks", 2, tmp_path)

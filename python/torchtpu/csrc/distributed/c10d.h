@@ -39,6 +39,7 @@ struct Group {
   std::vector<Peer> peers;
   std::string name;     // the process group's name
   std::string my_host;  // this process's host name
+  mutable std::atomic<int64_t> timeout_ms{0};  // the group's timeout (set_timeout changes it)
 
   // explain makes a failure's message: the collective, the ranks, and
   // which ranks on this host have exited.
@@ -132,7 +133,10 @@ class Backend final : public c10d::Backend {
           std::vector<Peer> peers, std::string group);
 
   const std::string getBackendName() const override { return "torchtpu"; }
-  void setTimeout(std::chrono::milliseconds timeout) override { timeout_ = timeout; }
+  void setTimeout(std::chrono::milliseconds timeout) override {
+    timeout_ = timeout;
+    group_->timeout_ms = timeout.count();
+  }
 
   c10::intrusive_ptr<c10d::Work> broadcast(std::vector<at::Tensor>& tensors,
                                            const c10d::BroadcastOptions& opts) override;

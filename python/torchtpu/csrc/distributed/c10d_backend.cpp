@@ -21,6 +21,7 @@
 
 #include <unistd.h>
 
+#include <cctype>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -155,6 +156,7 @@ Backend::Backend(c10::intrusive_ptr<c10d::Backend> host, int rank, int size, std
   g->size = size;
   g->peers = std::move(peers);
   g->name = std::move(group);
+  g->timeout_ms = timeout.count();
   char name[256] = {0};
   if (gethostname(name, sizeof(name) - 1) == 0) g->my_host = name;
   group_ = std::move(g);
@@ -214,6 +216,11 @@ std::string Group::explain(const std::string& what, const std::string& cause) co
   s << "torchtpu: " << what << " on rank " << rank << " of " << size;
   if (!name.empty()) s << " (process group " << name << ")";
   s << " failed: " << cause;
+  std::string low = cause;
+  for (auto& ch : low) ch = char(std::tolower(static_cast<unsigned char>(ch)));
+  if (low.find("timed out") != std::string::npos || low.find("timeout") != std::string::npos)
+    s << " (the group's timeout is " << timeout_ms.load() / 1000.0
+      << " s: a rank did not reach this collective, or is stuck)";
   std::string ex = exited_ranks();
   if (!ex.empty()) s << " [" << ex << "]";
   return s.str();
