@@ -462,7 +462,11 @@ def check_ddp() -> dict[str, Any]:
 
     case("comm_hook.allreduce_hook", hook(default_hooks.allreduce_hook, 1e-4))
     case("comm_hook.fp16_compress_hook", hook(default_hooks.fp16_compress_hook, 5e-3))
-    case("comm_hook.bf16_compress_hook", hook(default_hooks.bf16_compress_hook, 5e-2))
+    try:
+        case("comm_hook.bf16_compress_hook", hook(default_hooks.bf16_compress_hook, 5e-2))
+    finally:  # torch 2.14's hook refuses any device but CUDA and XPU (2.15 lifted it)
+        if "required CUDA" in results["comm_hook.bf16_compress_hook"] and torch.__version__ < "2.15":
+            results["comm_hook.bf16_compress_hook"] = "skip: " + results["comm_hook.bf16_compress_hook"]
     calls = []
 
     def python_hook(state, bucket):  # type: ignore[no-untyped-def]  (DDP reads the annotations)
@@ -535,7 +539,8 @@ def check_ddp() -> dict[str, Any]:
         for (k, a), b in zip(m.module.named_parameters(), whole.parameters()):
             torch.testing.assert_close(a.grad.cpu(), b.grad, rtol=1e-4, atol=1e-5, msg=lambda s: f"{k}: {s}")
     case("SyncBatchNorm", sync_batchnorm)
-    return {"cases": results, "passed": sum(v == "ok" for v in results.values()), "total": len(results)}
+    return {"cases": results, "passed": sum(v == "ok" for v in results.values()),
+            "skipped": sum(v.startswith("skip: ") for v in results.values()), "total": len(results)}
 
 
 # ---- failures ---------------------------------------------------------------------------
@@ -596,6 +601,7 @@ def main() -> None:
         result[mode]["seconds"] = round(time.perf_counter() - t0, 2)
     report(result)
     if "kill" in modes:
+        time.sleep(3)  # alive while the other survivors look for the dead rank
         os._exit(0)  # the group lost a rank: do not wait for it at exit
     dist.destroy_process_group()
 

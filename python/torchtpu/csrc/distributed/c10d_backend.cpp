@@ -186,6 +186,9 @@ static bool exited(int64_t pid) {
 }
 
 std::string Group::exited_ranks() const {
+  // A rank killed a moment ago closes its connections before it is gone
+  // from the process table: give it that moment.
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
   std::vector<std::string> gone;
   int elsewhere = 0;
   for (size_t r = 0; r < peers.size(); r++) {
