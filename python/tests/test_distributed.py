@@ -84,33 +84,37 @@ def _results(out: Path, n: int, log: str) -> list[dict[str, Any]]:
     return res
 
 
-def torchrun(modes: str, n: int, out: Path, **extra: str) -> list[dict[str, Any]]:
-    """Launches the worker on n ranks with torchrun; returns each rank's result.
+def _launch(script: Path, args: list[str], n: int, out: Path, extra: dict[str, str]) -> tuple[int, str]:
+    """Runs script on n ranks with torchrun: (exit status, output).
 
     Debian's torch 2.14 has no libuv, and its torchrun's rendezvous asks for
     a libuv TCPStore whatever USE_LIBUV says (it fails before any rank
     starts): there the ranks are started as torchrun starts them (RANK,
     LOCAL_RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT; init_process_group's
     env:// store honours USE_LIBUV=0)."""
-    t0 = time.perf_counter()
     if _has_libuv():
         cmd = [sys.executable, "-m", "torch.distributed.run", f"--nproc_per_node={n}", "--master_addr=127.0.0.1",
-               f"--master_port={_port()}", str(WORKER), modes]
+               f"--master_port={_port()}", str(script), *args]
         p = subprocess.run(cmd, env=_env(out, extra), capture_output=True, text=True, timeout=900)
-        rc, log = p.returncode, p.stdout + p.stderr
-    else:
-        procs = _spawn(modes, n, out, extra)
-        logs = [p.communicate(timeout=900)[0] for p in procs]
-        rc, log = max(abs(p.returncode) for p in procs), "\n".join(logs)
+        return p.returncode, p.stdout + p.stderr
+    procs = _spawn(script, args, n, out, extra)
+    logs = [p.communicate(timeout=900)[0] for p in procs]
+    return max(abs(p.returncode) for p in procs), "\n".join(logs)
+
+
+def torchrun(modes: str, n: int, out: Path, **extra: str) -> list[dict[str, Any]]:
+    """Runs the worker's modes on n ranks; returns each rank's result."""
+    t0 = time.perf_counter()
+    rc, log = _launch(WORKER, [modes], n, out, extra)
     assert rc == 0, f"the ranks exited {rc} after {time.perf_counter() - t0:.0f} s:\n{log[-8000:]}"
     return _results(out, n, log)
 
 
-def _spawn(modes: str, n: int, out: Path, extra: dict[str, str]) -> list[subprocess.Popen]:
-    """Starts n ranks of the worker directly, with torchrun's environment."""
+def _spawn(script: Path, args: list[str], n: int, out: Path, extra: dict[str, str]) -> list[subprocess.Popen]:
+    """Starts n ranks of script directly, with torchrun's environment."""
     env = _env(out, {"MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(_port()), "WORLD_SIZE": str(n),
                      "LOCAL_WORLD_SIZE": str(n), **extra})
-    return [subprocess.Popen([sys.executable, str(WORKER), modes],
+    return [subprocess.Popen([sys.executable, str(script), *args],
                              env={**env, "RANK": str(r), "LOCAL_RANK": str(r), "GROUP_RANK": "0"},
                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) for r in range(n)]
 
@@ -178,7 +182,7 @@ def test_rank_killed(tmp_path):
     """The last of 3 ranks is killed at step 2 of DDP training: the others
     raise, naming the collective and the dead rank, well within the timeout."""
     n, timeout = 3, 60
-    procs = _spawn("kill", n, tmp_path, {"TT_DIST_TIMEOUT": str(timeout)})
+    procs = _spawn(WORKER, ["kill"], n, tmp_path, {"TT_DIST_TIMEOUT": str(timeout)})
     logs = [p.communicate(timeout=600)[0] for p in procs]
     assert procs[-1].returncode == -signal.SIGKILL, logs[-1][-3000:]
     res = _results(tmp_path, n - 1, "\n".join(logs))
@@ -195,7 +199,7 @@ def test_rank_stopped(tmp_path):
     open, so the other rank fails when the group's timeout expires, with an
     error naming the collective, instead of hanging."""
     n, timeout = 2, 8
-    procs = _spawn("kill", n, tmp_path, {"TT_DIST_TIMEOUT": str(timeout), "TT_DIST_SIGNAL": "SIGSTOP"})
+    procs = _spawn(WORKER, ["kill"], n, tmp_path, {"TT_DIST_TIMEOUT": str(timeout), "TT_DIST_SIGNAL": "SIGSTOP"})
     try:
         log = procs[0].communicate(timeout=600)[0]
     finally:
@@ -289,3 +293,32 @@ def test_fsdp_copy_ops_on_tpu():
     for a, b in zip(got["tpu"], got["cpu"]):
         torch.testing.assert_close(a, b, rtol=0, atol=0)
     assert torch.tpu.fallback_calls() == before, torch.tpu.fallbacks()
+
+
+def test_example(tmp_path):
+    """examples/torchrun_tpu.py --fsdp on 2 ranks: the losses it prints are
+    those of the same model trained on the whole batch in one process."""
+    import re
+
+    import torch.nn as nn
+    import torch.nn.functional as F
+
+    example = ROOT.parent / "examples" / "torchrun_tpu.py"
+    if not example.is_file():  # the wheel's tests run outside the checkout
+        pytest.skip("the examples are not beside these tests")
+    rc, log = _launch(example, ["--fsdp", "--steps", "3"], 2, tmp_path, {})
+    assert rc == 0, log[-6000:]
+    got = [float(v) for v in re.findall(r"^step \d+: loss ([0-9.]+)$", log, re.M)]
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(32, 64), nn.ReLU(), nn.Linear(64, 64), nn.ReLU(), nn.Linear(64, 10))
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
+    g = torch.Generator().manual_seed(1234)
+    want = []
+    for _ in range(3):
+        x, y = torch.randn(16, 32, generator=g), torch.randint(0, 10, (16,), generator=g)
+        opt.zero_grad()
+        loss = F.cross_entropy(model(x), y)
+        loss.backward()
+        opt.step()
+        want.append(round(loss.item(), 4))
+    assert got == pytest.approx(want, abs=2e-4), (got, want, log[-3000:])
