@@ -172,6 +172,28 @@ def check_collectives() -> dict[str, Any]:
             same(out, torch.cat([_values(q * n + r, (r + 1, 2), dtype) for q in range(n)]))
         case(f"all_to_all_single.uneven.{dn}", all_to_all_uneven)
 
+        def reduce_gather_scatter():
+            t = mine.to(DEV)
+            dist.reduce(t, dst=0, op=dist.ReduceOp.MAX)
+            same(t, acc["MAX"].to(dtype) if r == 0 else mine)  # only the root receives
+            outs = [torch.empty(shape, dtype=dtype, device=DEV) for _ in range(n)] if r == n - 1 else None
+            dist.gather(mine.to(DEV), outs, dst=n - 1)
+            if r == n - 1:
+                for q in range(n):
+                    same(outs[q], everyone[q])
+            got = torch.empty(shape, dtype=dtype, device=DEV)
+            dist.scatter(got, [e.to(DEV) * 2 for e in everyone] if r == 0 else None, src=0)
+            same(got, everyone[r] * 2)
+        case(f"reduce_gather_scatter.{dn}", reduce_gather_scatter)
+
+        def all_to_all_list():
+            ins = [_values(r * n + k, (k + 1, 2), dtype).to(DEV) for k in range(n)]
+            outs = [torch.empty((r + 1, 2), dtype=dtype, device=DEV) for _ in range(n)]
+            dist.all_to_all(outs, ins)
+            for q in range(n):
+                same(outs[q], _values(q * n + r, (r + 1, 2), dtype))
+        case(f"all_to_all.{dn}", all_to_all_list)
+
         def send_recv():
             # a ring: rank r sends to r+1, receives from r-1
             ops = [dist.P2POp(dist.isend, mine.to(DEV), (r + 1) % n),
