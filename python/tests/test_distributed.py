@@ -167,12 +167,13 @@ def _xla_cpu() -> None:
         pytest.skip(f"xla-cpu is not available: {why}")
 
 
-def test_two_ranks_xla_cpu(tmp_path):
-    """2 ranks whose tpu device is XLA's CPU compiler (PJRT): the collectives
+@pytest.mark.parametrize("n", [2, 4])
+def test_ranks_xla_cpu(tmp_path, n):
+    """Ranks whose tpu device is XLA's CPU compiler (PJRT): the collectives
     are staged through host memory as on the native backend (the CPU plugin
     has no cross-process collectives: docs/distributed.md)."""
     _xla_cpu()
-    res = torchrun("collectives,train", 2, tmp_path, TORCHTPU_DEVICE="xla-cpu")
+    res = torchrun("collectives,train", n, tmp_path, TORCHTPU_DEVICE="xla-cpu")
     assert all(d["backend"] == "xla-cpu" for d in res), [d["backend"] for d in res]
     _check_collectives(res)
     _check_training(res)
