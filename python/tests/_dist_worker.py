@@ -606,9 +606,24 @@ def check_mismatch() -> dict[str, Any]:
     return {"error": first, "after": u.cpu().tolist()}
 
 
+def check_mixed() -> dict[str, Any]:
+    """Under init_process_group("cpu:gloo,tpu:torchtpu"): CPU tensors go to
+    Gloo, tpu tensors to the tpu backend, in one process group."""
+    pg = dist.group.WORLD
+    c = torch.full((3,), float(rank() + 1))
+    dist.all_reduce(c)
+    t = torch.full((3,), float(rank() + 1), device=DEV)
+    dist.all_reduce(t)
+    dist.barrier()
+    want = float(sum(range(1, world() + 1)))
+    return {"cpu_backend": pg._get_backend(torch.device("cpu")).name(),
+            "tpu_backend": pg._get_backend(torch.device(DEV)).name(),
+            "ok": c.tolist() == [want] * 3 and t.cpu().tolist() == [want] * 3}
+
+
 MODES: dict[str, Callable[[], dict[str, Any]]] = {
     "collectives": check_collectives, "train": check_training, "kill": check_kill, "mismatch": check_mismatch,
-    "ddp_checks": check_ddp}
+    "ddp_checks": check_ddp, "mixed": check_mixed}
 
 
 def main() -> None:

@@ -151,8 +151,10 @@ def test_two_ranks(tmp_path):
 
 
 def test_four_ranks(tmp_path):
-    """4 ranks on the native backend: collectives and training."""
-    res = torchrun("collectives,train", 4, tmp_path)
+    """4 ranks on the native backend, init_process_group("torchtpu"):
+    collectives and training."""
+    res = torchrun("collectives,train", 4, tmp_path, TT_DIST_BACKEND="torchtpu")
+    assert all(d["backend_name"] == "torchtpu" for d in res), [d["backend_name"] for d in res]
     _check_collectives(res)
     _check_training(res)
 
@@ -213,9 +215,13 @@ def test_rank_stopped(tmp_path):
 
 
 def test_ddp_checks(tmp_path):
-    """DDP features checked as PyTorch's DDP tests check them, on tpu."""
-    res = torchrun("ddp_checks", 2, tmp_path)
+    """DDP features checked as PyTorch's DDP tests check them, on tpu, in a
+    group made with init_process_group("cpu:gloo,tpu:torchtpu") (CPU
+    tensors on Gloo, tpu tensors on the tpu backend)."""
+    res = torchrun("mixed,ddp_checks", 2, tmp_path, TT_DIST_BACKEND="cpu:gloo,tpu:torchtpu")
     for d in res:
+        m = d["mixed"]
+        assert m["ok"] and m["cpu_backend"] == "gloo" and m["tpu_backend"] == "torchtpu", m
         c = d["ddp_checks"]
         bad = {k: v for k, v in c["cases"].items() if v != "ok" and not v.startswith("skip: ")}
         assert not bad, f"rank {d['rank']}: {c['passed']}/{c['total']} passed; failed:\n" + \
