@@ -370,12 +370,40 @@ def train_tp(batches: Any) -> tuple[list[float], dict[str, torch.Tensor]]:
     return losses, _full(model.state_dict())
 
 
+def train_fsdp_tp(batches: Any) -> tuple[list[float], dict[str, torch.Tensor]]:
+    """A 2-D mesh (data parallel x tensor parallel, subgroups of the world):
+    tensor parallelism inside each "tp" group, FSDP2 across the "dp" groups;
+    the tp ranks of a dp group train on the same share of the batch."""
+    from torch.distributed.device_mesh import init_device_mesh
+    from torch.distributed.fsdp import fully_shard
+    from torch.distributed.tensor.parallel import ColwiseParallel, RowwiseParallel, parallelize_module
+
+    dp = world() // 2
+    mesh = init_device_mesh(DEV, (dp, 2), mesh_dim_names=("dp", "tp"))
+    model = parallelize_module(new_model().to(DEV), mesh["tp"], {"fc1": ColwiseParallel(), "fc2": RowwiseParallel()})
+    fully_shard(model, mesh=mesh["dp"])
+    opt = optimizer(model.parameters())
+    d, rows = mesh["dp"].get_local_rank(), PER_RANK * 2
+    losses = []
+    for x, y in batches:
+        opt.zero_grad()
+        loss = F.mse_loss(model(x[d * rows:(d + 1) * rows].to(DEV)), y[d * rows:(d + 1) * rows].to(DEV))
+        loss.backward()
+        opt.step()
+        l = loss.detach().clone()
+        dist.all_reduce(l, op=dist.ReduceOp.AVG, group=mesh["dp"].get_group())
+        losses.append(l.item())
+    return losses, _full(model.state_dict())
+
+
 def check_training() -> dict[str, Any]:
     batches = data(world())
     want_losses, want_weights = reference(batches)
     out: dict[str, Any] = {}
     runs = {"ddp": lambda: train_ddp(batches), "fsdp2": lambda: train_fsdp(batches),
             "tp": lambda: train_tp(batches), "compiled_ddp": lambda: train_ddp(batches, compiled=True)}
+    if world() % 2 == 0 and world() > 2:
+        runs["fsdp_tp_2d"] = lambda: train_fsdp_tp(batches)
     only = os.environ.get("TT_DIST_ONLY")
     for name, run in runs.items():
         if only and name not in only.split(","):

@@ -131,7 +131,8 @@ def _check_collectives(res: list[dict[str, Any]]) -> None:
 def _check_training(res: list[dict[str, Any]]) -> None:
     for d in res:
         t = d["train"]
-        for run in ("ddp", "fsdp2", "tp", "compiled_ddp"):
+        want = ["ddp", "fsdp2", "tp", "compiled_ddp"] + (["fsdp_tp_2d"] if d["world"] == 4 else [])
+        for run in want:
             assert t[run]["ok"], f"rank {d['rank']} {run}: {json.dumps(t[run], indent=1)[:3000]}"
         g = t["compiled_ddp"]["graphs"]
         assert g["total"] >= 2 and g["on_torchtpu"] == g["total"], g  # compiled by torchtpu, no eager fallback
