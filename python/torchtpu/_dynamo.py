@@ -231,6 +231,11 @@ class CompiledGraph:
             self.run_seconds += time.perf_counter() - t0
             return outs
         tensors = [a for a, t in zip(args, self.tensor_inputs) if t]
+        # Inputs on the tpu device (a compiled model on "tpu", DDP's included)
+        # are read to the host, and the outputs put back on the device.
+        dev = next((t.device for t in tensors if isinstance(t, torch.Tensor) and t.device.type == "tpu"), None)
+        if dev is not None:
+            tensors = [t.cpu() if isinstance(t, torch.Tensor) and t.device == dev else t for t in tensors]
         first = self.runs == 0
         if first and self.opts.dump_dir:
             self._dump(tensors)
@@ -247,7 +252,7 @@ class CompiledGraph:
             self.runs += 1
             self.run_seconds += time.perf_counter() - t0
             return outs
-        if first and self._static_outs is not None:
+        if first and self._static_outs is not None and dev is None:
             self._fast = _lib.FastCall(self.program, tensors, self._static_outs)
         del tensors
         outs = []
@@ -255,6 +260,8 @@ class CompiledGraph:
             if kind == "tensor":
                 if extra is not None and r is not None:
                     r = _restride(r, extra)
+                if dev is not None and r is not None:
+                    r = r.to(dev)
                 outs.append(r)
             elif kind == "int":
                 outs.append(int(r.item()) if isinstance(r, torch.Tensor) else r)

@@ -21,6 +21,11 @@ constexpr c10::DeviceType kTPU = c10::DeviceType::PrivateUse1;
 // that is never dereferenced (tensor data lives in the engine).
 c10::Allocator* allocator();
 
+// Pinned host memory (pinned.cpp): the allocator, and whether p was
+// allocated by it.
+c10::Allocator* pinned_allocator();
+bool is_pinned(const void* p);
+
 // handle returns the engine buffer of a tpu tensor's storage (0 for an
 // empty storage that has none).
 uint64_t handle(const at::Tensor& t);

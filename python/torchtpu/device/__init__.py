@@ -186,7 +186,8 @@ def current_device() -> int:
 def set_device(device: Union[int, str, torch.device]) -> None:
     idx = torch.device(device).index if not isinstance(device, int) else device
     if idx not in (None, 0):
-        raise ValueError(f"torchtpu: there is one tpu device (tpu:0), not {device}")
+        raise ValueError(f"torchtpu: there is one tpu device (tpu:0), not {device}: each process owns one device, "
+                         "tpu:0, so under torchrun every rank uses torch.device(\"tpu\") (not tpu:LOCAL_RANK)")
 
 
 @contextlib.contextmanager

@@ -44,6 +44,9 @@ _PACKAGE = Path(__file__).resolve().parent.parent
 _CSRC = _PACKAGE / "csrc"
 _SOURCES = ("device.cpp", "kernels.cpp", "fallback.cpp", "scalars.cpp", "parallel.cpp")
 _HEADERS = ("device.h", "tt_abi.h")
+# The c10d backend (torchtpu.distributed).
+_SOURCES += ("pinned.cpp", "distributed/c10d_backend.cpp", "distributed/c10d_work.cpp")
+_HEADERS += ("distributed/c10d.h",)
 
 # The prebuilt extension of a wheel and the record of what it was built for.
 PREBUILT = _PACKAGE / "lib" / "torchtpu_device.so"
