@@ -26,12 +26,17 @@ struct Abi {
 };
 
 // install_host_parallel lends PyTorch's intra-op threads to the engine's
-// parallel loops (parallel.cpp); false when the library cannot take them.
+// parallel loops (runtime/parallel.cpp); false when the library cannot take
+// them.
 bool install_host_parallel();
 
 // abi is the resolved table; valid once ttx_init succeeded.
 extern Abi abi;
 bool abi_ready();
+
+// exiting is true once the process is exiting: buffers and events are no
+// longer released (the engine may already be gone).
+bool exiting();
 
 // check throws a c10::Error with the library's message when rc < 0. Call it
 // with the call's result already in a variable: in check(f(&err), err, ...)

@@ -1,16 +1,14 @@
-// torchtpu's tpu device inside PyTorch (PrivateUse1): storage in engine
-// buffers, kernels that send every aten op to the engine.
+// The tpu device's runtime inside PyTorch (PrivateUse1): storage in engine
+// buffers, tensors as the engine's argument words, hooks.
 #pragma once
 
 #include <ATen/ATen.h>
-#include <ATen/core/dispatch/Dispatcher.h>
-#include <ATen/core/stack.h>
 #include <c10/core/Allocator.h>
 
 #include <cstdint>
 #include <vector>
 
-#include "tt_abi.h"
+#include "runtime/abi.h"
 
 namespace torchtpu {
 
@@ -40,17 +38,7 @@ void read_tensor(const at::Tensor& t, void* dst, int64_t nbytes);
 // write_tensor copies contiguous CPU memory into a tpu tensor's view.
 void write_tensor(const at::Tensor& t, const void* src, int64_t nbytes);
 
-// The boxed kernel that runs every aten op the tpu device does not
-// implement in C++: the engine, a view computed with PyTorch's meta kernels,
-// or PyTorch's CPU kernel under the fallback policy.
-void fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack);
-
-// run_engine runs op on the engine (used by copy_ between tpu tensors).
-void run_op(const c10::OperatorHandle& op, torch::jit::Stack* stack);
-
-// Fallback policy: true sends ops the engine declines to PyTorch's CPU
-// kernels (counted, warned once per op); false raises.
-void set_cpu_fallback(bool on);
-bool cpu_fallback_enabled();
+// register_hooks installs the device's PrivateUse1 hooks (once).
+void register_hooks();
 
 }  // namespace torchtpu

@@ -1,5 +1,5 @@
 // The boxed fallback of the tpu device: every aten op without a C++ kernel
-// of its own (kernels.cpp) arrives here with PyTorch's boxed stack.
+// of its own (aten/kernels.cpp) arrives here with PyTorch's boxed stack.
 //
 //  - A view op (its first return aliases its first argument) is computed
 //    with PyTorch's meta kernel on a meta twin of the input, and the result
@@ -25,7 +25,7 @@
 #include <string>
 #include <unordered_map>
 
-#include "device.h"
+#include "aten/aten.h"
 
 namespace torchtpu {
 
