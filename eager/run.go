@@ -422,7 +422,7 @@ func (a *earg) real() float64 {
 
 func overlapsAny(b []byte, lits []*literal.Literal) bool {
 	for _, l := range lits {
-		if overlap(b, l.Data) {
+		if l != nil && overlap(b, l.Data) {
 			return true
 		}
 	}

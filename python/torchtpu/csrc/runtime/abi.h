@@ -23,6 +23,10 @@ struct Abi {
   double (*event_elapsed)(uint64_t, uint64_t, char**);
   void (*event_release)(uint64_t);
   int32_t (*set_host_parallel)(int32_t (*)(int64_t, void (*)(void*), void*), int32_t (*)(), char**);
+  int32_t (*program_run_device)(uint64_t, const int64_t*, int32_t, int64_t*, int32_t, int32_t*, char**);
+  int32_t (*profiler_start)(char**);
+  void (*profiler_tag)(uint64_t);
+  char* (*profiler_stop)(char**);
 };
 
 // install_host_parallel lends PyTorch's intra-op threads to the engine's

@@ -6,6 +6,7 @@
 #include <c10/core/Allocator.h>
 
 #include <cstdint>
+#include <stdexcept>
 #include <vector>
 
 #include "runtime/abi.h"
@@ -37,6 +38,44 @@ void read_tensor(const at::Tensor& t, void* dst, int64_t nbytes);
 
 // write_tensor copies contiguous CPU memory into a tpu tensor's view.
 void write_tensor(const at::Tensor& t, const void* src, int64_t nbytes);
+
+// float_bits returns d's bits (a float argument word).
+int64_t float_bits(double d);
+
+// A tensor argument the engine cannot take (a tensor of another device):
+// the caller runs the op its own way.
+struct Unsupported : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// put_any_tensor appends the argument words of a tensor argument: a tpu
+// tensor (tagTensor), a CPU 0-d tensor (tagScalar: its value), another CPU
+// tensor (tagHostTensor: its memory, read during the call), or tagNone for
+// an undefined one. It throws Unsupported for other devices.
+void put_any_tensor(std::vector<int64_t>& w, const at::Tensor& t);
+
+// new_tensor wraps new engine buffer h as a contiguous tpu tensor.
+at::Tensor new_tensor(uint64_t h, at::ScalarType dt, c10::IntArrayRef sizes);
+
+// Reader reads the engine's returns (eager/run.go's words): a new
+// tensor is [handle dtype ndim sizes...] after its kind word.
+struct Reader {
+  const int64_t* w;
+  int32_t n, pos = 0;
+  int64_t next() {
+    TORCH_CHECK(pos < n, "torchtpu: the engine's returns end early");
+    return w[pos++];
+  }
+  at::Tensor tensor() {
+    uint64_t h = uint64_t(next());
+    auto dt = static_cast<at::ScalarType>(next());
+    int64_t nd = next();
+    TORCH_CHECK(nd >= 0 && nd <= 16 && pos + nd <= n, "torchtpu: bad rank in the engine's returns");
+    c10::IntArrayRef sizes(w + pos, size_t(nd));
+    pos += int32_t(nd);
+    return new_tensor(h, dt, sizes);
+  }
+};
 
 // register_hooks installs the device's PrivateUse1 hooks (once).
 void register_hooks();
