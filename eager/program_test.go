@@ -15,10 +15,10 @@ import (
 // output shape or not, and optionally returning its input as well (the
 // device must copy that output: it is the input buffer's bytes).
 type addOne struct {
-	n       int64
-	static  bool
-	echo    bool
-	fail    bool
+	n      int64
+	static bool
+	echo   bool
+	fail   bool
 }
 
 func (p *addOne) Name() string { return "forward_7" }
