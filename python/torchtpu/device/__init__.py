@@ -80,6 +80,9 @@ def _register() -> None:
                                                                  for_packed_sequence=True, for_storage=True)
         if not hasattr(torch, _NAME):
             torch._register_device_module(_NAME, __import__(__name__, fromlist=["_"]))
+        # TPUs compute in bfloat16: torch.autocast("tpu") without a dtype
+        # uses it (as torch_xla's autocast does); set_autocast_dtype changes it.
+        torch.set_autocast_dtype(_NAME, torch.bfloat16)
     except Exception as e:  # another backend owns PrivateUse1
         _state["error"] = f"PrivateUse1 is taken: {e}"
         warnings.warn(f"torchtpu: the tpu device is not registered: {_state['error']}", stacklevel=3)
