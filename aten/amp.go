@@ -1,7 +1,6 @@
 package aten
 
 import (
-
 	"github.com/torchtpu/torchtpu/dtype"
 	"github.com/torchtpu/torchtpu/stablehlo"
 )
@@ -105,4 +104,3 @@ func lowerAmpUpdateScale(c *LowerCtx, a *Args) ([]Value, error) {
 	newTracker := c.Select(bad, zero, okTracker)
 	return []Value{TensorValue(c.Reshape(newScale, sShape)), TensorValue(c.Reshape(newTracker, tShape))}, nil
 }
-
