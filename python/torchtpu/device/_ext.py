@@ -147,6 +147,8 @@ def _flags(runpath: Optional[str]) -> tuple[list[str], list[str]]:
               f"-I{_CSRC}",
               f"-ffile-prefix-map={_CSRC}=torchtpu/csrc"]  # messages name torchtpu/csrc/x.cpp, not the build's folder
     cflags += [f"-I{p}" for p in cpp_extension.include_paths()]
+    # Kineto's headers (profiler/: the device's rows in torch.profiler traces)
+    cflags += [f"-I{p}/kineto" for p in cpp_extension.include_paths() if Path(p, "kineto", "libkineto.h").is_file()]
     ldflags = []
     for p in cpp_extension.library_paths():
         ldflags += [f"-L{p}", f"-Wl,-rpath,{runpath or p}"]
