@@ -227,6 +227,21 @@ func (d *Device) Synchronize(ctx context.Context) error {
 	return d.q.sync(ctx)
 }
 
+// Drain runs every recorded op and waits for the queue, leaving the
+// failure of an op that ran asynchronously for the next synchronisation.
+func (d *Device) Drain(ctx context.Context, why string) error {
+	d.mu.Lock()
+	err := d.flush(why)
+	d.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	d.q.mu.Lock()
+	seq := d.q.next
+	d.q.mu.Unlock()
+	return d.q.wait(ctx, seq)
+}
+
 // RecordEvent marks the current end of the stream and returns the mark.
 func (d *Device) RecordEvent() (uint64, error) {
 	d.mu.Lock()

@@ -123,15 +123,7 @@ func (d *Device) ProfileTag(tag uint64) { d.q.prof.tag.Store(tag) }
 // profiling finish first), stops recording and returns the records, in
 // the order the tasks ran, and how many were dropped over the bound.
 func (d *Device) ProfileStop(ctx context.Context) ([]Record, int64, error) {
-	d.mu.Lock()
-	err := d.flush("profiler")
-	d.mu.Unlock()
-	if err == nil {
-		d.q.mu.Lock()
-		seq := d.q.next
-		d.q.mu.Unlock()
-		err = d.q.wait(ctx, seq)
-	}
+	err := d.Drain(ctx, "profiler")
 	p := &d.q.prof
 	p.mu.Lock()
 	defer p.mu.Unlock()

@@ -107,3 +107,19 @@ func tt_profiler_stop(errOut **C.char) *C.char {
 	}
 	return cString(text)
 }
+
+// tt_device_empty_cache finishes the device's queued work and returns the
+// memory of freed device buffers to the system (the engine keeps no cache
+// of its own: a freed buffer's bytes are garbage of its heap until then).
+// It returns 0, or -1 and *err.
+//
+//export tt_device_empty_cache
+func tt_device_empty_cache(errOut **C.char) C.int32_t {
+	return status(capi.Guard("tt_device_empty_cache", func() error {
+		d, err := device()
+		if err != nil {
+			return err
+		}
+		return capi.EmptyCache(context.Background(), d)
+	}), errOut)
+}

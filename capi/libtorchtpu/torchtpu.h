@@ -86,6 +86,12 @@ void tt_profiler_tag(uint64_t tag);
 // It returns NULL and *err on failure.
 char* tt_profiler_stop(char** errOut);
 
+// tt_device_empty_cache finishes the device's queued work and returns the
+// memory of freed device buffers to the system (the engine keeps no cache
+// of its own: a freed buffer's bytes are garbage of its heap until then).
+// It returns 0, or -1 and *err.
+int32_t tt_device_empty_cache(char** errOut);
+
 // tt_device_configure sets the eager device's options from JSON:
 // {"backend": "cpu"|"xla-cpu"|"tpu"|"cuda", "mode": "async"|"debug"|"fused",
 // "fused_max_ops": N}; omitted fields keep their values. Queued work is

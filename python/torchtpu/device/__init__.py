@@ -46,6 +46,10 @@ __all__ = [
     "is_available", "manual_seed", "manual_seed_all", "max_memory_allocated", "memory_allocated",
     "memory_stats", "mode", "reset_peak_memory_stats", "set_backend", "set_fallback", "set_mode", "stats",
     "stream", "synchronize",
+    # _surface.py
+    "DeviceProperties", "empty_cache", "get_device_capability", "get_device_name", "get_device_properties",
+    "is_bf16_supported", "max_memory_reserved", "mem_get_info", "memory_reserved", "memory_summary",
+    "reset_max_memory_allocated",
 ]
 
 _NAME = "tpu"
@@ -261,10 +265,11 @@ def reset_peak_memory_stats(device: Optional[Any] = None) -> None:
     _engine.memory(reset_peak=True)
 
 
-def memory_stats(device: Optional[Any] = None) -> dict[str, int]:
-    _loaded()
-    a, p = _engine.memory()
-    return {"allocated_bytes.all.current": a, "allocated_bytes.all.peak": p}
+# The rest of torch.cuda's memory and device queries (_surface.py).
+from ._surface import (  # noqa: E402
+    DeviceProperties, empty_cache, get_device_capability, get_device_name, get_device_properties,
+    is_bf16_supported, max_memory_reserved, mem_get_info, memory_reserved, memory_stats, memory_summary,
+    reset_max_memory_allocated)
 
 
 # Streams and events: marks in the engine's one in-order queue.

@@ -27,6 +27,8 @@ struct Abi {
   int32_t (*profiler_start)(char**);
   void (*profiler_tag)(uint64_t);
   char* (*profiler_stop)(char**);
+  int32_t (*device_empty_cache)(char**);
+  int32_t (*memory)(int64_t*, int64_t*, int32_t);
 };
 
 // install_host_parallel lends PyTorch's intra-op threads to the engine's

@@ -3,6 +3,7 @@
 // that is never dereferenced (tensor data lives in the engine).
 #include "runtime/device.h"
 
+#include <c10/core/CachingDeviceAllocator.h>
 #include <c10/util/Exception.h>
 
 #include <atomic>
@@ -30,7 +31,11 @@ static c10::DataPtr data_ptr(uint64_t h, int64_t nbytes) {
                       c10::Device(kTPU, 0));
 }
 
-struct TPUAllocator final : c10::Allocator {
+// A DeviceAllocator, so that torch.accelerator's memory functions
+// (memory_allocated, max_memory_allocated, reset_peak_memory_stats,
+// empty_cache, memory_stats) reach the engine's counts. The engine caches
+// no freed buffers: reserved bytes are the allocated ones.
+struct TPUAllocator final : c10::DeviceAllocator {
   c10::DataPtr allocate(size_t n) override {
     TORCH_CHECK(abi_ready(), "torchtpu: the tpu device is not initialised (import torchtpu)");
     char* err = nullptr;
@@ -41,6 +46,29 @@ struct TPUAllocator final : c10::Allocator {
   c10::DeleterFnPtr raw_deleter() const override { return nullptr; }
   void copy_data(void*, const void*, std::size_t) const override {
     TORCH_CHECK(false, "torchtpu: tpu storage bytes are not addressable; copy tensors instead");
+  }
+
+  bool initialized() override { return abi_ready(); }
+  void emptyCache(c10::MempoolId_t) override {
+    char* err = nullptr;
+    int64_t rc = abi.device_empty_cache(&err);
+    check(rc, err, "tt_device_empty_cache");
+  }
+  void recordStream(const c10::DataPtr&, c10::Stream) override {}  // one in-order queue
+  c10::CachingDeviceAllocator::DeviceStats getDeviceStats(c10::DeviceIndex) override {
+    c10::CachingDeviceAllocator::DeviceStats st;
+    int64_t allocated = 0, peak = 0;
+    if (abi_ready()) abi.memory(&allocated, &peak, 0);
+    for (auto* s : {&st.allocated_bytes, &st.reserved_bytes, &st.active_bytes, &st.requested_bytes}) {
+      auto& agg = (*s)[size_t(c10::CachingAllocator::StatType::AGGREGATE)];
+      agg.current = allocated;
+      agg.peak = peak;
+    }
+    return st;
+  }
+  void resetAccumulatedStats(c10::DeviceIndex) override {}
+  void resetPeakStats(c10::DeviceIndex) override {
+    if (abi_ready()) abi.memory(nullptr, nullptr, 1);
   }
 };
 

@@ -77,6 +77,11 @@ struct Reader {
   }
 };
 
+// The allocator of pinned host memory (tensor.pin_memory()), and whether
+// p is the start of one of its allocations.
+c10::Allocator* pinned_allocator();
+bool is_pinned(const void* p);
+
 // register_hooks installs the device's PrivateUse1 hooks (once).
 void register_hooks();
 

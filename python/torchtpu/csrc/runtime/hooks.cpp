@@ -1,5 +1,6 @@
 // PyTorch's PrivateUse1 hooks for the tpu device: availability, the
-// default generator, pinned memory, storage resizing.
+// default generator, pinned memory (runtime/host_allocator.cpp), storage
+// resizing.
 #include <ATen/CPUGeneratorImpl.h>
 #include <ATen/detail/PrivateUse1HooksInterface.h>
 
@@ -21,8 +22,8 @@ struct TPUHooks final : at::PrivateUse1HooksInterface {
     return at::detail::createCPUGenerator();
   }
   at::Device getDeviceFromPtr(void*) const override { return at::Device(kTPU, 0); }
-  bool isPinnedPtr(const void*) const override { return false; }
-  at::Allocator* getPinnedMemoryAllocator() const override { return at::getCPUAllocator(); }
+  bool isPinnedPtr(const void* p) const override { return is_pinned(p); }
+  at::Allocator* getPinnedMemoryAllocator() const override { return pinned_allocator(); }
   bool hasPrimaryContext(c10::DeviceIndex) const override { return true; }
   void resizePrivateUse1Bytes(const c10::Storage& storage, size_t newsize) const override {
     storage_resize(storage, int64_t(newsize));
