@@ -64,7 +64,7 @@ class DeviceGraph:
         # inside the graph): moved there after the run
         self.out_devices = list(out_devices)
         self.n_out = len(graph.outputs)
-        self.span = f"torchtpu:{graph.name}"
+        self.span = f"torchtpu graph {graph.name}"
 
     def engine_options(self) -> dict[str, Any]:
         return {**self.graph.opts.engine(), "device": self.backend, "name": self.graph.name}
