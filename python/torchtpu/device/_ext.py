@@ -147,8 +147,11 @@ def _flags(runpath: Optional[str]) -> tuple[list[str], list[str]]:
               f"-I{_CSRC}",
               f"-ffile-prefix-map={_CSRC}=torchtpu/csrc"]  # messages name torchtpu/csrc/x.cpp, not the build's folder
     cflags += [f"-I{p}" for p in cpp_extension.include_paths()]
-    # Kineto's headers (profiler/: the device's rows in torch.profiler traces)
-    cflags += [f"-I{p}/kineto" for p in cpp_extension.include_paths() if Path(p, "kineto", "libkineto.h").is_file()]
+    # Kineto's headers (profiler/: the device's rows in torch.profiler traces):
+    # in torch's include folder (PyPI), or the system's (Debian's libtorch-dev)
+    kineto = [Path(p, "kineto") for p in [*cpp_extension.include_paths(), "/usr/include", "/usr/local/include"]
+              if Path(p, "kineto", "libkineto.h").is_file()]
+    cflags += [f"-I{kineto[0]}", f"-idirafter{_CSRC / 'profiler' / 'shim'}"] if kineto else []
     ldflags = []
     for p in cpp_extension.library_paths():
         ldflags += [f"-L{p}", f"-Wl,-rpath,{runpath or p}"]
@@ -309,8 +312,24 @@ def describe() -> dict[str, Any]:
     d: dict[str, Any] = {"loaded": _ext is not None, "origin": origin, "path": str(path) if path else None,
                          "prebuilt": str(PREBUILT) if PREBUILT.is_file() else None,
                          "build_dir": str(_build_dir()), "compiler": compiler()}
+    if _ext is not None:
+        d["profiler"] = profiler_state()
     if pre is not None:
         d["prebuilt_for"] = json.loads(MANIFEST.read_text())
     else:
         d["prebuilt_unused"] = why_not
     return d
+
+
+def profiler_state() -> str:
+    """How the device's profiler (csrc/profiler) stands with PyTorch's Kineto."""
+    if _ext is None:
+        return "extension not loaded"
+    f = _ext.ttx_profiler_state
+    f.restype, f.argtypes = ctypes.c_int, []
+    st = f()
+    if st < 0:
+        return "not built (this torch has no Kineto headers): torch.profiler shows no tpu device time"
+    if not st & 2:
+        return "not registered with Kineto: torch.profiler shows no tpu device time"
+    return "registered with Kineto" + (", initialized" if st & 4 else "")

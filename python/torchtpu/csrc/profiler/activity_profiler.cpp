@@ -186,7 +186,28 @@ class TPUActivityProfiler final : public libkineto::IActivityProfiler {
 
 REGISTER_PRIVATEUSE1_PROFILER(TPUActivityProfiler);
 
+// The registry hands the factory to Kineto when PyTorch tells it Kineto has
+// started, which torch 2.15 does and Debian's 2.14 does not: hand it over
+// now. Kineto keeps a factory given before it starts and instantiates it
+// then, and adds one given later to the running profiler.
+struct HandOver {
+  HandOver() { torch::profiler::impl::PrivateUse1ProfilerRegistry::instance().onKinetoInit(); }
+} hand_over;
+
 }  // namespace
 }  // namespace torchtpu
+
+// ttx_profiler_state says how the device's profiler stands with Kineto
+// (python -m torchtpu): bit 0 the factory is registered with PyTorch, bit 1
+// handed to Kineto, bit 2 Kineto's profiler is initialized.
+extern "C" __attribute__((visibility("default"))) int ttx_profiler_state() {
+  auto& r = torch::profiler::impl::PrivateUse1ProfilerRegistry::instance();
+  return (r.hasFactory() ? 1 : 0) | (r.isRegisteredWithKineto() ? 2 : 0) |
+         (libkineto::api().isProfilerInitialized() ? 4 : 0);
+}
+
+#else
+
+extern "C" __attribute__((visibility("default"))) int ttx_profiler_state() { return -1; }
 
 #endif
