@@ -4,6 +4,8 @@ bfloat16 support, torch.accelerator's memory functions, pinned memory."""
 
 from __future__ import annotations
 
+import warnings
+
 import torch
 
 import torchtpu  # noqa: F401
@@ -51,8 +53,12 @@ def test_pinned_memory_and_data_loader():
     assert p.is_pinned() and torch.equal(p, t)
     torch.testing.assert_close(p.to("tpu", non_blocking=True).cpu(), t)
     ds = torch.utils.data.TensorDataset(torch.randn(8, 3), torch.arange(8))
-    seen = []
-    for x, y in torch.utils.data.DataLoader(ds, batch_size=4, pin_memory=True):
-        assert x.is_pinned() and y.is_pinned()
-        seen.append(y.to("tpu", non_blocking=True))
-    assert torch.cat(seen).cpu().tolist() == list(range(8))
+    for kw in ({}, {"pin_memory_device": "tpu"}):  # the latter deprecated in newer torch: the accelerator is used
+        seen = []
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            loader = torch.utils.data.DataLoader(ds, batch_size=4, pin_memory=True, **kw)
+            for x, y in loader:
+                assert x.is_pinned() and y.is_pinned()
+                seen.append(y.to("tpu", non_blocking=True))
+        assert torch.cat(seen).cpu().tolist() == list(range(8))
