@@ -76,13 +76,14 @@ class DeviceGraph:
         first = g.runs == 0
         saved = list(args) if first else None
         args.clear()
+        if first:
+            # The first run is checked at once (a failure falls back to
+            # eager PyTorch, as on the CPU path). Work queued before it is
+            # finished first: its failure is its own, raised here as it
+            # would be at any synchronisation, not taken for the graph's.
+            torch.tpu.synchronize()
         t0 = time.perf_counter()
         try:
-            if first:
-                # The first run is checked at once (a failure falls back
-                # to eager PyTorch, as on the CPU path): work queued before
-                # it is finished first, so that its failure is not the graph's.
-                torch.tpu.synchronize()
             raw = self._run(tensors)
             if first:
                 torch.tpu.synchronize()
