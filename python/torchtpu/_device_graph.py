@@ -74,6 +74,8 @@ class DeviceGraph:
         assert g.program is not None
         tensors = [a for a, t in zip(args, g.tensor_inputs) if t]
         first = g.runs == 0
+        if first and g.opts.dump_dir:
+            g._dump([t.cpu() if isinstance(t, torch.Tensor) else t for t in tensors])
         saved = list(args) if first else None
         args.clear()
         if first:
