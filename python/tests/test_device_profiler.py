@@ -73,3 +73,16 @@ def test_without_device_activity_nothing_is_recorded():
     with profile(activities=[ProfilerActivity.CPU]) as prof:
         (x * 2).sum().item()
     assert all(e.device_time_total == 0 for e in prof.key_averages())
+    assert all(e.device_type == torch.autograd.DeviceType.CPU for e in prof.events())
+
+
+def test_legacy_profiler_times_ops_with_device_events():
+    """torch.autograd.profiler.profile(use_device="tpu") without Kineto's
+    device tracing: device events around each op."""
+    a = torch.randn(32, 32, device="tpu")
+    (a @ a).sum().item()
+    with torch.autograd.profiler.profile(use_device="tpu") as prof:
+        (a @ a).sum().item()
+    ev = {e.key: e for e in prof.key_averages()}
+    assert ev["aten::mm"].device_time_total > 0 and ev["aten::mm"].cpu_time_total > 0
+    assert all(e.cpu_time_total >= 0 for e in prof.key_averages())

@@ -162,12 +162,14 @@ class TPUActivityProfiler final : public libkineto::IActivityProfiler {
 
   const std::set<libkineto::ActivityType>& availableActivities() const override { return activities_; }
 
+  // A session when the trace asks for device activity (ProfilerActivity.
+  // PrivateUse1 adds kernels and copies; the host-side PRIVATEUSE1_RUNTIME
+  // types come with ProfilerActivity.CPU alone too).
   std::unique_ptr<libkineto::IActivityProfilerSession> configure(const std::set<libkineto::ActivityType>& types,
                                                                  const libkineto::Config&) override {
     if (!abi_ready()) return nullptr;  // the device is not set up: a CPU-only trace
-    for (auto t : activities_) {
-      if (types.count(t)) return std::make_unique<Session>();
-    }
+    if (types.count(libkineto::ActivityType::CONCURRENT_KERNEL) || types.count(libkineto::ActivityType::GPU_MEMCPY))
+      return std::make_unique<Session>();
     return nullptr;
   }
 
