@@ -34,7 +34,8 @@ type Options struct {
 	CacheMaxMB int64  `json:"cache_max_mb"`
 	// NoCache turns off every cache (memory, disk, per-shape plans).
 	NoCache bool `json:"no_cache"`
-	// Buckets is "" (exact shapes), "pow2" or sizes such as [8,16,32].
+	// Buckets is "" (the device's default: exact on cpu, pow2 on PJRT
+	// devices), "pow2", "exact", or sizes such as [8,16,32].
 	Buckets     string  `json:"buckets"`
 	BucketSizes []int64 `json:"bucket_sizes"`
 	// Explain logs every recompile and its reason (to stderr).
@@ -115,6 +116,8 @@ func (o Options) runtimeOptions() (runtime.Options, error) {
 	switch {
 	case o.Buckets == "pow2":
 		ro.Buckets = &runtime.BucketPolicy{Pow2: true}
+	case o.Buckets == "exact":
+		ro.Buckets = &runtime.BucketPolicy{Exact: true}
 	case o.Buckets == "" && len(o.BucketSizes) == 0:
 	case o.Buckets == "" || o.Buckets == "sizes":
 		for _, s := range o.BucketSizes {
@@ -124,7 +127,7 @@ func (o Options) runtimeOptions() (runtime.Options, error) {
 		}
 		ro.Buckets = &runtime.BucketPolicy{Sizes: append([]int64(nil), o.BucketSizes...)}
 	default:
-		return ro, fmt.Errorf("buckets %q: want \"pow2\" or bucket_sizes", o.Buckets)
+		return ro, fmt.Errorf("buckets %q: want \"pow2\", \"exact\" or bucket_sizes", o.Buckets)
 	}
 	ro.Log = os.Stderr
 	return ro, nil

@@ -309,7 +309,8 @@ class CompiledGraph:
         if self.program is not None:
             m = self.program.metrics()
             r["engine"] = {k: m.get(k) for k in ("compiles", "cache_hits", "cache_misses", "hits_by",
-                                                 "recompiles", "fallbacks", "runs", "run_ms", "compile_ms")}
+                                                 "recompiles", "fallbacks", "runs", "run_ms", "compile_ms",
+                                                 "bucketing")}
         return r
 
 
