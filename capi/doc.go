@@ -20,7 +20,11 @@
 //     during the call; results live in Go memory until copied out or freed.
 //
 // ABIVersion is bumped on any incompatible change of the exported
-// functions or the tensor descriptor.
+// functions or the tensor descriptor. Functions added without changing
+// an existing one keep the version (tt_program_run_device, the profiler's
+// tt_profiler_*, tt_device_empty_cache were added so): a caller that needs
+// one looks its symbol up, as the device extension does when it starts,
+// and asks for a rebuilt library when one is missing.
 package capi
 
 // ABIVersion is the version of the C ABI (tt_abi_version).

@@ -1,7 +1,9 @@
 package capi
 
 import (
+	"context"
 	"os"
+	"runtime/debug"
 	"sync"
 	"unsafe"
 
@@ -51,4 +53,14 @@ func EagerDevice() (*eager.Device, error) {
 	}
 	theDevice.d = d
 	return d, nil
+}
+
+// EmptyCache finishes the device's queued work and returns the memory of
+// freed buffers to the system (torch.tpu.empty_cache).
+func EmptyCache(ctx context.Context, d *eager.Device) error {
+	if err := d.Drain(ctx, "empty_cache"); err != nil {
+		return err
+	}
+	debug.FreeOSMemory()
+	return nil
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/torchtpu/torchtpu/aten"
 	"github.com/torchtpu/torchtpu/cache"
+	"github.com/torchtpu/torchtpu/eager"
 	"github.com/torchtpu/torchtpu/fx"
 	"github.com/torchtpu/torchtpu/literal"
 	"github.com/torchtpu/torchtpu/pt2"
@@ -43,6 +44,9 @@ type Options struct {
 	DebugSync bool `json:"debug_sync"`
 	// Model names the program of a multi-program archive ("": the first).
 	Model string `json:"model"`
+	// Name labels the program's runs on the tpu device (errors, profiler
+	// rows); "" is "program".
+	Name string `json:"name"`
 }
 
 // Program is a loaded program and its runtime state. Runs of one program
@@ -53,7 +57,12 @@ type Program struct {
 	prog   *runtime.Program
 	src    *pt2.Program
 	device string
+	name   string
 	info   *Info
+
+	outsOnce sync.Once
+	outs     []*eager.OutputSpec // static output specs (RunOnDevice)
+	static   bool
 }
 
 // ParseOptions reads options JSON ("" or "null" is the defaults).
@@ -146,7 +155,11 @@ func Load(data []byte, opts Options) (*Program, error) {
 	if err := prog.Configure(ro); err != nil {
 		return nil, err
 	}
-	p := &Program{prog: prog, src: src, device: device}
+	name := opts.Name
+	if name == "" {
+		name = "program"
+	}
+	p := &Program{prog: prog, src: src, device: device, name: name}
 	p.info = describe(src.Graph, device)
 	return p, nil
 }

@@ -109,6 +109,7 @@ type Stats struct {
 	UploadBytes   int64 `json:"upload_bytes"`
 	Downloads     int64 `json:"downloads"`
 	DownloadBytes int64 `json:"download_bytes"`
+	Programs      int64 `json:"programs"`
 	Blocks        int64 `json:"fused_blocks"`
 	BlockOps      int64 `json:"fused_ops"`
 	BlockCompiles int64 `json:"fused_compiles"`
@@ -196,7 +197,7 @@ func (d *Device) enqueue(label string, fn func() error) error {
 		if err := d.q.sync(context.Background()); err != nil {
 			return err
 		}
-		return runTask(&task{label: label, run: fn})
+		return d.q.runTimed(&task{label: label, run: fn, tag: d.q.prof.tagNow()})
 	}
 	d.q.push(label, fn, nil)
 	return nil
@@ -208,7 +209,7 @@ func (d *Device) enqueueRun(label string, r runner) error {
 		if err := d.q.sync(context.Background()); err != nil {
 			return err
 		}
-		return runTask(&task{label: label, r: r})
+		return d.q.runTimed(&task{label: label, r: r, tag: d.q.prof.tagNow()})
 	}
 	d.q.push(label, nil, r)
 	return nil
@@ -224,6 +225,21 @@ func (d *Device) Synchronize(ctx context.Context) error {
 		return err
 	}
 	return d.q.sync(ctx)
+}
+
+// Drain runs every recorded op and waits for the queue, leaving the
+// failure of an op that ran asynchronously for the next synchronisation.
+func (d *Device) Drain(ctx context.Context, why string) error {
+	d.mu.Lock()
+	err := d.flush(why)
+	d.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	d.q.mu.Lock()
+	seq := d.q.next
+	d.q.mu.Unlock()
+	return d.q.wait(ctx, seq)
 }
 
 // RecordEvent marks the current end of the stream and returns the mark.
@@ -257,6 +273,13 @@ func (d *Device) EventElapsed(ctx context.Context, a, b uint64) (float64, error)
 
 // EventRelease forgets event seq's timing.
 func (d *Device) EventRelease(seq uint64) { d.q.forget(seq) }
+
+// Backend returns the name of the backend serving the device ("cpu", ...).
+func (d *Device) Backend() string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.b.Name()
+}
 
 // Memory returns the bytes held by live buffers and their peak.
 func (d *Device) Memory() (allocated, peak int64) {

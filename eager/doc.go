@@ -28,7 +28,12 @@
 //     gathering and writes scattering through a view, so that aliases see
 //     each other's writes;
 //   - modes and options (device.go): async (the default; ops queued),
-//     debug (each op run and checked before its call returns) and fused.
+//     debug (each op run and checked before its call returns) and fused;
+//   - compiled programs (program.go): a torch.compile graph whose tensors
+//     live on the device runs as one task on its buffers, its outputs new
+//     buffers;
+//   - profiling (profile.go): each task's device time and the caller's
+//     correlation tag, for PyTorch's profiler.
 //
 // The device names buffers to its caller by handles from a table it does
 // not own (Host): the C ABI keeps handles, tensor descriptors and the
@@ -38,5 +43,5 @@
 // It sits above runtime, backend and aten and below capi (imports point
 // one way). It is a top-level package beside runtime rather than inside
 // it because it is a layer above runtime, and a home for what the device
-// grows next (autocast, profiling, distributed, replay of fused blocks).
+// grows next (distributed, replay of fused blocks).
 package eager

@@ -175,6 +175,12 @@ var implicitWrites = map[string]struct {
 		map[int]string{3: "running_mean", 4: "running_var"}},
 	"aten::_native_batch_norm_legit.default": {"aten::_native_batch_norm_legit_functional.default",
 		map[int]string{3: "running_mean", 4: "running_var"}},
+	// the gradient scaler's in-place ops (torch.amp.GradScaler) write
+	// arguments they do not return: the gradients (a list) and found_inf;
+	// the growth tracker
+	"aten::_amp_foreach_non_finite_check_and_unscale_.default": {"aten::_amp_foreach_non_finite_check_and_unscale.default",
+		map[int]string{0: "self", 1: "found_inf"}},
+	"aten::_amp_update_scale_.default": {"aten::_amp_update_scale.default", map[int]string{1: "growth_tracker"}},
 	// cummax/cummin's kernels fill preallocated values and indices
 	"aten::_cummax_helper.default": {"aten::cummax.default", map[int]string{0: "values", 1: "indices"}},
 	"aten::_cummin_helper.default": {"aten::cummin.default", map[int]string{0: "values", 1: "indices"}},

@@ -67,8 +67,9 @@ const (
 	retList  int64 = 3
 )
 
-// writeSpec stores module result res through the view of argument arg.
-type writeSpec struct{ res, arg int }
+// writeSpec stores module result res through the view of argument arg
+// (of its item when item >= 0: a Tensor(a!)[] argument).
+type writeSpec struct{ res, arg, item int }
 
 // resizeSpec asks the caller to resize out= argument arg to shape first.
 type resizeSpec struct {
@@ -89,6 +90,19 @@ func at(args []earg, arg, item int) *earg {
 		return &args[arg].list[item]
 	}
 	return &args[arg]
+}
+
+// deviceTensors reports whether a is a device tensor, or a list of them.
+func deviceTensors(a *earg) bool {
+	if a.tag == tagList {
+		for k := range a.list {
+			if a.list[k].tag != tagTensor {
+				return false
+			}
+		}
+		return len(a.list) > 0
+	}
+	return a.tag == tagTensor
 }
 
 // build lowers op for the call's signature, compiles it, and returns its
@@ -173,7 +187,7 @@ func (d *Device) build(ctx context.Context, op *eagerOp, args []earg) *plan {
 	if op.alt != nil {
 		ok := true
 		for _, name := range op.alt.writes {
-			if i := op.schema.Param(name); i < 0 || args[i].tag != tagTensor {
+			if i := op.schema.Param(name); i < 0 || !deviceTensors(&args[i]) {
 				ok = false
 			}
 		}
@@ -237,7 +251,7 @@ func (d *Device) build(ctx context.Context, op *eagerOp, args []earg) *plan {
 				continue
 			}
 			k := addOut(r.T, j, -1, to)
-			p.writes = append(p.writes, writeSpec{res: k, arg: i})
+			p.writes = append(p.writes, writeSpec{res: k, arg: i, item: -1})
 			p.rets = append(p.rets, retSpec{kind: retAlias, arg: i})
 		case r.Kind == aten.KTensor && r.T != nil:
 			p.rets = append(p.rets, retSpec{kind: retNew, res: addOut(r.T, j, -1, dtype.Invalid)})
@@ -261,16 +275,34 @@ func (d *Device) build(ctx context.Context, op *eagerOp, args []earg) *plan {
 	for _, k := range sortedKeys(extra) {
 		name := extra[k]
 		i := op.schema.Param(name)
-		if k >= len(res) || res[k].Kind != aten.KTensor || res[k].T == nil {
-			p.decline = fmt.Sprintf("%s returns no tensor %d for %s", entry.Name, k, name)
+		if k >= len(res) {
+			p.decline = fmt.Sprintf("%s returns no value %d for %s", entry.Name, k, name)
 			return p
 		}
-		dst := &args[i].view
-		if !sameShape(c.Shape(res[k].T), dst.Shape) {
-			p.decline = fmt.Sprintf("%s's updated %s has shape %v, the argument %v", entry.Name, name, c.Shape(res[k].T), dst.Shape)
-			return p
+		// A Tensor(a!)[] argument takes a returned list, item by item.
+		vals, items := []aten.Value{res[k]}, []int{-1}
+		if args[i].tag == tagList {
+			if res[k].Kind != aten.KList || len(res[k].List) != len(args[i].list) {
+				p.decline = fmt.Sprintf("%s returns no list of %d tensors %d for %s", entry.Name, len(args[i].list), k, name)
+				return p
+			}
+			vals, items = res[k].List, nil
+			for it := range vals {
+				items = append(items, it)
+			}
 		}
-		p.writes = append(p.writes, writeSpec{res: addOut(res[k].T, k, -1, dst.DType), arg: i})
+		for n, v := range vals {
+			if v.Kind != aten.KTensor || v.T == nil {
+				p.decline = fmt.Sprintf("%s returns no tensor %d for %s", entry.Name, k, name)
+				return p
+			}
+			dst := &at(args, i, items[n]).view
+			if !sameShape(c.Shape(v.T), dst.Shape) {
+				p.decline = fmt.Sprintf("%s's updated %s has shape %v, the argument %v", entry.Name, name, c.Shape(v.T), dst.Shape)
+				return p
+			}
+			p.writes = append(p.writes, writeSpec{res: addOut(v.T, k, items[n], dst.DType), arg: i, item: items[n]})
+		}
 	}
 	if err := c.Err(); err != nil {
 		p.decline = "lowering: " + err.Error()

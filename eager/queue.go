@@ -24,14 +24,18 @@ type queue struct {
 	running bool   // the worker goroutine is started
 	idle    bool   // the worker waits for work
 	stamps  map[uint64]time.Time
+	prof    profiler // device times of tasks, while profiling
 }
 
 // task is one unit of queued work. label names it in errors ("aten::mm").
+// tag is the caller's profiler correlation tag when it was enqueued, +1
+// (0: not profiled).
 type task struct {
 	seq   uint64
 	label string
 	run   func() error
 	r     runner
+	tag   uint64
 }
 
 // runner is queued work as a value (an op's run): no closure to allocate.
@@ -53,7 +57,7 @@ func (q *queue) push(label string, run func() error, r runner) uint64 {
 	q.mu.Lock()
 	q.next++
 	seq := q.next
-	q.tasks = append(q.tasks, task{seq: seq, label: label, run: run, r: r})
+	q.tasks = append(q.tasks, task{seq: seq, label: label, run: run, r: r, tag: q.prof.tagNow()})
 	if !q.running {
 		q.running = true
 		go q.work()
@@ -79,7 +83,7 @@ func (q *queue) work() {
 		q.mu.Unlock()
 		for i := range batch {
 			t := &batch[i]
-			err := runTask(t)
+			err := q.runTimed(t)
 			q.mu.Lock()
 			if err != nil && q.err == nil {
 				q.err = err

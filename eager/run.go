@@ -306,7 +306,7 @@ func (d *Device) launch(p *plan, args []earg, out []int64) (int, error) {
 		}
 	}
 	for _, w := range p.writes {
-		a := &args[w.arg]
+		a := at(args, w.arg, w.item)
 		if _, err := a.view.check(a.buf.nbytes); err != nil {
 			return 0, fmt.Errorf("%s: argument %s: %w", p.op.name, p.op.schema.Params[w.arg].Name, err)
 		}
@@ -422,7 +422,7 @@ func (a *earg) real() float64 {
 
 func overlapsAny(b []byte, lits []*literal.Literal) bool {
 	for _, l := range lits {
-		if overlap(b, l.Data) {
+		if l != nil && overlap(b, l.Data) {
 			return true
 		}
 	}

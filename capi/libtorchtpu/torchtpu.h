@@ -53,6 +53,45 @@ typedef int32_t (*tt_host_threads_fn)(void);
 extern "C" {
 #endif
 
+// tt_program_run_device runs program prog on tensors of the eager tpu
+// device: nwords argument words hold one item per program input, in
+// order, encoded as tt_op_call's arguments (a device tensor: read in
+// place, no copy; a CPU tensor or 0-d CPU scalar: read during the call).
+// The outputs are new device buffers, written to out as tt_op_call's
+// returns: per output [1 handle dtype ndim sizes...] (a contiguous tensor
+// whose buffer handle the caller frees with tt_free) or [0] for None;
+// *out_n is the number of words. When every output has a static shape
+// the run is queued like an op and its failure surfaces at the next
+// synchronisation; otherwise the device finishes its queued work and runs
+// the program before returning. prog must be compiled for the backend
+// serving the device (its options' "device"). It returns 0, or -1 and
+// *err.
+int32_t tt_program_run_device(uint64_t prog, int64_t* w, int32_t nwords, int64_t* out, int32_t outCap, int32_t* outN, char** errOut);
+
+// tt_profiler_start starts recording the device time of every task the
+// tpu device runs (ops, fused blocks, compiled programs, copies), dropping
+// earlier records. It returns 0, or -1 and *err.
+int32_t tt_profiler_start(char** errOut);
+
+// tt_profiler_tag sets the correlation tag that tasks enqueued from now on
+// carry into their records (a host profiler's id of the op or range that
+// launches them; 0 for none).
+void tt_profiler_tag(uint64_t tag);
+
+// tt_profiler_stop waits for the tasks enqueued while recording, stops
+// recording and returns the records as text (free with tt_string_free),
+// one line per task in the order they ran: "start end tag kind name",
+// start and end in Unix nanoseconds, kind one of op, block, program,
+// copy; a last line "dropped N" when records were dropped over the bound.
+// It returns NULL and *err on failure.
+char* tt_profiler_stop(char** errOut);
+
+// tt_device_empty_cache finishes the device's queued work and returns the
+// memory of freed device buffers to the system (the engine keeps no cache
+// of its own: a freed buffer's bytes are garbage of its heap until then).
+// It returns 0, or -1 and *err.
+int32_t tt_device_empty_cache(char** errOut);
+
 // tt_device_configure sets the eager device's options from JSON:
 // {"backend": "cpu"|"xla-cpu"|"tpu"|"cuda", "mode": "async"|"debug"|"fused",
 // "fused_max_ops": N}; omitted fields keep their values. Queued work is

@@ -21,7 +21,7 @@ from typing import Any, Callable, Mapping, Optional, Sequence
 import torch
 import torch.fx
 
-from . import _lib
+from . import _device_graph, _lib
 from ._export import to_pt2
 from ._options import Options
 
@@ -169,6 +169,9 @@ class CompiledGraph:
         # layouts and written in place by the engine.
         self._fast: Optional[_lib.FastCall] = None
         self._static_outs = _static_specs(placeholders, results)
+        # A graph whose tensors live on the tpu device runs on the device's
+        # buffers (_device_graph); None for a graph of CPU tensors.
+        self._device = _device_graph.for_graph(self, example_inputs, results)
         self.pt2: Optional[bytes] = None
         t0 = time.perf_counter()
         if kind in opts.eager_graphs:
@@ -179,7 +182,7 @@ class CompiledGraph:
             return
         try:
             pt2 = self.pt2 = to_pt2(gm, example_inputs)
-            self.program = _lib.Program(pt2, opts.engine())
+            self.program = _lib.Program(pt2, self._device.engine_options() if self._device else opts.engine())
             self.unsupported = self.program.info()["unsupported"]
         except Exception as e:
             self._fall_back(f"{type(e).__name__}: {e}")
@@ -216,6 +219,8 @@ class CompiledGraph:
             args = call_args[0]
         else:
             args = list(call_args)
+        if self._device is not None and self.program is not None:
+            return self._device.call(args)
         if self._fast is not None:
             t0 = time.perf_counter()
             outs = self._fast(args)
@@ -231,11 +236,6 @@ class CompiledGraph:
             self.run_seconds += time.perf_counter() - t0
             return outs
         tensors = [a for a, t in zip(args, self.tensor_inputs) if t]
-        # Inputs on the tpu device (a compiled model on "tpu", DDP's included)
-        # are read to the host, and the outputs put back on the device.
-        dev = next((t.device for t in tensors if isinstance(t, torch.Tensor) and t.device.type == "tpu"), None)
-        if dev is not None:
-            tensors = [t.cpu() if isinstance(t, torch.Tensor) and t.device == dev else t for t in tensors]
         first = self.runs == 0
         if first and self.opts.dump_dir:
             self._dump(tensors)
@@ -252,7 +252,7 @@ class CompiledGraph:
             self.runs += 1
             self.run_seconds += time.perf_counter() - t0
             return outs
-        if first and self._static_outs is not None and dev is None:
+        if first and self._static_outs is not None:
             self._fast = _lib.FastCall(self.program, tensors, self._static_outs)
         del tensors
         outs = []
@@ -260,8 +260,6 @@ class CompiledGraph:
             if kind == "tensor":
                 if extra is not None and r is not None:
                     r = _restride(r, extra)
-                if dev is not None and r is not None:
-                    r = r.to(dev)
                 outs.append(r)
             elif kind == "int":
                 outs.append(int(r.item()) if isinstance(r, torch.Tensor) else r)
@@ -302,6 +300,8 @@ class CompiledGraph:
                              "nodes_on_eager": self.nodes if self.program is None else 0,
                              "compile_ms": round(self.compile_seconds * 1e3, 2),
                              "run_ms": round(self.run_seconds * 1e3, 2)}
+        if self._device is not None:
+            r.update(self._device.report())
         if self.fallback_reason:
             r["fallback_reason"] = self.fallback_reason
         if self.unsupported:

@@ -28,7 +28,7 @@
 #include <map>
 #include <sstream>
 
-#include "../device.h"
+#include "runtime/device.h"
 
 namespace torchtpu::dist {
 

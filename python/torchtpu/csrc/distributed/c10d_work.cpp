@@ -1,7 +1,7 @@
 // Work: a tpu collective in flight, and its host twins (Stage).
 #include "c10d.h"
 
-#include "../device.h"
+#include "runtime/device.h"
 
 namespace torchtpu::dist {
 

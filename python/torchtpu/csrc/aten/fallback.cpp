@@ -1,5 +1,5 @@
 // The boxed fallback of the tpu device: every aten op without a C++ kernel
-// of its own (kernels.cpp) arrives here with PyTorch's boxed stack.
+// of its own (aten/kernels.cpp) arrives here with PyTorch's boxed stack.
 //
 //  - A view op (its first return aliases its first argument) is computed
 //    with PyTorch's meta kernel on a meta twin of the input, and the result
@@ -25,7 +25,7 @@
 #include <string>
 #include <unordered_map>
 
-#include "device.h"
+#include "aten/aten.h"
 
 namespace torchtpu {
 
@@ -139,107 +139,6 @@ void put_str(std::vector<int64_t>& w, const std::string& s) {
   std::memcpy(w.data() + at, s.data(), s.size());
 }
 
-int64_t bits(double d) {
-  int64_t b;
-  std::memcpy(&b, &d, 8);
-  return b;
-}
-
-// A CPU 0-d tensor in a tpu op (a Python number PyTorch wrapped, or a CPU
-// scalar tensor): its value travels in the words.
-void put_scalar(std::vector<int64_t>& w, const at::Tensor& t) {
-  w.push_back(kScalar);
-  w.push_back(int64_t(t.scalar_type()));
-  w.push_back(t.unsafeGetTensorImpl()->is_wrapped_number() ? 1 : 0);
-  const void* p = t.const_data_ptr();
-  int64_t v1 = 0, v2 = 0;
-  switch (t.scalar_type()) {
-    case at::kDouble:
-      std::memcpy(&v1, p, 8);
-      break;
-    case at::kFloat:
-      v1 = bits(*static_cast<const float*>(p));
-      break;
-    case at::kHalf:
-      v1 = bits(float(*static_cast<const at::Half*>(p)));
-      break;
-    case at::kBFloat16:
-      v1 = bits(float(*static_cast<const at::BFloat16*>(p)));
-      break;
-    case at::kComplexDouble: {
-      auto c = *static_cast<const c10::complex<double>*>(p);
-      v1 = bits(c.real());
-      v2 = bits(c.imag());
-      break;
-    }
-    case at::kComplexFloat: {
-      auto c = *static_cast<const c10::complex<float>*>(p);
-      v1 = bits(c.real());
-      v2 = bits(c.imag());
-      break;
-    }
-    case at::kLong:
-      v1 = *static_cast<const int64_t*>(p);
-      break;
-    case at::kInt:
-      v1 = *static_cast<const int32_t*>(p);
-      break;
-    case at::kShort:
-      v1 = *static_cast<const int16_t*>(p);
-      break;
-    case at::kChar:
-      v1 = *static_cast<const int8_t*>(p);
-      break;
-    case at::kByte:
-      v1 = *static_cast<const uint8_t*>(p);
-      break;
-    case at::kBool:
-      v1 = *static_cast<const bool*>(p) ? 1 : 0;
-      break;
-    default: {
-      at::Scalar s = t.item();
-      if (s.isFloatingPoint()) {
-        v1 = bits(s.toDouble());
-      } else {
-        v1 = s.toLong();
-      }
-    }
-  }
-  w.push_back(v1);
-  w.push_back(v2);
-}
-
-void put_host_tensor(std::vector<int64_t>& w, const at::Tensor& t) {
-  w.push_back(kHostTensor);
-  const void* p = t.const_data_ptr();
-  int64_t ptr;
-  std::memcpy(&ptr, &p, sizeof(p));
-  w.push_back(t.numel() ? ptr : 0);
-  w.push_back(int64_t(t.storage().nbytes()) - t.storage_offset() * int64_t(t.element_size()));
-  w.push_back(int64_t(t.scalar_type()));
-  w.push_back(t.dim());
-  for (auto s : t.sizes()) w.push_back(s);
-  for (auto s : t.strides()) w.push_back(s);
-}
-
-struct Unsupported : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
-void put_any_tensor(std::vector<int64_t>& w, const at::Tensor& t) {
-  if (!t.defined()) {
-    w.push_back(kNone);
-  } else if (t.device().type() == kTPU) {
-    put_tensor(w, t);
-  } else if (t.is_cpu() && t.dim() == 0) {
-    put_scalar(w, t);
-  } else if (t.is_cpu()) {
-    put_host_tensor(w, t);
-  } else {
-    throw Unsupported(std::string("a tensor on ") + t.device().str());
-  }
-}
-
 void put(std::vector<int64_t>& w, const c10::IValue& v, IntKind ik) {
   if (v.isTensor()) {
     put_any_tensor(w, v.toTensor());
@@ -264,15 +163,15 @@ void put(std::vector<int64_t>& w, const c10::IValue& v, IntKind ik) {
     }
   } else if (v.isDouble()) {
     w.push_back(kFloat);
-    w.push_back(bits(v.toDouble()));
+    w.push_back(float_bits(v.toDouble()));
   } else if (v.isBool()) {
     w.push_back(kBool);
     w.push_back(v.toBool() ? 1 : 0);
   } else if (v.isComplexDouble()) {
     auto c = v.toComplexDouble();
     w.push_back(kComplex);
-    w.push_back(bits(c.real()));
-    w.push_back(bits(c.imag()));
+    w.push_back(float_bits(c.real()));
+    w.push_back(float_bits(c.imag()));
   } else if (v.isIntList()) {
     auto l = v.toIntList();
     w.push_back(kInts);
@@ -282,7 +181,7 @@ void put(std::vector<int64_t>& w, const c10::IValue& v, IntKind ik) {
     auto l = v.toDoubleList();
     w.push_back(kFloats);
     w.push_back(int64_t(l.size()));
-    for (double x : l) w.push_back(bits(x));
+    for (double x : l) w.push_back(float_bits(x));
   } else if (v.isBoolList()) {
     auto l = v.toBoolList();
     w.push_back(kBools);
@@ -318,34 +217,6 @@ void put(std::vector<int64_t>& w, const c10::IValue& v, IntKind ik) {
 }
 
 // ---- returns --------------------------------------------------------------
-
-at::Tensor new_tensor(uint64_t h, at::ScalarType dt, c10::IntArrayRef sizes) {
-  int64_t n = int64_t(c10::elementSize(dt));
-  for (auto s : sizes) n *= s;
-  at::Tensor t = at::detail::make_tensor<c10::TensorImpl>(new_storage(h, n),
-                                                          c10::DispatchKeySet(c10::DispatchKey::PrivateUse1),
-                                                          c10::scalarTypeToTypeMeta(dt));
-  t.unsafeGetTensorImpl()->set_sizes_contiguous(sizes);
-  return t;
-}
-
-struct Reader {
-  const int64_t* w;
-  int32_t n, pos = 0;
-  int64_t next() {
-    TORCH_CHECK(pos < n, "torchtpu: the engine's returns end early");
-    return w[pos++];
-  }
-  at::Tensor tensor() {
-    uint64_t h = uint64_t(next());
-    auto dt = static_cast<at::ScalarType>(next());
-    int64_t nd = next();
-    TORCH_CHECK(nd >= 0 && nd <= 16 && pos + nd <= n, "torchtpu: bad rank in the engine's returns");
-    c10::IntArrayRef sizes(w + pos, size_t(nd));
-    pos += int32_t(nd);
-    return new_tensor(h, dt, sizes);
-  }
-};
 
 // ---- the paths ---------------------------------------------------------------
 

@@ -5,7 +5,7 @@
 // torch.set_num_threads too.
 #include <ATen/Parallel.h>
 
-#include "tt_abi.h"
+#include "runtime/abi.h"
 
 namespace torchtpu {
 

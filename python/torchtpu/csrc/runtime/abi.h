@@ -23,15 +23,26 @@ struct Abi {
   double (*event_elapsed)(uint64_t, uint64_t, char**);
   void (*event_release)(uint64_t);
   int32_t (*set_host_parallel)(int32_t (*)(int64_t, void (*)(void*), void*), int32_t (*)(), char**);
+  int32_t (*program_run_device)(uint64_t, const int64_t*, int32_t, int64_t*, int32_t, int32_t*, char**);
+  int32_t (*profiler_start)(char**);
+  void (*profiler_tag)(uint64_t);
+  char* (*profiler_stop)(char**);
+  int32_t (*device_empty_cache)(char**);
+  int32_t (*memory)(int64_t*, int64_t*, int32_t);
 };
 
 // install_host_parallel lends PyTorch's intra-op threads to the engine's
-// parallel loops (parallel.cpp); false when the library cannot take them.
+// parallel loops (runtime/parallel.cpp); false when the library cannot take
+// them.
 bool install_host_parallel();
 
 // abi is the resolved table; valid once ttx_init succeeded.
 extern Abi abi;
 bool abi_ready();
+
+// exiting is true once the process is exiting: buffers and events are no
+// longer released (the engine may already be gone).
+bool exiting();
 
 // check throws a c10::Error with the library's message when rc < 0. Call it
 // with the call's result already in a variable: in check(f(&err), err, ...)

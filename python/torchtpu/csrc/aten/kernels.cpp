@@ -1,7 +1,7 @@
-// The PrivateUse1 kernels the tpu device implements in C++: allocation,
-// the metadata ops every backend owns (views share the storage), copies to
-// and from the CPU, reading one element. Every other aten op reaches the
-// boxed fallback (fallback.cpp).
+// The PrivateUse1 kernels the tpu device implements in C++, a minimal set:
+// allocation, the metadata ops every backend owns (views share the
+// storage), copies to and from the CPU, reading one element. Every other
+// aten op reaches the boxed fallback (aten/fallback.cpp).
 #include <ATen/EmptyTensor.h>
 #include <ATen/native/Resize.h>
 #include <ATen/ops/_reshape_alias_native.h>
@@ -9,7 +9,7 @@
 #include <ATen/ops/view_native.h>
 #include <torch/library.h>
 
-#include "device.h"
+#include "aten/aten.h"
 
 namespace torchtpu {
 namespace {

@@ -15,7 +15,7 @@
 #include <map>
 #include <utility>
 
-#include "device.h"
+#include "aten/aten.h"
 
 namespace torchtpu {
 namespace {
