@@ -36,6 +36,11 @@ func init() {
 	}
 }
 
+// collectiveReductions: ops whose region is the cross-device reduction.
+var collectiveReductions = map[string]bool{
+	"stablehlo.all_reduce": true, "stablehlo.reduce_scatter": true,
+}
+
 func (s *State) fixFor(op *stablehlo.Op) *opRewrite {
 	for i := range fixRewrites {
 		r := &fixRewrites[i]
@@ -57,6 +62,11 @@ func runFixes(s *State) error {
 		}
 		return nil, nil, nil
 	})
+	// A collective's reduction body stays as written: XLA recognises only
+	// plain reductions there (add, multiply, maximum, minimum, and, or),
+	// and a select-based NaN rule makes it refuse the program
+	// ("Unsupported reduction computation").
+	r.sealed = func(op *stablehlo.Op) bool { return collectiveReductions[op.Name] }
 	if err := r.funcs(s.Module); err != nil {
 		return err
 	}

@@ -24,6 +24,8 @@ type rule func(op *stablehlo.Op) ([]*stablehlo.Op, []*stablehlo.Value, error)
 type rewriter struct {
 	subst map[*stablehlo.Value]*stablehlo.Value
 	fn    rule
+	// sealed, when set, names ops whose regions are left as they are.
+	sealed func(op *stablehlo.Op) bool
 	// changed is set when a rule replaced an op.
 	changed bool
 }
@@ -99,6 +101,10 @@ func (r *rewriter) block(b *stablehlo.Block) error {
 			return fmt.Errorf("%s (%v): %w", op.Name, op.Loc, err)
 		}
 		if ops == nil && res == nil {
+			if r.sealed != nil && r.sealed(op) {
+				out = append(out, op)
+				continue
+			}
 			for _, sub := range op.Regions {
 				if err := r.region(sub); err != nil {
 					return err
