@@ -11,7 +11,6 @@ package native
 
 import (
 	"math"
-	"runtime"
 
 	"github.com/torchtpu/torchtpu/dtype"
 	"github.com/torchtpu/torchtpu/literal"
@@ -105,7 +104,7 @@ func (p *pool2d) run(src, dst []float32) {
 			p.plane(src[pl*p.h*p.w:(pl+1)*p.h*p.w], dst[pl*p.oh*p.ow:(pl+1)*p.oh*p.ow], buf)
 		}
 	}
-	runParts(p.planes, min(runtime.GOMAXPROCS(0), p.planes, max(1, p.planes*p.oh*p.ow*p.kh*p.kw/(1<<15))), do)
+	runParts(p.planes, min(Threads(), p.planes, max(1, p.planes*p.oh*p.ow*p.kh*p.kw/(1<<15))), do)
 }
 
 // plane folds every window of one h×w plane into the oh×ow outputs:

@@ -2,7 +2,6 @@ package native
 
 import (
 	"fmt"
-	"runtime"
 	"sync"
 	"unsafe"
 
@@ -119,7 +118,7 @@ func leafViews[T fnum](g *fusedGroup, leaves []*literal.Literal) [][]T {
 // parallelRange runs body over [0, n) in contiguous parts, concurrently
 // when n is large.
 func parallelRange(n, grain int, body func(lo, hi int)) {
-	runParts(n, min(runtime.GOMAXPROCS(0), n/grain), body)
+	runParts(n, min(Threads(), n/grain), body)
 }
 
 // execFused computes g into out from the leaf literals (indexed by node;

@@ -23,7 +23,7 @@ from typing import Any, Callable, Mapping, Optional, Sequence
 import torch
 import torch.fx
 
-from . import _lib, _lowering, _stablehlo
+from . import _device_graph, _lib, _lowering, _stablehlo
 from ._graph import EngineGraph
 from ._options import Options
 from ._partition import Split, compute_nodes, eager_nodes
@@ -66,6 +66,11 @@ class CompiledGraph:
         self.runs = 0
         self.run_seconds = 0.0
         self.nodes = compute_nodes(gm)
+        # A graph whose tensors live on the tpu device runs on the device's
+        # buffers (_device_graph); None for a graph of CPU tensors.
+        out = gm.graph.output_node()
+        results = out.args[0] if isinstance(out.args[0], (tuple, list)) else (out.args[0],)
+        self._device = _device_graph.for_graph(self, example_inputs, results)
         self.pt2: Optional[bytes] = None
         t0 = time.perf_counter()
         if eager_reason or kind in opts.eager_graphs:
@@ -75,7 +80,8 @@ class CompiledGraph:
                 _graphs.append(self)
             return
         try:
-            eg = EngineGraph(gm, example_inputs, opts)
+            eg = EngineGraph(gm, example_inputs, opts,
+                             self._device.engine_options() if self._device is not None else None)
             self.pt2 = eg.pt2
             eager = eager_nodes(gm, eg.unsupported, opts)
             if eager:
@@ -115,6 +121,11 @@ class CompiledGraph:
         if self.opts.fallback == "error":
             raise UnsupportedOpError(f"torchtpu cannot run {first['op']} (node {first['node']}){where}; "
                                      f"graph {self.name}: ops torchtpu cannot run: {names}")
+        if self._device is not None:
+            # A graph on tpu tensors is not split: the eager device runs it
+            # whole, op by op (the engine's parts read CPU tensors).
+            self._fall_back(f"ops torchtpu cannot run: {names}")
+            return
         self.split = Split(gm, eager, self.opts, self.name)
         on = self.split.nodes_on_torchtpu()
         self.fallback_reason = (f"ops torchtpu cannot run: {names}; {self.nodes - on} of {self.nodes} nodes in eager "
@@ -145,6 +156,16 @@ class CompiledGraph:
             args = call_args[0]
         else:
             args = list(call_args)
+        if self._device is not None and self.engine is not None:
+            return self._device.call(args)
+        eng = self.engine
+        if eng is not None and eng.fast is not None:
+            t0 = time.perf_counter()
+            outs = eng.fast(args)
+            args.clear()
+            self.runs += 1
+            self.run_seconds += time.perf_counter() - t0
+            return outs[0] if eng.single else tuple(outs)
         t0 = time.perf_counter()
         first = self.runs == 0
         self.runs += 1
@@ -204,6 +225,8 @@ class CompiledGraph:
                              "runs": self.runs, "nodes_on_torchtpu": on, "nodes_on_eager": self.nodes - on,
                              "compile_ms": round(self.compile_seconds * 1e3, 2),
                              "run_ms": round(self.run_seconds * 1e3, 2)}
+        if self._device is not None:
+            r.update(self._device.report())
         if self.fallback_reason:
             r["fallback_reason"] = self.fallback_reason
         if self.unsupported:

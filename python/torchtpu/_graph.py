@@ -68,6 +68,26 @@ def _layout(t: torch.Tensor) -> Optional[tuple[str, list[int]]]:
     return ("strides", strides)
 
 
+def _static_specs(placeholders: Sequence[torch.fx.Node],
+                  results: Sequence[Any]) -> Optional[list[tuple[torch.dtype, list[int], list[int]]]]:
+    """Each output's (dtype, shape, strides) when the graph's inputs and
+    outputs are all tensors of static shapes and strides, else None."""
+
+    def static(t: Any) -> bool:
+        return isinstance(t, torch.Tensor) and not any(
+            isinstance(d, torch.SymInt) for d in (*t.shape, *t.stride()))
+
+    if not all(static(n.meta.get("val")) for n in placeholders):
+        return None
+    specs = []
+    for a in results:
+        v = a.meta.get("val") if isinstance(a, torch.fx.Node) else None
+        if not static(v):
+            return None
+        specs.append((v.dtype, [int(d) for d in v.shape], [int(s) for s in v.stride()]))
+    return specs
+
+
 def _contiguous_strides(sizes: Sequence[int]) -> list[int]:
     out, acc = [0] * len(sizes), 1
     for d in reversed(range(len(sizes))):
@@ -101,7 +121,8 @@ class EngineGraph:
     its own (a graph fed only ``[s0*8]`` tensors and ``s0``) is handed to
     the engine as the shape of an empty ``[s, 0]`` tensor, an extra input."""
 
-    def __init__(self, gm: torch.fx.GraphModule, example_inputs: Sequence[Any], opts: Options) -> None:
+    def __init__(self, gm: torch.fx.GraphModule, example_inputs: Sequence[Any], opts: Options,
+                 engine_options: Optional[dict[str, Any]] = None) -> None:
         placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
         vals = [n.meta.get("val", ex) for n, ex in zip(placeholders, example_inputs)]
         self.tensor_inputs = [isinstance(v, torch.Tensor) for v in vals]
@@ -116,11 +137,17 @@ class EngineGraph:
                 self.outputs.append((kind, _layout(v) if kind == "tensor" else None))
             else:
                 self.outputs.append(("constant", a))
+        # With static shapes (every input a tensor, every output a tensor of
+        # fixed shape and strides), calls after the first take the engine's
+        # fast path (``fast``, a _lib.FastCall): outputs allocated in their
+        # recorded layouts and written in place by the engine.
+        self.fast: Optional[_lib.FastCall] = None
+        self._static_outs = _static_specs(placeholders, results)
         self.binders = _unbound_symints(vals)
         if self.binders:
             gm, example_inputs = _with_binders(gm, placeholders, self.binders, list(example_inputs))
         self.pt2: bytes = to_pt2(gm, example_inputs)
-        self.program = _lib.Program(self.pt2, opts.engine())
+        self.program = _lib.Program(self.pt2, engine_options if engine_options is not None else opts.engine())
         self.unsupported: list[dict[str, Any]] = self.program.info()["unsupported"]
 
     def tensors(self, args: Sequence[Any]) -> list[torch.Tensor]:
@@ -135,7 +162,12 @@ class EngineGraph:
     def run(self, tensors: Sequence[torch.Tensor]) -> Any:
         """Runs the program on the tensor arguments; returns the graph's
         outputs (a tuple, or the one value of a graph with a single output)."""
+        if self.fast is not None:
+            fast = self.fast(list(tensors))
+            return fast[0] if self.single else tuple(fast)
         raw = self.program.run(tensors)
+        if self._static_outs is not None:
+            self.fast = _lib.FastCall(self.program, tensors, self._static_outs)
         outs = []
         for (kind, extra), r in zip(self.outputs, raw):
             if kind == "tensor":
@@ -158,7 +190,7 @@ class EngineGraph:
         """The engine's counters for this program (compiles, cache hits, recompiles, times)."""
         m = self.program.metrics()
         return {k: m.get(k) for k in ("compiles", "cache_hits", "cache_misses", "hits_by", "recompiles",
-                                      "fallbacks", "runs", "run_ms", "compile_ms")}
+                                      "fallbacks", "runs", "run_ms", "compile_ms", "bucketing")}
 
 
 def _plain_dims(v: Any) -> set[Any]:
