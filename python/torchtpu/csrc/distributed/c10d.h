@@ -111,19 +111,25 @@ class Work final : public c10d::Work {
 };
 
 // Waiter completes host works that have no future (Gloo's reduce-scatter),
-// in the order they were issued, on a thread of its own.
+// in the order they were issued, on a thread of its own. The thread owns
+// the queue with the Waiter (shared state), so that a Waiter destroyed on
+// its own thread (the last reference to the backend went with a work it
+// completed) leaves the detached thread nothing freed to touch.
 class Waiter {
  public:
   ~Waiter();
   void add(c10::intrusive_ptr<c10d::Work> h, std::function<void(std::exception_ptr)> done);
 
  private:
-  void loop();
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::deque<std::pair<c10::intrusive_ptr<c10d::Work>, std::function<void(std::exception_ptr)>>> queue_;
+  struct State {
+    std::mutex mu;
+    std::condition_variable cv;
+    std::deque<std::pair<c10::intrusive_ptr<c10d::Work>, std::function<void(std::exception_ptr)>>> queue;
+    bool stop = false;
+  };
+  static void loop(std::shared_ptr<State> st);
+  std::shared_ptr<State> st_ = std::make_shared<State>();
   std::thread thread_;
-  bool stop_ = false;
 };
 
 // Backend serves the tpu device for one process group.

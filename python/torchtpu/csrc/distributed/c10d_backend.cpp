@@ -321,21 +321,21 @@ c10::intrusive_ptr<c10d::Work> Backend::launch(
 // ---- the waiter -------------------------------------------------------------------
 
 void Waiter::add(c10::intrusive_ptr<c10d::Work> h, std::function<void(std::exception_ptr)> done) {
-  std::lock_guard<std::mutex> lock(mu_);
-  if (!thread_.joinable()) thread_ = std::thread([this] { loop(); });
-  queue_.emplace_back(std::move(h), std::move(done));
-  cv_.notify_one();
+  std::lock_guard<std::mutex> lock(st_->mu);
+  if (!thread_.joinable()) thread_ = std::thread(&Waiter::loop, st_);
+  st_->queue.emplace_back(std::move(h), std::move(done));
+  st_->cv.notify_one();
 }
 
-void Waiter::loop() {
+void Waiter::loop(std::shared_ptr<State> st) {
   for (;;) {
     std::pair<c10::intrusive_ptr<c10d::Work>, std::function<void(std::exception_ptr)>> item;
     {
-      std::unique_lock<std::mutex> lock(mu_);
-      cv_.wait(lock, [&] { return stop_ || !queue_.empty(); });
-      if (queue_.empty()) return;
-      item = std::move(queue_.front());
-      queue_.pop_front();
+      std::unique_lock<std::mutex> lock(st->mu);
+      st->cv.wait(lock, [&] { return st->stop || !st->queue.empty(); });
+      if (st->queue.empty()) return;
+      item = std::move(st->queue.front());
+      st->queue.pop_front();
     }
     std::exception_ptr error;
     try {
@@ -349,10 +349,10 @@ void Waiter::loop() {
 
 Waiter::~Waiter() {
   {
-    std::lock_guard<std::mutex> lock(mu_);
-    stop_ = true;
+    std::lock_guard<std::mutex> lock(st_->mu);
+    st_->stop = true;
   }
-  cv_.notify_one();
+  st_->cv.notify_one();
   if (!thread_.joinable()) return;
   if (thread_.get_id() == std::this_thread::get_id()) {
     thread_.detach();  // the last reference went with a work it completed
