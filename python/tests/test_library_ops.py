@@ -35,6 +35,8 @@ def _want(a, b, offs):
     out = _grouped(a, b, offs)
     if a.dim() == 2 and b.dim() == 3:  # rows past the last offset: uninitialised in PyTorch, zero here
         out[int(offs[-1]):] = 0
+    if a.dim() == 3 and b.dim() == 2:  # columns past the last offset: the same
+        out[:, int(offs[-1]):] = 0
     return out
 
 
