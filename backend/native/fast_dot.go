@@ -84,9 +84,19 @@ func fastDot(env Env, op *stablehlo.Op, in []Value) (*literal.Literal, bool) {
 	if err != nil {
 		return nil, false
 	}
-	if p.small() || p.tiled() {
+	switch {
+	case p.small() || p.tiled():
 		p.runExact(f32View(lhs.Data), f32View(rhs.Data), out)
-	} else {
+	case p.batch == 1 && p.m > 1 && p.m < prepackMaxRows:
+		b := gemm.Matrix{Data: f32View(rhs.Data), RowStride: p.rk, ColStride: p.rn}
+		if pb := prepackedB(op, 1, rhs, p.k, p.n, b); pb != nil {
+			c, store := f32Out(out.Data)
+			gemm.SgemmPackedB(p.m, gemm.Matrix{Data: f32View(lhs.Data), RowStride: p.lm, ColStride: p.lk}, pb, c, p.n, false, 0)
+			store()
+			return out, true
+		}
+		fallthrough
+	default:
 		p.run(f32View(lhs.Data), f32View(rhs.Data), out)
 	}
 	return out, true

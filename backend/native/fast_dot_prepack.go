@@ -1,0 +1,123 @@
+package native
+
+import (
+	"os"
+	"runtime"
+	"strconv"
+	"sync/atomic"
+	"unsafe"
+	"weak"
+
+	"github.com/torchtpu/torchtpu/backend/native/gemm"
+	"github.com/torchtpu/torchtpu/literal"
+	"github.com/torchtpu/torchtpu/stablehlo"
+)
+
+// Prepacked weights. A linear layer's weight reaches dot_general as an
+// argument of the program (or a constant), the same literal run after
+// run, and the GEMM packs its B operand into micro-panels on every call:
+// for the few rows of a token-level model that packing (a transposition
+// of W, read from memory) cost as much as the product. The first run
+// packs the weight once (gemm.PackB) and keeps it per op; later runs
+// multiply against the packed copy while the operand is the same literal
+// with the same bytes. Literals are never written once made (kernels do
+// not modify their inputs, and the runtime replaces a weight it updates),
+// so the identity of the literal and of its bytes stands for its
+// contents. A literal wrapping caller memory (the C ABI) is new on each
+// call: it never hits, and an op that misses again and again stops
+// packing ahead (its operand is not a weight after all).
+
+// prepackEnabled switches prepacking (TORCHTPU_NATIVE_PREPACK=0 turns it off;
+// tests compare both).
+var prepackEnabled = os.Getenv("TORCHTPU_NATIVE_PREPACK") != "0"
+
+// prepackMaxMisses is the misses in a row after which an op stops
+// prepacking its B operand.
+const prepackMaxMisses = 3
+
+// prepackMaxRows bounds the rows of A from which a product packs B per
+// call instead: there the packing is a small share of the product (6% at
+// 128 rows, less beyond), not worth a second copy of the weight.
+const prepackMaxRows = 256
+
+// prepackBudget bounds the bytes of all packed copies held at once
+// (TORCHTPU_NATIVE_PREPACK_MB, default 1024): each is a second copy of a
+// weight, so a model's weights take twice their memory while they are
+// prepacked.
+var prepackBudget = envInt("TORCHTPU_NATIVE_PREPACK_MB", 1024) << 20
+
+// prepackBytes is the bytes the live packed copies hold.
+var prepackBytes atomic.Int64
+
+type packedOperand struct {
+	src    weak.Pointer[literal.Literal]
+	data   unsafe.Pointer // src.Data's first byte when packed
+	n      int            // len(src.Data)
+	pb     *gemm.PackedB
+	misses atomic.Int32 // misses in a row up to this entry (a hit resets it)
+	off    bool  // the op gave up prepacking
+}
+
+var packedWeights opCache[*packedOperand]
+
+// prepackStats counts hits and packs (tests and the profile read them).
+var prepackStats struct{ hits, packs atomic.Int64 }
+
+// isWeightOperand reports whether operand i of op is an argument of its
+// block or a constant: the values that can be the same literal on every
+// run.
+func isWeightOperand(op *stablehlo.Op, i int) bool {
+	if i >= len(op.Operands) {
+		return false
+	}
+	d := op.Operands[i].Def
+	return d == nil || d.Name == "stablehlo.constant"
+}
+
+// prepackedB returns the packed B of op's operand i, the k×n matrix b of
+// literal l, packing it when l is not the literal packed last; nil when
+// the op does not prepack.
+func prepackedB(op *stablehlo.Op, i int, l *literal.Literal, k, n int, b gemm.Matrix) *gemm.PackedB {
+	if !prepackEnabled || !isWeightOperand(op, i) || len(l.Data) == 0 || int64(4*k*n) > prepackBudget-prepackBytes.Load() {
+		return nil
+	}
+	data := unsafe.Pointer(unsafe.SliceData(l.Data))
+	e, ok := packedWeights.get(op)
+	if ok {
+		if e.off {
+			return nil
+		}
+		if e.src.Value() == l && e.data == data && e.n == len(l.Data) {
+			if pk, pn := e.pb.Dims(); pk == k && pn == n {
+				prepackStats.hits.Add(1)
+				if e.misses.Load() != 0 {
+					e.misses.Store(0)
+				}
+				return e.pb
+			}
+		}
+	}
+	ne := &packedOperand{src: weak.Make(l), data: data, n: len(l.Data)}
+	if ok {
+		ne.misses.Store(e.misses.Load() + 1)
+	}
+	if ne.misses.Load() >= prepackMaxMisses {
+		packedWeights.put(op, &packedOperand{off: true})
+		return nil
+	}
+	ne.pb = gemm.PackB(k, n, b)
+	nb := int64(ne.pb.Bytes())
+	prepackBytes.Add(nb)
+	runtime.AddCleanup(ne, func(n int64) { prepackBytes.Add(-n) }, nb)
+	prepackStats.packs.Add(1)
+	packedWeights.put(op, ne)
+	return ne.pb
+}
+
+// envInt reads a non-negative integer from the environment, or def.
+func envInt(name string, def int64) int64 {
+	if v, err := strconv.ParseInt(os.Getenv(name), 10, 64); err == nil && v >= 0 {
+		return v
+	}
+	return def
+}
