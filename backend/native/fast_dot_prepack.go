@@ -55,7 +55,7 @@ type packedOperand struct {
 	n      int            // len(src.Data)
 	pb     *gemm.PackedB
 	misses atomic.Int32 // misses in a row up to this entry (a hit resets it)
-	off    bool  // the op gave up prepacking
+	off    bool         // the op gave up prepacking
 }
 
 var packedWeights opCache[*packedOperand]

@@ -14,11 +14,11 @@ func TestPrepackedWeights(t *testing.T) {
 	r := rand.New(rand.NewPCG(21, 22))
 	none := []int64{}
 	for _, dc := range []dotCase{
-		{[]int64{17, 333}, []int64{129, 333}, none, none, []int64{1}, []int64{1}, true},       // Wᵀ
-		{[]int64{1, 70, 96}, []int64{300, 96}, none, none, []int64{2}, []int64{1}, true},      // merged rows
-		{[]int64{65, 96}, []int64{96, 77}, none, none, []int64{1}, []int64{0}, true},          // W row-major
-		{[]int64{40, 3, 50}, []int64{50, 3, 41}, none, none, []int64{2}, []int64{0}, false},   // strided rows: not merged
-		{[]int64{3, 2, 64}, []int64{99, 64}, none, none, []int64{2}, []int64{1}, true},        // small m
+		{[]int64{17, 333}, []int64{129, 333}, none, none, []int64{1}, []int64{1}, true},     // Wᵀ
+		{[]int64{1, 70, 96}, []int64{300, 96}, none, none, []int64{2}, []int64{1}, true},    // merged rows
+		{[]int64{65, 96}, []int64{96, 77}, none, none, []int64{1}, []int64{0}, true},        // W row-major
+		{[]int64{40, 3, 50}, []int64{50, 3, 41}, none, none, []int64{2}, []int64{0}, false}, // strided rows: not merged
+		{[]int64{3, 2, 64}, []int64{99, 64}, none, none, []int64{2}, []int64{1}, true},      // small m
 	} {
 		op := dc.op(t)
 		w := randF32Literal(t, r, dc.rhs...)

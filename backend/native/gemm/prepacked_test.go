@@ -95,4 +95,3 @@ func BenchmarkWeightsCold(b *testing.B) {
 		}
 	}
 }
-
