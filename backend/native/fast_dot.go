@@ -176,11 +176,13 @@ func (p *fastDotPlan) run(a, b []float32, out *literal.Literal) {
 		for i := 0; i < p.batch; i++ {
 			x := a[i*p.lb : i*p.lb+k]
 			dst := c[i*n : (i+1)*n]
-			parallelRange(n, max(1, gemvGrain/k), func(lo, hi int) {
-				for j := lo; j < hi; j++ {
-					o := i*p.rb + j*p.rn
-					dst[j] = dot32(x, b[o:o+k])
+			parallelRange(n, max(4, gemvGrain/k), func(lo, hi int) {
+				// rows in fours: the parts' bounds on multiples of 4 but the last
+				lo &^= 3
+				if hi < n {
+					hi &^= 3
 				}
+				gemv(x, b[i*p.rb+lo*p.rn:], p.rn, dst[lo:hi])
 			})
 		}
 		store()
