@@ -35,10 +35,11 @@ func (fr *frame) runPlan(ep *execPlan, args []Value) ([]Value, error) {
 		prof = nil // a nested call: its caller's step holds its time
 	}
 	var t0 time.Time
+	var c0 time.Duration
 	for i := range ep.steps {
 		st := &ep.steps[i]
 		if prof != nil {
-			t0 = time.Now()
+			t0, c0 = prof.stamp()
 		}
 		if ar != nil && fr.proc.depth == 1 {
 			ar.fresh = st.retOut
@@ -110,7 +111,7 @@ func (fr *frame) runPlan(ep *execPlan, args []Value) ([]Value, error) {
 			fr.release(ep, s, persist, al)
 		}
 		if prof != nil && st.kind != stepConst {
-			prof.record(st, t0, time.Since(t0))
+			prof.record(st, t0, prof.since(t0, c0))
 		}
 	}
 	if ar != nil {

@@ -273,3 +273,49 @@ func BenchmarkFastConvResNet18(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkFastConvMobile runs the convolutions of the mobile networks
+// (EfficientNet-B0 and MobileNetV3 at 128×128, batch 1): pointwise
+// products on small images and depthwise windows, with GFLOP/s per
+// second of CPU time as BenchmarkFastConvResNet18.
+func BenchmarkFastConvMobile(b *testing.B) {
+	shapes := []convCase{
+		{1, 16, 64, 64, 96, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},
+		{1, 320, 4, 4, 1280, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},
+		{1, 192, 4, 4, 1152, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},
+		{1, 1152, 4, 4, 320, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},
+		{1, 24, 32, 32, 144, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},
+		{1, 112, 8, 8, 672, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},
+		{1, 96, 64, 64, 96, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 96},
+		{1, 240, 16, 16, 240, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 240},
+		{1, 1152, 4, 4, 1152, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 1152},
+		{1, 144, 32, 32, 144, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 144},
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, cc := range shapes {
+		oh, ow := cc.outHW()
+		name := fmt.Sprintf("%dx%dx%d-%d/k%d/s%d/g%d", cc.c, cc.h, cc.w, cc.o, cc.kh, cc.sh, cc.g)
+		b.Run(name, func(b *testing.B) {
+			t := &testing.T{}
+			x := randF32Literal(t, r, int64(cc.b), int64(cc.c), int64(cc.h), int64(cc.w))
+			w := randF32Literal(t, r, int64(cc.o), int64(cc.c/cc.g), int64(cc.kh), int64(cc.kw))
+			op := cc.op(t)
+			dst := make([]float32, cc.b*cc.o*oh*ow)
+			b.ResetTimer()
+			t0 := benchCPU()
+			for i := 0; i < b.N; i++ {
+				c, ok := fastConvShape(op, []Value{x, w})
+				if !ok {
+					b.Fatal("fast path not taken")
+				}
+				c.run(dst)
+			}
+			flops := 2 * float64(cc.b*cc.o*oh*ow) * float64(cc.c/cc.g*cc.kh*cc.kw) * float64(b.N)
+			b.ReportMetric(flops/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+			if cpu := benchCPU() - t0; t0 > 0 && cpu > 0 {
+				b.ReportMetric(flops/(cpu.Seconds()/float64(runtime.GOMAXPROCS(0)))/1e9, "cpuGFLOP/s")
+				b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N)/1e3, "cpu-us/op")
+			}
+		})
+	}
+}

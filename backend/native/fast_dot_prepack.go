@@ -53,9 +53,10 @@ type packedOperand struct {
 	src    weak.Pointer[literal.Literal]
 	data   unsafe.Pointer // src.Data's first byte when packed
 	n      int            // len(src.Data)
-	pb     *gemm.PackedB
-	misses atomic.Int32 // misses in a row up to this entry (a hit resets it)
-	off    bool         // the op gave up prepacking
+	key    [3]int         // the dims it was packed for
+	v      any            // the packed operand
+	misses atomic.Int32   // misses in a row up to this entry (a hit resets it)
+	off    bool           // the op gave up prepacking
 }
 
 var packedWeights opCache[*packedOperand]
@@ -74,11 +75,12 @@ func isWeightOperand(op *stablehlo.Op, i int) bool {
 	return d == nil || d.Name == "stablehlo.constant"
 }
 
-// prepackedB returns the packed B of op's operand i, the k×n matrix b of
-// literal l, packing it when l is not the literal packed last; nil when
-// the op does not prepack.
-func prepackedB(op *stablehlo.Op, i int, l *literal.Literal, k, n int, b gemm.Matrix) *gemm.PackedB {
-	if !prepackEnabled || !isWeightOperand(op, i) || len(l.Data) == 0 || int64(4*k*n) > prepackBudget-prepackBytes.Load() {
+// prepacked returns what build packs from literal l, operand i of op, for
+// the dims key: built when l is not the literal packed last (or key
+// changed), else the copy kept; nil when the op does not prepack. build
+// returns the packed operand and the bytes it holds.
+func prepacked(op *stablehlo.Op, i int, l *literal.Literal, key [3]int, bytes int64, build func() (any, int)) any {
+	if !prepackEnabled || !isWeightOperand(op, i) || len(l.Data) == 0 || bytes > prepackBudget-prepackBytes.Load() {
 		return nil
 	}
 	data := unsafe.Pointer(unsafe.SliceData(l.Data))
@@ -87,17 +89,15 @@ func prepackedB(op *stablehlo.Op, i int, l *literal.Literal, k, n int, b gemm.Ma
 		if e.off {
 			return nil
 		}
-		if e.src.Value() == l && e.data == data && e.n == len(l.Data) {
-			if pk, pn := e.pb.Dims(); pk == k && pn == n {
-				prepackStats.hits.Add(1)
-				if e.misses.Load() != 0 {
-					e.misses.Store(0)
-				}
-				return e.pb
+		if e.src.Value() == l && e.data == data && e.n == len(l.Data) && e.key == key {
+			prepackStats.hits.Add(1)
+			if e.misses.Load() != 0 {
+				e.misses.Store(0)
 			}
+			return e.v
 		}
 	}
-	ne := &packedOperand{src: weak.Make(l), data: data, n: len(l.Data)}
+	ne := &packedOperand{src: weak.Make(l), data: data, n: len(l.Data), key: key}
 	if ok {
 		ne.misses.Store(e.misses.Load() + 1)
 	}
@@ -105,13 +105,24 @@ func prepackedB(op *stablehlo.Op, i int, l *literal.Literal, k, n int, b gemm.Ma
 		packedWeights.put(op, &packedOperand{off: true})
 		return nil
 	}
-	ne.pb = gemm.PackB(k, n, b)
-	nb := int64(ne.pb.Bytes())
-	prepackBytes.Add(nb)
-	runtime.AddCleanup(ne, func(n int64) { prepackBytes.Add(-n) }, nb)
+	v, nb := build()
+	ne.v = v
+	prepackBytes.Add(int64(nb))
+	runtime.AddCleanup(ne, func(n int64) { prepackBytes.Add(-n) }, int64(nb))
 	prepackStats.packs.Add(1)
 	packedWeights.put(op, ne)
-	return ne.pb
+	return v
+}
+
+// prepackedB returns the packed B of op's operand i, the k×n matrix b of
+// literal l (gemm.PackB), or nil when the op does not prepack.
+func prepackedB(op *stablehlo.Op, i int, l *literal.Literal, k, n int, b gemm.Matrix) *gemm.PackedB {
+	v := prepacked(op, i, l, [3]int{k, n}, int64(4*k*n), func() (any, int) {
+		pb := gemm.PackB(k, n, b)
+		return pb, pb.Bytes()
+	})
+	pb, _ := v.(*gemm.PackedB)
+	return pb
 }
 
 // envInt reads a non-negative integer from the environment, or def.

@@ -22,6 +22,12 @@ type Profile struct {
 	// (up to MaxSpans) for a trace.
 	Spans    bool
 	MaxSpans int
+	// ThreadCPU, when set before the runs, times the steps in CPU time of
+	// the thread running them (CLOCK_THREAD_CPUTIME_ID) rather than wall
+	// time: on a loaded machine, what each step costs while it runs. Only
+	// the calling thread's share counts, so it reads true with one thread
+	// (GOMAXPROCS 1) and a run locked to its thread (runtime.LockOSThread).
+	ThreadCPU bool
 
 	mu    sync.Mutex
 	steps map[*execStep]*stepTime
@@ -73,6 +79,23 @@ func WithProfile(ctx context.Context, p *Profile) context.Context {
 func profileOf(ctx context.Context) *Profile {
 	p, _ := ctx.Value(profileKey{}).(*Profile)
 	return p
+}
+
+// stamp returns the time a step starts: wall time, or the thread's CPU
+// time (ThreadCPU) as a duration since an arbitrary origin.
+func (p *Profile) stamp() (time.Time, time.Duration) {
+	if p.ThreadCPU {
+		return time.Time{}, threadCPUTime()
+	}
+	return time.Now(), 0
+}
+
+// since returns the time since a stamp.
+func (p *Profile) since(t time.Time, cpu time.Duration) time.Duration {
+	if p.ThreadCPU {
+		return threadCPUTime() - cpu
+	}
+	return time.Since(t)
 }
 
 func (p *Profile) record(st *execStep, start time.Time, d time.Duration) {
@@ -209,11 +232,24 @@ func (st *execStep) describe() string {
 		return fmt.Sprintf("%d ops (%s) -> %v%v", g.nops, strings.Join(ops, " "), g.dt, g.shape)
 	}
 	op := st.op.op
-	var ts []string
-	for _, r := range op.Results {
-		if t := stablehlo.AsTensor(r.Type); t != nil {
-			ts = append(ts, fmt.Sprintf("%v%v", t.DType(), t.Shape))
+	types := func(vs []*stablehlo.Value) string {
+		var ts []string
+		for _, v := range vs {
+			if t := stablehlo.AsTensor(v.Type); t != nil {
+				ts = append(ts, fmt.Sprintf("%v%v", t.DType(), t.Shape))
+			}
+		}
+		return strings.Join(ts, ",")
+	}
+	ins := ""
+	switch op.Name {
+	case "stablehlo.convolution", "stablehlo.dot_general":
+		// the operands tell a 1×1 from a depthwise convolution, a
+		// linear layer from a batched product
+		ins = " " + types(op.Operands)
+		if g, ok := op.Attr("feature_group_count").(*stablehlo.IntAttr); ok && g.Value > 1 {
+			ins += fmt.Sprintf(" groups=%d", g.Value)
 		}
 	}
-	return fmt.Sprintf("%s -> %s", shortOpName(op.Name), strings.Join(ts, ","))
+	return fmt.Sprintf("%s%s -> %s", shortOpName(op.Name), ins, types(op.Results))
 }
