@@ -59,6 +59,9 @@ type conv2d struct {
 	epiLater bool
 	direct   bool // run by runDirect (fast_dwconv.go)
 	small    bool // run by runSmall (fast_conv_small.go)
+	// op and kernel name the weights for prepacking (fast_dot_prepack.go)
+	op     *stablehlo.Op
+	kernel *literal.Literal
 }
 
 // fastConv runs the convolution when it is one the fast path covers;
@@ -109,7 +112,7 @@ func fastConvShape(op *stablehlo.Op, in []Value) (*conv2d, bool) {
 		batch: int(lhs.Shape[0]), inC: int(lhs.Shape[1]), h: int(lhs.Shape[2]), w: int(lhs.Shape[3]),
 		outC: int(rhs.Shape[0]), kerC: int(rhs.Shape[1]), kh: int(rhs.Shape[2]), kw: int(rhs.Shape[3]),
 		sh: int(cp.stride[0]), sw: int(cp.stride[1]), dh: int(cp.rhsDil[0]), dw: int(cp.rhsDil[1]),
-		padT: int(cp.padLo[0]), padL: int(cp.padLo[1]), groups: cp.featureGroups,
+		padT: int(cp.padLo[0]), padL: int(cp.padLo[1]), groups: cp.featureGroups, op: op, kernel: rhs,
 	}
 	if c.kerC*c.groups != c.inC || c.outC%c.groups != 0 || c.kh < 1 || c.kw < 1 || c.batch < 1 || c.outC < 1 {
 		return nil, false

@@ -72,6 +72,10 @@ func dwRowsGo(dst, src []float32, offs []int, w []float32, n, rows, dstStride, s
 
 // runDirect computes c into dst ([batch, outC, oh, ow]).
 func (c *conv2d) runDirect(dst []float32) {
+	if c.useC16() {
+		c.runC16(dst) // channels in the vectors (fast_dwc16.go)
+		return
+	}
 	ocPer, n := c.outC/c.groups, c.oh*c.ow
 	spanH, spanW := (c.kh-1)*c.dh+1, (c.kw-1)*c.dw+1
 	taps := c.kerC * c.kh * c.kw
