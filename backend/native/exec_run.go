@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/torchtpu/torchtpu/backend/native/internal/pool"
 	"github.com/torchtpu/torchtpu/literal"
 )
 
@@ -35,10 +36,12 @@ func (fr *frame) runPlan(ep *execPlan, args []Value) ([]Value, error) {
 		prof = nil // a nested call: its caller's step holds its time
 	}
 	var t0 time.Time
-	var c0 time.Duration
+	var c0, h0 time.Duration
+	var l0 int64
 	for i := range ep.steps {
 		st := &ep.steps[i]
 		if prof != nil {
+			l0, h0 = pool.Counters()
 			t0, c0 = prof.stamp()
 		}
 		if ar != nil && fr.proc.depth == 1 {
@@ -111,7 +114,9 @@ func (fr *frame) runPlan(ep *execPlan, args []Value) ([]Value, error) {
 			fr.release(ep, s, persist, al)
 		}
 		if prof != nil && st.kind != stepConst {
-			prof.record(st, t0, prof.since(t0, c0))
+			d := prof.since(t0, c0)
+			l1, h1 := pool.Counters()
+			prof.record(st, t0, d, l1-l0, h1-h0)
 		}
 	}
 	if ar != nil {

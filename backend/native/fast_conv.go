@@ -280,7 +280,7 @@ func (c *conv2d) run(dst []float32) {
 
 const (
 	smallConvMaxWork   = 1 << 21  // multiply-adds of all images above which small products take the GEMM
-	convWorkPerThread  = 1 << 21  // multiply-adds below which an extra core does not pay
+	convWorkPerThread  = 1 << 18  // multiply-adds per extra core at least (~5 µs; a fork-join costs ~0.2 µs, pool.BenchmarkRunOverhead)
 	convItemsPerThread = 8        // work items per core, for balance
 	convChunkCols      = 256      // widest column chunk (its packed B block stays in L2)
 	convSharedCols     = 512      // columns (all images) packed once and shared by row bands at most

@@ -38,6 +38,11 @@ type Profile struct {
 type stepTime struct {
 	d     time.Duration
 	count int
+	// loops counts the parallel loops the step ran (split over two
+	// goroutines or more); helpers is the time the pool's helpers spent
+	// in them, besides the running thread's d
+	loops   int64
+	helpers time.Duration
 	// samples holds the first maxSamples durations (for the median)
 	samples []time.Duration
 }
@@ -66,6 +71,13 @@ type ProfileEntry struct {
 	// steps of the kind: on a loaded machine, what its runs take without
 	// the ones another process stretched.
 	Median time.Duration
+	// Loops is the parallel loops (split over two threads or more) the
+	// steps ran; Serial the part of Total in steps that ran none (one
+	// thread busy, the others idle); Helpers the time the pool's helper
+	// threads spent in the steps' loops, besides Total.
+	Loops   int64
+	Serial  time.Duration
+	Helpers time.Duration
 }
 
 type profileKey struct{}
@@ -98,7 +110,7 @@ func (p *Profile) since(t time.Time, cpu time.Duration) time.Duration {
 	return time.Since(t)
 }
 
-func (p *Profile) record(st *execStep, start time.Time, d time.Duration) {
+func (p *Profile) record(st *execStep, start time.Time, d time.Duration, loops int64, helpers time.Duration) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.steps == nil {
@@ -111,6 +123,8 @@ func (p *Profile) record(st *execStep, start time.Time, d time.Duration) {
 	}
 	t.d += d
 	t.count++
+	t.loops += loops
+	t.helpers += helpers
 	if len(t.samples) < maxSamples {
 		t.samples = append(t.samples, d)
 	}
@@ -154,6 +168,11 @@ func (p *Profile) ByKind() []ProfileEntry {
 		e.Total += t.d
 		e.Count += t.count
 		e.Median += t.median()
+		e.Loops += t.loops
+		e.Helpers += t.helpers
+		if t.loops == 0 {
+			e.Serial += t.d
+		}
 	}
 	out := make([]ProfileEntry, 0, len(acc))
 	for _, e := range acc {
@@ -171,7 +190,11 @@ func (p *Profile) BySteps(kind string) []ProfileEntry {
 	var out []ProfileEntry
 	for st, t := range p.steps {
 		if k := st.kindName(); kind == "" || k == kind {
-			out = append(out, ProfileEntry{Kind: k, Name: st.describe(), Total: t.d, Count: t.count, Median: t.median()})
+			e := ProfileEntry{Kind: k, Name: st.describe(), Total: t.d, Count: t.count, Median: t.median(), Loops: t.loops, Helpers: t.helpers}
+			if t.loops == 0 {
+				e.Serial = t.d
+			}
+			out = append(out, e)
 		}
 	}
 	sortEntries(out)

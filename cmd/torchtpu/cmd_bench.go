@@ -253,7 +253,7 @@ steps cover; with --trace the steps are spans of the trace too.`)
 		benchSummarize(&res, lat)
 		benchMemory(&res)
 		if prof != nil {
-			res.Profile = summarizeProfile(prof, res.MedianMS, *profileTop)
+			res.Profile = summarizeProfile(prof, res.MedianMS, res.MeanMS, *threads, *profileTop)
 			traceProfile(prog, prof)
 		}
 		if *memProfile != "" {

@@ -42,7 +42,9 @@ const (
 	chunkItems = 4
 	maxTile    = 14 * 32
 	// work below this many multiply-adds per extra thread stays on one
-	minWorkPerThread = 1 << 21
+	// (~5 µs of the micro-kernels; handing a loop to the spinning helper
+	// costs ~0.2 µs, pool's BenchmarkRunOverhead)
+	minWorkPerThread = 1 << 18
 )
 
 // Matrix is a strided view of float32 data: element (i, j) is
