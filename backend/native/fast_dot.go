@@ -84,10 +84,13 @@ func fastDot(env Env, op *stablehlo.Op, in []Value) (*literal.Literal, bool) {
 	if err != nil {
 		return nil, false
 	}
-	switch {
-	case p.small() || p.tiled():
+	if p.small() {
 		p.runExact(f32View(lhs.Data), f32View(rhs.Data), out)
-	case p.batch == 1 && p.m > 1 && p.m < prepackMaxRows:
+		return out, true
+	}
+	if p.batch == 1 && p.m > 1 && p.m < prepackMaxRows {
+		// a weight packed once: the packed GEMM, with no packing of B left
+		// to pay, beats the exact tiles on the few rows they were for
 		b := gemm.Matrix{Data: f32View(rhs.Data), RowStride: p.rk, ColStride: p.rn}
 		if pb := prepackedB(op, 1, rhs, p.k, p.n, b); pb != nil {
 			c, store := f32Out(out.Data)
@@ -95,8 +98,10 @@ func fastDot(env Env, op *stablehlo.Op, in []Value) (*literal.Literal, bool) {
 			store()
 			return out, true
 		}
-		fallthrough
-	default:
+	}
+	if p.tiled() {
+		p.runExact(f32View(lhs.Data), f32View(rhs.Data), out)
+	} else {
 		p.run(f32View(lhs.Data), f32View(rhs.Data), out)
 	}
 	return out, true

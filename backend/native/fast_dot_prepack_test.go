@@ -48,7 +48,8 @@ func TestPrepackedWeights(t *testing.T) {
 				m *= d
 			}
 		}
-		if dc.fast && m > 32 && (packs != 2 || hits != 2) {
+		k := dc.lhs[dc.lc[0]]
+		if dc.fast && m*k*(int64(w.Len())/k) >= fastGemmMinFlops && (packs != 2 || hits != 2) {
 			t.Errorf("%v x %v: %d packs and %d hits, want 2 and 2", dc.lhs, dc.rhs, packs, hits)
 		}
 	}
