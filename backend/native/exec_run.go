@@ -27,6 +27,12 @@ func (fr *frame) runPlan(ep *execPlan, args []Value) ([]Value, error) {
 		for _, a := range args {
 			persist = valueSpans(persist, a)
 		}
+		if fr.proc.depth == 1 && ep.mem != nil {
+			// the planned places: never recycled through the arena
+			fr.pm = ar.plannedFor(ep.mem)
+			persist = append(persist, spanOf(fr.pm.buf))
+			defer func() { fr.pm, fr.stepOuts = nil, nil }()
+		}
 	}
 	ctx := fr.proc.ctx
 	var in []Value
@@ -46,6 +52,9 @@ func (fr *frame) runPlan(ep *execPlan, args []Value) ([]Value, error) {
 		}
 		if ar != nil && fr.proc.depth == 1 {
 			ar.fresh = st.retOut
+		}
+		if fr.pm != nil {
+			fr.stepOuts, fr.claimed = ep.mem.outs[i], 0
 		}
 		fr.steps++
 		if fr.steps&63 == 0 {
@@ -182,7 +191,9 @@ func (fr *frame) sharedElsewhere(ep *execPlan, skip int, s span, al *aliases) bo
 func (fr *frame) release(ep *execPlan, s int, persist []span, al *aliases) {
 	v := fr.slots[s]
 	ar := fr.proc.arena
-	if ar == nil || v == nil {
+	if ar == nil || v == nil || fr.pm != nil && fr.pm.mp.isPlanned(s) && !al.maybeShared(s) {
+		// planned: its place is the plan's (a value its kernel made
+		// elsewhere is left to the collector)
 		fr.undefine(s)
 		return
 	}
@@ -333,6 +344,13 @@ func (fr *frame) runGroup(ep *execPlan, g *fusedGroup, persist []span, al *alias
 	}
 	nbytes := g.n * g.dt.Size()
 	ar := fr.proc.arena
+	if l := fr.plannedOut(g.out, g.dt, g.shape); l != nil {
+		if g.n > 0 {
+			execFused(g, leaves, l.Data)
+		}
+		fr.define(g.out, l)
+		return nil
+	}
 	var data []byte
 	inplace := -1
 	if ar != nil && g.n > 0 {

@@ -331,6 +331,7 @@ func (fr *frame) runConvEpi(ep *execPlan, st *execStep, in []Value, persist []sp
 	if done {
 		return nil
 	}
+	fr.stepOuts = nil // the group's planned place is for the group's value
 	out, err := pl.kernel(fr, pl.op, in)
 	if err != nil {
 		return fmt.Errorf("%s (%s): %w", pl.op.Name, pl.op.Loc, err)

@@ -91,9 +91,13 @@ func (fr *frame) runReduceGroup(g *fusedGroup, leaves []*literal.Literal) error 
 	outN := elemCount(rf.shape)
 	nbytes := outN * g.dt.Size()
 	var data []byte
-	if ar := fr.proc.arena; ar != nil {
+	planned := fr.plannedOut(rf.out, g.dt, rf.shape)
+	switch ar := fr.proc.arena; {
+	case planned != nil:
+		data = planned.Data
+	case ar != nil:
 		data = ar.take(nbytes)
-	} else {
+	default:
 		data = make([]byte, nbytes)
 	}
 	if outN > 0 && outN*rf.size != g.n {
@@ -115,6 +119,10 @@ func (fr *frame) runReduceGroup(g *fusedGroup, leaves []*literal.Literal) error 
 		body(0, outN)
 	}
 	storeRow(data, g.dt, 0, res)
+	if planned != nil {
+		fr.define(rf.out, planned)
+		return nil
+	}
 	fr.define(rf.out, &literal.Literal{DType: g.dt, Shape: append([]int64(nil), rf.shape...), Data: data})
 	return nil
 }

@@ -37,6 +37,12 @@ type frame struct {
 	// their positions in it plus one (runPlan).
 	live    []int
 	livePos []int32
+	// pm is the entry frame's buffer of its memory plan (nil: none);
+	// stepOuts the planned slots the running step defines, claimed the
+	// ones handed out (exec_memplan.go)
+	pm       *plannedMem
+	stepOuts []int
+	claimed  uint64
 }
 
 func (fr *frame) Context() context.Context { return fr.proc.ctx }

@@ -66,12 +66,17 @@ func (k *constCache) get(compute func() ([]Value, error)) ([]Value, error) {
 
 type execPlan struct {
 	steps  []execStep
+	mem    *memPlan // places of the planned values (nil: none)
 	args   []int
 	ret    []int
 	groups int
 	fused  int // ops inside groups
 	folded int // ops evaluated once (constants and ops of constants)
 }
+
+// noMemPlan disables memory plans (TORCHTPU_NATIVE_MEMPLAN=0): every
+// value takes its buffer from the arena at run time.
+var noMemPlan = os.Getenv("TORCHTPU_NATIVE_MEMPLAN") == "0"
 
 // noFusion disables execution plans (TORCHTPU_NATIVE_PLAN=0): every
 // function is interpreted op by op, each kernel allocating its result.
@@ -169,6 +174,9 @@ func buildExec(bp *blockPlan, slots map[*stablehlo.Value]int) *execPlan {
 		ep.steps[at].frees = append(ep.steps[at].frees, s)
 	}
 	markReturned(ep, bp, u, returned, defAt)
+	if !noMemPlan {
+		ep.mem = planMemory(ep, bp, slots)
+	}
 	for i := range ep.steps {
 		sortInts(ep.steps[i].frees)
 		g := ep.steps[i].group
