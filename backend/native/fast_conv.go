@@ -59,9 +59,11 @@ type conv2d struct {
 	epiLater bool
 	direct   bool // run by runDirect (fast_dwconv.go)
 	small    bool // run by runSmall (fast_conv_small.go)
-	// op and kernel name the weights for prepacking (fast_dot_prepack.go)
+	// op and kernel name the weights for prepacking (fast_dot_prepack.go),
+	// where weight is set (isWeightOperand)
 	op     *stablehlo.Op
 	kernel *literal.Literal
+	weight bool
 }
 
 // fastConv runs the convolution when it is one the fast path covers;
@@ -74,6 +76,7 @@ func fastConv(env Env, op *stablehlo.Op, in []Value) (*literal.Literal, bool) {
 	if !ok {
 		return nil, false
 	}
+	c.weight = isWeightOperand(env, op, 1)
 	out, err := takeResult(env, dtype.F32, c.outShape)
 	if err != nil {
 		return nil, false

@@ -363,6 +363,7 @@ func (fr *frame) convEpiFast(st *execStep, in []Value) (bool, error) {
 	if !ok || !shapeEq(c.outShape, g.shape) {
 		return false, nil
 	}
+	c.weight = isWeightOperand(fr, pl.op, 1)
 	var leaves []*literal.Literal
 	if ar := fr.proc.arena; ar != nil {
 		leaves = ar.leafSlice(len(g.nodes))

@@ -92,7 +92,7 @@ func fastDot(env Env, op *stablehlo.Op, in []Value) (*literal.Literal, bool) {
 		// a weight packed once: the packed GEMM, with no packing of B left
 		// to pay, beats the exact tiles on the few rows they were for
 		b := gemm.Matrix{Data: f32View(rhs.Data), RowStride: p.rk, ColStride: p.rn}
-		if pb := prepackedB(op, 1, rhs, p.k, p.n, b); pb != nil {
+		if pb := prepackedB(env, op, 1, rhs, p.k, p.n, b); pb != nil {
 			c, store := f32Out(out.Data)
 			gemm.SgemmPackedB(p.m, gemm.Matrix{Data: f32View(lhs.Data), RowStride: p.lm, ColStride: p.lk}, pb, c, p.n, false, 0)
 			store()

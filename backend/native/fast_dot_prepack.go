@@ -64,23 +64,34 @@ var packedWeights opCache[*packedOperand]
 // prepackStats counts hits and packs (tests and the profile read them).
 var prepackStats struct{ hits, packs atomic.Int64 }
 
-// isWeightOperand reports whether operand i of op is an argument of its
-// block or a constant: the values that can be the same literal on every
-// run.
-func isWeightOperand(op *stablehlo.Op, i int) bool {
+// isWeightOperand reports whether operand i of op, run in env, is an
+// argument of the entry function or a constant: the values that can be
+// the same literal run after run. A value of any other function or of a
+// region (a callee's argument, a loop's carried value) can be a literal
+// the run reuses with new contents (the memory plan's headers), so only
+// the entry function's own arguments count.
+func isWeightOperand(env Env, op *stablehlo.Op, i int) bool {
 	if i >= len(op.Operands) {
 		return false
 	}
-	d := op.Operands[i].Def
-	return d == nil || d.Name == "stablehlo.constant"
+	fr, ok := env.(*frame)
+	if !ok || fr.proc.depth != 1 {
+		return false
+	}
+	v := op.Operands[i]
+	if v.Def != nil {
+		return v.Def.Name == "stablehlo.constant"
+	}
+	return fr.fn.isArg(v)
 }
 
-// prepacked returns what build packs from literal l, operand i of op, for
+// prepacked returns what build packs from literal l, operand i of op (a
+// weight operand: isWeightOperand), for
 // the dims key: built when l is not the literal packed last (or key
 // changed), else the copy kept; nil when the op does not prepack. build
 // returns the packed operand and the bytes it holds.
-func prepacked(op *stablehlo.Op, i int, l *literal.Literal, key [3]int, bytes int64, build func() (any, int)) any {
-	if !prepackEnabled || !isWeightOperand(op, i) || len(l.Data) == 0 || bytes > prepackBudget-prepackBytes.Load() {
+func prepacked(weight bool, op *stablehlo.Op, i int, l *literal.Literal, key [3]int, bytes int64, build func() (any, int)) any {
+	if !prepackEnabled || !weight || len(l.Data) == 0 || bytes > prepackBudget-prepackBytes.Load() {
 		return nil
 	}
 	data := unsafe.Pointer(unsafe.SliceData(l.Data))
@@ -116,8 +127,8 @@ func prepacked(op *stablehlo.Op, i int, l *literal.Literal, key [3]int, bytes in
 
 // prepackedB returns the packed B of op's operand i, the k×n matrix b of
 // literal l (gemm.PackB), or nil when the op does not prepack.
-func prepackedB(op *stablehlo.Op, i int, l *literal.Literal, k, n int, b gemm.Matrix) *gemm.PackedB {
-	v := prepacked(op, i, l, [3]int{k, n}, int64(4*k*n), func() (any, int) {
+func prepackedB(env Env, op *stablehlo.Op, i int, l *literal.Literal, k, n int, b gemm.Matrix) *gemm.PackedB {
+	v := prepacked(isWeightOperand(env, op, i), op, i, l, [3]int{k, n}, int64(4*k*n), func() (any, int) {
 		pb := gemm.PackB(k, n, b)
 		return pb, pb.Bytes()
 	})

@@ -59,8 +59,8 @@ func (c *conv2d) dwc16Weights() []float32 {
 		}
 		return w
 	}
-	if c.op != nil && c.kernel != nil {
-		v := prepacked(c.op, 1, c.kernel, [3]int{c.outC, taps, -16}, int64(4*blocks*taps*16), func() (any, int) {
+	if c.weight {
+		v := prepacked(true, c.op, 1, c.kernel, [3]int{c.outC, taps, -16}, int64(4*blocks*taps*16), func() (any, int) {
 			w := build()
 			return w, 4 * len(w)
 		})
