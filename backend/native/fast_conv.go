@@ -203,7 +203,14 @@ func (c *conv2d) run(dst []float32) {
 	// packer returns the B packer of group g's columns [j0, j0+nb) with its
 	// tables (the gather's, or where it cannot run, the column runs) and
 	// the function releasing them
+	pointwise := c.kh == 1 && c.kw == 1 && c.sh == 1 && c.sw == 1 && c.padT == 0 && c.padL == 0 &&
+		c.oh == c.h && c.ow == c.w && c.batch == 1
 	packer := func(g, j0, nb int) (gemm.BPacker, func()) {
+		if pointwise {
+			// the im2col matrix is the image itself, [kerC, h·w] row-major:
+			// the GEMM's copying packer, with no column tables to build
+			return gemm.MatrixPacker(gemm.RowMajor(images(g), n)), func() {}
+		}
 		var runs []colRun
 		table := c.geom.Cols(j0, nb)
 		if table == nil || !convGather {
