@@ -24,6 +24,12 @@ func (cc convCase) outHW() (int, int) {
 
 func (cc convCase) op(t *testing.T) *stablehlo.Op {
 	t.Helper()
+	return cc.module(t).Funcs[0].Body.Blocks[0].Ops[0]
+}
+
+// module returns a module whose one function is the convolution of cc.
+func (cc convCase) module(t *testing.T) *stablehlo.Module {
+	t.Helper()
 	oh, ow := cc.outHW()
 	src := fmt.Sprintf(`func.func @f(%%x: tensor<%dx%dx%dx%dxf32>, %%w: tensor<%dx%dx%dx%dxf32>) -> tensor<%dx%dx%dx%dxf32> {
   %%0 = stablehlo.convolution(%%x, %%w) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1], window = {stride = [%d, %d], pad = [[%d, %d], [%d, %d]], rhs_dilate = [%d, %d]} {batch_group_count = 1 : i64, feature_group_count = %d : i64} : (tensor<%dx%dx%dx%dxf32>, tensor<%dx%dx%dx%dxf32>) -> tensor<%dx%dx%dx%dxf32>
@@ -35,7 +41,7 @@ func (cc convCase) op(t *testing.T) *stablehlo.Op {
 	if err != nil {
 		t.Fatalf("%+v: %v", cc, err)
 	}
-	return m.Funcs[0].Body.Blocks[0].Ops[0]
+	return m
 }
 
 func randF32Literal(t *testing.T, r *rand.Rand, shape ...int64) *literal.Literal {
@@ -322,5 +328,44 @@ func BenchmarkFastConvMobile(b *testing.B) {
 				b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N)/1e3, "cpu-us/op")
 			}
 		})
+	}
+}
+
+// TestPrepackedConvWeights runs convolutions whose weights are arguments
+// of the entry function (packed once per weight literal: gemm.PackA, and
+// the channel-vector depthwise layout) against the same without
+// prepacking, over odd shapes, groups, strides, a few columns (the half
+// panels), batches, a new weight literal midway and NaN and Inf.
+func TestPrepackedConvWeights(t *testing.T) {
+	r := rand.New(rand.NewPCG(31, 32))
+	for _, cc := range []convCase{
+		{1, 64, 4, 4, 96, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},    // 16 columns: the packed half kernels
+		{1, 70, 7, 7, 33, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},    // 49 columns, 33 rows
+		{2, 24, 9, 11, 40, 3, 3, 2, 1, 1, 1, 1, 0, 2, 1, 1},   // batch 2, strides, asymmetric padding
+		{1, 48, 10, 10, 96, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3},  // three groups
+		{1, 40, 12, 12, 40, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 40}, // depthwise
+		{1, 3, 40, 40, 32, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1},   // a stem
+		{1, 300, 8, 8, 600, 1, 1, 2, 2, 1, 1, 0, 0, 0, 0, 1},  // a strided 1x1 (k blocks of 300)
+	} {
+		e := compileModule(t, cc.module(t))
+		w := randF32Literal(t, r, int64(cc.o), int64(cc.c/cc.g), int64(cc.kh), int64(cc.kw))
+		packs0 := prepackStats.packs.Load()
+		for it := 0; it < 3; it++ {
+			x := randF32Literal(t, r, int64(cc.b), int64(cc.c), int64(cc.h), int64(cc.w))
+			if it == 1 {
+				w = randF32Literal(t, r, int64(cc.o), int64(cc.c/cc.g), int64(cc.kh), int64(cc.kw))
+				w.SetFloat64(5, math.NaN())
+				w.SetFloat64(w.Len()-2, math.Inf(1))
+				x.SetFloat64(7, math.Inf(-1))
+			}
+			got := runExe(t, e, x, w)[0]
+			prepackEnabled = false
+			want := runExe(t, e, x, w)[0]
+			prepackEnabled = true
+			closeTo(t, fmt.Sprintf("%+v run %d", cc, it), got, want)
+		}
+		if packs := prepackStats.packs.Load() - packs0; packs != 2 {
+			t.Errorf("%+v: %d packs of the weights, want 2", cc, packs)
+		}
 	}
 }

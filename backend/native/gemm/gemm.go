@@ -259,6 +259,19 @@ func tileMul(ks *kernelSet, kb int, apanel []float32, lda int, bpanel []float32,
 		}
 		return
 	}
+	if nn <= nr/2 && ks.phalf != nil {
+		// the first half of the panel alone
+		k := ks.phalf[mm]
+		if nn == nr/2 {
+			k[b2i(first)](kb, apanel, bpanel, c, ldc)
+			return
+		}
+		k[1](kb, apanel, bpanel, tile[:], nr)
+		for i := 0; i < mm; i++ {
+			addTo(c[i*ldc:i*ldc+nn], tile[i*nr:i*nr+nn], first)
+		}
+		return
+	}
 	if nn == nr && (mm == mr || ks.part != nil) {
 		switch {
 		case mm == mr && first:
