@@ -364,8 +364,12 @@ func TestPrepackedConvWeights(t *testing.T) {
 			prepackEnabled = true
 			closeTo(t, fmt.Sprintf("%+v run %d", cc, it), got, want)
 		}
-		if packs := prepackStats.packs.Load() - packs0; packs != 2 {
-			t.Errorf("%+v: %d packs of the weights, want 2", cc, packs)
+		want := int64(2)
+		if cc.g > 1 && cc.g == cc.c && !dwc16OK {
+			want = 0 // the row kernel reads the weights as they are
+		}
+		if packs := prepackStats.packs.Load() - packs0; packs != want {
+			t.Errorf("%+v: %d packs of the weights, want %d", cc, packs, want)
 		}
 	}
 }
