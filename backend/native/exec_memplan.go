@@ -102,6 +102,23 @@ func planMemory(ep *execPlan, bp *blockPlan, slots map[*stablehlo.Value]int) *me
 	for i := range ep.steps {
 		st := &ep.steps[i]
 		switch {
+		case st.kind == stepPipe:
+			for k := range st.pipe.stages {
+				ps := &st.pipe.stages[k]
+				for _, s := range stageReads(ps) {
+					read(i, s)
+				}
+				for _, s := range stageDefs(ps) {
+					defAt[s] = i
+					fresh[s] = ps.kind != psReshape && ps.kind != psConst
+					switch ps.kind {
+					case psReshape:
+						union(s, ps.st.op.in[0])
+					case psConst:
+						pinned[s] = true
+					}
+				}
+			}
 		case st.kind == stepGroup:
 			g := st.group
 			out := g.out

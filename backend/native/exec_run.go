@@ -64,26 +64,8 @@ func (fr *frame) runPlan(ep *execPlan, args []Value) ([]Value, error) {
 		}
 		switch st.kind {
 		case stepConst:
-			vals, err := st.konst.get(func() ([]Value, error) {
-				in = in[:0]
-				for _, s := range st.op.in {
-					in = append(in, fr.slots[s])
-				}
-				// Not from the arena: the value outlives the run.
-				v, err := st.op.kernel(constEnv{fr}, st.op.op, in)
-				if err == nil {
-					err = checkResults(st.op.op, v)
-				}
-				return v, err
-			})
-			if err != nil {
-				return nil, fmt.Errorf("%s (%s): %w", st.op.op.Name, st.op.op.Loc, err)
-			}
-			for j, s := range st.op.out {
-				fr.define(s, vals[j])
-				if ar != nil {
-					persist = valueSpans(persist, vals[j])
-				}
+			if err := fr.runConst(st, &persist); err != nil {
+				return nil, err
 			}
 		case stepOp:
 			pl := st.op
@@ -114,6 +96,10 @@ func (fr *frame) runPlan(ep *execPlan, args []Value) ([]Value, error) {
 				fr.define(s, out[j])
 			}
 			al.defined(fr, pl)
+		case stepPipe:
+			if err := fr.runPipe(st.pipe, al, &persist); err != nil {
+				return nil, err
+			}
 		case stepGroup:
 			if err := fr.runGroup(ep, st.group, persist, al); err != nil {
 				return nil, fmt.Errorf("%s (%s): %w", st.group.root.Name, st.group.root.Loc, err)
@@ -142,10 +128,40 @@ func (fr *frame) runPlan(ep *execPlan, args []Value) ([]Value, error) {
 	return res, nil
 }
 
+// runConst defines the results of a constant step, computed on the first
+// run (not from the arena: the values outlive the run), and adds their
+// bytes to persist.
+func (fr *frame) runConst(st *execStep, persist *[]span) error {
+	vals, err := st.konst.get(func() ([]Value, error) {
+		in := make([]Value, 0, len(st.op.in))
+		for _, s := range st.op.in {
+			in = append(in, fr.slots[s])
+		}
+		v, err := st.op.kernel(constEnv{fr}, st.op.op, in)
+		if err == nil {
+			err = checkResults(st.op.op, v)
+		}
+		return v, err
+	})
+	if err != nil {
+		return fmt.Errorf("%s (%s): %w", st.op.op.Name, st.op.op.Loc, err)
+	}
+	for j, s := range st.op.out {
+		fr.define(s, vals[j])
+		if fr.proc.arena != nil {
+			*persist = valueSpans(*persist, vals[j])
+		}
+	}
+	return nil
+}
+
 // constEnv hides the frame's arena from kernels computing cached values.
 type constEnv struct{ Env }
 
 func (st *execStep) name() string {
+	if st.pipe != nil {
+		return "row pipeline"
+	}
 	if st.group != nil {
 		return st.group.root.Name
 	}

@@ -134,24 +134,27 @@ func execFused(g *fusedGroup, leaves []*literal.Literal, out []byte) {
 
 func execFusedT[T fnum](g *fusedGroup, leaves []*literal.Literal, out []byte, pool *sync.Pool) {
 	views := leafViews[T](g, leaves)
+	parallelRange(g.n, fuseGrain, func(lo, hi int) { fusedRange(g, leaves, views, out, lo, hi, pool) })
+}
+
+// fusedRange computes elements [lo, hi) of g into out.
+func fusedRange[T fnum](g *fusedGroup, leaves []*literal.Literal, views [][]T, out []byte, lo, hi int, pool *sync.Pool) {
 	outView := viewAs[T](out, g.dt)
-	parallelRange(g.n, fuseGrain, func(lo, hi int) {
-		s := getScratch[T](pool, g)
-		defer pool.Put(s)
-		k := newChunker(g, lo)
-		for c := lo; c < hi; {
-			m, seg := k.len(c, hi)
-			var dst []T
-			if outView != nil {
-				dst = outView[c : c+m]
-			}
-			r := evalChunk(g, leaves, views, s, dst, c, m, seg)
-			if outView == nil {
-				storeRow(out, g.dt, c, r)
-			}
-			c += m
+	s := getScratch[T](pool, g)
+	defer pool.Put(s)
+	k := newChunker(g, lo)
+	for c := lo; c < hi; {
+		m, seg := k.len(c, hi)
+		var dst []T
+		if outView != nil {
+			dst = outView[c : c+m]
 		}
-	})
+		r := evalChunk(g, leaves, views, s, dst, c, m, seg)
+		if outView == nil {
+			storeRow(out, g.dt, c, r)
+		}
+		c += m
+	}
 }
 
 // evalChunk computes every node for elements [c, c+m), in segments of

@@ -411,11 +411,22 @@ func TestFusionMatchesInterpreter(t *testing.T) {
 			for _, a := range planned.(*Executable).prog.arenas.idle {
 				st = a.stats
 			}
-			reds := 0
+			reds, pipes := 0, 0
 			for _, st := range ep.steps {
 				if st.group != nil && st.group.red != nil {
 					reds++
 				}
+				if st.pipe != nil {
+					pipes++
+					for _, ps := range st.pipe.stages {
+						if ps.kind == psReduceGroup {
+							reds++
+						}
+					}
+				}
+			}
+			if name == "norms" && pipes == 0 {
+				t.Errorf("norms: no row pipeline")
 			}
 			if name == "transpose" && len(ep.steps) != 1 {
 				t.Errorf("transpose: %d steps, want the transposes inlined in one group", len(ep.steps))

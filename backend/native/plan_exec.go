@@ -22,12 +22,14 @@ const (
 	stepOp    stepKind = iota // an unfused op
 	stepConst                 // a constant, evaluated once per plan
 	stepGroup                 // a fusion group
+	stepPipe                  // a row pipeline of steps (exec_rowpipe.go)
 )
 
 type execStep struct {
 	kind  stepKind
 	op    *opPlan
 	group *fusedGroup
+	pipe  *rowPipe
 	// epi, on a convolution's step, is the fusion group run as its
 	// epilogue (fast_conv_epi.go).
 	epi   *convEpiPlan
@@ -118,12 +120,23 @@ func buildExec(bp *blockPlan, slots map[*stablehlo.Value]int) *execPlan {
 		}
 	}
 	mergeConvEpilogues(ep, bp, u, fu)
+	formRowPipes(ep, slots)
 	// Liveness: the last step reading each slot.
 	last := map[int]int{}
 	defAt := map[int]int{}
 	for i := range ep.steps {
 		st := &ep.steps[i]
 		switch st.kind {
+		case stepPipe:
+			for k := range st.pipe.stages {
+				ps := &st.pipe.stages[k]
+				for _, s := range stageDefs(ps) {
+					defAt[s] = i
+				}
+				for _, s := range stageReads(ps) {
+					last[s] = i
+				}
+			}
 		case stepGroup:
 			if r := st.group.red; r != nil {
 				defAt[r.out] = i
@@ -290,6 +303,8 @@ func (ep *execPlan) summary() string {
 		switch {
 		case st.kind == stepConst:
 			n = "evaluated once"
+		case st.kind == stepPipe:
+			n = "row pipeline"
 		case st.group != nil && st.group.red != nil:
 			n = "fusion->reduce"
 		case st.group != nil:

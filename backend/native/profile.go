@@ -222,6 +222,8 @@ func sortEntries(e []ProfileEntry) {
 
 func (st *execStep) kindName() string {
 	switch {
+	case st.pipe != nil:
+		return "row pipeline"
 	case st.group != nil && st.group.red != nil:
 		return "fusion+reduce"
 	case st.group != nil:
@@ -241,6 +243,9 @@ func shortOpName(name string) string {
 
 // describe names a step: its op(s) and result type.
 func (st *execStep) describe() string {
+	if st.pipe != nil {
+		return st.pipe.describe()
+	}
 	if g := st.group; g != nil {
 		var ops []string
 		seen := map[string]bool{}
