@@ -53,7 +53,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 [ ${#models[@]} -gt 0 ] || models=(resnet18 resnet18@8 transformer_encoder_layer gpt2_tiny mobilenet
-  resnet50 mobilenet_v3_large efficientnet_b0 vit_b_32 bert_small llama_small bert_base_128)
+  resnet50 mobilenet_v3_large mobilenet_v3_small efficientnet_b0 vit_b_32 bert_small llama_small bert_base_128)
 has() { case ",$sides," in *",$1,"*) return 0 ;; esac; return 1; }
 
 "$root/scripts/install-bench-env.sh" "$venv" >&2
