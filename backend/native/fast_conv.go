@@ -178,6 +178,10 @@ func (c *conv2d) run(dst []float32) {
 		c.runSmall(dst)
 		return
 	}
+	if c.useDirectConv() {
+		c.runDirectConv(dst) // a stem: fast_conv_direct.go
+		return
+	}
 	ocPer, k, n := c.outC/c.groups, c.kerC*c.kh*c.kw, c.oh*c.ow
 	cols := c.batch * n // per group
 	hw := c.h * c.w

@@ -52,6 +52,16 @@ func packA(ks *kernelSet, m, k int, a Matrix) *PackedA {
 	return p
 }
 
+// Panel returns micro-panel i (rows i·Rows() on, Rows() values per k
+// step, zero rows past m) of a PackA operand whose k fits one k block
+// (KBlocks() == 1), or nil.
+func (p *PackedA) Panel(i int) []float32 {
+	if p.pre == nil || p.k > p.kcb || i < 0 || i >= p.panels {
+		return nil
+	}
+	return p.pre[i*p.mr*p.k : (i+1)*p.mr*p.k]
+}
+
 // Bytes is the memory a PackA copy holds (0 for the others).
 func (p *PackedA) Bytes() int { return 4 * len(p.pre) }
 
