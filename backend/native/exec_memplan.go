@@ -101,6 +101,13 @@ func planMemory(ep *execPlan, bp *blockPlan, slots map[*stablehlo.Value]int) *me
 	read := func(i, s int) { last[s] = max(last[s], i) }
 	for i := range ep.steps {
 		st := &ep.steps[i]
+		if st.wfold != nil {
+			// kept across runs: never planned
+			_, outs := stepIO(st)
+			for _, s := range outs {
+				pinned[s] = true
+			}
+		}
 		switch {
 		case st.kind == stepPipe:
 			for k := range st.pipe.stages {

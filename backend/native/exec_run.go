@@ -62,12 +62,15 @@ func (fr *frame) runPlan(ep *execPlan, args []Value) ([]Value, error) {
 				return nil, fmt.Errorf("%s: %w", st.name(), err)
 			}
 		}
-		switch st.kind {
-		case stepConst:
+		fold := st.wfold != nil && ar != nil && fr.proc.depth == 1
+		hit := fold && fr.foldHit(st, &persist)
+		switch kind := st.kind; {
+		case hit:
+		case kind == stepConst:
 			if err := fr.runConst(st, &persist); err != nil {
 				return nil, err
 			}
-		case stepOp:
+		case kind == stepOp:
 			pl := st.op
 			in = in[:0]
 			for _, s := range pl.in {
@@ -96,14 +99,17 @@ func (fr *frame) runPlan(ep *execPlan, args []Value) ([]Value, error) {
 				fr.define(s, out[j])
 			}
 			al.defined(fr, pl)
-		case stepPipe:
+		case kind == stepPipe:
 			if err := fr.runPipe(st.pipe, al, &persist); err != nil {
 				return nil, err
 			}
-		case stepGroup:
+		case kind == stepGroup:
 			if err := fr.runGroup(ep, st.group, persist, al); err != nil {
 				return nil, fmt.Errorf("%s (%s): %w", st.group.root.Name, st.group.root.Loc, err)
 			}
+		}
+		if fold && !hit {
+			fr.foldKeep(st, &persist)
 		}
 		for _, s := range st.frees {
 			fr.release(ep, s, persist, al)

@@ -356,9 +356,10 @@ func TestFusionMatchesInterpreter(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			if name == "inplace" {
 				// the arena's in-place writes and recycling: the values
-				// the memory plan would place go through the arena
-				defer func(old bool) { noMemPlan = old }(noMemPlan)
-				noMemPlan = true
+				// the memory plan would place, or weight folding keep, go
+				// through the arena
+				defer func(old, wf bool) { noMemPlan, weightFoldsEnabled = old, wf }(noMemPlan, weightFoldsEnabled)
+				noMemPlan, weightFoldsEnabled = true, false
 			}
 			m, err := stablehlo.ParseModule(name, []byte("module {\n"+src+"\n}"))
 			if err != nil {

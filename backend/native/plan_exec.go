@@ -35,6 +35,9 @@ type execStep struct {
 	epi   *convEpiPlan
 	frees []int
 	konst *constCache
+	// wfold keeps the results of a step computed from the weights alone
+	// (exec_weightfold.go)
+	wfold *weightFold
 	// retOut is set on the steps defining a value the function returns
 	// (or one a returned reshape views): the entry function's run takes
 	// their buffers fresh, outside the arena's chunks, so that the
@@ -121,6 +124,7 @@ func buildExec(bp *blockPlan, slots map[*stablehlo.Value]int) *execPlan {
 	}
 	mergeConvEpilogues(ep, bp, u, fu)
 	formRowPipes(ep, slots)
+	markWeightFolds(ep, bp, slots)
 	// Liveness: the last step reading each slot.
 	last := map[int]int{}
 	defAt := map[int]int{}
