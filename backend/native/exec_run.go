@@ -16,13 +16,19 @@ func (fr *frame) runPlan(ep *execPlan, args []Value) ([]Value, error) {
 	if len(args) != len(ep.args) {
 		return nil, fmt.Errorf("block called with %d arguments, want %d", len(args), len(ep.args))
 	}
-	fr.livePos = make([]int32, len(fr.slots))
+	if cap(fr.livePos) >= len(fr.slots) {
+		fr.livePos = fr.livePos[:len(fr.slots)]
+		clear(fr.livePos)
+	} else {
+		fr.livePos = make([]int32, len(fr.slots))
+	}
 	fr.live = fr.live[:0]
 	for i, s := range ep.args {
 		fr.define(s, args[i])
 	}
 	ar := fr.proc.arena
-	var persist []span
+	persist := fr.persist[:0]
+	defer func() { fr.persist = persist[:0] }()
 	if ar != nil {
 		for _, a := range args {
 			persist = valueSpans(persist, a)
@@ -36,7 +42,7 @@ func (fr *frame) runPlan(ep *execPlan, args []Value) ([]Value, error) {
 	}
 	ctx := fr.proc.ctx
 	var in []Value
-	al := newAliases(len(fr.slots))
+	al := fr.aliases(len(fr.slots))
 	prof := fr.proc.prof
 	if fr.proc.depth > 1 {
 		prof = nil // a nested call: its caller's step holds its time

@@ -17,6 +17,7 @@ package native
 
 import (
 	"runtime"
+	"slices"
 
 	"github.com/torchtpu/torchtpu/backend/native/gemm"
 	"github.com/torchtpu/torchtpu/dtype"
@@ -87,14 +88,42 @@ func fastConv(env Env, op *stablehlo.Op, in []Value) (*literal.Literal, bool) {
 	return out, true
 }
 
+// convShapeEntry is the last conv2d planned for an op: reading the op's
+// attributes cost more than a small convolution's whole run, so each op
+// keeps its plan while its operand shapes stay the same.
+type convShapeEntry struct {
+	lshape, rshape []int64
+	c              conv2d // without its operands' data
+}
+
+var convShapes opCache[*convShapeEntry]
+
 func fastConvShape(op *stablehlo.Op, in []Value) (*conv2d, bool) {
 	if op.Name != "stablehlo.convolution" || len(in) != 2 {
 		return nil, false
 	}
 	lhs, ok1 := in[0].(*literal.Literal)
 	rhs, ok2 := in[1].(*literal.Literal)
-	if !ok1 || !ok2 || lhs.DType != dtype.F32 || rhs.DType != dtype.F32 || lhs.Rank() != 4 || rhs.Rank() != 4 ||
-		computeResultDType(op, 0, lhs.DType) != dtype.F32 {
+	if !ok1 || !ok2 || lhs.DType != dtype.F32 || rhs.DType != dtype.F32 || lhs.Rank() != 4 || rhs.Rank() != 4 {
+		return nil, false
+	}
+	if e, ok := convShapes.get(op); ok && slices.Equal(e.lshape, lhs.Shape) && slices.Equal(e.rshape, rhs.Shape) {
+		c := e.c
+		c.lhs, c.rhs, c.kernel = f32View(lhs.Data), f32View(rhs.Data), rhs
+		return &c, true
+	}
+	c, ok := planConvShape(op, in, lhs, rhs)
+	if ok {
+		e := &convShapeEntry{lshape: slices.Clone(lhs.Shape), rshape: slices.Clone(rhs.Shape), c: *c}
+		e.c.lhs, e.c.rhs, e.c.kernel = nil, nil, nil
+		convShapes.put(op, e)
+	}
+	return c, ok
+}
+
+// planConvShape is fastConvShape without the cache.
+func planConvShape(op *stablehlo.Op, in []Value, lhs, rhs *literal.Literal) (*conv2d, bool) {
+	if computeResultDType(op, 0, lhs.DType) != dtype.F32 {
 		return nil, false
 	}
 	cp, err := readConvParams(op, in)

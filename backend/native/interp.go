@@ -61,6 +61,8 @@ type funcPlan struct {
 	exec *execPlan
 	// args holds the body's block arguments (isArg)
 	args map[*stablehlo.Value]bool
+	// frames pools the frames of its calls (getFrame)
+	frames sync.Pool
 }
 
 // isArg reports whether v is an argument of the function (of its body,
