@@ -451,6 +451,8 @@ func (fr *frame) pipeStageRows(p *rowPipe, i int, pr *pipeRun, r0, r1 int) {
 		switch {
 		case g.f32 && g.dt == dtype.F32 && g.red.size > 0 && (g.red.kind == foldAdd || g.red.kind == foldMax):
 			foldGroups32(g, pr.leaves[i], res, float32(pr.start[i]), g.red.kind == foldMax, r0, r1)
+		case !g.f32 && g.dt == dtype.F64 && g.red.kind == foldAdd:
+			foldSum64(g, pr.leaves[i], res, pr.start[i], r0, r1)
 		case g.f32:
 			foldGroups[float32](g, pr.leaves[i], res, pr.start[i], floatFold(g.red.kind, g.dt), r0, r1, &scratch32)
 		default:

@@ -109,6 +109,8 @@ func (fr *frame) runReduceGroup(g *fusedGroup, leaves []*literal.Literal) error 
 	body := func(lo, hi int) {
 		if g.f32 && g.dt == dtype.F32 && rf.size > 0 && (rf.kind == foldAdd || rf.kind == foldMax) {
 			foldGroups32(g, leaves, res, float32(start), rf.kind == foldMax, lo, hi)
+		} else if !g.f32 && g.dt == dtype.F64 && rf.kind == foldAdd {
+			foldSum64(g, leaves, res, start, lo, hi)
 		} else if g.f32 {
 			foldGroups[float32](g, leaves, res, start, f, lo, hi, &scratch32)
 		} else {
@@ -156,6 +158,28 @@ func foldGroups32(g *fusedGroup, leaves []*literal.Literal, res []float64, start
 			c += m
 		}
 		res[o] = float64(acc)
+	}
+}
+
+// foldSum64 is foldGroups for a float64 sum (a float32 mean accumulated
+// in float64, as aten lowers it), the add inlined: the generic fold's
+// float64 add, without a call per element.
+func foldSum64(g *fusedGroup, leaves []*literal.Literal, res []float64, start float64, lo, hi int) {
+	s := getScratch[float64](&scratch64, g)
+	defer scratch64.Put(s)
+	size := g.red.size
+	views := leafViews[float64](g, leaves)
+	k := newChunker(g, lo*size)
+	for o := lo; o < hi; o++ {
+		acc := start
+		for c, end := o*size, (o+1)*size; c < end; {
+			m, seg := k.len(c, end)
+			for _, x := range evalChunk(g, leaves, views, s, nil, c, m, seg) {
+				acc += x
+			}
+			c += m
+		}
+		res[o] = acc
 	}
 }
 
