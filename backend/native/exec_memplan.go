@@ -336,3 +336,14 @@ func (fr *frame) plannedOut(s int, d dtype.DType, shape []int64) *literal.Litera
 	}
 	return nil
 }
+
+// holds reports whether v is a tensor whose bytes lie in the planned
+// buffer (a planned value or a view of one).
+func (pm *plannedMem) holds(v Value) bool {
+	l, ok := v.(*literal.Literal)
+	if !ok || len(l.Data) == 0 {
+		return false
+	}
+	b, d := spanOf(pm.buf), spanOf(l.Data)
+	return b.lo <= d.lo && d.hi <= b.hi
+}

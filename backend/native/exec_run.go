@@ -219,9 +219,9 @@ func (fr *frame) sharedElsewhere(ep *execPlan, skip int, s span, al *aliases) bo
 func (fr *frame) release(ep *execPlan, s int, persist []span, al *aliases) {
 	v := fr.slots[s]
 	ar := fr.proc.arena
-	if ar == nil || v == nil || fr.pm != nil && fr.pm.mp.isPlanned(s) && !al.maybeShared(s) {
-		// planned: its place is the plan's (a value its kernel made
-		// elsewhere is left to the collector)
+	if ar == nil || v == nil || fr.pm != nil && (fr.pm.mp.isPlanned(s) && !al.maybeShared(s) || fr.pm.holds(v)) {
+		// planned, or a view of a planned value: its place is the plan's
+		// (a value its kernel made elsewhere is left to the collector)
 		fr.undefine(s)
 		return
 	}
