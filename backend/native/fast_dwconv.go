@@ -211,7 +211,11 @@ func (c *conv2d) dwRows(d, sc []float32, offs []int, w []float32, n, rows, srcSt
 	if dwSIMD {
 		a := dwArgs{dst: &d[0], src: &sc[0], offs: &offs[0], w: &w[0], taps: len(offs), n: n, rows: rows,
 			dstStride: 4 * n, srcStride: 4 * srcStride}
-		dwRows(&a)
+		if dw512OK {
+			dwRows512(&a)
+		} else {
+			dwRows(&a)
+		}
 		return
 	}
 	dwRowsGo(d, sc, offs, w, n, rows, n, srcStride)
