@@ -211,6 +211,9 @@ func (c *conv2d) run(dst []float32) {
 		c.runDirectConv(dst) // a stem: fast_conv_direct.go
 		return
 	}
+	if c.useTN() && c.runTN(dst) {
+		return // few output positions: fast_conv_tn.go
+	}
 	ocPer, k, n := c.outC/c.groups, c.kerC*c.kh*c.kw, c.oh*c.ow
 	cols := c.batch * n // per group
 	hw := c.h * c.w

@@ -62,3 +62,48 @@ func TestDirectConvMatchesGEMM(t *testing.T) {
 		runtime.GOMAXPROCS(old)
 	}
 }
+
+// TestTNConvMatchesGEMM runs convolutions with few output positions
+// (7×7, 5×5 and 3×3 images, a batch of two) on the transposed path and on
+// the implicit GEMM, weights as entry arguments (packed once), NaN and
+// infinities in the input.
+func TestTNConvMatchesGEMM(t *testing.T) {
+	if !dwc16OK {
+		t.Skip("no transposes")
+	}
+	defer func(old bool) { convTNEnabled = old }(convTNEnabled)
+	r := rand.New(rand.NewPCG(53, 54))
+	for _, cc := range []convCase{
+		{1, 64, 7, 7, 96, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},    // ResNet's 7×7 layers, smaller
+		{1, 40, 14, 14, 70, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1},  // stride 2 down to 7×7
+		{1, 320, 7, 7, 1280, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1}, // MobileNet's 1×1 on 7×7
+		{2, 33, 5, 5, 47, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},    // batch 2, odd channels
+		{1, 50, 9, 9, 40, 3, 3, 3, 3, 1, 1, 0, 2, 1, 0, 1},    // 3×3 output, asymmetric padding
+	} {
+		e := compileModule(t, cc.module(t))
+		w := randF32Literal(t, r, int64(cc.o), int64(cc.c/cc.g), int64(cc.kh), int64(cc.kw))
+		x := randF32Literal(t, r, int64(cc.b), int64(cc.c), int64(cc.h), int64(cc.w))
+		x.SetFloat64(3, math.NaN())
+		x.SetFloat64(x.Len()-5, math.Inf(1))
+		convTNEnabled = true
+		c, ok := fastConvShape(cc.op(t), []Value{x, w})
+		c.weight = true
+		if !ok || c.direct || c.small || !c.useTN() {
+			t.Fatalf("%+v: not on the transposed path", cc)
+		}
+		for run := 0; run < 2; run++ {
+			convTNEnabled = true
+			got := runExe(t, e, x, w)[0]
+			convTNEnabled = false
+			want := runExe(t, e, x, w)[0]
+			k := float64(cc.c * cc.kh * cc.kw)
+			for i := 0; i < want.Len(); i++ {
+				g, v := got.Float64(i), want.Float64(i)
+				if math.IsNaN(g) != math.IsNaN(v) || (math.IsInf(v, 0) && g != v) ||
+					(!math.IsNaN(v) && !math.IsInf(v, 0) && math.Abs(g-v) > 2e-6*math.Sqrt(k)*(1+math.Abs(v))) {
+					t.Fatalf("%+v run %d: element %d = %v, GEMM %v", cc, run, i, g, v)
+				}
+			}
+		}
+	}
+}
