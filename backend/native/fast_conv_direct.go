@@ -8,8 +8,8 @@ package native
 // is copied once into zero-padded phase planes (fillPhase: per channel
 // and column phase modulo the stride), and the micro-kernel reads each
 // tap's 32 outputs' inputs straight from them, against the weights packed
-// into panels of 14 output channels (gemm.PackA, prepacked per weight
-// literal). Each output row is 32 columns at a time; sums run over the
+// into panels of 8 output channels (a stem's 16, 32 or 64 channels fill
+// them exactly; prepacked per weight literal). Each output row is 32 columns at a time; sums run over the
 // taps in the im2col order with fused multiply-adds, as the GEMM's.
 
 import (
@@ -21,30 +21,22 @@ import (
 // convDirectEnabled switches the direct path (tests compare both).
 var convDirectEnabled = convDirectOK
 
-// convDirectMaxK bounds c·kh·kw for the direct path: within one k block
-// of the packed weights, and few enough channels that the phase planes
-// stay small.
+// convDirectMaxK bounds c·kh·kw for the direct path: few enough channels
+// that the phase planes stay small.
 const convDirectMaxK = 160
 
 // useDirectConv reports whether runDirectConv takes c.
 func (c *conv2d) useDirectConv() bool {
 	k := c.kerC * c.kh * c.kw
-	return convDirectEnabled && c.groups == 1 && c.kh*c.kw > 1 && k <= convDirectMaxK && k <= gemm.KBlock(k) &&
-		c.ow >= 16 && gemm.Kernel() == "avx512-14x32"
+	return convDirectEnabled && c.groups == 1 && c.kh*c.kw > 1 && k <= convDirectMaxK && c.ow >= 16
 }
 
 // runDirectConv computes c into dst ([batch, outC, oh, ow]).
 func (c *conv2d) runDirectConv(dst []float32) {
 	k := c.kerC * c.kh * c.kw
 	n := c.oh * c.ow
-	pas := c.prepackedWeights(c.outC, k, func(int) gemm.Matrix { return gemm.RowMajor(c.rhs, k) })
-	var pa *gemm.PackedA
-	if pas != nil {
-		pa = pas[0]
-	} else {
-		pa = gemm.PackA(c.outC, k, gemm.RowMajor(c.rhs, k))
-	}
-	panels := (c.outC + 13) / 14
+	a8 := c.directWeights()
+	panels := (c.outC + 7) / 8
 	spanH, spanW := (c.kh-1)*c.dh+1, (c.kw-1)*c.dw+1
 	ph := (c.oh-1)*c.sh + spanH
 	pwp := roundUpInt(c.ow, 32) + (spanW-1)/c.sw // columns per phase plane: whole tiles
@@ -78,19 +70,19 @@ func (c *conv2d) runDirectConv(dst []float32) {
 			for t, o := range base {
 				offs[t] = 4 * (o + oy*c.sh*pwp)
 			}
-			var tile [14 * 32]float32
+			var tile [8 * 32]float32
 			for ox := 0; ox < c.ow; ox += 32 {
 				cols := min(32, c.ow-ox)
 				for pi := 0; pi < panels; pi++ {
-					rows := min(14, c.outC-pi*14)
-					a := pa.Panel(pi)
-					o := out[pi*14*n+oy*c.ow+ox:]
+					rows := min(8, c.outC-pi*8)
+					a := a8[pi*8*k : (pi+1)*8*k]
+					o := out[pi*8*n+oy*c.ow+ox:]
 					if cols == 32 {
 						_ = o[(rows-1)*n+31]
-						convTile14x32(k, &a[0], &offs[0], &planes[ox], &o[0], n, rows)
+						convTile8x32(k, &a[0], &offs[0], &planes[ox], &o[0], n, rows)
 						continue
 					}
-					convTile14x32(k, &a[0], &offs[0], &planes[ox], &tile[0], 32, rows)
+					convTile8x32(k, &a[0], &offs[0], &planes[ox], &tile[0], 32, rows)
 					for r := 0; r < rows; r++ {
 						copy(o[r*n:r*n+cols], tile[r*32:r*32+cols])
 					}
@@ -106,4 +98,32 @@ func (c *conv2d) runDirectConv(dst []float32) {
 			}
 		}
 	}
+}
+
+// directWeights returns the weights packed in panels of 8 output
+// channels, 8 values per k step (zero rows past outC): packed once per
+// weight literal where they are a weight operand.
+func (c *conv2d) directWeights() []float32 {
+	k := c.kerC * c.kh * c.kw
+	panels := (c.outC + 7) / 8
+	build := func() []float32 {
+		a := make([]float32, panels*8*k)
+		for oc := 0; oc < c.outC; oc++ {
+			p, r := oc/8, oc%8
+			for q, v := range c.rhs[oc*k : (oc+1)*k] {
+				a[(p*k+q)*8+r] = v
+			}
+		}
+		return a
+	}
+	if c.weight {
+		v := prepacked(true, c.op, 1, c.kernel, [3]int{c.outC, k, -8}, int64(4*panels*8*k), func() (any, int) {
+			a := build()
+			return a, 4 * len(a)
+		})
+		if a, ok := v.([]float32); ok {
+			return a
+		}
+	}
+	return build()
 }

@@ -1,6 +1,6 @@
-// The direct convolution tile (fast_conv_direct.go), AVX-512: a 14×32
-// tile of C[r][j] = Σ_k a[14k + r] · b[offs[k] + j] (offs in bytes), the
-// A panel packed (14 values per k step, the GEMM's layout) and B read
+// The direct convolution tile (fast_conv_direct.go), AVX-512: an 8×32
+// tile of C[r][j] = Σ_k a[8k + r] · b[offs[k] + j] (offs in bytes), the
+// A panel packed (8 values per k step) and B read
 // straight from zero-padded phase planes of the input at each tap's
 // offset: the implicit GEMM without packing B. The first rows rows are
 // stored, ldc floats apart. Written by a script.
@@ -9,8 +9,8 @@
 
 #include "textflag.h"
 
-// func convTile14x32(kc int, a *float32, offs *int, b *float32, c *float32, ldc int, rows int)
-TEXT ·convTile14x32(SB), NOSPLIT, $0-56
+// func convTile8x32(kc int, a *float32, offs *int, b *float32, c *float32, ldc int, rows int)
+TEXT ·convTile8x32(SB), NOSPLIT, $0-56
 	MOVQ kc+0(FP), CX
 	MOVQ a+8(FP), AX
 	MOVQ offs+16(FP), SI
@@ -35,21 +35,9 @@ TEXT ·convTile14x32(SB), NOSPLIT, $0-56
 	VPXORD Z13, Z13, Z13
 	VPXORD Z14, Z14, Z14
 	VPXORD Z15, Z15, Z15
-	VPXORD Z16, Z16, Z16
-	VPXORD Z17, Z17, Z17
-	VPXORD Z18, Z18, Z18
-	VPXORD Z19, Z19, Z19
-	VPXORD Z20, Z20, Z20
-	VPXORD Z21, Z21, Z21
-	VPXORD Z22, Z22, Z22
-	VPXORD Z23, Z23, Z23
-	VPXORD Z24, Z24, Z24
-	VPXORD Z25, Z25, Z25
-	VPXORD Z26, Z26, Z26
-	VPXORD Z27, Z27, Z27
 	TESTQ CX, CX
-	JEQ store
-loop:
+	JEQ store8
+loop8:
 	MOVQ (SI), R8
 	VMOVUPS (BX)(R8*1), Z28
 	VMOVUPS 64(BX)(R8*1), Z29
@@ -69,92 +57,50 @@ loop:
 	VFMADD231PS.BCST 24(AX), Z29, Z13
 	VFMADD231PS.BCST 28(AX), Z28, Z14
 	VFMADD231PS.BCST 28(AX), Z29, Z15
-	VFMADD231PS.BCST 32(AX), Z28, Z16
-	VFMADD231PS.BCST 32(AX), Z29, Z17
-	VFMADD231PS.BCST 36(AX), Z28, Z18
-	VFMADD231PS.BCST 36(AX), Z29, Z19
-	VFMADD231PS.BCST 40(AX), Z28, Z20
-	VFMADD231PS.BCST 40(AX), Z29, Z21
-	VFMADD231PS.BCST 44(AX), Z28, Z22
-	VFMADD231PS.BCST 44(AX), Z29, Z23
-	VFMADD231PS.BCST 48(AX), Z28, Z24
-	VFMADD231PS.BCST 48(AX), Z29, Z25
-	VFMADD231PS.BCST 52(AX), Z28, Z26
-	VFMADD231PS.BCST 52(AX), Z29, Z27
-	ADDQ $56, AX
+	ADDQ $32, AX
 	ADDQ $8, SI
 	DECQ CX
-	JNE loop
-store:
+	JNE loop8
+store8:
 	CMPQ R9, $0
-	JLE done
+	JLE done8
 	VMOVUPS Z0, (DI)
 	VMOVUPS Z1, 64(DI)
 	ADDQ DX, DI
 	CMPQ R9, $1
-	JLE done
+	JLE done8
 	VMOVUPS Z2, (DI)
 	VMOVUPS Z3, 64(DI)
 	ADDQ DX, DI
 	CMPQ R9, $2
-	JLE done
+	JLE done8
 	VMOVUPS Z4, (DI)
 	VMOVUPS Z5, 64(DI)
 	ADDQ DX, DI
 	CMPQ R9, $3
-	JLE done
+	JLE done8
 	VMOVUPS Z6, (DI)
 	VMOVUPS Z7, 64(DI)
 	ADDQ DX, DI
 	CMPQ R9, $4
-	JLE done
+	JLE done8
 	VMOVUPS Z8, (DI)
 	VMOVUPS Z9, 64(DI)
 	ADDQ DX, DI
 	CMPQ R9, $5
-	JLE done
+	JLE done8
 	VMOVUPS Z10, (DI)
 	VMOVUPS Z11, 64(DI)
 	ADDQ DX, DI
 	CMPQ R9, $6
-	JLE done
+	JLE done8
 	VMOVUPS Z12, (DI)
 	VMOVUPS Z13, 64(DI)
 	ADDQ DX, DI
 	CMPQ R9, $7
-	JLE done
+	JLE done8
 	VMOVUPS Z14, (DI)
 	VMOVUPS Z15, 64(DI)
-	ADDQ DX, DI
-	CMPQ R9, $8
-	JLE done
-	VMOVUPS Z16, (DI)
-	VMOVUPS Z17, 64(DI)
-	ADDQ DX, DI
-	CMPQ R9, $9
-	JLE done
-	VMOVUPS Z18, (DI)
-	VMOVUPS Z19, 64(DI)
-	ADDQ DX, DI
-	CMPQ R9, $10
-	JLE done
-	VMOVUPS Z20, (DI)
-	VMOVUPS Z21, 64(DI)
-	ADDQ DX, DI
-	CMPQ R9, $11
-	JLE done
-	VMOVUPS Z22, (DI)
-	VMOVUPS Z23, 64(DI)
-	ADDQ DX, DI
-	CMPQ R9, $12
-	JLE done
-	VMOVUPS Z24, (DI)
-	VMOVUPS Z25, 64(DI)
-	ADDQ DX, DI
-	CMPQ R9, $13
-	JLE done
-	VMOVUPS Z26, (DI)
-	VMOVUPS Z27, 64(DI)
-done:
+done8:
 	VZEROUPPER
 	RET

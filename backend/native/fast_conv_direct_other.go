@@ -5,6 +5,6 @@ package native
 // No direct convolution tile here (convDirectOK is false): never called.
 const convDirectOK = false
 
-func convTile14x32(kc int, a *float32, offs *int, b *float32, c *float32, ldc int, rows int) {
+func convTile8x32(kc int, a *float32, offs *int, b *float32, c *float32, ldc int, rows int) {
 	panic("no vector loops")
 }
