@@ -427,13 +427,9 @@ func (fr *frame) pipeStageRows(p *rowPipe, i int, pr *pipeRun, r0, r1 int) {
 			acc := start
 			row := in[r*ps.inner : (r+1)*ps.inner]
 			if ps.isMax {
-				for _, x := range row {
-					acc = max32(acc, x)
-				}
+				acc = maxRow32(acc, row)
 			} else {
-				for _, x := range row {
-					acc += x
-				}
+				acc = sum32(acc, row)
 			}
 			out[r] = acc
 		}

@@ -2,6 +2,7 @@ package native
 
 import (
 	"fmt"
+	"math"
 	"sync"
 
 	"github.com/torchtpu/torchtpu/dtype"
@@ -143,19 +144,34 @@ func foldGroups32(g *fusedGroup, leaves []*literal.Literal, res []float64, start
 	k := newChunker(g, lo*size)
 	for o := lo; o < hi; o++ {
 		acc := start
+		var sum rowSum
+		redo := false // a NaN or -0 result: summed again in one chain
 		for c, end := o*size, (o+1)*size; c < end; {
 			m, seg := k.len(c, end)
 			row := evalChunk(g, leaves, views, s, nil, c, m, seg)
 			if isMax {
-				for _, x := range row {
-					acc = max32(acc, x)
-				}
+				acc = maxRow32(acc, row)
 			} else {
-				for _, x := range row {
-					acc += x
-				}
+				sum.add(row, c-o*size)
 			}
 			c += m
+		}
+		if !isMax {
+			t := start + sum.total()
+			redo = t != t || t == 0 && math.Signbit(float64(start))
+			acc = t
+		}
+		if redo {
+			acc = start
+			kk := newChunker(g, o*size)
+			for c, end := o*size, (o+1)*size; c < end; {
+				m, seg := kk.len(c, end)
+				for _, x := range evalChunk(g, leaves, views, s, nil, c, m, seg) {
+					acc += x
+				}
+				c += m
+			}
+			k = newChunker(g, (o+1)*size)
 		}
 		res[o] = float64(acc)
 	}
