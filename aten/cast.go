@@ -27,6 +27,17 @@ func init() {
 	toOther := func(c *LowerCtx, a *Args) ([]Value, error) {
 		return one(c.Convert(a.Tensor("self"), c.DType(a.Tensor("other")))), nil
 	}
+	// prims.convert_element_type: what the Core ATen decompositions leave
+	// for a Python scalar computed in float64 (GPT-2's math.sqrt(2/pi)).
+	Register(Entry{Name: "prims::convert_element_type.default", Kind: Lowered,
+		Schema: "convert_element_type(Tensor a, ScalarType dtype) -> Tensor",
+		Lower: func(c *LowerCtx, a *Args) ([]Value, error) {
+			d, ok := a.OptDType("dtype")
+			if !ok || d.Size() == 0 || d == dtype.Index {
+				return nil, c.Errorf("unsupported dtype %v", d)
+			}
+			return one(c.Convert(a.Tensor("a"), d)), nil
+		}})
 	lower("aten::to.other", toOther)
 	lower("aten::type_as.default", toOther)
 	identity := func(c *LowerCtx, a *Args) ([]Value, error) { return one(a.Tensor("self")), nil }

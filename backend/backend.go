@@ -25,6 +25,13 @@ type Options struct {
 	Partitions int // 0 means 1
 	// Entry is the function to compile; "" means "main".
 	Entry string
+	// Buckets, for a shape-polymorphic program (? dims) on a backend that
+	// specialises it per call (PJRT), maps the size of a call's ? dims to
+	// the size it runs at: its inputs padded, its outputs sliced back,
+	// where the program allows it. nil is the backend's default (powers
+	// of two on PJRT devices); a function returning its argument asks for
+	// exact shapes.
+	Buckets func(n int64) int64
 }
 
 // Backend compiles StableHLO modules for one device kind.

@@ -33,7 +33,7 @@ func fixture(t *testing.T, name string) ([]byte, *safetensors.File) {
 }
 
 func desc(l *literal.Literal) TensorDesc {
-	code, _ := ScalarTypeOf(l.DType)
+	code, _ := l.DType.ScalarType()
 	d := TensorDesc{DType: code, Shape: l.Shape, Extent: int64(len(l.Data))}
 	if len(l.Data) > 0 {
 		d.Data = unsafe.Pointer(&l.Data[0])

@@ -3,6 +3,8 @@ package capi
 import (
 	"fmt"
 	"sync"
+
+	"github.com/torchtpu/torchtpu/eager"
 )
 
 // Handle names an object owned by the engine on behalf of a C caller.
@@ -35,7 +37,7 @@ func kindName(obj any) string {
 		return "program"
 	case *Result:
 		return "result"
-	case *Buffer:
+	case *eager.Buffer:
 		return "buffer"
 	case *Taken:
 		return "output"
@@ -83,8 +85,11 @@ func Free(h Handle) error {
 		}
 		return fmt.Errorf("free: handle %d does not exist", h)
 	}
-	if c, ok := obj.(interface{ release() }); ok {
-		c.release()
+	switch o := obj.(type) {
+	case interface{ release() }:
+		o.release()
+	case *eager.Buffer:
+		o.Release()
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"runtime/debug"
 	"runtime/metrics"
 	"sync"
+	"sync/atomic"
 )
 
 // The Go collector inside a host process. By default it collects whenever
@@ -31,9 +32,16 @@ const maxGCPercent = 2000
 // runsBetweenGC is how many runs' allocations the headroom is sized for.
 const runsBetweenGC = 4
 
-// heapMark returns the bytes allocated so far, for tuneHeap.
+// tuneEvery is how many runs pass between two tunings: reading the
+// runtime's metrics costs about a microsecond, which small graphs notice.
+const tuneEvery = 8
+
+var tuneTick atomic.Uint32
+
+// heapMark returns the bytes allocated so far, for tuneHeap, or 0 on the
+// runs that do not tune.
 func heapMark() uint64 {
-	if heapTuning.off {
+	if heapTuning.off || tuneTick.Add(1)%tuneEvery != 1 {
 		return 0
 	}
 	s := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
@@ -41,9 +49,10 @@ func heapMark() uint64 {
 	return s[0].Value.Uint64()
 }
 
-// tuneHeap sets the growth target after a run that started at mark.
+// tuneHeap sets the growth target after a run that started at mark (0:
+// a run that does not tune).
 func tuneHeap(mark uint64) {
-	if heapTuning.off {
+	if heapTuning.off || mark == 0 {
 		return
 	}
 	heapTuning.Lock()

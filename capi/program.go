@@ -11,6 +11,7 @@ import (
 
 	"github.com/torchtpu/torchtpu/aten"
 	"github.com/torchtpu/torchtpu/cache"
+	"github.com/torchtpu/torchtpu/eager"
 	"github.com/torchtpu/torchtpu/fx"
 	"github.com/torchtpu/torchtpu/literal"
 	"github.com/torchtpu/torchtpu/pt2"
@@ -33,7 +34,8 @@ type Options struct {
 	CacheMaxMB int64  `json:"cache_max_mb"`
 	// NoCache turns off every cache (memory, disk, per-shape plans).
 	NoCache bool `json:"no_cache"`
-	// Buckets is "" (exact shapes), "pow2" or sizes such as [8,16,32].
+	// Buckets is "" (the device's default: exact on cpu, pow2 on PJRT
+	// devices), "pow2", "exact", or sizes such as [8,16,32].
 	Buckets     string  `json:"buckets"`
 	BucketSizes []int64 `json:"bucket_sizes"`
 	// Explain logs every recompile and its reason (to stderr).
@@ -42,6 +44,9 @@ type Options struct {
 	DebugSync bool `json:"debug_sync"`
 	// Model names the program of a multi-program archive ("": the first).
 	Model string `json:"model"`
+	// Name labels the program's runs on the tpu device (errors, profiler
+	// rows); "" is "program".
+	Name string `json:"name"`
 }
 
 // Program is a loaded program and its runtime state. Runs of one program
@@ -52,7 +57,12 @@ type Program struct {
 	prog   *runtime.Program
 	src    *pt2.Program
 	device string
+	name   string
 	info   *Info
+
+	outsOnce sync.Once
+	outs     []*eager.OutputSpec // static output specs (RunOnDevice)
+	static   bool
 }
 
 // ParseOptions reads options JSON ("" or "null" is the defaults).
@@ -106,6 +116,8 @@ func (o Options) runtimeOptions() (runtime.Options, error) {
 	switch {
 	case o.Buckets == "pow2":
 		ro.Buckets = &runtime.BucketPolicy{Pow2: true}
+	case o.Buckets == "exact":
+		ro.Buckets = &runtime.BucketPolicy{Exact: true}
 	case o.Buckets == "" && len(o.BucketSizes) == 0:
 	case o.Buckets == "" || o.Buckets == "sizes":
 		for _, s := range o.BucketSizes {
@@ -115,7 +127,7 @@ func (o Options) runtimeOptions() (runtime.Options, error) {
 		}
 		ro.Buckets = &runtime.BucketPolicy{Sizes: append([]int64(nil), o.BucketSizes...)}
 	default:
-		return ro, fmt.Errorf("buckets %q: want \"pow2\" or bucket_sizes", o.Buckets)
+		return ro, fmt.Errorf("buckets %q: want \"pow2\", \"exact\" or bucket_sizes", o.Buckets)
 	}
 	ro.Log = os.Stderr
 	return ro, nil
@@ -143,7 +155,11 @@ func Load(data []byte, opts Options) (*Program, error) {
 	if err := prog.Configure(ro); err != nil {
 		return nil, err
 	}
-	p := &Program{prog: prog, src: src, device: device}
+	name := opts.Name
+	if name == "" {
+		name = "program"
+	}
+	p := &Program{prog: prog, src: src, device: device, name: name}
 	p.info = describe(src.Graph, device)
 	return p, nil
 }
@@ -318,6 +334,49 @@ func Run(ctx context.Context, h Handle, inputs []TensorDesc) (Handle, error) {
 		}
 	}
 	return put(&Result{outs: outs}), nil
+}
+
+// RunInto runs program h on inputs and writes its outputs into the caller's
+// memory outs describe (one descriptor per output, in the layout each
+// gives; a negative DType skips that output), with no result handle and
+// no copy out of the engine but the one into outs. An output whose dtype
+// or shape differs from its descriptor is an error naming it.
+func RunInto(ctx context.Context, h Handle, inputs, outs []TensorDesc) error {
+	p, err := get[*Program](h, "program")
+	if err != nil {
+		return err
+	}
+	ins := make([]*literal.Literal, len(inputs))
+	for i := range inputs {
+		l, err := inputs[i].Literal()
+		if err != nil {
+			return fmt.Errorf("input %d: %w", i, err)
+		}
+		ins[i] = l
+	}
+	mark := heapMark()
+	p.mu.Lock()
+	res, _, err := p.prog.Run(ctx, ins)
+	p.mu.Unlock()
+	defer tuneHeap(mark)
+	if err != nil {
+		return err
+	}
+	if len(res) != len(outs) {
+		return fmt.Errorf("the program has %d outputs, %d destinations given", len(res), len(outs))
+	}
+	for i := range outs {
+		if outs[i].DType < 0 {
+			continue
+		}
+		if res[i] == nil {
+			return fmt.Errorf("output %d: the program returns None, a tensor destination was given", i)
+		}
+		if err := outs[i].Store(res[i]); err != nil {
+			return fmt.Errorf("output %d: %w", i, err)
+		}
+	}
+	return nil
 }
 
 // aliases reports whether o's bytes overlap any input's.

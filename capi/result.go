@@ -37,7 +37,7 @@ func Describe(h Handle) ([]OutputMeta, error) {
 			metas[i] = OutputMeta{DType: -1}
 			continue
 		}
-		code, err := ScalarTypeOf(o.DType)
+		code, err := o.DType.ScalarType()
 		if err != nil {
 			return nil, fmt.Errorf("output %d: %w", i, err)
 		}

@@ -27,7 +27,7 @@ type TensorDesc struct {
 // checked validates d and returns its dtype, element count and whether
 // it is contiguous.
 func (d *TensorDesc) checked() (dt dtype.DType, n int64, contiguous bool, err error) {
-	dt, err = DTypeOf(d.DType)
+	dt, err = dtype.OfScalarType(d.DType)
 	if err != nil {
 		return dt, 0, false, err
 	}
@@ -177,4 +177,78 @@ func CopyTo(l *literal.Literal, dst unsafe.Pointer, extent int64) error {
 	}
 	copy(unsafe.Slice((*byte)(dst), n), l.Data)
 	return nil
+}
+
+// Store writes l into the caller memory d describes, in d's layout
+// (strides included), after checking that d is l's dtype and shape and that
+// every element it addresses lies inside its extent. A negative DType
+// skips the output (the caller wants no copy of it).
+func (d *TensorDesc) Store(l *literal.Literal) error {
+	dt, n, contiguous, err := d.checked()
+	if err != nil {
+		return err
+	}
+	if dt != l.DType || !equalShape(d.Shape, l.Shape) {
+		return fmt.Errorf("the result is %s%v, the destination %s%v", l.DType.Torch(), l.Shape, dt.Torch(), d.Shape)
+	}
+	if n == 0 {
+		return nil
+	}
+	size := int64(dt.Size())
+	if contiguous {
+		copy(unsafe.Slice((*byte)(d.Data), n*size), l.Data)
+		return nil
+	}
+	scatter(unsafe.Slice((*byte)(d.Data), d.Extent), l.Data, d.Shape, d.Strides, size)
+	return nil
+}
+
+func equalShape(a, b []int64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// scatter copies the row-major elements of src into dst at the strided
+// positions (element strides): gather's inverse.
+func scatter(dst, src []byte, shape, strides []int64, size int64) {
+	r := len(shape)
+	idx := make([]int64, r)
+	inner := int64(1)
+	if r > 0 && strides[r-1] == 1 {
+		inner = shape[r-1]
+	}
+	outer := int64(1)
+	for _, s := range shape {
+		outer *= s
+	}
+	outer /= inner
+	var o int64
+	for k := int64(0); k < outer; k++ {
+		var off int64
+		for i := 0; i < r; i++ {
+			off += idx[i] * strides[i]
+		}
+		if inner > 1 {
+			copy(dst[off*size:(off+inner)*size], src[o:o+inner*size])
+			o += inner * size
+			idx[r-1] = inner - 1
+		} else {
+			copy(dst[off*size:(off+1)*size], src[o:o+size])
+			o += size
+		}
+		for i := r - 1; i >= 0; i-- {
+			idx[i]++
+			if idx[i] < shape[i] {
+				break
+			}
+			idx[i] = 0
+		}
+	}
 }

@@ -57,7 +57,7 @@ func (p *Program) call(ctx context.Context, inputs []*literal.Literal, io *devic
 		return nil, nil, err
 	}
 	st.dyn.calls++
-	if st.opts.Buckets != nil {
+	if p.buckets(st) != nil {
 		if bp := p.bucketPlan(st); bp.ok {
 			return p.runBucketed(ctx, st, bp, inputs, io)
 		}

@@ -21,6 +21,32 @@ import (
 type BucketPolicy struct {
 	Pow2  bool
 	Sizes []int64
+	// Exact asks for exact shapes (no padding), overriding a device's
+	// default policy.
+	Exact bool
+}
+
+// XLADefaultBuckets is the policy of a program on a PJRT device (xla-cpu,
+// tpu, cuda) when none is set: powers of two. There a compile takes
+// seconds (on a TPU) and every new size of a symbolic dim is one, so an
+// exact-shape policy costs a compile per size; pow2 bounds the compiles
+// of each padded symbol to log2(max/min)+1 and the padded work to under
+// twice the exact work. The native CPU backend compiles in milliseconds
+// and keeps exact shapes. Where the padding analysis refuses a program,
+// it runs at exact shapes and the reason is in the metrics and the log.
+var XLADefaultBuckets = BucketPolicy{Pow2: true}
+
+// buckets is the policy in effect: the options' own, else the device's
+// default; nil means exact shapes.
+func (p *Program) buckets(st *rtState) *BucketPolicy {
+	b := st.opts.Buckets
+	if b == nil && p.Backend != nil && p.Backend.Name() != "cpu" {
+		b = &XLADefaultBuckets
+	}
+	if b == nil || b.Exact {
+		return nil
+	}
+	return b
 }
 
 // Bucket returns the padded size for v.
@@ -139,7 +165,7 @@ func (p *Program) runBucketed(ctx context.Context, st *rtState, bp *bucketPlan, 
 					continue
 				}
 				s := dim.Expr.Name
-				b := st.opts.Buckets.Bucket(in.Shape[d])
+				b := p.buckets(st).Bucket(in.Shape[d])
 				if rg, ok := p.Graph.Ranges[s]; ok && rg.Max != nil && b > *rg.Max {
 					b = *rg.Max
 				}
@@ -209,8 +235,17 @@ func (p *Program) lowerBucketed(ctx context.Context, bp *bucketPlan, padded, arg
 	}
 	r.inputs = args // the lengths trace back to inputs in the plan
 	return p.lowerAndRun(ctx, r, sig, func(i int, n *fx.Node) error {
-		if s, ok := bp.a.masks[n.Name]; ok {
-			return r.maskedAttention(n, lens[s])
+		if km, ok := bp.a.masks[n.Name]; ok {
+			return r.maskedAttention(n, km, lens)
+		}
+		if spec, ok := bp.a.fills[n.Name]; ok {
+			return r.maskedNode(i, n, spec, lens)
+		}
+		if ts, ok := bp.a.tails[n.Name]; ok {
+			return r.tailSlice(i, n, ts, lens)
+		}
+		if ct, ok := bp.a.catTails[n.Name]; ok {
+			return r.catTail(i, n, ct, lens)
 		}
 		return r.node(i, n)
 	})

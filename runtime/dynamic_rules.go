@@ -66,10 +66,12 @@ func (a *padAnalysis) node(n *fx.Node) error {
 			a.markSyms(n)
 		}
 		return nil
-	case symIn && !padReshape[o]:
+	case symIn && !padReshape[o] && !padSizeArgs[o] && !padCreate[o]:
 		return fmt.Errorf("uses a padded size as a value")
 	case len(ins) == 0 && !outPadded:
 		return nil // nothing padded here
+	case len(ins) == 0 && padCreate[o]:
+		return createRule(a, n, ins)
 	case len(ins) == 0:
 		return fmt.Errorf("creates a tensor with a padded dim from nothing padded")
 	case len(n.Outputs) == 0:
@@ -114,26 +116,15 @@ func (a *padAnalysis) node(n *fx.Node) error {
 		}
 		a.set(out, append(append(layout{}, l[:len(l)-1]...), dimLayout{{n: m.Shape[len(l)-1].Static}}))
 		return nil
-	case o == "aten::layer_norm" || o == "aten::softmax.int" || o == "aten::_softmax" || o == "aten::log_softmax.int" || o == "aten::_log_softmax":
+	case o == "aten::layer_norm":
 		if len(ins) != 1 || ins[0] != n.Inputs[0].Arg.Name {
 			return fmt.Errorf("padded weight or bias")
 		}
 		l := a.layouts[ins[0]]
-		k := 1
-		if o == "aten::layer_norm" {
-			ns, _ := n.Input("normalized_shape")
-			if k = len(ns.Ints) + len(ns.SymInts); k > len(l) {
-				return fmt.Errorf("normalized_shape has %d dims, the input %d", k, len(l))
-			}
-		} else {
-			d, _ := intArg(n, "dim")
-			if d < 0 {
-				d += int64(len(l))
-			}
-			if d < 0 || int(d) >= len(l) || l[d].padded() {
-				return fmt.Errorf("normalises along a padded dim")
-			}
-			k = 0
+		ns, _ := n.Input("normalized_shape")
+		k := len(ns.Ints) + len(ns.SymInts)
+		if k > len(l) {
+			return fmt.Errorf("normalized_shape has %d dims, the input %d", k, len(l))
 		}
 		for _, dl := range l[len(l)-k:] {
 			if dl.padded() {
@@ -142,8 +133,11 @@ func (a *padAnalysis) node(n *fx.Node) error {
 		}
 		a.set(out, l)
 		return nil
-	case o == "aten::scaled_dot_product_attention":
+	case o == "aten::scaled_dot_product_attention", o == "aten::_scaled_dot_product_flash_attention_for_cpu":
 		return a.sdpa(n)
+	}
+	if rule, ok := padRules[o]; ok {
+		return rule(a, n, ins)
 	}
 	return fmt.Errorf("is not known to be safe on a padded dim")
 }

@@ -47,6 +47,17 @@ func (a *padAnalysis) reshape(n *fx.Node, in string) error {
 			res[i] = append(dl, atom{n: d.Static})
 			continue
 		}
+		if sp, k := symPlusParts(d.Expr); sp != "" { // s+k: one whole atom s+k
+			for len(atoms) > 0 && atoms[0].s == "" && atoms[0].n == 1 {
+				atoms = atoms[1:]
+			}
+			if len(atoms) == 0 || atoms[0] != (atom{s: sp, off: k}) {
+				return fmt.Errorf("dim %d (%s) does not match the input's dims", i, d)
+			}
+			res[i] = dimLayout{atoms[0]}
+			atoms = atoms[1:]
+			continue
+		}
 		coef, syms, ok := monomial(d.Expr)
 		if !ok {
 			return fmt.Errorf("dim %d is %s, not a product of a constant and symbols", i, d)
@@ -67,6 +78,9 @@ func (a *padAnalysis) reshape(n *fx.Node, in string) error {
 			at := atoms[0]
 			atoms = atoms[1:]
 			if at.s != "" {
+				if at.off != 0 {
+					return fmt.Errorf("dim %d (%s) merges a concatenated padded dim", i, d)
+				}
 				if !want[at.s] {
 					return fmt.Errorf("dim %d (%s) would hold padded %s", i, d, at.s)
 				}
@@ -113,7 +127,9 @@ func monomial(e *sym.Expr) (int64, []string, bool) {
 	return 0, nil, false
 }
 
-// sdpa allows padded query and key/value sequence dims (the key dim is
+// sdpa allows, for scaled_dot_product_attention and the fused CPU op
+// _scaled_dot_product_flash_attention_for_cpu (whose log-sum-exp follows
+// the queries), padded query and key/value sequence dims (the key dim is
 // masked at run time); batch, head and feature dims must not be padded.
 func (a *padAnalysis) sdpa(n *fx.Node) error {
 	get := func(name string) (layout, error) {
@@ -122,9 +138,6 @@ func (a *padAnalysis) sdpa(n *fx.Node) error {
 			return l, nil
 		}
 		return a.fromMeta(t, nil)
-	}
-	if m := tensorArg(n, "attn_mask"); m != "" {
-		return fmt.Errorf("an explicit attn_mask with padding is not supported")
 	}
 	if v, ok := n.Input("dropout_p"); ok && v.Kind == fx.ArgFloat && v.Float != 0 {
 		return fmt.Errorf("attention dropout")
@@ -150,19 +163,46 @@ func (a *padAnalysis) sdpa(n *fx.Node) error {
 				return fmt.Errorf("padded batch or head dim")
 			}
 		}
+	}
+	for _, l := range []layout{k, v} {
 		if d := l[len(l)-2]; d.padded() && d.lone() == "" {
-			return fmt.Errorf("sequence dim mixes a padded dim with others")
+			return fmt.Errorf("key/value sequence dim mixes a padded dim with others")
 		}
 	}
 	ks, vs := k[len(k)-2], v[len(v)-2]
-	if !ks.equal(vs) {
+	if ks.padded() != vs.padded() || (!ks.padded() && !ks.equal(vs)) {
 		return fmt.Errorf("key and value sequence dims differ")
 	}
+	if mname := tensorArg(n, "attn_mask"); mname != "" {
+		// An explicit mask is kept where query and key are real; the
+		// padded keys are masked out with it at run time (maskedAttention).
+		// Its last two dims may be the query and key dims (padded alike)
+		// or unpadded; others must not be padded.
+		m, err := get("attn_mask")
+		if err != nil {
+			return err
+		}
+		for i, dl := range m {
+			if !dl.padded() {
+				continue
+			}
+			switch {
+			case i == len(m)-1 && dl.equal(ks):
+			case i == len(m)-2 && dl.equal(q[len(q)-2]):
+			default:
+				return fmt.Errorf("attn_mask dim %d is padded unlike the query and key dims", i)
+			}
+		}
+	}
 	if s := ks.lone(); s != "" {
-		a.masks[n.Name] = s
+		a.masks[n.Name] = keyMask{sym: s, off: ks.off(), vsym: vs.lone(), voff: vs.off()}
 	}
 	res := append(layout{}, q[:len(q)-1]...)
 	res = append(res, v[len(v)-1])
 	a.set(n.Outputs[0].Name, res)
+	if len(n.Outputs) > 1 && n.Outputs[1].Kind == fx.ArgTensor {
+		// the fused op's log-sum-exp, one per query: [batch, heads, L]
+		a.set(n.Outputs[1].Name, append(layout{}, q[:len(q)-1]...))
+	}
 	return nil
 }

@@ -24,7 +24,9 @@ type Options struct {
 	// host, counted) or "error" (such an op fails the run).
 	Fallback string
 	// Buckets pads symbolic dims up to a bucket size where the program
-	// can mask the padding (see dynamic_bucket.go); nil means exact shapes.
+	// can mask the padding (see dynamic_bucket.go); nil means the device's
+	// default: exact shapes on the native backend, XLADefaultBuckets on a
+	// PJRT device.
 	Buckets *BucketPolicy
 	// DebugSync runs each segment synchronously and checks its results
 	// (count, dtypes, shapes; NaN counts are reported on Log).

@@ -1,14 +1,19 @@
 #!/usr/bin/env bash
-# device-check.sh — the GPU check of torchtpu's PJRT path, for a machine with
-# an NVIDIA GPU and jax's CUDA plugin installed (it needs no Go and no network).
+# device-check.sh — the device check of torchtpu's PJRT path, for a machine with
+# an NVIDIA GPU and jax's CUDA plugin installed, or (-d tpu) a TPU VM with libtpu
+# where `torchtpu devices` finds it (scripts/install-pjrt.sh tpu); it needs no
+# Go and no network.
 #
-#   scripts/device-check.sh [-b TORCHTPU] [-c CONFORMANCE_DIR] FIXTURE_DIR...
+#   scripts/device-check.sh [-d cuda|tpu] [-b TORCHTPU] [-c CONFORMANCE_DIR] FIXTURE_DIR...
 #
-# It finds the CUDA PJRT plugin of the installed jax, lists the devices, runs a
-# StableHLO conformance subset on cuda, verifies every fixture (NAME.pt2 with
-# NAME.io.safetensors) on cuda and on cpu, and prints per-model latency side by
-# side with PyTorch eager and torch.compile on the same GPU. It prints pass
-# counts and exits non-zero if any fixture fails on cuda.
+# It finds the PJRT plugin, lists the devices, runs a StableHLO conformance
+# subset on the device through the same legalization pipeline as xla-cpu
+# (backend/pjrt/legalize: CONFORMANCE_DIR/legalize holds the polymorphic,
+# quantized and per-pass programs, run with --sample 3 against the native
+# backend), verifies every fixture (NAME.pt2 with NAME.io.safetensors) on the
+# device and on cpu, and prints per-model latency side by side with PyTorch
+# eager and torch.compile on the same device (cuda). It prints pass counts and
+# exits non-zero if any fixture fails on the device.
 #
 # Budget: about 8 minutes on one H200 for ../shared/fixtures/{ops,models}.
 # The binary is built where Go is (CGO_ENABLED=1 go build -o torchtpu
@@ -17,16 +22,39 @@ set -uo pipefail
 
 bin=./torchtpu
 conf=""
-while getopts "b:c:" o; do
+dev=cuda
+while getopts "b:c:d:" o; do
   case $o in
     b) bin=$OPTARG ;;
     c) conf=$OPTARG ;;
-    *) sed -n 2,16p "$0"; exit 2 ;;
+    d) dev=$OPTARG ;;
+    *) sed -n 2,22p "$0"; exit 2 ;;
   esac
 done
 shift $((OPTIND - 1))
-[ $# -gt 0 ] || { sed -n 2,16p "$0"; exit 2; }
+[ $# -gt 0 ] || { sed -n 2,22p "$0"; exit 2; }
 py=${PYTHON:-python3}
+if [ "$dev" = tpu ]; then
+  echo "== plugin: libtpu (as torchtpu devices finds it)"
+  "$bin" devices || exit 1
+  if [ -n "$conf" ]; then
+    echo "== conformance subset on tpu ($conf)"
+    "$bin" stablehlo run --device tpu "$conf"/*.mlir 2>&1 | tail -5
+    [ -d "$conf/legalize" ] && "$bin" stablehlo run --device tpu --sample 3 "$conf"/legalize/*.mlir 2>&1 | tail -8
+  fi
+  bad=0
+  for dir in "$@"; do
+    for pt2 in "$dir"/*.pt2; do
+      io=${pt2%.pt2}.io.safetensors
+      [ -f "$io" ] || continue
+      timeout 300 "$bin" verify "$pt2" --io "$io" --device tpu >/tmp/dc.out 2>&1 || { bad=$((bad + 1)); echo "  tpu FAIL $pt2: $(tail -1 /tmp/dc.out)"; }
+    done
+  done
+  echo "== fixtures on tpu: $bad failed"
+  [ "$bad" -eq 0 ]
+  exit
+fi
+[ "$dev" = cuda ] || { echo "device-check: -d cuda or -d tpu" >&2; exit 2; }
 
 plugin=$($py - <<'PY' 2>/dev/null
 import glob, os, importlib.util
@@ -54,6 +82,10 @@ echo "== plugin: $plugin"
 if [ -n "$conf" ]; then
   echo "== conformance subset on cuda ($conf)"
   "$bin" stablehlo run --device cuda "$conf"/*.mlir 2>&1 | tail -5
+  if [ -d "$conf/legalize" ]; then
+    echo "== legalization pipeline on cuda: polymorphic, quantized and per-pass programs (--sample 3)"
+    "$bin" stablehlo run --device cuda --sample 3 "$conf"/legalize/*.mlir 2>&1 | tail -8
+  fi
 fi
 
 ok_cuda=0 bad_cuda=0 ok_cpu=0 bad_cpu=0

@@ -11,6 +11,12 @@ rm -rf .device && mkdir -p .device/fixtures .device/conformance
 grep -qx '/.device/' .git/info/exclude 2>/dev/null || echo '/.device/' >> .git/info/exclude
 CGO_ENABLED=1 GOOS=linux GOARCH=amd64 go build -trimpath -ldflags=-s -o .device/torchtpu ./cmd/torchtpu
 cp "$shared"/conformance/stablehlo/interpret/*.mlir .device/conformance/
+# The legalization pipeline's programs (backend/pjrt/legalize): its seed
+# programs, a jax.export program with a symbolic batch, and the suite's
+# shape-polymorphic and quantized programs, run with --sample.
+mkdir -p .device/conformance/legalize
+cp backend/pjrt/legalize/testdata/seeds/*.mlir backend/pjrt/testdata/jax/*.mlir .device/conformance/legalize/
+cp "$shared"/conformance/stablehlo/testdata/*_dynamic*.mlir "$shared"/conformance/stablehlo/testdata/*_qi8.mlir .device/conformance/legalize/
 for f in "${@:-ops models}"; do
   for d in $f; do cp -r "$shared/fixtures/$d" .device/fixtures/; done
 done

@@ -26,13 +26,14 @@ venv=${TORCHTPU_VENV:-$HOME/.cache/torchtpu/venv-torch}
 wheel_venv=${TORCHTPU_WHEEL_VENV:-$HOME/.cache/torchtpu/venv-wheel}
 oracle=${TORCHTPU_SHARED:-$root/../shared}/tools/torch-oracle
 # the versions the package is built for and tested with
-pins=(torch==2.15.0 torchvision==0.29.2 transformers==5.25.0 pytest==9.2.0 numpy==2.4.6)
+# (expecttest: PyTorch's op database, torch.testing._internal, imports it)
+pins=(torch==2.15.0 torchvision==0.29.2 transformers==5.25.0 pytest==9.2.0 numpy==2.4.6 expecttest==0.3.0)
 
 if [ "$what" != wheel ]; then
   scripts/build-python.sh
 fi
 if [ "$what" = all ] || [ "$what" = venv ]; then
-  if ! "$venv/bin/python" -c 'import torch, torchvision, transformers, pytest' 2>/dev/null; then
+  if ! "$venv/bin/python" -c 'import torch, torchvision, transformers, pytest, expecttest' 2>/dev/null; then
     echo "setup-python: installing ${pins[*]} into $venv" >&2
     python3 -m venv "$venv"
     "$venv/bin/pip" install -q --disable-pip-version-check "${pins[@]}"
@@ -44,6 +45,10 @@ if [ "$what" = all ] || [ "$what" = venv ]; then
 fi
 if [ "$what" = all ] || [ "$what" = wheel ]; then
   clean="$wheel_venv/torchtpu-clean.txt"  # its pip freeze when it was made
+  if [ -f "$clean" ] && [ "$(cat "$wheel_venv/torchtpu-pins.txt" 2>/dev/null)" != "${pins[*]}" ]; then
+    echo "setup-python: the pins changed since $wheel_venv was made; making it again" >&2
+    rm -f "$clean"
+  fi
   if [ -f "$clean" ]; then
     if "$wheel_venv/bin/pip" show -q torchtpu 2>/dev/null; then
       "$wheel_venv/bin/pip" uninstall -q -y --disable-pip-version-check torchtpu
@@ -59,6 +64,7 @@ if [ "$what" = all ] || [ "$what" = wheel ]; then
     python3 -m venv "$wheel_venv"
     "$wheel_venv/bin/pip" install -q --disable-pip-version-check "${pins[@]}"
     "$wheel_venv/bin/pip" freeze --disable-pip-version-check >"$clean"
+    echo "${pins[*]}" >"$wheel_venv/torchtpu-pins.txt"
   fi
 fi
 if [ "$what" = all ] || [ "$what" = chroot ]; then

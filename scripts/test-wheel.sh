@@ -9,7 +9,7 @@
 # wheel's torch==2.15.* must be met by the torch there), then, from a folder
 # outside the checkout and with a PATH that has no C/C++ compiler and no Go:
 # `python -m torchtpu`, torch.compile with no import, training on the tpu
-# device, and python/tests (copied there, with tools/opinfo_device that one
+# device, and python/tests (copied there, with tools/opinfo_device and tools/decomp_audit that
 # test imports) under TORCHTPU_TEST_ENV=wheel, which makes them import torchtpu
 # from site-packages and nowhere else.
 set -euo pipefail
@@ -42,7 +42,7 @@ for tool in gcc g++ cc c++ go; do
 done
 mkdir -p "$work/python" "$work/tools"
 cp -r python/tests "$work/python/"
-cp -r tools/opinfo_device "$work/tools/"
+cp -r tools/opinfo_device tools/decomp_audit "$work/tools/"
 find "$work" -name __pycache__ -prune -exec rm -rf {} +
 cd "$work"
 run() { env -u CXX -u CC PATH="$path" CI="${CI:-}" TORCHTPU_TEST_ENV=wheel "$@"; }

@@ -46,3 +46,25 @@ func setDict(d DictAttr, name string, v Attr) DictAttr {
 	SortAttrs(d)
 	return d
 }
+
+// NewOpsBuilder returns a builder that emits into a scratch block of its
+// own, for a pass that replaces an op with a sequence: emit the sequence,
+// then splice Ops() in the op's place. It belongs to a module builder of
+// its own (calls it emits name functions the pass must provide).
+func NewOpsBuilder(loc Loc) *FuncBuilder {
+	return &FuncBuilder{b: NewBuilder(""), block: &Block{}, loc: loc}
+}
+
+// Ops returns the ops emitted so far into the builder's block and empties
+// it.
+func (fb *FuncBuilder) Ops() []*Op {
+	ops := fb.block.Ops
+	fb.block.Ops = nil
+	return ops
+}
+
+// Append adds ops built elsewhere (a pass's copies of a region's ops) to
+// the builder's block, in order.
+func (fb *FuncBuilder) Append(ops ...*Op) {
+	fb.block.Ops = append(fb.block.Ops, ops...)
+}

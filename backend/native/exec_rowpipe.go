@@ -2,7 +2,6 @@ package native
 
 import (
 	"fmt"
-	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -384,7 +383,7 @@ func (fr *frame) runPipe(p *rowPipe, al *aliases, persist *[]span) error {
 	// blocks of rows whose stages' values stay in the first cache levels
 	blockRows := max(1, pipeBlockElems/maxInner)
 	blocks := (p.rows + blockRows - 1) / blockRows
-	threads := min(runtime.GOMAXPROCS(0), blocks, max(1, p.rows*maxInner*len(p.stages)/pipeGrain))
+	threads := min(Threads(), blocks, max(1, p.rows*maxInner*len(p.stages)/pipeGrain))
 	run := func(b int) {
 		r0, r1 := b*blockRows, min(p.rows, (b+1)*blockRows)
 		for i := range p.stages {

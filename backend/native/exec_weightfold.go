@@ -17,9 +17,9 @@ import (
 // being constants; here the weights are arguments. A step whose operands
 // are all arguments of the entry function, constants or results of such
 // steps, and whose results are small, keeps its results; a later run
-// whose operands are the same literals with the same bytes (literals are
-// never written once made, as prepacking assumes) defines them from
-// there. A step that misses runs as ever, into fresh buffers it keeps.
+// whose operands are the same frozen literals (literal.Literal.Frozen:
+// weights loaded from an archive, constants, kept results) defines them
+// from there. A step that misses runs as ever, into fresh buffers it keeps.
 
 // weightFoldMaxBytes bounds a folded result: below the arena's chunks
 // (minChunkBytes), whose pieces all go back at the end of each run, so a
@@ -146,7 +146,7 @@ func stepIO(st *execStep) (reads, outs []int) {
 // value that is not a literal).
 func foldKeyOf(v Value) (foldKey, bool) {
 	l, ok := v.(*literal.Literal)
-	if !ok || l == nil {
+	if !ok || l == nil || !l.Frozen {
 		return foldKey{}, false
 	}
 	return foldKey{lit: weak.Make(l), data: unsafe.Pointer(unsafe.SliceData(l.Data)), n: len(l.Data)}, true
@@ -193,6 +193,9 @@ func (fr *frame) foldKeep(st *execStep, persist *[]span) {
 	vals := make([]Value, len(outs))
 	for j, s := range outs {
 		vals[j] = fr.slots[s]
+		if l, ok := vals[j].(*literal.Literal); ok {
+			l.Frozen = true // kept, never written again: the next step's key
+		}
 		*persist = valueSpans(*persist, vals[j])
 	}
 	wf.mu.Lock()

@@ -58,6 +58,9 @@ func TestWeightFolds(t *testing.T) {
 		for i := 0; i < 37; i++ {
 			w[3].SetFloat64(i, w[3].Float64(i)*w[3].Float64(i)) // a variance
 		}
+		for _, l := range w {
+			l.Frozen = true // weights as an archive's are
+		}
 		return w
 	}
 	w := weights()
@@ -70,6 +73,24 @@ func TestWeightFolds(t *testing.T) {
 		want := runExe(t, plain, args...)[0]
 		if !bytes.Equal(got.Data, want.Data) {
 			t.Fatalf("run %d: results differ from the unfolded ones", run)
+		}
+	}
+	// Buffers written in place between runs (the eager device's, not
+	// frozen): the same literals with new contents are never taken for
+	// the old ones.
+	w = weights()
+	for _, l := range w {
+		l.Frozen = false
+	}
+	for run := 0; run < 4; run++ {
+		for i := 0; i < 37; i++ {
+			w[0].SetFloat64(i, float64(run+i)) // gamma updated in place
+		}
+		args := append([]*literal.Literal{randF32Literal(t, r, 2, 37, 19, 11)}, w...)
+		got := runExe(t, e, args...)[0]
+		want := runExe(t, plain, args...)[0]
+		if !bytes.Equal(got.Data, want.Data) {
+			t.Fatalf("in-place run %d: results differ from the unfolded ones", run)
 		}
 	}
 }

@@ -16,7 +16,6 @@ package native
 // last bits only.
 
 import (
-	"runtime"
 	"slices"
 
 	"github.com/torchtpu/torchtpu/backend/native/gemm"
@@ -217,7 +216,7 @@ func (c *conv2d) run(dst []float32) {
 	ocPer, k, n := c.outC/c.groups, c.kerC*c.kh*c.kw, c.oh*c.ow
 	cols := c.batch * n // per group
 	hw := c.h * c.w
-	threads := runtime.GOMAXPROCS(0)
+	threads := Threads()
 	threads = int(min(int64(threads), max(1, int64(c.groups)*int64(ocPer)*int64(cols)*int64(k)/convWorkPerThread)))
 	c.setValidColumns()
 	c.geom = gemm.ConvGeom{C: c.kerC, H: c.h, W: c.w, KH: c.kh, KW: c.kw, SH: c.sh, SW: c.sw, DH: c.dh, DW: c.dw,

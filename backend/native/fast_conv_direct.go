@@ -13,8 +13,6 @@ package native
 // taps in the im2col order with fused multiply-adds, as the GEMM's.
 
 import (
-	"runtime"
-
 	"github.com/torchtpu/torchtpu/backend/native/gemm"
 )
 
@@ -56,7 +54,7 @@ func (c *conv2d) runDirectConv(dst []float32) {
 	}
 	c.epiRuns(c.ow)
 	work := int64(c.outC) * int64(n) * int64(k)
-	threads := int(min(int64(runtime.GOMAXPROCS(0)), int64(c.oh), max(1, work/convWorkPerThread)))
+	threads := int(min(int64(Threads()), int64(c.oh), max(1, work/convWorkPerThread)))
 	for b := 0; b < c.batch; b++ {
 		for ci := 0; ci < c.kerC; ci++ {
 			img := c.lhs[(b*c.inC+ci)*hw:][:hw]

@@ -1,7 +1,5 @@
 package native
 
-import "runtime"
-
 // smallWorkPerThread is the multiply-adds of direct convolution below which
 // one more thread costs more than it saves.
 const smallWorkPerThread = 32 << 10
@@ -49,7 +47,7 @@ func (c *conv2d) runSmall(dst []float32) {
 	// The planes are independent: above a few tens of thousands of
 	// multiply-adds they are shared among the threads (each plane is
 	// computed whole by one thread, so results do not depend on the split).
-	threads := min(runtime.GOMAXPROCS(0), planes, max(1, planes*n*k/smallWorkPerThread))
+	threads := min(Threads(), planes, max(1, planes*n*k/smallWorkPerThread))
 	if threads > 1 {
 		parallel(threads, planes, plane)
 	} else {

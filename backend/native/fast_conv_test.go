@@ -349,6 +349,7 @@ func TestPrepackedConvWeights(t *testing.T) {
 	} {
 		e := compileModule(t, cc.module(t))
 		w := randF32Literal(t, r, int64(cc.o), int64(cc.c/cc.g), int64(cc.kh), int64(cc.kw))
+		w.Frozen = true // weights as an archive's are
 		packs0 := prepackStats.packs.Load()
 		for it := 0; it < 3; it++ {
 			x := randF32Literal(t, r, int64(cc.b), int64(cc.c), int64(cc.h), int64(cc.w))
@@ -356,6 +357,7 @@ func TestPrepackedConvWeights(t *testing.T) {
 				w = randF32Literal(t, r, int64(cc.o), int64(cc.c/cc.g), int64(cc.kh), int64(cc.kw))
 				w.SetFloat64(5, math.NaN())
 				w.SetFloat64(w.Len()-2, math.Inf(1))
+				w.Frozen = true
 				x.SetFloat64(7, math.Inf(-1))
 			}
 			got := runExe(t, e, x, w)[0]

@@ -15,8 +15,6 @@ package native
 // epilogue runs over it. Sums differ from the other paths' in order only.
 
 import (
-	"runtime"
-
 	"github.com/torchtpu/torchtpu/backend/native/gemm"
 )
 
@@ -102,7 +100,7 @@ func (c *conv2d) runTN(dst []float32) bool {
 			}
 		}
 	}
-	threads := int(min(int64(runtime.GOMAXPROCS(0)), max(1, int64(rows)*int64(k)*int64(c.outC)/convWorkPerThread)))
+	threads := int(min(int64(Threads()), max(1, int64(rows)*int64(k)*int64(c.outC)/convWorkPerThread)))
 	gemm.SgemmPackedB(rows, gemm.RowMajor(at, k), pb, ct, c.outC, false, threads)
 	// Cᵀ [b][pos][oc] into dst [b][oc][pos]
 	for b := 0; b < c.batch; b++ {

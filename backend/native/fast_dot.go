@@ -11,8 +11,6 @@ package native
 // through dot_fast.go for large products that need a gather first).
 
 import (
-	"runtime"
-
 	"github.com/torchtpu/torchtpu/backend/native/gemm"
 	"github.com/torchtpu/torchtpu/dtype"
 	"github.com/torchtpu/torchtpu/literal"
@@ -200,7 +198,7 @@ func (p *fastDotPlan) run(a, b []float32, out *literal.Literal) {
 			c[i*m*n:(i+1)*m*n], n, false, threads)
 	}
 	// small products of a large batch run side by side, one thread each
-	workers := min(runtime.GOMAXPROCS(0), p.batch)
+	workers := min(Threads(), p.batch)
 	if workers > 1 && int64(m)*int64(n)*int64(k) < 1<<22 {
 		runParts(p.batch, workers, func(lo, hi int) {
 			for i := lo; i < hi; i++ {

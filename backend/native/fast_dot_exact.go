@@ -10,7 +10,6 @@ package native
 // the loops reordered without changing any bit.
 
 import (
-	"runtime"
 	"sync"
 
 	"github.com/torchtpu/torchtpu/literal"
@@ -37,7 +36,7 @@ func (p *fastDotPlan) runExact(a, b []float32, out *literal.Literal) {
 		store()
 		return
 	}
-	workers := min(runtime.GOMAXPROCS(0), rows)
+	workers := min(Threads(), rows)
 	parMin := int64(exactDotParallelMin)
 	if exactTilesOK {
 		parMin = tiledParallelMin

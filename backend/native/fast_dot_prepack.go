@@ -20,12 +20,13 @@ import (
 // of W, read from memory) cost as much as the product. The first run
 // packs the weight once (gemm.PackB) and keeps it per op; later runs
 // multiply against the packed copy while the operand is the same literal
-// with the same bytes. Literals are never written once made (kernels do
-// not modify their inputs, and the runtime replaces a weight it updates),
-// so the identity of the literal and of its bytes stands for its
-// contents. A literal wrapping caller memory (the C ABI) is new on each
-// call: it never hits, and an op that misses again and again stops
-// packing ahead (its operand is not a weight after all).
+// with the same bytes. Only a frozen literal (literal.Literal.Frozen: a
+// weight loaded from an archive, a constant) is packed ahead: its bytes
+// never change, so the identity of the literal and of its bytes stands
+// for its contents. The eager device's buffers and memory a caller lends
+// through the C ABI are written in place between runs and never packed
+// ahead; an op that misses again and again stops packing ahead (its
+// operand is not a weight after all).
 
 // prepackEnabled switches prepacking (TORCHTPU_NATIVE_PREPACK=0 turns it off;
 // tests compare both).
@@ -91,7 +92,7 @@ func isWeightOperand(env Env, op *stablehlo.Op, i int) bool {
 // changed), else the copy kept; nil when the op does not prepack. build
 // returns the packed operand and the bytes it holds.
 func prepacked(weight bool, op *stablehlo.Op, i int, l *literal.Literal, key [3]int, bytes int64, build func() (any, int)) any {
-	if !prepackEnabled || !weight || len(l.Data) == 0 || bytes > prepackBudget-prepackBytes.Load() {
+	if !prepackEnabled || !weight || !l.Frozen || len(l.Data) == 0 || bytes > prepackBudget-prepackBytes.Load() {
 		return nil
 	}
 	data := unsafe.Pointer(unsafe.SliceData(l.Data))

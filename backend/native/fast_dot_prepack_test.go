@@ -57,6 +57,7 @@ func TestPrepackedWeights(t *testing.T) {
 	} {
 		e := compileModule(t, dc.module(t))
 		w := randF32Literal(t, r, dc.rhs...)
+		w.Frozen = true // weights as an archive's are
 		hits0, packs0 := prepackStats.hits.Load(), prepackStats.packs.Load()
 		for it := 0; it < 4; it++ {
 			x := randF32Literal(t, r, dc.lhs...)
@@ -64,6 +65,7 @@ func TestPrepackedWeights(t *testing.T) {
 				w = randF32Literal(t, r, dc.rhs...) // a new weight: packed again
 				w.SetFloat64(3, math.NaN())
 				w.SetFloat64(w.Len()-1, math.Inf(-1))
+				w.Frozen = true
 			}
 			got := runExe(t, e, x, w)[0]
 			prepackEnabled = false
@@ -77,6 +79,25 @@ func TestPrepackedWeights(t *testing.T) {
 		}
 		if !dc.fast && packs+hits != 0 {
 			t.Errorf("%v x %v: %d packs and %d hits, want none", dc.lhs, dc.rhs, packs, hits)
+		}
+		// A weight written in place between runs (not frozen: the eager
+		// device's buffers, memory lent through the C ABI) is never packed
+		// ahead, so no run reads a stale copy.
+		w = randF32Literal(t, r, dc.rhs...)
+		hits0, packs0 = prepackStats.hits.Load(), prepackStats.packs.Load()
+		for it := 0; it < 3; it++ {
+			for i := 0; i < w.Len(); i += 7 {
+				w.SetFloat64(i, float64(it+i%5))
+			}
+			x := randF32Literal(t, r, dc.lhs...)
+			got := runExe(t, e, x, w)[0]
+			prepackEnabled = false
+			want := runExe(t, e, x, w)[0]
+			prepackEnabled = true
+			closeTo(t, "written in place", got, want)
+		}
+		if n := prepackStats.hits.Load() - hits0 + prepackStats.packs.Load() - packs0; n != 0 {
+			t.Errorf("%v x %v: a weight that is not frozen was packed ahead (%d packs and hits)", dc.lhs, dc.rhs, n)
 		}
 	}
 }

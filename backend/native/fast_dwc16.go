@@ -17,8 +17,6 @@ package native
 // weights are). Sums are in tap order, as the row kernel's.
 
 import (
-	"runtime"
-
 	"github.com/torchtpu/torchtpu/backend/native/gemm"
 )
 
@@ -91,7 +89,7 @@ func (c *conv2d) runC16(dst []float32) {
 	}
 	w := c.dwc16Weights()
 	work := int64(c.batch) * int64(c.outC) * int64(n) * int64(taps)
-	threads := int(min(int64(runtime.GOMAXPROCS(0)), int64(c.batch*blocks), max(1, work/dwWorkPerThread)))
+	threads := int(min(int64(Threads()), int64(c.batch*blocks), max(1, work/dwWorkPerThread)))
 	c.epiRuns(n)
 	units := c.batch * blocks
 	chunks := 1

@@ -21,8 +21,6 @@ package native
 // the exact kernel's in the last bits only.
 
 import (
-	"runtime"
-
 	"github.com/torchtpu/torchtpu/backend/native/gemm"
 )
 
@@ -80,7 +78,7 @@ func (c *conv2d) runDirect(dst []float32) {
 	spanH, spanW := (c.kh-1)*c.dh+1, (c.kw-1)*c.dw+1
 	taps := c.kerC * c.kh * c.kw
 	work := int64(c.batch) * int64(c.outC) * int64(n) * int64(taps)
-	threads := int(min(int64(runtime.GOMAXPROCS(0)), max(1, work/dwWorkPerThread)))
+	threads := int(min(int64(Threads()), max(1, work/dwWorkPerThread)))
 	items := c.batch * c.groups
 	bands := 1
 	if want := convItemsPerThread * threads; threads > 1 && items < want {

@@ -11,7 +11,6 @@ package native
 
 import (
 	"math"
-	"runtime"
 
 	"github.com/torchtpu/torchtpu/dtype"
 	"github.com/torchtpu/torchtpu/literal"
@@ -99,7 +98,7 @@ func (p *pool2d) run(src, dst []float32) {
 	if whole := p.wholeSums(); whole != nil {
 		// one sum per column or per row of each plane (average pooling
 		// to 1×1 as aten lowers it): tight loops over many small planes
-		runParts(p.planes, min(runtime.GOMAXPROCS(0), p.planes, max(1, p.planes*p.h*p.w/(1<<13))), func(lo, hi int) {
+		runParts(p.planes, min(Threads(), p.planes, max(1, p.planes*p.h*p.w/(1<<13))), func(lo, hi int) {
 			whole(src, dst, lo, hi)
 		})
 		return
@@ -113,7 +112,7 @@ func (p *pool2d) run(src, dst []float32) {
 			p.plane(src[pl*p.h*p.w:(pl+1)*p.h*p.w], dst[pl*p.oh*p.ow:(pl+1)*p.oh*p.ow], buf)
 		}
 	}
-	runParts(p.planes, min(runtime.GOMAXPROCS(0), p.planes, max(1, p.planes*p.oh*p.ow*p.kh*p.kw/(1<<13))), do)
+	runParts(p.planes, min(Threads(), p.planes, max(1, p.planes*p.oh*p.ow*p.kh*p.kw/(1<<13))), do)
 }
 
 // plane folds every window of one h×w plane into the oh×ow outputs:

@@ -2,7 +2,6 @@ package native
 
 import (
 	"fmt"
-	"runtime"
 	"sync"
 	"unsafe"
 
@@ -119,7 +118,7 @@ func leafViews[T fnum](g *fusedGroup, leaves []*literal.Literal) [][]T {
 // parallelRange runs body over [0, n) in contiguous parts, concurrently
 // when n is large.
 func parallelRange(n, grain int, body func(lo, hi int)) {
-	runParts(n, min(runtime.GOMAXPROCS(0), n/grain), body)
+	runParts(n, min(Threads(), n/grain), body)
 }
 
 // execFused computes g into out from the leaf literals (indexed by node;
@@ -135,7 +134,7 @@ func execFused(g *fusedGroup, leaves []*literal.Literal, out []byte) {
 func execFusedT[T fnum](g *fusedGroup, leaves []*literal.Literal, out []byte, pool *sync.Pool) {
 	vb := getViewsBuf[T](len(g.nodes))
 	views := leafViewsInto(*vb, g, leaves)
-	if g.n < 2*fuseGrain || runtime.GOMAXPROCS(0) == 1 {
+	if g.n < 2*fuseGrain || Threads() == 1 {
 		fusedRange(g, leaves, views, out, 0, g.n, pool) // no closure to allocate
 	} else {
 		parallelRange(g.n, fuseGrain, func(lo, hi int) { fusedRange(g, leaves, views, out, lo, hi, pool) })

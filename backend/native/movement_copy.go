@@ -2,7 +2,6 @@ package native
 
 import (
 	"encoding/binary"
-	"runtime"
 	"sync"
 
 	"github.com/torchtpu/torchtpu/backend/native/internal/rescue"
@@ -105,7 +104,7 @@ func copyWorkers(n int64) int {
 	if n < copyParMin {
 		return 1
 	}
-	return int(min(int64(runtime.GOMAXPROCS(0)), n/(copyParMin/2)))
+	return int(min(int64(Threads()), n/(copyParMin/2)))
 }
 
 // bytes is the size of the box in bytes.

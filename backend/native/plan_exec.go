@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/torchtpu/torchtpu/literal"
 	"github.com/torchtpu/torchtpu/stablehlo"
 )
 
@@ -64,6 +65,11 @@ func (k *constCache) get(compute func() ([]Value, error)) ([]Value, error) {
 	v, err := compute()
 	if err != nil {
 		return nil, err
+	}
+	for _, x := range v {
+		if l, ok := x.(*literal.Literal); ok {
+			l.Frozen = true // computed once per plan, read only after
+		}
 	}
 	k.v, k.done = v, true
 	return v, nil

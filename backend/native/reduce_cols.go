@@ -3,7 +3,6 @@ package native
 import (
 	"encoding/binary"
 	"math"
-	"runtime"
 	"unsafe"
 
 	"github.com/torchtpu/torchtpu/dtype"
@@ -110,7 +109,7 @@ func f64Bytes(b []byte) []float64 {
 // colsParallel splits the columns over goroutines when the work is large
 // (each column's fold keeps its order, so the split changes no bit).
 func colsParallel(rows, cols int, fn func(lo, hi int)) {
-	parts := min(runtime.GOMAXPROCS(0), cols/64)
+	parts := min(Threads(), cols/64)
 	if rows*cols < reduceParMin || parts < 2 {
 		fn(0, cols)
 		return

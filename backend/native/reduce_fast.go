@@ -7,7 +7,6 @@ package native
 
 import (
 	"math"
-	"runtime"
 
 	"github.com/torchtpu/torchtpu/dtype"
 	"github.com/torchtpu/torchtpu/literal"
@@ -230,7 +229,7 @@ func groupsParallel(groups, size int, fn func(lo, hi int)) {
 		fn(0, groups)
 		return
 	}
-	runParts(groups, min(runtime.GOMAXPROCS(0), groups), fn)
+	runParts(groups, min(Threads(), groups), fn)
 }
 
 // reduceBools folds bool bytes (0 or 1) in place: or for add/max/or, and

@@ -15,6 +15,7 @@ import (
 	gopjrt "github.com/gomlx/gopjrt/pjrt"
 
 	"github.com/torchtpu/torchtpu/backend"
+	"github.com/torchtpu/torchtpu/backend/pjrt/legalize"
 	"github.com/torchtpu/torchtpu/dtype"
 	"github.com/torchtpu/torchtpu/literal"
 	"github.com/torchtpu/torchtpu/stablehlo"
@@ -184,6 +185,36 @@ func (b *Backend) Compile(ctx context.Context, m *stablehlo.Module, opts backend
 	if f == nil {
 		return nil, fmt.Errorf("pjrt %s: the module has no @%s function", b.Name(), entry)
 	}
+	if legalize.IsDynamic(m) { // specialised per call (poly.go)
+		return newPoly(ctx, b.Name(), m, opts.Buckets, func(ctx context.Context, s *legalize.State) (backend.Executable, error) {
+			s.Target = legalize.TargetFor(b.kind)
+			if err := legalize.Run(s, legalize.OptionsFromEnv()); err != nil {
+				return nil, fmt.Errorf("pjrt %s: %w", b.Name(), err)
+			}
+			return b.compileStatic(ctx, s.Module, s.Edges, replicas, partitions)
+		})
+	}
+	s := &legalize.State{Ctx: ctx, Module: m, Target: legalize.TargetFor(b.kind)}
+	if legalize.Needed(s) {
+		c, err := legalize.Clone(m)
+		if err != nil {
+			return nil, fmt.Errorf("pjrt %s: %w", b.Name(), err)
+		}
+		s.Module = c
+		if err := legalize.Run(s, legalize.OptionsFromEnv()); err != nil {
+			return nil, fmt.Errorf("pjrt %s: %w", b.Name(), err)
+		}
+	}
+	return b.compileStatic(ctx, s.Module, s.Edges, replicas, partitions)
+}
+
+// compileStatic prints a legalized module and compiles it with the
+// plugin.
+func (b *Backend) compileStatic(ctx context.Context, m *stablehlo.Module, edges *legalize.Edges, replicas, partitions int) (backend.Executable, error) {
+	f := m.Func("main")
+	if f == nil {
+		return nil, fmt.Errorf("pjrt %s: the module has no @main function", b.Name())
+	}
 	var sb strings.Builder
 	if err := stablehlo.Print(&sb, m); err != nil {
 		return nil, fmt.Errorf("pjrt %s: print module: %w", b.Name(), err)
@@ -207,7 +238,7 @@ func (b *Backend) Compile(ctx context.Context, m *stablehlo.Module, opts backend
 		return nil, fmt.Errorf("pjrt %s: %w", b.Name(), err)
 	}
 	return &executable{b: b, owner: exe, handle: h, nargs: len(f.Type.Inputs), nout: exe.NumOutputs, donate: Donatable(f),
-		devices: replicas * partitions}, nil
+		devices: replicas * partitions, edges: edges}, nil
 }
 
 // compileBlocking runs a plugin compile, which cannot be interrupted, in a
@@ -246,6 +277,9 @@ type executable struct {
 	// devices is replicas × partitions; above 1 the executable runs on
 	// that many devices of the client (multi_device_cgo.go).
 	devices int
+	// edges are the arguments and results carried in another element
+	// type on the device (legalize's types pass; edges.go converts them).
+	edges *legalize.Edges
 }
 
 // Run copies the inputs to the device, executes, and reads the outputs
@@ -307,6 +341,10 @@ func (e *executable) RunAsync(ctx context.Context, args []*literal.Literal) (bac
 	if len(args) != e.nargs {
 		return nil, fmt.Errorf("pjrt %s: the program takes %d arguments, got %d", e.b.Name(), e.nargs, len(args))
 	}
+	args, err := edgesToDevice(e.edges, args)
+	if err != nil {
+		return nil, fmt.Errorf("pjrt %s: %w", e.b.Name(), err)
+	}
 	api := e.b.shared.api
 	bufs := make([]deviceBuffer, len(args))
 	release := func() {
@@ -359,6 +397,10 @@ func (e *executable) RunAsync(ctx context.Context, args []*literal.Literal) (bac
 			}
 			outs[i] = lit
 		}
+		if outs, err = edgesToHost(e.edges, outs); err != nil {
+			p.err = fmt.Errorf("pjrt %s: %w", e.b.Name(), err)
+			return
+		}
 		p.outs = outs
 	}()
 	return p, nil
@@ -406,7 +448,11 @@ func (e *executable) Serialize() ([]byte, error) {
 			donate[i] = '1'
 		}
 	}
-	head := fmt.Sprintf("%s%d %d %s\n", serialMagic, e.nargs, e.nout, "d"+string(donate))
+	head := fmt.Sprintf("%s%d %d %s", serialMagic, e.nargs, e.nout, "d"+string(donate))
+	if e.edges != nil { // the types legalize carries differently (edges.go)
+		head += " " + formatEdges(e.edges)
+	}
+	head += "\n"
 	return append([]byte(head), blob...), nil
 }
 
@@ -418,13 +464,17 @@ func (b *Backend) Deserialize(ctx context.Context, data []byte) (backend.Executa
 	rest, ok := bytes.CutPrefix(data, []byte(serialMagic))
 	line, blob, found := bytes.Cut(rest, []byte("\n"))
 	var nargs, nout int
-	var donate string
+	var donate, edgeText string
 	if ok && found {
-		_, err := fmt.Sscanf(string(line), "%d %d %s", &nargs, &nout, &donate)
-		ok = err == nil && nargs >= 0 && nout >= 0 && len(donate) == nargs+1 && donate[0] == 'd'
+		n, _ := fmt.Sscanf(string(line), "%d %d %s %s", &nargs, &nout, &donate, &edgeText)
+		ok = n >= 3 && nargs >= 0 && nout >= 0 && len(donate) == nargs+1 && donate[0] == 'd'
 	}
 	if !ok || !found {
 		return nil, fmt.Errorf("pjrt %s: not a serialized torchtpu executable", b.Name())
+	}
+	edges, err := parseEdges(edgeText)
+	if err != nil {
+		return nil, fmt.Errorf("pjrt %s: serialized executable: %w", b.Name(), err)
 	}
 	flags := make([]bool, nargs)
 	for i := range flags {
@@ -455,5 +505,5 @@ func (b *Backend) Deserialize(ctx context.Context, data []byte) (backend.Executa
 	if n != nout {
 		return nil, fmt.Errorf("pjrt %s: deserialized executable has %d outputs, its header says %d", b.Name(), n, nout)
 	}
-	return &executable{b: b, owner: r.r, handle: r.r.p, nargs: nargs, nout: nout, donate: flags}, nil
+	return &executable{b: b, owner: r.r, handle: r.r.p, nargs: nargs, nout: nout, donate: flags, edges: edges}, nil
 }

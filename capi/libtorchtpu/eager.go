@@ -10,14 +10,16 @@ import (
 	"unsafe"
 
 	"github.com/torchtpu/torchtpu/capi"
+	"github.com/torchtpu/torchtpu/eager"
 )
 
 // The eager tpu device: PyTorch's PrivateUse1 kernels (python/torchtpu/csrc)
-// keep tensor storage in engine buffers and send every op here. A tensor
-// crosses as argument words (see capi.Call): its buffer handle, dtype,
-// storage offset, sizes and strides.
+// keep tensor storage in engine buffers and send every op here, to the
+// process's eager.Device (the runtime: package eager). A tensor crosses as
+// argument words (see eager.Device.Call): its buffer handle (capi's
+// table), dtype, storage offset, sizes and strides.
 
-func device() (*capi.Device, error) { return capi.EagerDevice() }
+func device() (*eager.Device, error) { return capi.EagerDevice() }
 
 func words(p *C.int64_t, n C.int32_t) ([]int64, error) {
 	if n < 0 {
@@ -79,7 +81,7 @@ func tt_device_stats(errOut **C.char) *C.char {
 //
 //export tt_buffer_new
 func tt_buffer_new(nbytes C.int64_t, errOut **C.char) C.uint64_t {
-	var h capi.Handle
+	var h uint64
 	err := capi.Guard("tt_buffer_new", func() error {
 		d, err := device()
 		if err != nil {
@@ -102,7 +104,7 @@ func tt_buffer_resize(h C.uint64_t, nbytes C.int64_t, errOut **C.char) C.int32_t
 		if err != nil {
 			return err
 		}
-		return d.ResizeBuffer(capi.Handle(h), int64(nbytes))
+		return d.ResizeBuffer(uint64(h), int64(nbytes))
 	}), errOut)
 }
 
@@ -122,7 +124,7 @@ func tt_tensor_write(view *C.int64_t, n C.int32_t, src unsafe.Pointer, nbytes C.
 		if err != nil {
 			return err
 		}
-		h, v, err := capi.DecodeView(w)
+		h, v, err := eager.DecodeView(w)
 		if err != nil {
 			return err
 		}
@@ -145,7 +147,7 @@ func tt_tensor_read(view *C.int64_t, n C.int32_t, dst unsafe.Pointer, nbytes C.i
 		if err != nil {
 			return err
 		}
-		h, v, err := capi.DecodeView(w)
+		h, v, err := eager.DecodeView(w)
 		if err != nil {
 			return err
 		}
@@ -188,7 +190,7 @@ func tt_op_supported(name, schema *C.char) *C.char {
 		if name == nil || schema == nil {
 			return capi.Errorf("null op name or schema")
 		}
-		why = capi.Supported(C.GoString(name), C.GoString(schema))
+		why = eager.Supported(C.GoString(name), C.GoString(schema))
 		return nil
 	})
 	if err != nil {
@@ -229,7 +231,7 @@ func tt_op_call(op C.int32_t, w *C.int64_t, nwords C.int32_t, flags C.int64_t, o
 		if outN != nil {
 			*outN = C.int32_t(n)
 		}
-		if s == capi.StatusDecline && errOut != nil {
+		if s == eager.StatusDecline && errOut != nil {
 			*errOut = C.CString(msg)
 		}
 		st = C.int32_t(s)

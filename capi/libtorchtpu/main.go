@@ -176,6 +176,7 @@ func tensors(p *C.tt_tensor, n C.int32_t) ([]capi.TensorDesc, error) {
 //export tt_program_run
 func tt_program_run(prog C.uint64_t, n C.int32_t, inputs *C.tt_tensor, errOut **C.char) C.uint64_t {
 	var h capi.Handle
+	markHostThread()
 	err := capi.Guard("tt_program_run", func() error {
 		ins, err := tensors(inputs, n)
 		if err != nil {
@@ -186,6 +187,63 @@ func tt_program_run(prog C.uint64_t, n C.int32_t, inputs *C.tt_tensor, errOut **
 	})
 	setErr(errOut, err)
 	return C.uint64_t(h)
+}
+
+// tt_program_run_into runs a program on n_in input tensors and writes its
+// n_out outputs into caller memory, with no result handle: the engine's
+// fast path for callers that know the outputs' shapes (a compiled graph
+// with static shapes). inputs and outputs give dtype, rank, shape and
+// strides; when in_data (out_data) is not NULL the data pointers and byte
+// extents come from in_data/in_extents (out_data/out_extents) instead of
+// the descriptors, so a caller can keep the descriptors between calls and
+// change only these arrays. Each output is written in its descriptor's
+// layout; a descriptor with a negative dtype skips its output. An output
+// whose dtype or shape differs from its descriptor is an error. Returns 0,
+// or -1 and *err.
+//
+//export tt_program_run_into
+func tt_program_run_into(prog C.uint64_t, n_in C.int32_t, inputs *C.tt_tensor, in_data *unsafe.Pointer, in_extents *C.int64_t,
+	n_out C.int32_t, outputs *C.tt_tensor, out_data *unsafe.Pointer, out_extents *C.int64_t, errOut **C.char) C.int32_t {
+	markHostThread()
+	err := capi.Guard("tt_program_run_into", func() error {
+		ins, err := tensors(inputs, n_in)
+		if err != nil {
+			return err
+		}
+		if err := rebase(ins, in_data, in_extents, "input"); err != nil {
+			return err
+		}
+		outs, err := tensors(outputs, n_out)
+		if err != nil {
+			return err
+		}
+		if err := rebase(outs, out_data, out_extents, "output"); err != nil {
+			return err
+		}
+		return capi.RunInto(context.Background(), capi.Handle(prog), ins, outs)
+	})
+	setErr(errOut, err)
+	if err != nil {
+		return -1
+	}
+	return 0
+}
+
+// rebase sets the descriptors' data pointers and extents from the arrays
+// (when data is not NULL).
+func rebase(ds []capi.TensorDesc, data *unsafe.Pointer, extents *C.int64_t, what string) error {
+	if data == nil || len(ds) == 0 {
+		return nil
+	}
+	if extents == nil {
+		return capi.Errorf("%s data pointers without extents", what)
+	}
+	ps, es := unsafe.Slice(data, len(ds)), unsafe.Slice(extents, len(ds))
+	for i := range ds {
+		ds[i].Data = ps[i]
+		ds[i].Extent = int64(es[i])
+	}
+	return nil
 }
 
 // tt_result_count returns the number of outputs of a result, or -1 and

@@ -38,11 +38,59 @@ typedef struct tt_tensor {
 	const int64_t *strides;
 } tt_tensor;
 
+// tt_host_parallel_fn is a host's parallel-for (tt_set_host_parallel):
+// call body(ctx) on up to n of the host's threads at once, the calling
+// thread included, and return 0 once every call has returned, or nonzero
+// without calling body when no threads can be lent from this thread.
+typedef int32_t (*tt_host_parallel_fn)(int64_t n, void (*body)(void *ctx), void *ctx);
+
+// tt_host_threads_fn returns the host's thread count.
+typedef int32_t (*tt_host_threads_fn)(void);
+
 #endif /* TT_TYPES_H */
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+// tt_program_run_device runs program prog on tensors of the eager tpu
+// device: nwords argument words hold one item per program input, in
+// order, encoded as tt_op_call's arguments (a device tensor: read in
+// place, no copy; a CPU tensor or 0-d CPU scalar: read during the call).
+// The outputs are new device buffers, written to out as tt_op_call's
+// returns: per output [1 handle dtype ndim sizes...] (a contiguous tensor
+// whose buffer handle the caller frees with tt_free) or [0] for None;
+// *out_n is the number of words. When every output has a static shape
+// the run is queued like an op and its failure surfaces at the next
+// synchronisation; otherwise the device finishes its queued work and runs
+// the program before returning. prog must be compiled for the backend
+// serving the device (its options' "device"). It returns 0, or -1 and
+// *err.
+int32_t tt_program_run_device(uint64_t prog, int64_t* w, int32_t nwords, int64_t* out, int32_t outCap, int32_t* outN, char** errOut);
+
+// tt_profiler_start starts recording the device time of every task the
+// tpu device runs (ops, fused blocks, compiled programs, copies), dropping
+// earlier records. It returns 0, or -1 and *err.
+int32_t tt_profiler_start(char** errOut);
+
+// tt_profiler_tag sets the correlation tag that tasks enqueued from now on
+// carry into their records (a host profiler's id of the op or range that
+// launches them; 0 for none).
+void tt_profiler_tag(uint64_t tag);
+
+// tt_profiler_stop waits for the tasks enqueued while recording, stops
+// recording and returns the records as text (free with tt_string_free),
+// one line per task in the order they ran: "start end tag kind name",
+// start and end in Unix nanoseconds, kind one of op, block, program,
+// copy; a last line "dropped N" when records were dropped over the bound.
+// It returns NULL and *err on failure.
+char* tt_profiler_stop(char** errOut);
+
+// tt_device_empty_cache finishes the device's queued work and returns the
+// memory of freed device buffers to the system (the engine keeps no cache
+// of its own: a freed buffer's bytes are garbage of its heap until then).
+// It returns 0, or -1 and *err.
+int32_t tt_device_empty_cache(char** errOut);
 
 // tt_device_configure sets the eager device's options from JSON:
 // {"backend": "cpu"|"xla-cpu"|"tpu"|"cuda", "mode": "async"|"debug"|"fused",
@@ -153,6 +201,19 @@ char* tt_stats(char** errOut);
 // handle, or 0 and *err.
 uint64_t tt_program_run(uint64_t prog, int32_t n, tt_tensor* inputs, char** errOut);
 
+// tt_program_run_into runs a program on n_in input tensors and writes its
+// n_out outputs into caller memory, with no result handle: the engine's
+// fast path for callers that know the outputs' shapes (a compiled graph
+// with static shapes). inputs and outputs give dtype, rank, shape and
+// strides; when in_data (out_data) is not NULL the data pointers and byte
+// extents come from in_data/in_extents (out_data/out_extents) instead of
+// the descriptors, so a caller can keep the descriptors between calls and
+// change only these arrays. Each output is written in its descriptor's
+// layout; a descriptor with a negative dtype skips its output. An output
+// whose dtype or shape differs from its descriptor is an error. Returns 0,
+// or -1 and *err.
+int32_t tt_program_run_into(uint64_t prog, int32_t n_in, tt_tensor* inputs, void** in_data, int64_t* in_extents, int32_t n_out, tt_tensor* outputs, void** out_data, int64_t* out_extents, char** errOut);
+
 // tt_result_count returns the number of outputs of a result, or -1 and
 // *err.
 int32_t tt_result_count(uint64_t res, char** errOut);
@@ -177,6 +238,21 @@ uint64_t tt_result_take(uint64_t res, int32_t i, void** data, int64_t* nbytes, c
 // tt_free releases any handle (program, result, buffer). It returns 0, or
 // -1 and *err for a null, unknown or already freed handle.
 int32_t tt_free(uint64_t h, char** errOut);
+
+// tt_set_host_parallel lends the host's thread pool to the native
+// backend's parallel loops: run(n, body, ctx) calls body(ctx) on up to n
+// of the host's threads at once (the calling thread included) and returns
+// 0 when all calls have returned, or nonzero without calling body when it
+// cannot lend threads from the calling thread; threads() is the host's
+// thread count, which loops are split for. Inside PyTorch, run is backed
+// by at::parallel_for and threads by at::get_num_threads, so the process
+// keeps one pool of threads. Only loops of calls the host makes itself
+// (tt_program_run) borrow the pool; the engine's own threads keep its
+// helpers. run NULL gives the loops back to the engine's helpers. Returns
+// 0, or -1 and *err.
+int32_t tt_set_host_parallel(tt_host_parallel_fn run, tt_host_threads_fn threads, char** errOut);
+
+void ttHostBody(void* ctx);
 
 #ifdef __cplusplus
 }

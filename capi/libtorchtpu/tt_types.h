@@ -21,4 +21,13 @@ typedef struct tt_tensor {
 	const int64_t *strides;
 } tt_tensor;
 
+// tt_host_parallel_fn is a host's parallel-for (tt_set_host_parallel):
+// call body(ctx) on up to n of the host's threads at once, the calling
+// thread included, and return 0 once every call has returned, or nonzero
+// without calling body when no threads can be lent from this thread.
+typedef int32_t (*tt_host_parallel_fn)(int64_t n, void (*body)(void *ctx), void *ctx);
+
+// tt_host_threads_fn returns the host's thread count.
+typedef int32_t (*tt_host_threads_fn)(void);
+
 #endif /* TT_TYPES_H */

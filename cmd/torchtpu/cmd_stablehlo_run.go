@@ -32,7 +32,9 @@ module. In a module with @main, @main is the test (given the arguments of a
 without parameters is a test. The check ops in the file (check.expect_eq,
 check.expect_close, custom_call @check.*, ...) decide whether a test passes;
 a test also fails when it cannot be executed. A @main that needs arguments
-the file does not give is compiled but not run.
+the file does not give is compiled but not run; on a PJRT device, --sample N
+runs it at batch size N on sample arguments against the native backend (a
+shape-polymorphic program goes through refinement and bucketing).
 
 For each failing test one line is printed: FILE: FUNCTION: REASON. The last
 line is "N passed, M failed", counting files. The exit status is 0 only when
@@ -43,6 +45,7 @@ func runStablehloRun(ctx context.Context, c *command, args []string, stdout, std
 	timeout := fs.Duration("timeout", time.Minute, "time limit for each test function")
 	verbose := fs.Bool("v", false, "print each passing file, interpreter.print output and whole failure messages")
 	device := fs.String("device", "cpu", "run on this device; on a PJRT device the checks are evaluated on the host and\ntests using the reference interpreter's own ops are skipped")
+	sample := fs.Int64("sample", 0, "on a PJRT device, also run each @main that takes arguments the file does not give\n(a shape-polymorphic program) at this batch size on sample arguments, against the native backend")
 	if err := fs.Parse(args); err != nil {
 		return 2, err
 	}
@@ -62,7 +65,14 @@ func runStablehloRun(ctx context.Context, c *command, args []string, stdout, std
 		}
 		run = func(path string) native.FileResult {
 			r := native.RunFileOn(ctx, path, b, opts)
-			return dropUnsupported(r, &skipped)
+			r = dropUnsupported(r, &skipped)
+			if *sample > 0 {
+				n, err := runSampled(ctx, b, path, *sample)
+				if n > 0 || err != nil {
+					r.Funcs = append(r.Funcs, native.FuncResult{Name: fmt.Sprintf("@main (sample arguments, batch %d)", *sample), Err: err})
+				}
+			}
+			return r
 		}
 	}
 	passed, failed := 0, 0

@@ -33,7 +33,7 @@ func addRuntimeFlags(fs *flag.FlagSet) *runtimeFlags {
 	f.cacheDir = fs.String("cache-dir", cache.DefaultDir(), "compile cache folder ($TORCHTPU_CACHE_DIR overrides the default)")
 	f.cacheMaxMB = fs.Int64("cache-max-mb", 1024, "size cap of the disk cache in MiB (least recently used entries go first; 0: no cap)")
 	f.noCache = fs.Bool("no-cache", false, "compile everything again: no memory, disk or per-shape cache")
-	f.buckets = fs.String("buckets", "", "pad symbolic dims up to buckets where the program can mask the padding: pow2, or sizes such as 8,16,32")
+	f.buckets = fs.String("buckets", "", "pad symbolic dims up to buckets where the program can mask the padding: pow2, sizes such as 8,16,32,\nor exact (default: exact on cpu, pow2 on PJRT devices)")
 	f.debugSync = fs.Bool("debug-sync", false, "run each segment synchronously and check its results (dtypes, shapes, NaN counts)")
 	fs.BoolVar(f.debugSync, "sync", false, "same as --debug-sync")
 	f.explain = fs.Bool("explain-recompiles", false, "print every recompile and its reason on stderr")
@@ -47,8 +47,10 @@ func addRuntimeFlags(fs *flag.FlagSet) *runtimeFlags {
 // parseBuckets reads --buckets.
 func parseBuckets(s string) (*runtime.BucketPolicy, error) {
 	switch s = strings.TrimSpace(s); s {
-	case "", "none", "off":
-		return nil, nil
+	case "":
+		return nil, nil // the device's default (runtime.XLADefaultBuckets on PJRT devices)
+	case "none", "off", "exact":
+		return &runtime.BucketPolicy{Exact: true}, nil
 	case "pow2":
 		return &runtime.BucketPolicy{Pow2: true}, nil
 	}

@@ -218,3 +218,24 @@ def test_large_outputs_are_shared_without_a_copy():
     assert _lib.live_handles().get("output", 0) == before
     again, _ = p.run([x])  # the engine did not reuse the memory it handed over
     torch.testing.assert_close(again, x * 2, rtol=0, atol=0)
+
+
+def test_fast_call_writes_outputs_in_place_and_checks_memory():
+    """FastCall (the compile path's calls after the first): descriptors built
+    once, outputs allocated in their layouts and written by the engine; a
+    tensor that does not fit its descriptor is an error, never an access
+    out of bounds."""
+    x, y = torch.randn(3, 4), torch.randn(3, 4)
+    p = _lib.Program(_pt2(AddMul(), x, y), {"cache_dir": "-"})
+    fast = _lib.FastCall(p, [x, y], [(torch.float32, [3, 4], [1, 3])])  # a column-major output
+    for _ in range(3):
+        x, y = torch.randn(3, 4), torch.randn(3, 4)
+        (out,) = fast([x, y])
+        torch.testing.assert_close(out, (x + y) * 2, rtol=0, atol=0)
+        assert out.stride() == (1, 3)
+    with pytest.raises(_lib.TorchTPUError, match="bytes"):
+        fast([torch.randn(2), y])  # smaller than the descriptor says
+    with pytest.raises(_lib.TorchTPUError, match="the result is"):
+        _lib.FastCall(p, [x, y], [(torch.float32, [4, 3], [3, 1])])([x, y])  # wrong output shape
+    with pytest.raises(_lib.TorchTPUError, match="takes 2 tensors"):
+        fast([x])

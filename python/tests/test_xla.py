@@ -66,3 +66,58 @@ def test_inference_on_xla_cpu():
     with torch.no_grad():
         torch.testing.assert_close(torch.compile(m, backend="torchtpu", options={"device": "xla-cpu"})(x), m(x),
                                    rtol=1e-4, atol=1e-4)
+
+
+def _specialisations(entry) -> int:
+    """Executables a graph needed: compiled, or found in the process's or
+    the disk's compile cache (an earlier test compiled the same program)."""
+    e = entry["engine"]
+    hits = e.get("hits_by") or {}
+    return e["compiles"] + hits.get("disk", 0) + hits.get("memory", 0)
+
+
+@pytest.mark.parametrize("buckets,limit", [("pow2", 6), (None, 6), ("exact", 7)])
+def test_dynamic_batch_buckets_on_xla_cpu(buckets, limit):
+    # Seven batch sizes: pow2 buckets (the default on XLA devices) share the
+    # executables of 5 and 7 (bucket 8); exact sizes compile each.
+    torch.manual_seed(0)
+    m = nn.Sequential(nn.Linear(16, 32), nn.ReLU(), nn.Linear(32, 4)).eval()
+    opts = {"device": "xla-cpu"}
+    if buckets is not None:
+        opts["buckets"] = buckets
+    f = torch.compile(m, backend="torchtpu", dynamic=True, options=opts)
+    with torch.no_grad():
+        for b in (2, 3, 5, 7, 16, 33, 100):
+            x = torch.randn(b, 16)
+            torch.testing.assert_close(f(x), m(x), rtol=1e-5, atol=1e-6)
+    r = torchtpu.report()
+    assert r["on_eager"] == 0 and len(r["entries"]) == 1, str(r)
+    n = _specialisations(r["entries"][0])
+    assert n == limit, str(r["entries"][0])
+    bucketing = r["entries"][0]["engine"]["bucketing"]  # absent when exact sizes were asked for
+    assert bool(bucketing and bucketing["enabled"]) == (buckets != "exact"), str(bucketing)
+
+
+@pytest.mark.parametrize("use_cache", [False, True])
+def test_gpt2_generate_buckets_on_xla_cpu(use_cache):
+    # generate() of 20 tokens from 5: the sequence (or the KV cache) grows
+    # from 5 to 24, three pow2 buckets (8, 16, 32): one compile each.
+    from conftest import need
+
+    transformers = need("transformers")
+    torch.manual_seed(0)
+    cfg = transformers.GPT2Config(vocab_size=256, n_positions=64, n_embd=64, n_layer=2, n_head=4,
+                                  bos_token_id=0, eos_token_id=0)
+    model = transformers.GPT2LMHeadModel(cfg).eval()
+    ids = torch.randint(1, 256, (1, 5))
+    kw = dict(max_new_tokens=20, do_sample=False, use_cache=use_cache, pad_token_id=0)
+    with torch.no_grad():
+        want = model.generate(ids, **kw)
+        model.forward = torch.compile(model.forward, backend="torchtpu", dynamic=True, options={"device": "xla-cpu"})
+        got = model.generate(ids, **kw)
+    assert torch.equal(got, want)
+    r = torchtpu.report()
+    assert r["on_eager"] == 0, str(r)
+    for e in r["entries"]:
+        assert _specialisations(e) <= 3, str(e)
+    assert sum(e["runs"] for e in r["entries"]) == 20

@@ -44,6 +44,8 @@ _register()
 from . import device  # noqa: E402  (registers the tpu device: torch.tpu, tensors on "tpu")
 
 device._register()
+from . import distributed  # noqa: E402  (registers the "torchtpu" c10d backend for the tpu device)
+distributed._register()
 
 
 def devices() -> list[dict[str, Any]]:

@@ -125,6 +125,7 @@ def _print(d: dict[str, Any]) -> None:
     print(f"tpu       extension {_extension_line(dev['extension'])}")
     if dev["initialized"]:
         print(f"          device ready: engine backend {dev['backend']}, mode {dev['mode']}; 1-op check {dev['check']}")
+        print(f"          profiler {dev['extension'].get('profiler')}")
     elif dev["error"]:
         print(f"          unavailable: {dev['error']}")
     print("devices")

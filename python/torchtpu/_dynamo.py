@@ -21,7 +21,7 @@ from typing import Any, Callable, Mapping, Optional, Sequence
 import torch
 import torch.fx
 
-from . import _lib
+from . import _device_graph, _lib
 from ._export import to_pt2
 from ._options import Options
 
@@ -85,6 +85,26 @@ def _layout(t: torch.Tensor) -> Optional[tuple[str, list[int]]]:
     return ("strides", strides)
 
 
+def _static_specs(placeholders: Sequence[torch.fx.Node],
+                  results: Sequence[Any]) -> Optional[list[tuple[torch.dtype, list[int], list[int]]]]:
+    """Each output's (dtype, shape, strides) when the graph's inputs and
+    outputs are all tensors of static shapes and strides, else None."""
+
+    def static(t: Any) -> bool:
+        return isinstance(t, torch.Tensor) and not any(
+            isinstance(d, torch.SymInt) for d in (*t.shape, *t.stride()))
+
+    if not all(static(n.meta.get("val")) for n in placeholders):
+        return None
+    specs = []
+    for a in results:
+        v = a.meta.get("val") if isinstance(a, torch.fx.Node) else None
+        if not static(v):
+            return None
+        specs.append((v.dtype, [int(d) for d in v.shape], [int(s) for s in v.stride()]))
+    return specs
+
+
 def _contiguous_strides(sizes: Sequence[int]) -> list[int]:
     out, acc = [0] * len(sizes), 1
     for d in reversed(range(len(sizes))):
@@ -143,6 +163,15 @@ class CompiledGraph:
                 self.outputs.append((kind_, _layout(v) if kind_ == "tensor" else None))
             else:
                 self.outputs.append(("constant", a))
+        # With static shapes (every input a tensor, every output a tensor of
+        # fixed shape and strides), calls after the first take the engine's
+        # fast path (_lib.FastCall): outputs allocated in their recorded
+        # layouts and written in place by the engine.
+        self._fast: Optional[_lib.FastCall] = None
+        self._static_outs = _static_specs(placeholders, results)
+        # A graph whose tensors live on the tpu device runs on the device's
+        # buffers (_device_graph); None for a graph of CPU tensors.
+        self._device = _device_graph.for_graph(self, example_inputs, results)
         self.pt2: Optional[bytes] = None
         t0 = time.perf_counter()
         if kind in opts.eager_graphs:
@@ -153,7 +182,7 @@ class CompiledGraph:
             return
         try:
             pt2 = self.pt2 = to_pt2(gm, example_inputs)
-            self.program = _lib.Program(pt2, opts.engine())
+            self.program = _lib.Program(pt2, self._device.engine_options() if self._device else opts.engine())
             self.unsupported = self.program.info()["unsupported"]
         except Exception as e:
             self._fall_back(f"{type(e).__name__}: {e}")
@@ -190,6 +219,15 @@ class CompiledGraph:
             args = call_args[0]
         else:
             args = list(call_args)
+        if self._device is not None and self.program is not None:
+            return self._device.call(args)
+        if self._fast is not None:
+            t0 = time.perf_counter()
+            outs = self._fast(args)
+            args.clear()
+            self.runs += 1
+            self.run_seconds += time.perf_counter() - t0
+            return outs[0] if self.single else tuple(outs)
         if self.program is None:
             t0 = time.perf_counter()
             outs = self.gm(*args)
@@ -214,6 +252,8 @@ class CompiledGraph:
             self.runs += 1
             self.run_seconds += time.perf_counter() - t0
             return outs
+        if first and self._static_outs is not None:
+            self._fast = _lib.FastCall(self.program, tensors, self._static_outs)
         del tensors
         outs = []
         for (kind, extra), r in zip(self.outputs, raw):
@@ -260,6 +300,8 @@ class CompiledGraph:
                              "nodes_on_eager": self.nodes if self.program is None else 0,
                              "compile_ms": round(self.compile_seconds * 1e3, 2),
                              "run_ms": round(self.run_seconds * 1e3, 2)}
+        if self._device is not None:
+            r.update(self._device.report())
         if self.fallback_reason:
             r["fallback_reason"] = self.fallback_reason
         if self.unsupported:
@@ -267,7 +309,8 @@ class CompiledGraph:
         if self.program is not None:
             m = self.program.metrics()
             r["engine"] = {k: m.get(k) for k in ("compiles", "cache_hits", "cache_misses", "hits_by",
-                                                 "recompiles", "fallbacks", "runs", "run_ms", "compile_ms")}
+                                                 "recompiles", "fallbacks", "runs", "run_ms", "compile_ms",
+                                                 "bucketing")}
         return r
 
 

@@ -157,6 +157,8 @@ def _declare(l: ctypes.CDLL) -> None:
         "tt_result_copy": (i32, [u64, i32, vp, i64, perr]),
         "tt_result_take": (u64, [u64, i32, ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_int64), perr]),
         "tt_free": (i32, [u64, perr]),
+        "tt_program_run_into": (i32, [u64, i32, ctypes.POINTER(_Tensor), ctypes.POINTER(vp), ctypes.POINTER(i64),
+                                      i32, ctypes.POINTER(_Tensor), ctypes.POINTER(vp), ctypes.POINTER(i64), perr]),
     }
     for name, (res, args) in sig.items():
         f = getattr(l, name)
@@ -275,6 +277,89 @@ class Program:
                 _lib.tt_free(h, None)
             except Exception:
                 pass
+
+
+def _strides_of(shape: Sequence[int], strides: Sequence[int]) -> Optional[Sequence[int]]:
+    """strides, or None when they are row-major for shape."""
+    acc = 1
+    for d in reversed(range(len(shape))):
+        if shape[d] != 1 and strides[d] != acc:
+            return strides
+        acc *= shape[d]
+    return None
+
+
+def _span_bytes(shape: Sequence[int], strides: Sequence[int], itemsize: int) -> int:
+    """The bytes a tensor of this shape and strides addresses."""
+    if any(d == 0 for d in shape):
+        return 0
+    return (1 + sum((d - 1) * s for d, s in zip(shape, strides))) * itemsize
+
+
+class FastCall:
+    """Runs a program whose inputs and outputs keep their dtypes, shapes and
+    strides from call to call (a compiled graph with static shapes, which
+    dynamo's guards hold) with the least work per call: the descriptors are
+    built once; a call sets the data pointers and extents, allocates the
+    outputs in their layouts and makes one call into the engine
+    (tt_program_run_into), which writes the outputs in place. The engine
+    still checks every extent, so a tensor that does not match is an error,
+    never a read or write out of bounds.
+
+    ``outputs`` gives, per program output, ``(dtype, shape, strides)`` or None
+    for an output that is None."""
+
+    def __init__(self, program: "Program", inputs: Sequence[torch.Tensor],
+                 outputs: Sequence[Optional[tuple[torch.dtype, Sequence[int], Sequence[int]]]]) -> None:
+        self._program = program
+        self._fn = program._lib.tt_program_run_into
+        self._keep: list[Any] = []  # shape/stride arrays the descriptors point at
+        self.n_in, self.n_out = len(inputs), len(outputs)
+        self._ins = self._descs([(t.dtype, tuple(t.shape), tuple(t.stride())) for t in inputs])
+        self._outs = self._descs(outputs)
+        self._in_data = (ctypes.c_void_p * max(self.n_in, 1))()
+        self._in_ext = (ctypes.c_int64 * max(self.n_in, 1))()
+        self._out_data = (ctypes.c_void_p * max(self.n_out, 1))()
+        self._out_ext = (ctypes.c_int64 * max(self.n_out, 1))()
+        self._specs = [(o[0], tuple(o[1]), tuple(o[2])) if o is not None else None for o in outputs]
+        for i, o in enumerate(self._specs):
+            if o is not None:
+                self._out_ext[i] = _span_bytes(o[1], o[2], o[0].itemsize)
+
+    def _descs(self, specs: Sequence[Optional[tuple[torch.dtype, Sequence[int], Sequence[int]]]]) -> Any:
+        arr = (_Tensor * max(len(specs), 1))()
+        for i, spec in enumerate(specs):
+            d = arr[i]
+            if spec is None:
+                d.dtype = -1
+                continue
+            dt, shape, strides = spec
+            d.dtype = scalar_type(dt)
+            d.ndim = len(shape)
+            if shape:
+                shp = (ctypes.c_int64 * len(shape))(*shape)
+                d.shape = shp
+                self._keep.append(shp)
+                st = _strides_of(shape, strides)
+                if st is not None:
+                    sa = (ctypes.c_int64 * len(st))(*st)
+                    d.strides = sa
+                    self._keep.append(sa)
+        return arr
+
+    def __call__(self, inputs: Sequence[torch.Tensor]) -> list[Optional[torch.Tensor]]:
+        if len(inputs) != self.n_in:
+            raise TorchTPUError(f"the program takes {self.n_in} tensors, {len(inputs)} given")
+        self._in_data[:self.n_in] = [t.data_ptr() for t in inputs]
+        self._in_ext[:self.n_in] = [t.untyped_storage().nbytes() - t.storage_offset() * t.element_size()
+                                    for t in inputs]
+        outs = [torch.empty_strided(o[1], o[2], dtype=o[0]) if o is not None else None for o in self._specs]
+        self._out_data[:self.n_out] = [o.data_ptr() if o is not None else None for o in outs]
+        err = ctypes.c_void_p()
+        if self._fn(self._program.handle, self.n_in, self._ins, self._in_data, self._in_ext, self.n_out, self._outs,
+                    self._out_data, self._out_ext, ctypes.byref(err)) != 0:
+            _raise(err, "tt_program_run_into")
+        return outs
 
 
 # Outputs of at least this many bytes are handed over without a copy (the

@@ -21,7 +21,9 @@ class Options:
     Attributes:
         device: where graphs run: ``"cpu"`` (torchtpu's native CPU backend, the
             default), ``"xla-cpu"``, ``"tpu"`` or ``"cuda"`` (PJRT plugins; see
-            ``torchtpu.devices()``), with an optional index (``"tpu:1"``).
+            ``torchtpu.devices()``), with an optional index (``"tpu:1"``). A
+            graph whose tensors are on the ``tpu`` device runs on the backend
+            serving the device; a device given here must name that backend.
         fallback: what happens to a graph holding an op torchtpu cannot run:
             ``"eager"`` (the graph runs in eager PyTorch; counted, warned once and
             listed by ``torchtpu.report()``) or ``"error"`` (raise, naming the op
@@ -29,7 +31,9 @@ class Options:
         cache_dir: the compile cache folder (``None``: ``$TORCHTPU_CACHE_DIR`` or
             the user cache folder; ``"-"``: no disk cache).
         buckets: pad dynamic dims to buckets so nearby sizes share one compiled
-            program: ``None`` (exact sizes), ``"pow2"``, or a list of sizes.
+            program: ``"pow2"``, a list of sizes, or ``"exact"``; ``None`` is the
+            device's default: exact sizes on ``"cpu"``, ``"pow2"`` on the PJRT
+            devices, where each compile takes seconds.
         explain_recompiles: print each new specialisation and its reason.
         host_fallback: ops with data-dependent output shapes (``nonzero``) run
             between compiled segments on the host (``"cpu"``) or fail (``"error"``).
@@ -67,8 +71,11 @@ class Options:
         for k in self.eager_graphs:
             if k not in _GRAPH_KINDS:
                 raise ValueError(f"torchtpu: eager_graphs {k!r}: want any of {', '.join(_GRAPH_KINDS)}")
-        if isinstance(self.buckets, str) and self.buckets != "pow2":
-            raise ValueError(f"torchtpu: buckets {self.buckets!r}: want 'pow2' or a list of sizes")
+        if isinstance(self.buckets, str) and self.buckets not in ("pow2", "exact"):
+            raise ValueError(f"torchtpu: buckets {self.buckets!r}: want 'pow2', 'exact' or a list of sizes")
+        # Whether the device was chosen rather than defaulted (graphs on the
+        # tpu device follow the device's backend unless it was chosen).
+        object.__setattr__(self, "_device_given", self.device != "cpu")
 
     @classmethod
     def from_mapping(cls, options: Optional[Mapping[str, Any]]) -> "Options":
@@ -89,7 +96,10 @@ class Options:
         for k in options or {}:
             if k not in names:
                 raise ValueError(f"torchtpu: unknown option {k!r} (known: {', '.join(sorted(names))})")
-        return cls(**{**env, **dict(options or {})})
+        opts = cls(**{**env, **dict(options or {})})
+        if "device" in env or "device" in (options or {}):
+            object.__setattr__(opts, "_device_given", True)
+        return opts
 
     def engine(self) -> dict[str, Any]:
         """The engine's program options (the C ABI's JSON)."""
@@ -97,8 +107,8 @@ class Options:
                              "explain": self.explain_recompiles}
         if self.cache_dir is not None:
             o["cache_dir"] = self.cache_dir
-        if self.buckets == "pow2":
-            o["buckets"] = "pow2"
+        if self.buckets in ("pow2", "exact"):
+            o["buckets"] = self.buckets
         elif self.buckets:
             o["bucket_sizes"] = [int(s) for s in self.buckets]
         return o

@@ -10,6 +10,10 @@ round-robin (a step of each in turn, --runs rounds, so load changes fall on all 
 table shows median wall times, the ratios torchtpu / eager and torchtpu / inductor of the
 medians (below 1: torchtpu is faster) and the same ratios of median process CPU time per step
 (steadier on a shared machine). Every column checks its outputs against eager first.
+
+Inside PyTorch the engine's parallel loops run on PyTorch's intra-op threads (one pool per
+process); --own-threads adds a column "tt-own" where they run on the engine's own helper
+goroutines instead, switched per step in the same process, to measure what one pool buys.
 """
 
 from __future__ import annotations
@@ -105,6 +109,22 @@ def prepare(name: str, backend: str | None, warmup: int):
     return step, first_tensor(out), first
 
 
+def _pool_switch(step: Callable[[], Any], col: str) -> Callable[[], Any]:
+    """step with the engine's loops on PyTorch's threads (torchtpu) or on its
+    own helpers (tt-own), switched before each step."""
+    from torchtpu.device import _ext
+
+    lib = _ext.load()
+    on = 0 if col == "tt-own" else 1
+
+    def switched():
+        if lib.ttx_host_parallel(on) != 0:
+            raise RuntimeError("torchtpu: the engine library refused the thread pool switch")
+        return step()
+
+    return switched
+
+
 def measure(steps: dict, runs: int) -> dict:
     """Times the columns round-robin (one step of each in turn), so that a
     change in the machine's load falls on every column alike: median wall
@@ -127,11 +147,15 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=20)
     ap.add_argument("--warmup", type=int, default=3)
     ap.add_argument("--no-inductor", action="store_true", help="skip the inductor column")
+    ap.add_argument("--own-threads", action="store_true",
+                    help="add a torchtpu column whose loops run on the engine's own threads")
     ap.add_argument("--json", help="write the results as JSON to this file")
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
     os.environ.setdefault("TORCHTPU_THREADS", str(a.threads))
     columns = [("eager", None), ("torchtpu", "torchtpu")] + ([] if a.no_inductor else [("inductor", "inductor")])
+    if a.own_threads:
+        columns.append(("tt-own", "torchtpu"))
     results = []
     print(f"torch {torch.__version__}, {a.threads} threads, medians of {a.runs} runs after {a.warmup} warm-up;"
           f" load {os.getloadavg()[0]:.1f}", flush=True)
@@ -152,7 +176,7 @@ def main() -> None:
                 ref = out
             elif not torch.allclose(out.float(), ref.float(), rtol=1e-3, atol=1e-3):
                 row[col + "_error"] = "outputs differ from eager"
-            steps[col] = step
+            steps[col] = _pool_switch(step, col) if backend == "torchtpu" else step
             row[col + "_first_s"] = first
         for col, (ms, cpu_ms) in measure(steps, a.runs).items():
             row[col], row[col + "_cpu"] = ms, cpu_ms

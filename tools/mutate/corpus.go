@@ -53,6 +53,13 @@ func loadCorpus(fixtures, conformance string) (*corpus, error) {
 			}
 		}
 	}
+	// The legalization passes' seed programs (backend/pjrt/legalize),
+	// one or more per pass: mutated, they reach the pipeline's rewrites
+	// (runStablehlo's legalize stage) more often than the suite does.
+	if seeds, _ := filepath.Glob(filepath.Join("backend", "pjrt", "legalize", "testdata", "seeds", "*.mlir")); len(seeds) > 0 {
+		sort.Strings(seeds)
+		c.mlir = append(c.mlir, seeds...)
+	}
 	if len(c.models) == 0 || len(c.ops) == 0 {
 		return nil, fmt.Errorf("no fixture archives under %s (models, ops)", fixtures)
 	}

@@ -11,10 +11,12 @@ import (
 	"time"
 
 	"github.com/torchtpu/torchtpu/backend/native"
+	"github.com/torchtpu/torchtpu/backend/pjrt/legalize"
 	"github.com/torchtpu/torchtpu/literal"
 	"github.com/torchtpu/torchtpu/pt2"
 	"github.com/torchtpu/torchtpu/runtime"
 	"github.com/torchtpu/torchtpu/safetensors"
+	"github.com/torchtpu/torchtpu/stablehlo"
 )
 
 // The worker runs cases in its own process, through the code paths of
@@ -153,6 +155,9 @@ func runArchive(ctx context.Context, archive, inputs, cacheDir string) reply {
 // runStablehlo is `torchtpu stablehlo run FILE` (cmd_stablehlo_run.go) on
 // the cpu device: parse, verify, run every test, check.
 func runStablehlo(ctx context.Context, path string, timeout time.Duration) reply {
+	if rep, ok := legalizeStage(ctx, path); !ok {
+		return rep
+	}
 	r := native.RunFile(ctx, path, native.RunOptions{Timeout: timeout})
 	if r.Err != nil {
 		stage := "parse"
@@ -172,4 +177,29 @@ func runStablehlo(ctx context.Context, path string, timeout time.Duration) reply
 		return fail("test", r.FirstError())
 	}
 	return reply{Outcome: "ok"}
+}
+
+// legalizeStage runs each module of the file through the PJRT
+// backend's legalization pipeline for xla-cpu (backend/pjrt/legalize:
+// refinement at a batch of 3, the padding check, every rewrite), as a
+// PJRT device would before compiling: a panic there ends the worker; an
+// error is a bad file's expected answer and the case goes on to the
+// native run. ok is false when the case ends here.
+func legalizeStage(ctx context.Context, path string) (reply, bool) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return fail("legalize", err), false
+	}
+	mods, err := stablehlo.Parse(path, src)
+	if err != nil {
+		return reply{}, true // the native run reports the parse error
+	}
+	target := legalize.TargetFor("xla-cpu")
+	for _, m := range mods {
+		if m.Func("main") == nil || stablehlo.Verify(m) != nil {
+			continue
+		}
+		_ = legalize.Exercise(ctx, m, target, 3)
+	}
+	return reply{}, true
 }

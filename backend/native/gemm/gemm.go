@@ -21,8 +21,6 @@ package gemm
 //go:generate go run ./gen
 
 import (
-	"runtime"
-
 	"github.com/torchtpu/torchtpu/backend/native/internal/pool"
 )
 
@@ -71,7 +69,7 @@ func Kernel() string { return active.name }
 
 // Sgemm computes C = A·B (or C += A·B when accumulate is set) for an m×k
 // matrix A and a k×n matrix B into the row-major m×n matrix c with row
-// stride ldc, using up to threads goroutines (0 means GOMAXPROCS).
+// stride ldc, using up to threads goroutines (0 means pool.Threads(): the host's thread count, or GOMAXPROCS).
 func Sgemm(m, n, k int, a, b Matrix, c []float32, ldc int, accumulate bool, threads int) {
 	sgemm(active, m, n, k, a, b, c, ldc, accumulate, threads)
 }
@@ -91,7 +89,7 @@ func sgemm(ks *kernelSet, m, n, k int, a, b Matrix, c []float32, ldc int, accumu
 // operand (b is not read).
 func run(ks *kernelSet, m, n, k int, a, b Matrix, pb *PackedB, c []float32, ldc int, accumulate bool, threads int) {
 	if threads <= 0 {
-		threads = runtime.GOMAXPROCS(0)
+		threads = pool.Threads()
 	}
 	threads = int(min(int64(threads), max(1, int64(m)*int64(n)*int64(k)/minWorkPerThread)))
 	mr, nr := ks.mr, ks.nr

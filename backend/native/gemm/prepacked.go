@@ -35,7 +35,7 @@ func (pb *PackedB) Bytes() int { return 4 * len(pb.data) }
 
 // SgemmPackedB computes C = A·B (or C += A·B) for an m×k A and the B of
 // pb (k×n) into the row-major m×n c with row stride ldc, on up to threads
-// goroutines (0: GOMAXPROCS).
+// goroutines (0: pool.Threads()).
 func SgemmPackedB(m int, a Matrix, pb *PackedB, c []float32, ldc int, accumulate bool, threads int) {
 	n, k := pb.n, pb.k
 	if m <= 0 || n <= 0 {

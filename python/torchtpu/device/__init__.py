@@ -46,6 +46,10 @@ __all__ = [
     "is_available", "manual_seed", "manual_seed_all", "max_memory_allocated", "memory_allocated",
     "memory_stats", "mode", "reset_peak_memory_stats", "set_backend", "set_fallback", "set_mode", "stats",
     "stream", "synchronize",
+    # _surface.py
+    "DeviceProperties", "empty_cache", "get_device_capability", "get_device_name", "get_device_properties",
+    "is_bf16_supported", "max_memory_reserved", "mem_get_info", "memory_reserved", "memory_summary",
+    "reset_max_memory_allocated",
 ]
 
 _NAME = "tpu"
@@ -80,6 +84,9 @@ def _register() -> None:
                                                                  for_packed_sequence=True, for_storage=True)
         if not hasattr(torch, _NAME):
             torch._register_device_module(_NAME, __import__(__name__, fromlist=["_"]))
+        # TPUs compute in bfloat16: torch.autocast("tpu") without a dtype
+        # uses it (as torch_xla's autocast does); set_autocast_dtype changes it.
+        torch.set_autocast_dtype(_NAME, torch.bfloat16)
     except Exception as e:  # another backend owns PrivateUse1
         _state["error"] = f"PrivateUse1 is taken: {e}"
         warnings.warn(f"torchtpu: the tpu device is not registered: {_state['error']}", stacklevel=3)
@@ -186,7 +193,8 @@ def current_device() -> int:
 def set_device(device: Union[int, str, torch.device]) -> None:
     idx = torch.device(device).index if not isinstance(device, int) else device
     if idx not in (None, 0):
-        raise ValueError(f"torchtpu: there is one tpu device (tpu:0), not {device}")
+        raise ValueError(f"torchtpu: there is one tpu device (tpu:0), not {device}: each process owns one device, "
+                         "tpu:0, so under torchrun every rank uses torch.device(\"tpu\") (not tpu:LOCAL_RANK)")
 
 
 @contextlib.contextmanager
@@ -258,10 +266,11 @@ def reset_peak_memory_stats(device: Optional[Any] = None) -> None:
     _engine.memory(reset_peak=True)
 
 
-def memory_stats(device: Optional[Any] = None) -> dict[str, int]:
-    _loaded()
-    a, p = _engine.memory()
-    return {"allocated_bytes.all.current": a, "allocated_bytes.all.peak": p}
+# The rest of torch.cuda's memory and device queries (_surface.py).
+from ._surface import (  # noqa: E402
+    DeviceProperties, empty_cache, get_device_capability, get_device_name, get_device_properties,
+    is_bf16_supported, max_memory_reserved, mem_get_info, memory_reserved, memory_stats, memory_summary,
+    reset_max_memory_allocated)
 
 
 # Streams and events: marks in the engine's one in-order queue.

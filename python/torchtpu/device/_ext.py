@@ -42,8 +42,22 @@ import torch
 
 _PACKAGE = Path(__file__).resolve().parent.parent
 _CSRC = _PACKAGE / "csrc"
-_SOURCES = ("device.cpp", "kernels.cpp", "fallback.cpp", "scalars.cpp")
-_HEADERS = ("device.h", "tt_abi.h")
+# The sources are split by concern, one folder each (as PyTorch's reference
+# device, OpenReg, lays its out): runtime/ (the engine's C ABI, allocator,
+# hooks, guard, streams and events, threads), aten/ (the kernels and the
+# boxed fallback), amp/ (autocast), profiler/, distributed/. Every .cpp
+# under csrc is compiled and every .h is a header of each; a concern added
+# as a folder needs no change here. Includes are relative to csrc
+# ("runtime/device.h").
+
+
+def _sources() -> list[str]:
+    """The extension's C++ sources, paths relative to csrc, sorted."""
+    return sorted(p.relative_to(_CSRC).as_posix() for p in _CSRC.rglob("*.cpp"))
+
+
+def _headers() -> list[str]:
+    return sorted(p.relative_to(_CSRC).as_posix() for p in _CSRC.rglob("*.h"))
 
 # The prebuilt extension of a wheel and the record of what it was built for.
 PREBUILT = _PACKAGE / "lib" / "torchtpu_device.so"
@@ -64,8 +78,9 @@ def torch_series(version: str) -> str:
 
 
 def sources_digest() -> str:
-    """SHA-256 (16 hex digits) of the extension's sources and headers."""
-    return _digest(*[(_CSRC / f).read_bytes() for f in _SOURCES + _HEADERS])
+    """SHA-256 (16 hex digits) of the extension's sources and headers, with
+    their paths (a file moved to another folder is another build)."""
+    return _digest(*[part for f in _sources() + _headers() for part in (f.encode(), (_CSRC / f).read_bytes())])
 
 
 def _digest(*parts: bytes) -> str:
@@ -129,8 +144,14 @@ def _flags(runpath: Optional[str]) -> tuple[list[str], list[str]]:
 
     cflags = ["-O2", "-std=c++20", "-fPIC", "-fvisibility=hidden", "-w",
               f"-D_GLIBCXX_USE_CXX11_ABI={int(torch._C._GLIBCXX_USE_CXX11_ABI)}",
+              f"-I{_CSRC}",
               f"-ffile-prefix-map={_CSRC}=torchtpu/csrc"]  # messages name torchtpu/csrc/x.cpp, not the build's folder
     cflags += [f"-I{p}" for p in cpp_extension.include_paths()]
+    # Kineto's headers (profiler/: the device's rows in torch.profiler traces):
+    # in torch's include folder (PyPI), or the system's (Debian's libtorch-dev)
+    kineto = [Path(p, "kineto") for p in [*cpp_extension.include_paths(), "/usr/include", "/usr/local/include"]
+              if Path(p, "kineto", "libkineto.h").is_file()]
+    cflags += [f"-I{kineto[0]}", f"-idirafter{_CSRC / 'profiler' / 'shim'}"] if kineto else []
     ldflags = []
     for p in cpp_extension.library_paths():
         ldflags += [f"-L{p}", f"-Wl,-rpath,{runpath or p}"]
@@ -146,12 +167,12 @@ class _Plan:
     def __init__(self, cxx: str, base: Path, runpath: Optional[str]) -> None:
         self.cxx = cxx
         self.cflags, self.ldflags = _flags(runpath)
-        headers = b"".join((_CSRC / h).read_bytes() for h in _HEADERS)
+        headers = b"".join(h.encode() + b"\0" + (_CSRC / h).read_bytes() for h in _headers())
         tag = _digest(torch.__version__.encode(), str(Path(torch.__file__).resolve()).encode(),
                       " ".join([cxx] + self.cflags + self.ldflags).encode())
         self.dir = base / f"torch-{torch.__version__.replace('+', '_')}-{tag}"
-        self.objs = [(src, self.dir / f"{Path(src).stem}-{_digest((_CSRC / src).read_bytes(), headers)}.o")
-                     for src in _SOURCES]
+        self.objs = [(src, self.dir / f"{src[:-4].replace('/', '-')}-{_digest((_CSRC / src).read_bytes(), headers)}.o")
+                     for src in _sources()]
         self.lib = self.dir / f"torchtpu_device-{_digest(*[str(o).encode() for _, o in self.objs])}.so"
 
 
@@ -263,6 +284,8 @@ def load() -> ctypes.CDLL:
     ext = ctypes.CDLL(str(lib_path))
     ext.ttx_init.restype = ctypes.c_int
     ext.ttx_init.argtypes = [ctypes.c_char_p, ctypes.c_int32, ctypes.c_char_p, ctypes.c_int]
+    ext.ttx_host_parallel.restype = ctypes.c_int
+    ext.ttx_host_parallel.argtypes = [ctypes.c_int]
     ext.ttx_set_cpu_fallback.restype = None
     ext.ttx_set_cpu_fallback.argtypes = [ctypes.c_int]
     ext.ttx_register_direct.restype = ctypes.c_int
@@ -289,8 +312,24 @@ def describe() -> dict[str, Any]:
     d: dict[str, Any] = {"loaded": _ext is not None, "origin": origin, "path": str(path) if path else None,
                          "prebuilt": str(PREBUILT) if PREBUILT.is_file() else None,
                          "build_dir": str(_build_dir()), "compiler": compiler()}
+    if _ext is not None:
+        d["profiler"] = profiler_state()
     if pre is not None:
         d["prebuilt_for"] = json.loads(MANIFEST.read_text())
     else:
         d["prebuilt_unused"] = why_not
     return d
+
+
+def profiler_state() -> str:
+    """How the device's profiler (csrc/profiler) stands with PyTorch's Kineto."""
+    if _ext is None:
+        return "extension not loaded"
+    f = _ext.ttx_profiler_state
+    f.restype, f.argtypes = ctypes.c_int, []
+    st = f()
+    if st < 0:
+        return "not built (this torch has no Kineto headers): torch.profiler shows no tpu device time"
+    if not st & 2:
+        return "not registered with Kineto: torch.profiler shows no tpu device time"
+    return "registered with Kineto" + (", initialized" if st & 4 else "")

@@ -1,7 +1,9 @@
 // Package pool runs the native backend's parallel loops (the
 // convolutions', the fused, elementwise, reduction, pooling and dot loops,
 // and the GEMM's) on helper goroutines that stay awake for a while after
-// each loop.
+// each loop — or, when the engine is hosted by a process that has a
+// thread pool of its own (PyTorch's intra-op threads), on the host's
+// threads (see SetHost), so that one pool of threads serves the process.
 package pool
 
 import (
@@ -145,6 +147,10 @@ func Run(threads, n int, f func(i int)) {
 	}
 	loops.Add(1)
 	j := &loopJob{f: f, n: int64(n)}
+	if h := host.Load(); h != nil && h.run(threads, j.work) {
+		j.caught.Raise()
+		return
+	}
 	if !loopPool.TryLock() {
 		var wg sync.WaitGroup
 		for t := 1; t < threads; t++ {
@@ -184,4 +190,46 @@ func Run(threads, n int, f func(i int)) {
 		runtime.Gosched()
 	}
 	j.caught.Raise()
+}
+
+// Host is a host process's thread pool lent to the engine.
+type Host struct {
+	// Run calls body on up to n of the host's threads at once, the
+	// calling thread included, and returns true once every call has
+	// returned; or it returns false without calling body when it cannot
+	// lend its threads from the calling thread (a thread of the engine's
+	// own, or one already inside a parallel region of the host's). Each
+	// call of body takes indexes of the loop until none is left, so the
+	// host may call it on fewer threads than n.
+	Run func(n int, body func()) bool
+	// Threads is the number of threads the host runs its own loops on
+	// (torch.get_num_threads()).
+	Threads func() int
+}
+
+type hostPool struct{ Host }
+
+func (h *hostPool) run(n int, body func()) bool { return h.Run(n, body) }
+
+var host atomic.Pointer[hostPool]
+
+// SetHost lends the host's thread pool to every later loop (nil: the
+// helper goroutines again). Loops the host declines run on the helpers.
+func SetHost(h *Host) {
+	if h == nil || h.Run == nil {
+		host.Store(nil)
+		return
+	}
+	host.Store(&hostPool{*h})
+}
+
+// Threads is how many threads a loop should be split for: the host's
+// count when a host lends its pool, else GOMAXPROCS.
+func Threads() int {
+	if h := host.Load(); h != nil && h.Threads != nil {
+		if n := h.Threads(); n > 0 {
+			return n
+		}
+	}
+	return runtime.GOMAXPROCS(0)
 }

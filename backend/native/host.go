@@ -1,0 +1,35 @@
+package native
+
+import "github.com/torchtpu/torchtpu/backend/native/internal/pool"
+
+// HostPool is a host process's thread pool lent to the native backend:
+// inside PyTorch, its intra-op threads. Lent, the backend's parallel loops
+// run on the host's threads instead of the backend's own helper
+// goroutines, so that the process has one pool: two pools on the same
+// cores each spin after their loops while the other wants the cores
+// (measured inside PyTorch: libgomp's spin-wait and the helpers' wait took
+// 15% and 12% of a compiled training loop's samples).
+type HostPool struct {
+	// Run calls body on up to n of the host's threads at once, the calling
+	// thread included, and returns true when every call has returned; or it
+	// returns false without calling body when it cannot lend threads from
+	// the calling thread (then the loop runs on the backend's helpers).
+	Run func(n int, body func()) bool
+	// Threads is the host's thread count (torch.get_num_threads()), which
+	// loops are split for.
+	Threads func() int
+}
+
+// SetHostPool lends h to every later loop; nil gives the loops back to
+// the backend's helper goroutines.
+func SetHostPool(h *HostPool) {
+	if h == nil {
+		pool.SetHost(nil)
+		return
+	}
+	pool.SetHost(&pool.Host{Run: h.Run, Threads: h.Threads})
+}
+
+// Threads is the number of threads the backend splits its loops for: the
+// host's when a host lends its pool, else GOMAXPROCS.
+func Threads() int { return pool.Threads() }

@@ -1,0 +1,187 @@
+package eager
+
+import (
+	"context"
+	"fmt"
+	"unsafe"
+)
+
+// Buffer is one storage of the eager device: bytes owned by the engine on
+// behalf of a PyTorch storage, addressed by a handle. Like PyTorch's
+// storages it is untyped; tensors are Views of it.
+//
+// The size is the dispatcher's (it changes when the caller resizes the
+// storage); the bytes belong to the device's queue: only queued tasks, or
+// a caller that has waited for the queue, touch them. nil bytes read as
+// zeros (an allocation nothing has written yet).
+//
+// On the native backend the bytes are host memory. A device backend will
+// keep a backend buffer here instead; reads and writes go through the
+// methods below, so that change stays in this file.
+type Buffer struct {
+	dev    *Device
+	nbytes int64  // dispatcher side, under dev.mu
+	data   []byte // queue side
+	freed  bool   // dispatcher side
+}
+
+// Release frees the buffer on behalf of its handle (the caller's table
+// calls it when the handle is freed): its bytes stop counting at once and
+// go when the last queued task using them is done.
+func (b *Buffer) Release() {
+	if b.dev != nil {
+		b.dev.released(b)
+	}
+}
+
+// bytes returns the buffer's bytes for a task, materialising zeros.
+func (b *Buffer) bytes(nbytes int64) []byte {
+	if int64(len(b.data)) < nbytes {
+		d := make([]byte, nbytes)
+		copy(d, b.data)
+		b.data = d
+	}
+	return b.data
+}
+
+// NewBuffer allocates a buffer of nbytes on the device and returns its
+// handle (from the device's Host).
+func (d *Device) NewBuffer(nbytes int64) (uint64, error) {
+	if nbytes < 0 {
+		return 0, fmt.Errorf("negative buffer size %d", nbytes)
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.host.Handle(d.alloc(nbytes)), nil
+}
+
+// alloc makes a buffer and counts its bytes. d.mu is held.
+func (d *Device) alloc(nbytes int64) *Buffer {
+	b := &Buffer{dev: d, nbytes: nbytes}
+	d.allocated += nbytes
+	if d.allocated > d.peak {
+		d.peak = d.allocated
+	}
+	d.stats.Buffers++
+	return b
+}
+
+// released uncounts a freed buffer.
+func (d *Device) released(b *Buffer) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if b.freed {
+		return
+	}
+	b.freed = true
+	d.allocated -= b.nbytes
+	// The bytes go when the last queued task using the buffer is done.
+}
+
+// ResizeBuffer grows or shrinks buffer h to nbytes, keeping the bytes the
+// two sizes share (PyTorch's resize_ of a storage).
+func (d *Device) ResizeBuffer(h uint64, nbytes int64) error {
+	if nbytes < 0 {
+		return fmt.Errorf("negative buffer size %d", nbytes)
+	}
+	b, err := d.host.Buffer(h)
+	if err != nil {
+		return err
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if err := d.flushIfTouched(b, "resize"); err != nil {
+		return err
+	}
+	d.allocated += nbytes - b.nbytes
+	if d.allocated > d.peak {
+		d.peak = d.allocated
+	}
+	b.nbytes = nbytes
+	return d.enqueue("resize storage", func() error {
+		if int64(len(b.data)) > nbytes {
+			b.data = append([]byte(nil), b.data[:nbytes]...)
+		}
+		return nil
+	})
+}
+
+// Write copies n bytes at src (contiguous elements of v's dtype, row-major)
+// into view v of buffer h. The bytes are copied before Write returns; the
+// store into the buffer is queued.
+func (d *Device) Write(h uint64, v View, src unsafe.Pointer, n int64) error {
+	b, err := d.host.Buffer(h)
+	if err != nil {
+		return err
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	count, err := v.check(b.nbytes)
+	if err != nil {
+		return fmt.Errorf("write to buffer %d: %w", h, err)
+	}
+	if want := count * int64(v.DType.Size()); n != want {
+		return fmt.Errorf("write to buffer %d: %d bytes given for %d elements of %v (%d bytes)", h, n, count, v.DType, want)
+	}
+	if n > 0 && src == nil {
+		return fmt.Errorf("write to buffer %d: null source pointer", h)
+	}
+	if err := d.flushIfTouched(b, "write"); err != nil {
+		return err
+	}
+	data := append([]byte(nil), unsafe.Slice((*byte)(src), n)...)
+	nb := b.nbytes
+	d.stats.Uploads++
+	d.stats.UploadBytes += n
+	return d.enqueue("write to tpu", func() error {
+		if v.whole(nb) {
+			b.data = data
+			return nil
+		}
+		scatterView(b.bytes(nb), data, &v)
+		return nil
+	})
+}
+
+// Read copies view v of buffer h into dst (n bytes, contiguous row-major
+// elements of v's dtype), after the queued work before it is done. An
+// error of that work is returned here (the read is a synchronisation).
+func (d *Device) Read(ctx context.Context, h uint64, v View, dst unsafe.Pointer, n int64) error {
+	b, err := d.host.Buffer(h)
+	if err != nil {
+		return err
+	}
+	d.mu.Lock()
+	count, err := v.check(b.nbytes)
+	nb := b.nbytes
+	if err == nil {
+		if want := count * int64(v.DType.Size()); n != want {
+			err = fmt.Errorf("%d bytes of room for %d elements of %v (%d bytes)", n, count, v.DType, want)
+		}
+	}
+	if err == nil && n > 0 && dst == nil {
+		err = fmt.Errorf("null destination pointer")
+	}
+	if err == nil {
+		err = d.flush("read")
+	}
+	d.stats.Downloads++
+	d.stats.DownloadBytes += n
+	d.mu.Unlock()
+	if err != nil {
+		return fmt.Errorf("read from buffer %d: %w", h, err)
+	}
+	if n == 0 {
+		return d.q.sync(ctx)
+	}
+	out := unsafe.Slice((*byte)(dst), n)
+	seq := d.q.push("read from tpu", func() error {
+		gatherView(out, b.bytes(nb), &v)
+		return nil
+	}, nil)
+	// The task writes into caller memory: wait for it whatever ctx says.
+	if err := d.q.wait(context.Background(), seq); err != nil {
+		return err
+	}
+	return d.q.sync(ctx)
+}

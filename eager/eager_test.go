@@ -1,0 +1,337 @@
+package eager
+
+import (
+	"context"
+	"math"
+	"strings"
+	"testing"
+	"unsafe"
+
+	"github.com/torchtpu/torchtpu/aten"
+	"github.com/torchtpu/torchtpu/dtype"
+)
+
+// The eager device's mechanics, driven as the C ABI drives it: buffers, views,
+// the signature cache, writes through views, out= resizing, declines and
+// errors. Semantics against PyTorch are python/tests/test_device*.py.
+
+var f32 = mustDType(6)
+
+func mustDType(code int32) dtype.DType {
+	d, err := dtype.OfScalarType(code)
+	if err != nil {
+		panic(err)
+	}
+	return d
+}
+
+func testDevice(t *testing.T, mode string) *Device {
+	t.Helper()
+	d, err := newDevice(Options{Mode: mode})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// tensorWords encodes a float32 view of buffer h.
+func tensorWords(h Handle, offset int64, shape, strides []int64) []int64 {
+	w := []int64{tagTensor, int64(h), 6, int64(len(shape)), offset}
+	w = append(w, shape...)
+	return append(w, strides...)
+}
+
+func upload(t *testing.T, d *Device, xs []float32) Handle {
+	t.Helper()
+	h, err := d.NewBuffer(int64(4 * len(xs)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := View{DType: f32, Shape: []int64{int64(len(xs))}, Strides: []int64{1}}
+	if err := d.Write(h, v, unsafe.Pointer(&xs[0]), int64(4*len(xs))); err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+func download(t *testing.T, d *Device, h Handle, n int) []float32 {
+	t.Helper()
+	out := make([]float32, n)
+	v := View{DType: f32, Shape: []int64{int64(n)}, Strides: []int64{1}}
+	if err := d.Read(context.Background(), h, v, unsafe.Pointer(&out[0]), int64(4*n)); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func opID(t *testing.T, d *Device, name string) int32 { return opIDB(t, d, name) }
+
+func opIDB(t testing.TB, d *Device, name string) int32 {
+	t.Helper()
+	e, ok := aten.Lookup(name)
+	if !ok {
+		t.Fatalf("%s is not registered", name)
+	}
+	id, err := d.OpID(name, e.ParsedSchema().Text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+// call runs an op, compiling on a miss, and returns the return words.
+func call(t *testing.T, d *Device, op int32, words []int64) []int64 {
+	t.Helper()
+	out := make([]int64, 64)
+	st, msg, n, err := d.Call(context.Background(), op, words, 0, out)
+	if err == nil && st == StatusMiss {
+		st, msg, n, err = d.Call(context.Background(), op, words, FlagCompile, out)
+	}
+	if err != nil || st != StatusOK {
+		t.Fatalf("status %d %q: %v", st, msg, err)
+	}
+	return out[:n]
+}
+
+func TestEagerAddAndWriteThroughView(t *testing.T) {
+	for _, mode := range []string{"debug", "async"} {
+		t.Run(mode, func(t *testing.T) {
+			d := testDevice(t, mode)
+			x := upload(t, d, []float32{0, 1, 2, 3, 4, 5})
+			defer Free(x)
+			add := opID(t, d, "aten::add.Tensor")
+			// y = x + x: a new buffer.
+			ret := call(t, d, add, append(append(tensorWords(x, 0, []int64{6}, []int64{1}), tensorWords(x, 0, []int64{6}, []int64{1})...), tagInt, 1))
+			if ret[0] != retNew || ret[2] != 6 || ret[3] != 1 || ret[4] != 6 {
+				t.Fatalf("returns %v", ret)
+			}
+			y := Handle(ret[1])
+			got := download(t, d, y, 6)
+			for i, v := range got {
+				if v != float32(2*i) {
+					t.Fatalf("x+x = %v", got)
+				}
+			}
+			Free(y)
+			// x[1:5:2] += 10 (a strided view: elements 1 and 3), through
+			// add_.Tensor with a wrapped Python number.
+			addIn := opID(t, d, "aten::add_.Tensor")
+			w := tensorWords(x, 1, []int64{2}, []int64{2})
+			w = append(w, tagScalar, 4, 1, 10, 0, tagInt, 1)
+			ret = call(t, d, addIn, w)
+			if len(ret) != 2 || ret[0] != retAlias || ret[1] != 0 {
+				t.Fatalf("in-place returns %v", ret)
+			}
+			got = download(t, d, x, 6)
+			want := []float32{0, 11, 2, 13, 4, 5}
+			for i := range want {
+				if got[i] != want[i] {
+					t.Fatalf("after x[1::2] += 10: %v, want %v", got, want)
+				}
+			}
+			if s := d.stats; s.PlanMisses != 2 {
+				t.Errorf("plan misses %d, want 2", s.PlanMisses)
+			}
+			// The same signature with another number hits the plan.
+			w[len(w)-4] = 20
+			call(t, d, addIn, w)
+			if s := d.stats; s.PlanMisses != 2 || s.PlanHits != 1 {
+				t.Errorf("misses %d hits %d, want 2 and 1", s.PlanMisses, s.PlanHits)
+			}
+			if got := download(t, d, x, 6); got[1] != 31 || got[3] != 33 {
+				t.Fatalf("after += 20: %v", got)
+			}
+		})
+	}
+}
+
+func TestEagerOutResizeAndDecline(t *testing.T) {
+	d := testDevice(t, "debug")
+	x := upload(t, d, []float32{1, 4, 9})
+	out, _ := d.NewBuffer(0)
+	defer Free(x)
+	defer Free(out)
+	e, _ := aten.Lookup("aten::sqrt.default")
+	_ = e
+	id, err := d.OpID("aten::sqrt.out", "sqrt.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := append(tensorWords(x, 0, []int64{3}, []int64{1}), tensorWords(out, 0, []int64{0}, []int64{1})...)
+	res := make([]int64, 16)
+	st, _, n, err := d.Call(context.Background(), id, w, FlagCompile, res)
+	if err != nil || st != StatusResize || n != 4 || res[0] != 1 || res[1] != 1 || res[2] != 1 || res[3] != 3 {
+		t.Fatalf("status %d, returns %v, %v", st, res[:n], err)
+	}
+	if err := d.ResizeBuffer(out, 12); err != nil {
+		t.Fatal(err)
+	}
+	w = append(tensorWords(x, 0, []int64{3}, []int64{1}), tensorWords(out, 0, []int64{3}, []int64{1})...)
+	ret := call(t, d, id, w)
+	if ret[0] != retAlias || ret[1] != 1 {
+		t.Fatalf("returns %v", ret)
+	}
+	got := download(t, d, out, 3)
+	for i, v := range got {
+		if v != float32(math.Sqrt(float64((i+1)*(i+1)))) {
+			t.Fatalf("sqrt = %v", got)
+		}
+	}
+	// An op the registry lacks is declined with the reason.
+	nope, err := d.OpID("aten::no_such_op.default", "no_such_op(Tensor self) -> Tensor")
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, msg, _, err := d.Call(context.Background(), nope, tensorWords(x, 0, []int64{3}, []int64{1}), FlagCompile, res)
+	if err != nil || st != StatusDecline || !strings.Contains(msg, "registry") {
+		t.Fatalf("status %d %q %v", st, msg, err)
+	}
+}
+
+func TestEagerBadInput(t *testing.T) {
+	d := testDevice(t, "async")
+	x := upload(t, d, []float32{1, 2})
+	add := opID(t, d, "aten::add.Tensor")
+	res := make([]int64, 16)
+	cases := map[string][]int64{
+		"past the":         append(append(tensorWords(x, 1, []int64{2}, []int64{1}), tensorWords(x, 0, []int64{2}, []int64{1})...), tagInt, 1),
+		"end early":        {tagTensor, int64(x), 6, 1},
+		"unknown argument": {99},
+		"does not exist":   append(tensorWords(x+1000, 0, []int64{2}, []int64{1}), tensorWords(x, 0, []int64{2}, []int64{1})...),
+	}
+	for want, w := range cases {
+		_, _, _, err := d.Call(context.Background(), add, w, FlagCompile, res)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: got %v", want, err)
+		}
+	}
+	// a dtype the engine lacks (complex32) is declined: the caller falls back
+	w := append(append([]int64{tagTensor, int64(x), 8, 1, 0, 1, 1}, tensorWords(x, 0, []int64{2}, []int64{1})...), tagInt, 1)
+	if st, msg, _, err := d.Call(context.Background(), add, w, FlagCompile, res); err != nil || st != StatusDecline || !strings.Contains(msg, "not a torch dtype") {
+		t.Errorf("complex32: status %d %q %v", st, msg, err)
+	}
+	Free(x)
+	_, _, _, err := d.Call(context.Background(), add, append(tensorWords(x, 0, []int64{2}, []int64{1}), tensorWords(x, 0, []int64{2}, []int64{1})...), FlagCompile, res)
+	if err == nil || !strings.Contains(err.Error(), "already freed") {
+		t.Errorf("freed buffer: %v", err)
+	}
+	if _, err := d.OpID("aten::x", "x(Tensor self"); err == nil {
+		t.Error("bad schema: no error")
+	}
+	if err := d.Synchronize(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestEagerFusedMatchesDebug runs the same ops in fused and debug mode:
+// whole and partial writes, strided and transposed reads, a value used
+// after an in-place update; the block compiles once for two rounds.
+func TestEagerFusedMatchesDebug(t *testing.T) {
+	run := func(mode string) ([]float32, Stats) {
+		d := testDevice(t, mode)
+		x := upload(t, d, []float32{0, 1, 2, 3, 4, 5})
+		add := opID(t, d, "aten::add.Tensor")
+		mul := opID(t, d, "aten::mul.Tensor")
+		addIn := opID(t, d, "aten::add_.Tensor")
+		for round := 0; round < 2; round++ {
+			// y = x + x
+			y := Handle(call(t, d, add, append(append(tensorWords(x, 0, []int64{6}, []int64{1}), tensorWords(x, 0, []int64{6}, []int64{1})...), tagInt, 1))[1])
+			// y[1:3] += 10
+			call(t, d, addIn, append(tensorWords(y, 1, []int64{2}, []int64{1}), tagScalar, 4, 1, 10, 0, tagInt, 1))
+			// z = y.view(2,3).t() * x.view(3,2)
+			z := Handle(call(t, d, mul, append(tensorWords(y, 0, []int64{3, 2}, []int64{1, 3}), tensorWords(x, 0, []int64{3, 2}, []int64{2, 1})...))[1])
+			// x[::2] += z.view(6)[::2] (a strided write from a strided read)
+			call(t, d, addIn, append(append(tensorWords(x, 0, []int64{3}, []int64{2}), tensorWords(z, 0, []int64{3}, []int64{2})...), tagInt, 1))
+			Free(y)
+			Free(z)
+			if err := d.Synchronize(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got := download(t, d, x, 6)
+		return got, d.stats
+	}
+	want, _ := run("debug")
+	got, st := run("fused")
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("fused %v, debug %v", got, want)
+		}
+	}
+	if st.Blocks != 2 || st.BlockOps != 8 || st.BlockCompiles != 1 {
+		t.Errorf("blocks %d, ops %d, compiles %d; want 2, 8, 1", st.Blocks, st.BlockOps, st.BlockCompiles)
+	}
+}
+
+// TestEagerImplicitWrites: ops whose kernels fill arguments the schema
+// does not return (cummax's helper) write them from the functional entry.
+func TestEagerImplicitWrites(t *testing.T) {
+	d := testDevice(t, "debug")
+	in := []float32{1, 3, 2, 5, 4}
+	x := upload(t, d, in)
+	vals := upload(t, d, []float32{0, 0, 0, 0, 0})
+	idx, _ := d.NewBuffer(5 * 8)
+	id, err := d.OpID("aten::_cummax_helper.default", "_cummax_helper(Tensor self, Tensor(a!) values, Tensor(b!) indices, int dim) -> ()")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := append(tensorWords(x, 0, []int64{5}, []int64{1}), tensorWords(vals, 0, []int64{5}, []int64{1})...)
+	w = append(w, tagTensor, int64(idx), 4, 1, 0, 5, 1, tagInt, 0)
+	if ret := call(t, d, id, w); len(ret) != 0 {
+		t.Fatalf("returns %v, want none", ret)
+	}
+	got := download(t, d, vals, 5)
+	run := in[0]
+	for i, v := range in {
+		run = max(run, v)
+		if got[i] != run {
+			t.Fatalf("cummax values %v of %v", got, in)
+		}
+	}
+}
+
+// TestEagerFusedViews reads many kinds of views inside a fused block and
+// compares with debug mode (which gathers on the host): slices, steps,
+// transposes of slices, expands, and views past a box's end.
+func TestEagerFusedViews(t *testing.T) {
+	views := []struct {
+		off            int64
+		shape, strides []int64
+	}{
+		{0, []int64{4, 6}, []int64{6, 1}},        // whole
+		{2, []int64{4, 2}, []int64{6, 1}},        // column slice
+		{1, []int64{2, 3}, []int64{12, 2}},       // rows with a step, columns with a step
+		{3, []int64{3, 4}, []int64{1, 6}},        // transposed slice
+		{0, []int64{2, 4, 3}, []int64{3, 6, 1}},  // a permutation (qkv-style heads)
+		{5, []int64{4, 1}, []int64{6, 1}},        // last column, through the buffer's end
+		{0, []int64{3, 4}, []int64{0, 1}},        // expanded row
+		{1, []int64{2, 2, 2}, []int64{12, 1, 6}}, // nested
+		{0, []int64{5}, []int64{5}},              // a diagonal-like step
+	}
+	in := make([]float32, 24)
+	for i := range in {
+		in[i] = float32(i*7%11) - 3
+	}
+	run := func(mode string) [][]float32 {
+		d := testDevice(t, mode)
+		x := upload(t, d, in)
+		neg := opID(t, d, "aten::neg.default")
+		var outs [][]float32
+		var hs []Handle
+		for _, v := range views {
+			hs = append(hs, Handle(call(t, d, neg, tensorWords(x, v.off, v.shape, v.strides))[1]))
+		}
+		for i, v := range views {
+			outs = append(outs, download(t, d, hs[i], int(numelOf(v.shape))))
+		}
+		return outs
+	}
+	want, got := run("debug"), run("fused")
+	for i := range want {
+		for j := range want[i] {
+			if got[i][j] != want[i][j] {
+				t.Fatalf("view %d %+v: fused %v, debug %v", i, views[i], got[i], want[i])
+			}
+		}
+	}
+}

@@ -1,0 +1,579 @@
+package eager
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/torchtpu/torchtpu/aten"
+	"github.com/torchtpu/torchtpu/backend"
+	"github.com/torchtpu/torchtpu/dtype"
+	"github.com/torchtpu/torchtpu/literal"
+	"github.com/torchtpu/torchtpu/runtime"
+	"github.com/torchtpu/torchtpu/stablehlo"
+)
+
+// Fused mode records ops instead of running them. A block is the ops
+// recorded since the last flush; a flush (a read, synchronize, an event, a
+// host kernel, a write from the host, a resize, or the size bound) lowers
+// the whole block into one module, compiles it, and queues one run.
+//
+// Inside a block every buffer it touches is a slot with a current value:
+// the whole buffer's contents as one tensor. An op reads a view of a slot
+// from that value (a reshape, transpose, slice or broadcast, or a gather
+// for other strides) and writes through a view by replacing the value
+// (a whole write) or scattering into it. Slots the block reads before
+// writing are the module's arguments (the buffer's bytes, no copy); slots
+// written and still alive at the flush are its results.
+//
+// Compiled blocks are cached by structure: the op signatures in order, how
+// their arguments and results connect (slots and views, not buffers), and
+// which slots are results. A training loop records the same structure
+// every step and compiles once; Python numbers stay module arguments, so
+// a changing learning rate does not recompile... unless the op takes it
+// as an attribute (a Scalar argument), which is part of its signature.
+type fusion struct {
+	calls  []fusedCall
+	slot   map[*Buffer]int
+	slots  []fslot
+	inputs []finput
+	inIdx  map[inKey]int
+	key    []byte
+}
+
+// fslot is one buffer of a block.
+type fslot struct {
+	buf     *Buffer
+	nb      int64
+	written bool        // the block has produced a value for it
+	dt      dtype.DType // the dtype of its current value
+	base    int         // input holding its contents before the block (-1: none)
+}
+
+// fref is where an op's argument comes from: a module input, or a view of
+// a slot's current value.
+type fref struct {
+	input int // >= 0: module input
+	slot  int
+	view  View
+}
+
+// fout is where an op's result goes: a new buffer's slot, or a view of a
+// written argument's slot.
+type fout struct {
+	slot  int
+	view  View
+	whole bool
+}
+
+type fusedCall struct {
+	p    *plan
+	ins  []fref
+	outs []fout
+}
+
+// finput is a module input: a slot's whole bytes seen with dtype dt, a
+// gathered view of a slot, or a literal (a CPU scalar or tensor).
+type finput struct {
+	kind int // inWhole, inView, inLit
+	slot int
+	dt   dtype.DType
+	view View
+	lit  *literal.Literal
+}
+
+const (
+	inWhole = iota
+	inView
+	inLit
+)
+
+type inKey struct {
+	slot int
+	dt   dtype.DType
+}
+
+// fusedBlock is a compiled block, cached by structure.
+type fusedBlock struct {
+	exe     backend.Executable
+	results []int // slot of each module result
+}
+
+func newFusion() *fusion {
+	return &fusion{slot: map[*Buffer]int{}, inIdx: map[inKey]int{}}
+}
+
+func (f *fusion) keyInt(v int64) { f.key = binary.AppendVarint(f.key, v) }
+
+func (f *fusion) keyView(v *View) {
+	f.keyInt(int64(v.DType))
+	f.keyInt(v.Offset)
+	f.keyInt(int64(len(v.Shape)))
+	for i := range v.Shape {
+		f.keyInt(v.Shape[i])
+		f.keyInt(v.Strides[i])
+	}
+}
+
+// slotOf returns the slot of b, adding it.
+func (f *fusion) slotOf(b *Buffer) int {
+	if s, ok := f.slot[b]; ok {
+		return s
+	}
+	s := len(f.slots)
+	f.slot[b] = s
+	f.slots = append(f.slots, fslot{buf: b, nb: b.nbytes, base: -1})
+	return s
+}
+
+// wholeInput returns the input holding slot s's bytes as dtype dt.
+func (f *fusion) wholeInput(s int, dt dtype.DType) int {
+	k := inKey{s, dt}
+	if i, ok := f.inIdx[k]; ok {
+		return i
+	}
+	i := len(f.inputs)
+	f.inputs = append(f.inputs, finput{kind: inWhole, slot: s, dt: dt})
+	f.inIdx[k] = i
+	return i
+}
+
+// recordable reports whether the view can be read or written inside a
+// block: the slot's value must have the view's dtype, and the bytes must
+// be a whole number of elements.
+func (f *fusion) recordable(b *Buffer, v *View) bool {
+	size := int64(v.DType.Size())
+	if size == 0 || b.nbytes%size != 0 {
+		return false
+	}
+	s, ok := f.slot[b]
+	return !ok || !f.slots[s].written || f.slots[s].dt == v.DType
+}
+
+// record adds a call of plan p to the block, making its new buffers, or
+// returns false when the call must run outside a block (the caller
+// flushes and runs it eagerly). d.mu is held.
+func (d *Device) record(p *plan, args []earg, results []*Buffer, targets []input) bool {
+	f := d.fuse
+	// Check first, so that a refused call leaves the block unchanged.
+	for _, pr := range p.params {
+		a := at(args, pr.arg, pr.item)
+		if a.tag == tagTensor && !f.recordable(a.buf, &a.view) {
+			return false
+		}
+	}
+	for k := range targets {
+		if t := &targets[k]; t.buf != nil && !f.recordable(t.buf, &t.view) {
+			return false
+		}
+	}
+	c := fusedCall{p: p, ins: make([]fref, len(p.params)), outs: make([]fout, len(p.outs))}
+	f.keyInt(int64(p.id))
+	for k, pr := range p.params {
+		a := at(args, pr.arg, pr.item)
+		switch a.tag {
+		case tagTensor:
+			s := f.slotOf(a.buf)
+			c.ins[k] = fref{input: -1, slot: s, view: a.view}
+			if !f.slots[s].written {
+				c.ins[k].input = f.wholeInput(s, a.view.DType)
+			}
+			f.keyInt(int64(s))
+			f.keyInt(int64(c.ins[k].input))
+			f.keyView(&a.view)
+		default:
+			var lit *literal.Literal
+			if a.tag == tagScalar {
+				var err error
+				if lit, err = scalarLiteral(a, pr.dt); err != nil {
+					return false
+				}
+			} else {
+				lit = a.lit
+			}
+			c.ins[k] = fref{input: len(f.inputs)}
+			f.inputs = append(f.inputs, finput{kind: inLit, lit: lit})
+			f.keyInt(-2)
+		}
+	}
+	for k := range p.outs {
+		if b := results[k]; b != nil {
+			s := f.slotOf(b)
+			f.slots[s].written, f.slots[s].dt = true, p.outs[k].dt
+			c.outs[k] = fout{slot: s, whole: true, view: View{DType: p.outs[k].dt, Shape: p.outs[k].shape}}
+			f.keyInt(int64(s))
+			continue
+		}
+		t := &targets[k]
+		if t.buf == nil {
+			c.outs[k] = fout{slot: -1}
+			f.keyInt(-1)
+			continue
+		}
+		s := f.slotOf(t.buf)
+		sl := &f.slots[s]
+		whole := t.view.whole(sl.nb)
+		if !whole && !sl.written {
+			sl.base = f.wholeInput(s, t.view.DType)
+		}
+		sl.written, sl.dt = true, t.view.DType
+		c.outs[k] = fout{slot: s, view: t.view, whole: whole}
+		f.keyInt(int64(s))
+		f.keyView(&t.view)
+	}
+	f.calls = append(f.calls, c)
+	d.stats.BlockOps++
+	return true
+}
+
+// flushIfTouched flushes the block when it holds b: work on b queued
+// outside the block must come after the block's. Work on other buffers may
+// go first (the block runs when it is flushed, later). d.mu is held.
+func (d *Device) flushIfTouched(b *Buffer, why string) error {
+	if d.fuse == nil {
+		return nil
+	}
+	if _, ok := d.fuse.slot[b]; !ok {
+		return nil
+	}
+	return d.flush(why)
+}
+
+// flush is flushLocked, counting why (reported in the device's stats).
+func (d *Device) flush(why string) error {
+	if d.fuse != nil && len(d.fuse.calls) > 0 {
+		d.flushes[why]++
+	}
+	return d.flushLocked()
+}
+
+// flushLocked runs the recorded block of fused mode, if any. d.mu is held.
+func (d *Device) flushLocked() error {
+	f := d.fuse
+	if f == nil || len(f.calls) == 0 {
+		return nil
+	}
+	d.fuse = newFusion()
+	// The results: written slots whose buffers are still alive.
+	var results []int
+	for s := range f.slots {
+		if f.slots[s].written && !f.slots[s].buf.freed {
+			results = append(results, s)
+		}
+	}
+	f.keyInt(-3)
+	for _, s := range results {
+		f.keyInt(int64(s))
+	}
+	d.stats.Blocks++
+	key := string(f.key)
+	blk := d.blocks[key]
+	if blk == nil {
+		exe, err := d.compileBlock(f, results)
+		if err != nil {
+			return fmt.Errorf("fused block of %d ops: %w", len(f.calls), err)
+		}
+		blk = &fusedBlock{exe: exe, results: results}
+		d.blocks[key] = blk
+		d.stats.BlockCompiles++
+	}
+	return d.runBlock(f, blk)
+}
+
+// compileBlock lowers the block's ops into one module returning the
+// result slots' final values, and compiles it.
+func (d *Device) compileBlock(f *fusion, results []int) (backend.Executable, error) {
+	block := &stablehlo.Block{}
+	c := aten.NewLowerCtx(block)
+	args := make([]*stablehlo.Value, len(f.inputs))
+	for i, in := range f.inputs {
+		var t *stablehlo.TensorType
+		if in.kind == inLit {
+			t = stablehlo.Tensor(in.lit.DType, in.lit.Shape...)
+		} else {
+			t = stablehlo.Tensor(in.dt, f.slots[in.slot].nb/int64(in.dt.Size()))
+		}
+		args[i] = &stablehlo.Value{Type: t, Index: i}
+		block.Args = append(block.Args, args[i])
+	}
+	cur := make([]*stablehlo.Value, len(f.slots))
+	for n, call := range f.calls {
+		params := make([]*stablehlo.Value, len(call.ins))
+		for k, in := range call.ins {
+			switch {
+			case in.input >= 0 && f.inputs[in.input].kind == inLit:
+				params[k] = args[in.input]
+			case in.input >= 0:
+				params[k] = viewOf(c, args[in.input], &in.view)
+			default:
+				params[k] = viewOf(c, cur[in.slot], &in.view)
+			}
+		}
+		outs, err := call.p.emit(c, params)
+		if err != nil {
+			return nil, fmt.Errorf("op %d (%s): %w", n, call.p.op.name, err)
+		}
+		for k, o := range call.outs {
+			switch {
+			case o.slot < 0:
+			case o.whole:
+				cur[o.slot] = outs[k]
+			default:
+				base := cur[o.slot]
+				if base == nil {
+					base = args[f.inIdx[inKey{o.slot, o.view.DType}]]
+				}
+				cur[o.slot] = scatterInto(c, base, outs[k], &o.view)
+			}
+		}
+		if err := c.Err(); err != nil {
+			return nil, fmt.Errorf("op %d (%s): %w", n, call.p.op.name, err)
+		}
+	}
+	outs := make([]*stablehlo.Value, len(results))
+	for i, s := range results {
+		outs[i] = cur[s]
+	}
+	m := runtime.EagerModule(block, outs)
+	if dir := os.Getenv("TORCHTPU_DUMP_BLOCKS"); dir != "" {
+		dumpBlock(dir, m, f)
+	}
+	return runtime.CompileEager(context.Background(), d.b, m, fmt.Sprintf("fused block of %d ops", len(f.calls)))
+}
+
+// dumpBlock writes a compiled block's module and its ops to dir (for
+// looking at what fused mode compiles; $TORCHTPU_DUMP_BLOCKS).
+func dumpBlock(dir string, m *stablehlo.Module, f *fusion) {
+	var sb strings.Builder
+	for _, c := range f.calls {
+		sb.WriteString("// " + c.p.op.name + "\n")
+	}
+	if err := stablehlo.Print(&sb, m); err != nil {
+		return
+	}
+	name := filepath.Join(dir, fmt.Sprintf("block-%d-%d.mlir", os.Getpid(), len(f.calls)))
+	_ = os.WriteFile(name, []byte(sb.String()), 0o644)
+}
+
+// runBlock queues one run of a compiled block on the buffers of f.
+func (d *Device) runBlock(f *fusion, blk *fusedBlock) error {
+	ins := make([]input, len(f.inputs))
+	for i, in := range f.inputs {
+		if in.kind == inLit {
+			ins[i] = input{lit: in.lit}
+			continue
+		}
+		sl := &f.slots[in.slot]
+		n := sl.nb / int64(in.dt.Size())
+		ins[i] = input{buf: sl.buf, nb: sl.nb, view: View{DType: in.dt, Shape: []int64{n}, Strides: []int64{1}}}
+	}
+	outBufs := make([]*Buffer, len(blk.results))
+	outNB := make([]int64, len(blk.results))
+	for i, s := range blk.results {
+		outBufs[i], outNB[i] = f.slots[s].buf, f.slots[s].nb
+	}
+	exe := blk.exe
+	label := fmt.Sprintf("fused block of %d ops (%s … %s)", len(f.calls), f.calls[0].p.op.name, f.calls[len(f.calls)-1].p.op.name)
+	return d.enqueue(label, func() error {
+		lits := make([]*literal.Literal, len(ins))
+		for k := range ins {
+			lits[k] = ins[k].literal()
+		}
+		start := time.Now()
+		outs, err := exe.Run(context.Background(), lits)
+		el := int64(time.Since(start))
+		d.runNanos.Add(el)
+		d.blockNanos.Add(el)
+		if err != nil {
+			return err
+		}
+		if len(outs) != len(outBufs) {
+			return fmt.Errorf("the block returned %d results, want %d", len(outs), len(outBufs))
+		}
+		for k, o := range outs {
+			data := o.Data
+			if int64(len(data)) != outNB[k] {
+				return fmt.Errorf("result %d has %d bytes for a buffer of %d", k, len(data), outNB[k])
+			}
+			if overlapsAny(data, lits) || overlapsOut(data, outs[:k]) {
+				data = append([]byte(nil), data...)
+			}
+			outBufs[k].data = data
+		}
+		return nil
+	})
+}
+
+// viewOf reads view v from src, a value holding a whole buffer (row-major,
+// the view's dtype): a reshape, a slice and transpose for contiguous and
+// permuted views, a broadcast for expanded dims, else a gather (the
+// registry's as_strided).
+func viewOf(c *aten.LowerCtx, src *stablehlo.Value, v *View) *stablehlo.Value {
+	n := numelOf(c.Shape(src))
+	if v.Offset == 0 && v.numel() == n && v.contiguous() {
+		if sameShape(c.Shape(src), v.Shape) {
+			return src
+		}
+		return c.Reshape(src, v.Shape)
+	}
+	flat := c.Reshape(src, []int64{n})
+	// Expanded dims (stride 0) are read once and broadcast.
+	base := View{DType: v.DType, Offset: v.Offset, Shape: append([]int64(nil), v.Shape...), Strides: v.Strides}
+	expanded := false
+	for i := range base.Shape {
+		if base.Strides[i] == 0 && base.Shape[i] > 1 {
+			base.Shape[i] = 1
+			expanded = true
+		}
+	}
+	out := permutedView(c, flat, &base)
+	if out == nil {
+		r, err := c.Call("aten::as_strided.default", []aten.Value{aten.TensorValue(flat), aten.IntsValue(base.Shape),
+			aten.IntsValue(base.Strides), aten.IntValue(base.Offset)}, nil)
+		if err != nil || len(r) != 1 || r[0].T == nil {
+			c.Errorf("fused view %v: %v", v, err)
+			return c.Splat(v.DType, v.Shape, 0)
+		}
+		out = r[0].T
+	}
+	if expanded {
+		dims := make([]int64, len(v.Shape))
+		for i := range dims {
+			dims[i] = int64(i)
+		}
+		out = c.BroadcastInDim(out, v.Shape, dims)
+	}
+	return out
+}
+
+// permutedView reads a view that is a box of flat: its dims, ordered by
+// stride, nest (each stride a multiple of the next, each dim's extent
+// within the next larger stride), as a slice of one contiguous run of flat
+// reshaped to [size0, s0/s1, ..., s_k] and sliced down to the view's sizes,
+// then transposed to the view's dim order. Slices (x[:, 1:3]), steps
+// (x[::2]), transposes and permutations of those all are boxes; other
+// views return nil.
+func permutedView(c *aten.LowerCtx, flat *stablehlo.Value, v *View) *stablehlo.Value {
+	var dims []int
+	for i, s := range v.Shape {
+		if s > 1 {
+			dims = append(dims, i)
+		}
+	}
+	if len(dims) == 0 {
+		return nil
+	}
+	// order the dims by stride, largest first
+	ord := append([]int(nil), dims...)
+	for i := 1; i < len(ord); i++ {
+		for j := i; j > 0 && v.Strides[ord[j]] > v.Strides[ord[j-1]]; j-- {
+			ord[j], ord[j-1] = ord[j-1], ord[j]
+		}
+	}
+	box := []int64{v.Shape[ord[0]]}
+	for i := 0; i+1 < len(ord); i++ {
+		s, next := v.Strides[ord[i]], v.Strides[ord[i+1]]
+		if next <= 0 || s%next != 0 || v.Shape[ord[i+1]]*next > s {
+			return nil
+		}
+		box = append(box, s/next)
+	}
+	last := v.Strides[ord[len(ord)-1]]
+	if last <= 0 {
+		return nil
+	}
+	box = append(box, last)
+	total := numelOf(c.Shape(flat))
+	run := v.Shape[ord[0]] * v.Strides[ord[0]]
+	if v.Offset+run > total {
+		// the box's last row runs past the buffer: pad it (never read)
+		r, err := c.Call("aten::constant_pad_nd.default", []aten.Value{aten.TensorValue(flat),
+			aten.IntsValue([]int64{0, v.Offset + run - total}), aten.IntValue(0)}, nil)
+		if err != nil || len(r) != 1 || r[0].T == nil {
+			return nil
+		}
+		flat = r[0].T
+		total = v.Offset + run
+	}
+	x := flat
+	if v.Offset != 0 || run != total {
+		x = sliceDim(c, x, 0, v.Offset, v.Offset+run)
+		if x == nil {
+			return nil
+		}
+	}
+	x = c.Reshape(x, box)
+	for i := 1; i < len(box); i++ {
+		want := int64(1)
+		if i < len(ord) {
+			want = v.Shape[ord[i]]
+		}
+		if box[i] != want {
+			if x = sliceDim(c, x, i, 0, want); x == nil {
+				return nil
+			}
+		}
+	}
+	sorted := make([]int64, len(ord))
+	for i, d := range ord {
+		sorted[i] = v.Shape[d]
+	}
+	x = c.Reshape(x, sorted)
+	// position of each original dim (of those > 1) in the sorted order
+	perm := make([]int64, len(dims))
+	identity := true
+	for i, d := range dims {
+		for j, o := range ord {
+			if o == d {
+				perm[i] = int64(j)
+			}
+		}
+		if perm[i] != int64(i) {
+			identity = false
+		}
+	}
+	if !identity {
+		r, err := c.Call("aten::permute.default", []aten.Value{aten.TensorValue(x), aten.IntsValue(perm)}, nil)
+		if err != nil || len(r) != 1 || r[0].T == nil {
+			return nil
+		}
+		x = r[0].T
+	}
+	return c.Reshape(x, v.Shape)
+}
+
+// sliceDim takes [start, end) of dim d of x (the registry's slice).
+func sliceDim(c *aten.LowerCtx, x *stablehlo.Value, d int, start, end int64) *stablehlo.Value {
+	r, err := c.Call("aten::slice.Tensor", []aten.Value{aten.TensorValue(x), aten.IntValue(int64(d)),
+		aten.IntValue(start), aten.IntValue(end), aten.IntValue(1)}, nil)
+	if err != nil || len(r) != 1 || r[0].T == nil {
+		return nil
+	}
+	return r[0].T
+}
+
+// scatterInto stores src through view v of base (a whole buffer's value)
+// and returns the new whole value (the registry's as_strided_scatter).
+func scatterInto(c *aten.LowerCtx, base, src *stablehlo.Value, v *View) *stablehlo.Value {
+	shape := c.Shape(base)
+	flat := c.Reshape(base, []int64{numelOf(shape)})
+	r, err := c.Call("aten::as_strided_scatter.default", []aten.Value{aten.TensorValue(flat), aten.TensorValue(src),
+		aten.IntsValue(v.Shape), aten.IntsValue(v.Strides), aten.IntValue(v.Offset)}, nil)
+	if err != nil || len(r) != 1 || r[0].T == nil {
+		c.Errorf("fused write through view %v: %v", v, err)
+		return base
+	}
+	return c.Reshape(r[0].T, shape)
+}
+
+func numelOf(shape []int64) int64 {
+	n := int64(1)
+	for _, s := range shape {
+		n *= s
+	}
+	return n
+}

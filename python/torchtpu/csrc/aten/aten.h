@@ -1,0 +1,26 @@
+// The tpu device's aten kernels: the boxed fallback that sends every aten
+// op without a C++ kernel of its own to the engine.
+#pragma once
+
+#include <ATen/ATen.h>
+#include <ATen/core/dispatch/Dispatcher.h>
+#include <ATen/core/stack.h>
+
+#include "runtime/device.h"
+
+namespace torchtpu {
+
+// The boxed kernel that runs every aten op the tpu device does not
+// implement in C++: the engine, a view computed with PyTorch's meta kernels,
+// or PyTorch's CPU kernel under the fallback policy.
+void fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack);
+
+// run_op runs op on the engine (used by copy_ between tpu tensors).
+void run_op(const c10::OperatorHandle& op, torch::jit::Stack* stack);
+
+// Fallback policy: true sends ops the engine declines to PyTorch's CPU
+// kernels (counted, warned once per op); false raises.
+void set_cpu_fallback(bool on);
+bool cpu_fallback_enabled();
+
+}  // namespace torchtpu
