@@ -30,6 +30,13 @@ type Literal struct {
 	DType dtype.DType
 	Shape []int64
 	Data  []byte // NumElements(Shape) * DType.Size() bytes
+	// Frozen marks bytes that never change while the literal lives (a
+	// program's weights loaded from an archive, a constant's value): only
+	// then may a cache keyed on the literal's identity (the native
+	// backend's prepacked weights and folded steps) stand for its
+	// contents. Buffers written in place (the eager device's, memory a
+	// caller lends through the C ABI) are never frozen.
+	Frozen bool
 }
 
 // NumElements returns the product of the dims, or an error on a negative

@@ -183,6 +183,7 @@ func (p *Program) bind(pool map[string]*literal.Literal) error {
 				return fmt.Errorf("input %d: %s %q: %w", i, s.Kind, s.Target, err)
 			}
 		}
+		l.Frozen = true // read from the archive, never written (literal.Literal.Frozen)
 		dst[s.Target] = l
 	}
 	return nil

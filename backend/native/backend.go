@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/torchtpu/torchtpu/backend"
+	"github.com/torchtpu/torchtpu/backend/native/internal/pool"
 	"github.com/torchtpu/torchtpu/literal"
 	"github.com/torchtpu/torchtpu/stablehlo"
 )
@@ -190,6 +191,8 @@ func (p *program) runEntry(ctx context.Context, name string, args []Value, repli
 		pr := &process{prog: p, ctx: g.ctx, grid: g, arena: ar, prof: profileOf(ctx)}
 		if pr.prof != nil {
 			pr.prof.ran()
+			pool.Account(true) // the helpers' busy time, for the profile
+			defer pool.Account(false)
 		}
 		res, err := pr.callSingle(name, args)
 		if err == nil && ar != nil {

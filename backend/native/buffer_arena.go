@@ -31,6 +31,9 @@ type arena struct {
 	// fresh makes take allocate large buffers on their own, outside the
 	// chunks: for the steps defining results (execStep.retOut).
 	fresh bool
+	// pm is the buffer of the entry function's memory plan
+	// (exec_memplan.go), kept between runs.
+	pm *plannedMem
 }
 
 // leafSlice returns a zeroed scratch slice of n literal pointers for one
@@ -237,6 +240,9 @@ func takeResult(env Env, d dtype.DType, shape []int64) (*literal.Literal, error)
 	fr, ok := env.(*frame)
 	if !ok || fr.proc.arena == nil {
 		return literal.New(d, shape)
+	}
+	if l := fr.claimPlanned(d, shape); l != nil {
+		return l, nil // the result's place in the memory plan
 	}
 	n, err := literal.NumElements(shape)
 	if err != nil {

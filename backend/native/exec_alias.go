@@ -21,6 +21,19 @@ func newAliases(slots int) *aliases {
 	return &aliases{shared: make([]bool, slots)}
 }
 
+// aliases returns the frame's alias record, cleared, for slots slots.
+func (fr *frame) aliases(slots int) *aliases {
+	a := &fr.al
+	if cap(a.shared) >= slots {
+		a.shared = a.shared[:slots]
+		clear(a.shared)
+	} else {
+		a.shared = make([]bool, slots)
+	}
+	a.all = false
+	return a
+}
+
 func (a *aliases) maybeShared(s int) bool {
 	return a == nil || a.all || s < 0 || s >= len(a.shared) || a.shared[s]
 }

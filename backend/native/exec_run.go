@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/torchtpu/torchtpu/backend/native/internal/pool"
 	"github.com/torchtpu/torchtpu/literal"
 )
 
@@ -15,33 +16,51 @@ func (fr *frame) runPlan(ep *execPlan, args []Value) ([]Value, error) {
 	if len(args) != len(ep.args) {
 		return nil, fmt.Errorf("block called with %d arguments, want %d", len(args), len(ep.args))
 	}
-	fr.livePos = make([]int32, len(fr.slots))
+	if cap(fr.livePos) >= len(fr.slots) {
+		fr.livePos = fr.livePos[:len(fr.slots)]
+		clear(fr.livePos)
+	} else {
+		fr.livePos = make([]int32, len(fr.slots))
+	}
 	fr.live = fr.live[:0]
 	for i, s := range ep.args {
 		fr.define(s, args[i])
 	}
 	ar := fr.proc.arena
-	var persist []span
+	persist := fr.persist[:0]
+	defer func() { fr.persist = persist[:0] }()
 	if ar != nil {
 		for _, a := range args {
 			persist = valueSpans(persist, a)
 		}
+		if fr.proc.depth == 1 && ep.mem != nil {
+			// the planned places: never recycled through the arena
+			fr.pm = ar.plannedFor(ep.mem)
+			persist = append(persist, spanOf(fr.pm.buf))
+			defer func() { fr.pm, fr.stepOuts = nil, nil }()
+		}
 	}
 	ctx := fr.proc.ctx
 	var in []Value
-	al := newAliases(len(fr.slots))
+	al := fr.aliases(len(fr.slots))
 	prof := fr.proc.prof
 	if fr.proc.depth > 1 {
 		prof = nil // a nested call: its caller's step holds its time
 	}
 	var t0 time.Time
+	var c0, h0 time.Duration
+	var l0 int64
 	for i := range ep.steps {
 		st := &ep.steps[i]
 		if prof != nil {
-			t0 = time.Now()
+			l0, h0 = pool.Counters()
+			t0, c0 = prof.stamp()
 		}
 		if ar != nil && fr.proc.depth == 1 {
 			ar.fresh = st.retOut
+		}
+		if fr.pm != nil {
+			fr.stepOuts, fr.claimed = ep.mem.outs[i], 0
 		}
 		fr.steps++
 		if fr.steps&63 == 0 {
@@ -49,30 +68,15 @@ func (fr *frame) runPlan(ep *execPlan, args []Value) ([]Value, error) {
 				return nil, fmt.Errorf("%s: %w", st.name(), err)
 			}
 		}
-		switch st.kind {
-		case stepConst:
-			vals, err := st.konst.get(func() ([]Value, error) {
-				in = in[:0]
-				for _, s := range st.op.in {
-					in = append(in, fr.slots[s])
-				}
-				// Not from the arena: the value outlives the run.
-				v, err := st.op.kernel(constEnv{fr}, st.op.op, in)
-				if err == nil {
-					err = checkResults(st.op.op, v)
-				}
-				return v, err
-			})
-			if err != nil {
-				return nil, fmt.Errorf("%s (%s): %w", st.op.op.Name, st.op.op.Loc, err)
+		fold := st.wfold != nil && ar != nil && fr.proc.depth == 1
+		hit := fold && fr.foldHit(st, &persist)
+		switch kind := st.kind; {
+		case hit:
+		case kind == stepConst:
+			if err := fr.runConst(st, &persist); err != nil {
+				return nil, err
 			}
-			for j, s := range st.op.out {
-				fr.define(s, vals[j])
-				if ar != nil {
-					persist = valueSpans(persist, vals[j])
-				}
-			}
-		case stepOp:
+		case kind == stepOp:
 			pl := st.op
 			in = in[:0]
 			for _, s := range pl.in {
@@ -101,16 +105,25 @@ func (fr *frame) runPlan(ep *execPlan, args []Value) ([]Value, error) {
 				fr.define(s, out[j])
 			}
 			al.defined(fr, pl)
-		case stepGroup:
+		case kind == stepPipe:
+			if err := fr.runPipe(st.pipe, al, &persist); err != nil {
+				return nil, err
+			}
+		case kind == stepGroup:
 			if err := fr.runGroup(ep, st.group, persist, al); err != nil {
 				return nil, fmt.Errorf("%s (%s): %w", st.group.root.Name, st.group.root.Loc, err)
 			}
+		}
+		if fold && !hit {
+			fr.foldKeep(st, &persist)
 		}
 		for _, s := range st.frees {
 			fr.release(ep, s, persist, al)
 		}
 		if prof != nil && st.kind != stepConst {
-			prof.record(st, t0, time.Since(t0))
+			d := prof.since(t0, c0)
+			l1, h1 := pool.Counters()
+			prof.record(st, t0, d, l1-l0, h1-h0)
 		}
 	}
 	if ar != nil {
@@ -127,10 +140,40 @@ func (fr *frame) runPlan(ep *execPlan, args []Value) ([]Value, error) {
 	return res, nil
 }
 
+// runConst defines the results of a constant step, computed on the first
+// run (not from the arena: the values outlive the run), and adds their
+// bytes to persist.
+func (fr *frame) runConst(st *execStep, persist *[]span) error {
+	vals, err := st.konst.get(func() ([]Value, error) {
+		in := make([]Value, 0, len(st.op.in))
+		for _, s := range st.op.in {
+			in = append(in, fr.slots[s])
+		}
+		v, err := st.op.kernel(constEnv{fr}, st.op.op, in)
+		if err == nil {
+			err = checkResults(st.op.op, v)
+		}
+		return v, err
+	})
+	if err != nil {
+		return fmt.Errorf("%s (%s): %w", st.op.op.Name, st.op.op.Loc, err)
+	}
+	for j, s := range st.op.out {
+		fr.define(s, vals[j])
+		if fr.proc.arena != nil {
+			*persist = valueSpans(*persist, vals[j])
+		}
+	}
+	return nil
+}
+
 // constEnv hides the frame's arena from kernels computing cached values.
 type constEnv struct{ Env }
 
 func (st *execStep) name() string {
+	if st.pipe != nil {
+		return "row pipeline"
+	}
 	if st.group != nil {
 		return st.group.root.Name
 	}
@@ -176,7 +219,9 @@ func (fr *frame) sharedElsewhere(ep *execPlan, skip int, s span, al *aliases) bo
 func (fr *frame) release(ep *execPlan, s int, persist []span, al *aliases) {
 	v := fr.slots[s]
 	ar := fr.proc.arena
-	if ar == nil || v == nil {
+	if ar == nil || v == nil || fr.pm != nil && (fr.pm.mp.isPlanned(s) && !al.maybeShared(s) || fr.pm.holds(v)) {
+		// planned, or a view of a planned value: its place is the plan's
+		// (a value its kernel made elsewhere is left to the collector)
 		fr.undefine(s)
 		return
 	}
@@ -327,6 +372,13 @@ func (fr *frame) runGroup(ep *execPlan, g *fusedGroup, persist []span, al *alias
 	}
 	nbytes := g.n * g.dt.Size()
 	ar := fr.proc.arena
+	if l := fr.plannedOut(g.out, g.dt, g.shape); l != nil {
+		if g.n > 0 {
+			execFused(g, leaves, l.Data)
+		}
+		fr.define(g.out, l)
+		return nil
+	}
 	var data []byte
 	inplace := -1
 	if ar != nil && g.n > 0 {

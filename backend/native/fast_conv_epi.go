@@ -54,6 +54,10 @@ type convEpiPlan struct {
 	thr, selVal int
 	lo, hi      int
 	ka, kb      float32 // the values of a and b where they are constants
+	// act, when set, is the vector row of a last unary node (SiLU,
+	// hardswish, GELU, ...) that the affine kernel's rows go through
+	// after it, in place, while they are in cache
+	act vmathFn
 }
 
 // epiArgs is the argument block of affineRows32: rows of n elements at d
@@ -302,6 +306,11 @@ func (pl *convEpiPlan) setAffine() {
 	if c := bin(k, nodeNaNMin); c >= 0 && nodes[c].kind == fkScalar {
 		pl.hi, k = c, k+1
 	}
+	if k == len(ch)-1 {
+		if nd := &nodes[ch[k]]; nd.kind == fkUnary && nd.v32 != nil && nd.args[0] == prev(k) && vmathLanes > 0 {
+			pl.act, k = nd.v32, k+1
+		}
+	}
 	pl.affine = k == len(ch) && simdRows
 	if pl.a >= 0 && nodes[pl.a].kind == fkScalar {
 		pl.ka = float32(nodes[pl.a].scalar)
@@ -322,6 +331,7 @@ func (fr *frame) runConvEpi(ep *execPlan, st *execStep, in []Value, persist []sp
 	if done {
 		return nil
 	}
+	fr.stepOuts = nil // the group's planned place is for the group's value
 	out, err := pl.kernel(fr, pl.op, in)
 	if err != nil {
 		return fmt.Errorf("%s (%s): %w", pl.op.Name, pl.op.Loc, err)
@@ -353,6 +363,7 @@ func (fr *frame) convEpiFast(st *execStep, in []Value) (bool, error) {
 	if !ok || !shapeEq(c.outShape, g.shape) {
 		return false, nil
 	}
+	c.weight = isWeightOperand(fr, pl.op, 1)
 	var leaves []*literal.Literal
 	if ar := fr.proc.arena; ar != nil {
 		leaves = ar.leafSlice(len(g.nodes))
@@ -510,6 +521,12 @@ func (e *convEpilogue) rows(img, ch, rows, pos, m int) {
 		a.b, a.sb = &e.bv[ch*e.sb], e.sb
 	}
 	affineRows32(&a)
+	if e.act != nil {
+		for r := 0; r < rows; r++ {
+			row := e.out[off+r*e.n : off+r*e.n+m]
+			e.act(row, row)
+		}
+	}
 }
 
 // scalarAt returns the value of uniform node i for channel ch.

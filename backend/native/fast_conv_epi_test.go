@@ -65,6 +65,20 @@ func epiModule(cc convCase, kind string) string {
 		fmt.Fprintf(&b, "  %%six = \"stablehlo.constant\"() {value = dense<6.0> : %s} : () -> %s\n", T, T)
 		clamp("%l", "maximum", "%a", "%z")
 		clamp("%y", "minimum", "%l", "%six")
+	case "bnsilu": // batch norm and SiLU as aten lowers it
+		b.WriteString(bin("%m", "multiply", "%c", "%S") + bin("%a", "add", "%m", "%B"))
+		fmt.Fprintf(&b, "  %%one = \"stablehlo.constant\"() {value = dense<1.0> : %s} : () -> %s\n", T, T)
+		fmt.Fprintf(&b, "  %%ng = \"stablehlo.negate\"(%%a) : (%s) -> %s\n", T, T)
+		fmt.Fprintf(&b, "  %%ex = \"stablehlo.exponential\"(%%ng) : (%s) -> %s\n", T, T)
+		b.WriteString(bin("%dn", "add", "%one", "%ex") + bin("%y", "divide", "%a", "%dn"))
+	case "bnhardswish": // batch norm and hardswish as aten lowers it
+		b.WriteString(bin("%m", "multiply", "%c", "%S") + bin("%a", "add", "%m", "%B"))
+		fmt.Fprintf(&b, "  %%three = \"stablehlo.constant\"() {value = dense<3.0> : %s} : () -> %s\n", T, T)
+		fmt.Fprintf(&b, "  %%six = \"stablehlo.constant\"() {value = dense<6.0> : %s} : () -> %s\n", T, T)
+		b.WriteString(bin("%t", "add", "%a", "%three"))
+		clamp("%l", "maximum", "%t", "%z")
+		clamp("%u", "minimum", "%l", "%six")
+		b.WriteString(bin("%p", "multiply", "%a", "%u") + bin("%y", "divide", "%p", "%six"))
 	case "resclamp": // a residual add, then a clamp from below only
 		b.WriteString(bin("%a", "add", "%c", "%r"))
 		clamp("%y", "maximum", "%a", "%z")
@@ -112,7 +126,7 @@ func TestConvEpilogueMatchesUnfused(t *testing.T) {
 	}
 	kinds := map[string]bool{ // kind -> planned as an epilogue
 		"bn": true, "bnrelu": true, "bnres": true, "scalars": true, "generic": true, "bias": true,
-		"bnrelu6": true, "resclamp": true,
+		"bnrelu6": true, "resclamp": true, "bnsilu": true, "bnhardswish": true,
 		"twouse": false, "nonchain": false, "spatial": false,
 	}
 	defer func(old bool) { convEpiEnabled = old }(convEpiEnabled)

@@ -34,6 +34,15 @@ func (c *conv2d) runSmall(dst []float32) {
 		}
 		c.smallPlane(out, w, in)
 	}
+	if n == 1 && c.kh == c.h && c.kw == c.w && c.padT == 0 && c.padL == 0 && c.groups == 1 && gemvSIMDOK {
+		// the kernel covers the whole image, one group: per image a
+		// matrix-vector product of the weights [outC, k] and the image
+		for b := 0; b < c.batch; b++ {
+			gemv(c.lhs[b*c.inC*hw:b*c.inC*hw+k], c.rhs, k, dst[b*c.outC:(b+1)*c.outC])
+		}
+		c.finish(0, 0, ocPer, 0, c.batch*n)
+		return
+	}
 	planes := c.batch * c.outC
 	// The planes are independent: above a few tens of thousands of
 	// multiply-adds they are shared among the threads (each plane is

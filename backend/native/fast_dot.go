@@ -82,7 +82,22 @@ func fastDot(env Env, op *stablehlo.Op, in []Value) (*literal.Literal, bool) {
 	if err != nil {
 		return nil, false
 	}
-	if p.small() || p.tiled() {
+	if p.small() {
+		p.runExact(f32View(lhs.Data), f32View(rhs.Data), out)
+		return out, true
+	}
+	if p.batch == 1 && p.m > 1 && p.m < prepackMaxRows {
+		// a weight packed once: the packed GEMM, with no packing of B left
+		// to pay, beats the exact tiles on the few rows they were for
+		b := gemm.Matrix{Data: f32View(rhs.Data), RowStride: p.rk, ColStride: p.rn}
+		if pb := prepackedB(env, op, 1, rhs, p.k, p.n, b); pb != nil {
+			c, store := f32Out(out.Data)
+			gemm.SgemmPackedB(p.m, gemm.Matrix{Data: f32View(lhs.Data), RowStride: p.lm, ColStride: p.lk}, pb, c, p.n, false, 0)
+			store()
+			return out, true
+		}
+	}
+	if p.tiled() {
 		p.runExact(f32View(lhs.Data), f32View(rhs.Data), out)
 	} else {
 		p.run(f32View(lhs.Data), f32View(rhs.Data), out)
@@ -164,11 +179,13 @@ func (p *fastDotPlan) run(a, b []float32, out *literal.Literal) {
 		for i := 0; i < p.batch; i++ {
 			x := a[i*p.lb : i*p.lb+k]
 			dst := c[i*n : (i+1)*n]
-			parallelRange(n, max(1, gemvGrain/k), func(lo, hi int) {
-				for j := lo; j < hi; j++ {
-					o := i*p.rb + j*p.rn
-					dst[j] = dot32(x, b[o:o+k])
+			parallelRange(n, max(4, gemvGrain/k), func(lo, hi int) {
+				// rows in fours: the parts' bounds on multiples of 4 but the last
+				lo &^= 3
+				if hi < n {
+					hi &^= 3
 				}
+				gemv(x, b[i*p.rb+lo*p.rn:], p.rn, dst[lo:hi])
 			})
 		}
 		store()

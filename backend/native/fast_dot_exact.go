@@ -23,8 +23,8 @@ const exactDotParallelMin = 1 << 18
 
 // tiledParallelMin is exactDotParallelMin for the SIMD tiles, which run
 // about ten times faster (and each goroutine packs B again when B needs
-// packing): like the packed GEMM, they split from 2M multiply-adds.
-const tiledParallelMin = 1 << 21
+// packing): like the packed GEMM, they split from 256K multiply-adds.
+const tiledParallelMin = 1 << 18
 
 // runExact computes the product of a and b (the operands' elements) into
 // out in the exact kernel's order.

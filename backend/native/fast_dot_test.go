@@ -28,6 +28,13 @@ func tensorType(shape []int64) string {
 
 func (dc dotCase) op(t *testing.T) *stablehlo.Op {
 	t.Helper()
+	return dc.module(t).Funcs[0].Body.Blocks[0].Ops[0]
+}
+
+// module returns a module whose one function multiplies its arguments as
+// dc does.
+func (dc dotCase) module(t *testing.T) *stablehlo.Module {
+	t.Helper()
 	var res []int64
 	for _, d := range dc.lb {
 		res = append(res, dc.lhs[d])
@@ -54,7 +61,7 @@ func (dc dotCase) op(t *testing.T) *stablehlo.Op {
 	if err != nil {
 		t.Fatalf("%s: %v", src, err)
 	}
-	return m.Funcs[0].Body.Blocks[0].Ops[0]
+	return m
 }
 
 func runDot(t *testing.T, op *stablehlo.Op, a, b *literal.Literal, fast bool) *literal.Literal {

@@ -70,6 +70,10 @@ func dwRowsGo(dst, src []float32, offs []int, w []float32, n, rows, dstStride, s
 
 // runDirect computes c into dst ([batch, outC, oh, ow]).
 func (c *conv2d) runDirect(dst []float32) {
+	if c.useC16() {
+		c.runC16(dst) // channels in the vectors (fast_dwc16.go)
+		return
+	}
 	ocPer, n := c.outC/c.groups, c.oh*c.ow
 	spanH, spanW := (c.kh-1)*c.dh+1, (c.kw-1)*c.dw+1
 	taps := c.kerC * c.kh * c.kw
@@ -205,7 +209,11 @@ func (c *conv2d) dwRows(d, sc []float32, offs []int, w []float32, n, rows, srcSt
 	if dwSIMD {
 		a := dwArgs{dst: &d[0], src: &sc[0], offs: &offs[0], w: &w[0], taps: len(offs), n: n, rows: rows,
 			dstStride: 4 * n, srcStride: 4 * srcStride}
-		dwRows(&a)
+		if dw512OK {
+			dwRows512(&a)
+		} else {
+			dwRows(&a)
+		}
 		return
 	}
 	dwRowsGo(d, sc, offs, w, n, rows, n, srcStride)

@@ -179,3 +179,106 @@ evnext:
 evdone:
 	VZEROUPPER
 	RET
+
+// func dwRows512(p *dwArgs)
+// dwRows with AVX-512: columns 64 at a time (four accumulators), then 16,
+// then a tail masked by K1; the same taps in the same order.
+TEXT ·dwRows512(SB), NOSPLIT, $0-8
+	MOVQ p+0(FP), R8
+	MOVQ 0(R8), DI
+	MOVQ 8(R8), SI
+	MOVQ 16(R8), R9
+	MOVQ 24(R8), R10
+	MOVQ 32(R8), R11
+	MOVQ 40(R8), CX
+	MOVQ 48(R8), R12
+	MOVQ CX, BX
+	ANDQ $-16, BX
+	MOVQ CX, R14
+	SUBQ $64, R14 // last start of a 64-column block
+	// K1: the lanes of the tail (n%16)
+	MOVQ CX, R13
+	ANDQ $15, R13
+	MOVQ $1, AX
+	SHLXQ R13, AX, AX
+	DECQ AX
+	KMOVW AX, K1
+
+zrow:
+	TESTQ R12, R12
+	JLE zdone
+	XORQ AX, AX
+
+zloop64:
+	CMPQ AX, R14
+	JG zloop16
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	XORQ DX, DX
+
+ztap64:
+	MOVQ (R9)(DX*8), R13
+	ADDQ SI, R13
+	LEAQ (R13)(AX*4), R13
+	VBROADCASTSS (R10)(DX*4), Z4
+	VFMADD231PS (R13), Z4, Z0
+	VFMADD231PS 64(R13), Z4, Z1
+	VFMADD231PS 128(R13), Z4, Z2
+	VFMADD231PS 192(R13), Z4, Z3
+	INCQ DX
+	CMPQ DX, R11
+	JB ztap64
+	VMOVUPS Z0, (DI)(AX*4)
+	VMOVUPS Z1, 64(DI)(AX*4)
+	VMOVUPS Z2, 128(DI)(AX*4)
+	VMOVUPS Z3, 192(DI)(AX*4)
+	ADDQ $64, AX
+	JMP zloop64
+
+zloop16:
+	CMPQ AX, BX
+	JAE ztail
+	VPXORD Z0, Z0, Z0
+	XORQ DX, DX
+
+ztap16:
+	MOVQ (R9)(DX*8), R13
+	ADDQ SI, R13
+	VBROADCASTSS (R10)(DX*4), Z4
+	VFMADD231PS (R13)(AX*4), Z4, Z0
+	INCQ DX
+	CMPQ DX, R11
+	JB ztap16
+	VMOVUPS Z0, (DI)(AX*4)
+	ADDQ $16, AX
+	JMP zloop16
+
+ztail:
+	CMPQ AX, CX
+	JAE znext
+	VPXORD Z0, Z0, Z0
+	XORQ DX, DX
+
+ztaptail:
+	MOVQ (R9)(DX*8), R13
+	ADDQ SI, R13
+	LEAQ (R13)(AX*4), R13
+	VMOVUPS.Z (R13), K1, Z5
+	VBROADCASTSS (R10)(DX*4), Z4
+	VFMADD231PS Z5, Z4, Z0
+	INCQ DX
+	CMPQ DX, R11
+	JB ztaptail
+	VMOVUPS Z0, K1, (DI)(AX*4)
+
+znext:
+	ADDQ 56(R8), DI
+	ADDQ 64(R8), SI
+	DECQ R12
+	JMP zrow
+
+zdone:
+	VZEROUPPER
+	RET

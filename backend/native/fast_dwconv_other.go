@@ -8,3 +8,7 @@ func dwRows(p *dwArgs) { panic("no vector loops") }
 const dwSIMDOK = false
 
 func evensRows(d, s *float32, n, rows, dStride, sStride int) { panic("no vector loops") }
+
+const dw512OK = false
+
+func dwRows512(p *dwArgs) { panic("no vector loops") }

@@ -47,11 +47,13 @@ func dwCases(r *rand.Rand) []convCase {
 
 func TestFastDWConvMatchesExact(t *testing.T) {
 	defer func(old bool) { dwSIMD = old }(dwSIMD)
+	defer func(old bool) { dwc16Enabled = old }(dwc16Enabled)
 	for _, simd := range []bool{true, false} {
 		if simd && !dwSIMDOK {
 			continue
 		}
 		dwSIMD = simd
+		dwc16Enabled = simd && dwc16OK // the channel vectors, or the rows in Go
 		for _, procs := range []int{1, 4} {
 			t.Run(fmt.Sprintf("simd=%v/procs=%d", simd, procs), func(t *testing.T) {
 				old := runtime.GOMAXPROCS(procs)
@@ -121,6 +123,8 @@ func TestFastDWConvSIMDMatchesGo(t *testing.T) {
 		t.Skip("no vector kernel")
 	}
 	defer func(old bool) { dwSIMD = old }(dwSIMD)
+	defer func(old bool) { dwc16Enabled = old }(dwc16Enabled)
+	dwc16Enabled = false // the row kernel, vector and Go
 	r := rand.New(rand.NewPCG(25, 26))
 	for _, cc := range dwCases(r) {
 		op := cc.op(t)
@@ -192,12 +196,16 @@ func BenchmarkFastDWConv(b *testing.B) {
 			}
 			dst := make([]float32, cc.b*cc.o*oh*ow)
 			b.ResetTimer()
+			t0 := benchCPU()
 			for i := 0; i < b.N; i++ {
 				c.run(dst)
 			}
 			flops := 2 * float64(cc.b*cc.o*oh*ow) * float64(cc.c/cc.g*cc.kh*cc.kw) * float64(b.N)
 			b.ReportMetric(flops/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 			b.ReportMetric(b.Elapsed().Seconds()*1e3/float64(b.N), "ms/op")
+			if cpu := benchCPU() - t0; t0 > 0 && cpu > 0 {
+				b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N)/1e3, "cpu-us/op")
+			}
 		})
 	}
 }

@@ -95,6 +95,14 @@ func (p *pool2d) run(src, dst []float32) {
 	if p.oh*p.ow == 0 {
 		return
 	}
+	if whole := p.wholeSums(); whole != nil {
+		// one sum per column or per row of each plane (average pooling
+		// to 1×1 as aten lowers it): tight loops over many small planes
+		runParts(p.planes, min(Threads(), p.planes, max(1, p.planes*p.h*p.w/(1<<13))), func(lo, hi int) {
+			whole(src, dst, lo, hi)
+		})
+		return
+	}
 	do := func(lo, hi int) {
 		var buf []float32
 		if p.max && simdPool {
@@ -104,7 +112,7 @@ func (p *pool2d) run(src, dst []float32) {
 			p.plane(src[pl*p.h*p.w:(pl+1)*p.h*p.w], dst[pl*p.oh*p.ow:(pl+1)*p.oh*p.ow], buf)
 		}
 	}
-	runParts(p.planes, min(Threads(), p.planes, max(1, p.planes*p.oh*p.ow*p.kh*p.kw/(1<<15))), do)
+	runParts(p.planes, min(Threads(), p.planes, max(1, p.planes*p.oh*p.ow*p.kh*p.kw/(1<<13))), do)
 }
 
 // plane folds every window of one h×w plane into the oh×ow outputs:
@@ -254,6 +262,55 @@ func maxF32(a, x float32) float32 {
 	return a
 }
 
+// wholeSums returns, for a sum whose window covers the columns of the
+// plane (an output row of column sums) or its one row (a single sum),
+// the loop over planes [lo, hi) that runs it; nil otherwise. Each output
+// folds the init value and then its inputs in the generic order (rows in
+// turn; the row's elements left to right), so the bits are the same; a
+// loop call per plane cost more than the sums on the small images of a
+// squeeze-and-excitation block (1152 planes of 4×4).
+func (p *pool2d) wholeSums() func(src, dst []float32, lo, hi int) {
+	if p.max || p.pt != 0 || p.pl != 0 || p.oh != 1 {
+		return nil
+	}
+	h, w, init := p.h, p.w, p.init
+	switch {
+	case p.kh == h && p.dh == 1 && p.kw == 1 && p.sw == 1 && p.ow == w:
+		return func(src, dst []float32, lo, hi int) {
+			for pl := lo; pl < hi; pl++ {
+				in, out := src[pl*h*w:(pl+1)*h*w], dst[pl*w:(pl+1)*w]
+				if simdRows && w >= 16 {
+					for x := range out {
+						out[x] = init
+					}
+					for y := 0; y < h; y++ {
+						binRR(opAdd, &out[0], &out[0], &in[y*w], w)
+					}
+					continue
+				}
+				for x := range out {
+					acc := init
+					for y := x; y < len(in); y += w {
+						acc += in[y]
+					}
+					out[x] = acc
+				}
+			}
+		}
+	case h == 1 && p.kh == 1 && p.kw == w && p.dw == 1 && p.ow == 1:
+		return func(src, dst []float32, lo, hi int) {
+			for pl := lo; pl < hi; pl++ {
+				acc := init
+				for _, v := range src[pl*w : (pl+1)*w] {
+					acc += v
+				}
+				dst[pl] = acc
+			}
+		}
+	}
+	return nil
+}
+
 // columnSums runs a sum whose windows are columns (kw = 1, stride 1 along
 // the row, no column padding: the first half of adaptive average pooling
 // to 1×1 as aten lowers it) a row at a time: each output row starts at
@@ -275,6 +332,11 @@ func (p *pool2d) columnSums(src, dst []float32) {
 				continue
 			}
 			row := src[y*p.w : (y+1)*p.w]
+			if simdRows && len(out) > 0 {
+				_ = row[len(out)-1]
+				binRR(opAdd, &out[0], &out[0], &row[0], len(out)) // the same adds, 8 lanes at a time
+				continue
+			}
 			for ox, v := range row {
 				out[ox] += v
 			}

@@ -54,6 +54,12 @@ func TestFastWindowBitsMatchGeneric(t *testing.T) {
 		// strided, dilated, padded ones
 		{[]int64{1, 5, 13, 9}, []int64{1, 1, 13, 1}, []int64{1, 1, 1, 1}, []int64{1, 1, 1, 1}, []int64{0, 0, 0, 0, 0, 0, 0, 0}},
 		{[]int64{2, 3, 12, 7}, []int64{1, 1, 3, 1}, []int64{1, 1, 2, 1}, []int64{1, 1, 2, 1}, []int64{0, 0, 0, 0, 2, 3, 0, 0}},
+		// whole columns and whole rows of many small planes (wholeSums):
+		// squeeze-and-excitation's pooling, narrow and wide
+		{[]int64{1, 1152, 4, 4}, []int64{1, 1, 4, 1}, []int64{1, 1, 1, 1}, []int64{1, 1, 1, 1}, []int64{0, 0, 0, 0, 0, 0, 0, 0}},
+		{[]int64{1, 1152, 1, 4}, []int64{1, 1, 1, 4}, []int64{1, 1, 1, 1}, []int64{1, 1, 1, 1}, []int64{0, 0, 0, 0, 0, 0, 0, 0}},
+		{[]int64{2, 7, 5, 21}, []int64{1, 1, 5, 1}, []int64{1, 1, 1, 1}, []int64{1, 1, 1, 1}, []int64{0, 0, 0, 0, 0, 0, 0, 0}},
+		{[]int64{2, 7, 1, 33}, []int64{1, 1, 1, 33}, []int64{1, 1, 1, 1}, []int64{1, 1, 1, 1}, []int64{0, 0, 0, 0, 0, 0, 0, 0}},
 	}
 	for _, c := range cases {
 		var out []int64

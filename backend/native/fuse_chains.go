@@ -64,10 +64,19 @@ func foldChains(nodes []fuseNode) {
 			}
 			continue
 		}
-		// SiLU as aten lowers it: divide(x, add(1, exp(negate(x))))
 		if nd.kind != fkBinary || nd.name != "stablehlo.divide" || nd.dt != dtype.F32 {
 			continue
 		}
+		// hardswish as aten lowers it (the clamps folded, fuse_clamp.go):
+		// divide(multiply(x, nanmin(nanmax(add(x, 3), 0), 6)), 6)
+		if x, inner, ok := hardswishChain(nodes, only, isConst, i); ok {
+			*nd = fuseNode{kind: fkUnary, dt: dtype.F32, args: [4]int{x}, name: "hardswish", v32: hardswishRow, s32: hardswish32}
+			for _, j := range inner {
+				nodes[j].kind = fkNop
+			}
+			continue
+		}
+		// SiLU as aten lowers it: divide(x, add(1, exp(negate(x))))
 		x, p := nd.args[0], nd.args[1]
 		e, ok := plusOne(p)
 		if !ok || !only(e, fkUnary, "stablehlo.exponential") {
@@ -82,6 +91,34 @@ func foldChains(nodes []fuseNode) {
 			nodes[j].kind = fkNop
 		}
 	}
+}
+
+// hardswishChain matches node i, a divide, as hardswish of x: the
+// inner nodes (each read once) it replaces, or false.
+func hardswishChain(nodes []fuseNode, only func(int, fuseKind, string) bool, isConst func(int, float32) bool, i int) (x int, inner []int, ok bool) {
+	nd := &nodes[i]
+	m := nd.args[0]
+	if !isConst(nd.args[1], 6) || !only(m, fkBinary, "stablehlo.multiply") {
+		return 0, nil, false
+	}
+	for _, pick := range [2][2]int{{0, 1}, {1, 0}} { // multiply(x, clamp) or (clamp, x)
+		x, c := nodes[m].args[pick[0]], nodes[m].args[pick[1]]
+		if !only(c, fkBinary, nodeNaNMin) || !isConst(nodes[c].args[1], 6) {
+			continue
+		}
+		lo := nodes[c].args[0]
+		if !only(lo, fkBinary, nodeNaNMax) || !isConst(nodes[lo].args[1], 0) {
+			continue
+		}
+		a := nodes[lo].args[0]
+		if !only(a, fkBinary, "stablehlo.add") {
+			continue
+		}
+		if p, q := nodes[a].args[0], nodes[a].args[1]; (p == x && isConst(q, 3)) || (q == x && isConst(p, 3)) {
+			return x, []int{m, c, lo, a}, true
+		}
+	}
+	return 0, nil, false
 }
 
 // nodeArity is the number of operands of a node of kind k.

@@ -11,7 +11,7 @@ import (
 // where their inner values are read nowhere else, and stay chains where
 // they are.
 func TestFoldChains(t *testing.T) {
-	for name, want := range map[string]string{"bn_silu": "silu", "silu_shared": "", "gelu": "gelu"} {
+	for name, want := range map[string]string{"bn_silu": "silu", "silu_shared": "", "gelu": "gelu", "bn_hardswish": "hardswish"} {
 		m, err := stablehlo.ParseModule(name, []byte("module {\n"+fuseModules[name]+"\n}"))
 		if err != nil {
 			t.Fatal(err)
@@ -23,7 +23,7 @@ func TestFoldChains(t *testing.T) {
 				continue
 			}
 			for _, nd := range st.group.nodes {
-				if nd.name == "silu" || nd.name == "gelu" {
+				if nd.name == "silu" || nd.name == "gelu" || nd.name == "hardswish" {
 					folded = nd.name
 				}
 			}
@@ -91,6 +91,38 @@ func TestGELURowBits(t *testing.T) {
 					want := h * p
 					if math.Float32bits(got[i]) != math.Float32bits(want) && !(got[i] != got[i] && want != want) {
 						t.Fatalf("gelu(%g) = %g (bits %#x), the ops one by one give %g (%#x)", v, got[i], math.Float32bits(got[i]), want, math.Float32bits(want))
+					}
+				}
+			}
+		}
+	})
+}
+
+// TestHardswishRowBits compares the one-loop hardswish with its ops run
+// one by one (add 3, the clamp to [0, 6], multiply, divide by 6).
+func TestHardswishRowBits(t *testing.T) {
+	nan := float32(math.NaN())
+	vals := []float32{nan, -nan, float32(math.Inf(1)), float32(math.Inf(-1)), 0, float32(math.Copysign(0, -1)),
+		math.Float32frombits(1), -math.Float32frombits(1), 0x1p-126, 3, -3, 2.9999998, -3.0000002, 6, -6, 1, -1, 0.5, -3.25, 20, -20, 3e38, -3e38}
+	forLanes(t, func(t *testing.T) {
+		for n := 1; n <= 40; n++ {
+			for off := range vals {
+				x := make([]float32, n)
+				for i := range x {
+					x[i] = vals[(off+i)%len(vals)] * float32(1+i%3)
+				}
+				got := make([]float32, n)
+				hardswishRow(got, x)
+				for i, v := range x {
+					a := v + 3
+					if !(a != a) {
+						a = float32(math.Max(float64(a), 0))
+						a = float32(math.Min(float64(a), 6))
+					}
+					m := v * a
+					want := m / 6
+					if math.Float32bits(got[i]) != math.Float32bits(want) && !(got[i] != got[i] && want != want) {
+						t.Fatalf("hardswish(%g) = %g (bits %#x), the ops one by one give %g (%#x)", v, got[i], math.Float32bits(got[i]), want, math.Float32bits(want))
 					}
 				}
 			}

@@ -132,25 +132,62 @@ func execFused(g *fusedGroup, leaves []*literal.Literal, out []byte) {
 }
 
 func execFusedT[T fnum](g *fusedGroup, leaves []*literal.Literal, out []byte, pool *sync.Pool) {
-	views := leafViews[T](g, leaves)
-	outView := viewAs[T](out, g.dt)
-	parallelRange(g.n, fuseGrain, func(lo, hi int) {
-		s := getScratch[T](pool, g)
-		defer pool.Put(s)
-		k := newChunker(g, lo)
-		for c := lo; c < hi; {
-			m, seg := k.len(c, hi)
-			var dst []T
-			if outView != nil {
-				dst = outView[c : c+m]
-			}
-			r := evalChunk(g, leaves, views, s, dst, c, m, seg)
-			if outView == nil {
-				storeRow(out, g.dt, c, r)
-			}
-			c += m
+	vb := getViewsBuf[T](len(g.nodes))
+	views := leafViewsInto(*vb, g, leaves)
+	if g.n < 2*fuseGrain || Threads() == 1 {
+		fusedRange(g, leaves, views, out, 0, g.n, pool) // no closure to allocate
+	} else {
+		parallelRange(g.n, fuseGrain, func(lo, hi int) { fusedRange(g, leaves, views, out, lo, hi, pool) })
+	}
+	clear(views)
+	viewsBufs.Put(vb)
+}
+
+// viewsBufs pools the per-node view slices of execFusedT (a slice of
+// []float32 or of []float64).
+var viewsBufs sync.Pool
+
+func getViewsBuf[T fnum](n int) *[][]T {
+	vb, _ := viewsBufs.Get().(*[][]T)
+	if vb == nil {
+		vb = new([][]T)
+	}
+	if cap(*vb) < n {
+		*vb = make([][]T, n)
+	}
+	*vb = (*vb)[:n]
+	return vb
+}
+
+// leafViewsInto is leafViews into dst (of one entry per node).
+func leafViewsInto[T fnum](dst [][]T, g *fusedGroup, leaves []*literal.Literal) [][]T {
+	for i := range g.nodes {
+		dst[i] = nil
+		if nd := &g.nodes[i]; nd.kind == fkLeaf && nd.strides == nil && leaves[i] != nil { // nil: empty reduce
+			dst[i] = viewAs[T](leaves[i].Data, nd.dt)
 		}
-	})
+	}
+	return dst
+}
+
+// fusedRange computes elements [lo, hi) of g into out.
+func fusedRange[T fnum](g *fusedGroup, leaves []*literal.Literal, views [][]T, out []byte, lo, hi int, pool *sync.Pool) {
+	outView := viewAs[T](out, g.dt)
+	s := getScratch[T](pool, g)
+	defer pool.Put(s)
+	k := newChunker(g, lo)
+	for c := lo; c < hi; {
+		m, seg := k.len(c, hi)
+		var dst []T
+		if outView != nil {
+			dst = outView[c : c+m]
+		}
+		r := evalChunk(g, leaves, views, s, dst, c, m, seg)
+		if outView == nil {
+			storeRow(out, g.dt, c, r)
+		}
+		c += m
+	}
 }
 
 // evalChunk computes every node for elements [c, c+m), in segments of

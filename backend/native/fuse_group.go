@@ -267,8 +267,8 @@ func (b *groupBuilder) finish() {
 		}
 	}
 	if b.grp.f32 {
+		foldClamps(b.grp.nodes) // first: hardswish's chain holds clamps
 		foldChains(b.grp.nodes)
-		foldClamps(b.grp.nodes)
 	}
 	b.grp.period = chunkPeriod(b.grp.nodes)
 	ident := map[int]bool{}

@@ -2,6 +2,7 @@ package native
 
 import (
 	"fmt"
+	"math"
 	"sync"
 
 	"github.com/torchtpu/torchtpu/dtype"
@@ -91,9 +92,13 @@ func (fr *frame) runReduceGroup(g *fusedGroup, leaves []*literal.Literal) error 
 	outN := elemCount(rf.shape)
 	nbytes := outN * g.dt.Size()
 	var data []byte
-	if ar := fr.proc.arena; ar != nil {
+	planned := fr.plannedOut(rf.out, g.dt, rf.shape)
+	switch ar := fr.proc.arena; {
+	case planned != nil:
+		data = planned.Data
+	case ar != nil:
 		data = ar.take(nbytes)
-	} else {
+	default:
 		data = make([]byte, nbytes)
 	}
 	if outN > 0 && outN*rf.size != g.n {
@@ -103,7 +108,11 @@ func (fr *frame) runReduceGroup(g *fusedGroup, leaves []*literal.Literal) error 
 	f := floatFold(rf.kind, g.dt)
 	res := make([]float64, outN)
 	body := func(lo, hi int) {
-		if g.f32 {
+		if g.f32 && g.dt == dtype.F32 && rf.size > 0 && (rf.kind == foldAdd || rf.kind == foldMax) {
+			foldGroups32(g, leaves, res, float32(start), rf.kind == foldMax, lo, hi)
+		} else if !g.f32 && g.dt == dtype.F64 && rf.kind == foldAdd {
+			foldSum64(g, leaves, res, start, lo, hi)
+		} else if g.f32 {
 			foldGroups[float32](g, leaves, res, start, f, lo, hi, &scratch32)
 		} else {
 			foldGroups[float64](g, leaves, res, start, f, lo, hi, &scratch64)
@@ -115,8 +124,79 @@ func (fr *frame) runReduceGroup(g *fusedGroup, leaves []*literal.Literal) error 
 		body(0, outN)
 	}
 	storeRow(data, g.dt, 0, res)
+	if planned != nil {
+		fr.define(rf.out, planned)
+		return nil
+	}
 	fr.define(rf.out, &literal.Literal{DType: g.dt, Shape: append([]int64(nil), rf.shape...), Data: data})
 	return nil
+}
+
+// foldGroups32 is foldGroups for a float32 sum or maximum, in float32
+// with the fold inlined: the same bits (a float32 add is the float64 add
+// rounded, as the generic fold rounds it; max32 is its maximum), without
+// a call per element.
+func foldGroups32(g *fusedGroup, leaves []*literal.Literal, res []float64, start float32, isMax bool, lo, hi int) {
+	s := getScratch[float32](&scratch32, g)
+	defer scratch32.Put(s)
+	size := g.red.size
+	views := leafViews[float32](g, leaves)
+	k := newChunker(g, lo*size)
+	for o := lo; o < hi; o++ {
+		acc := start
+		var sum rowSum
+		redo := false // a NaN or -0 result: summed again in one chain
+		for c, end := o*size, (o+1)*size; c < end; {
+			m, seg := k.len(c, end)
+			row := evalChunk(g, leaves, views, s, nil, c, m, seg)
+			if isMax {
+				acc = maxRow32(acc, row)
+			} else {
+				sum.add(row, c-o*size)
+			}
+			c += m
+		}
+		if !isMax {
+			t := start + sum.total()
+			redo = t != t || t == 0 && math.Signbit(float64(start))
+			acc = t
+		}
+		if redo {
+			acc = start
+			kk := newChunker(g, o*size)
+			for c, end := o*size, (o+1)*size; c < end; {
+				m, seg := kk.len(c, end)
+				for _, x := range evalChunk(g, leaves, views, s, nil, c, m, seg) {
+					acc += x
+				}
+				c += m
+			}
+			k = newChunker(g, (o+1)*size)
+		}
+		res[o] = float64(acc)
+	}
+}
+
+// foldSum64 is foldGroups for a float64 sum (a float32 mean accumulated
+// in float64, as aten lowers it), the add inlined: the generic fold's
+// float64 add, without a call per element.
+func foldSum64(g *fusedGroup, leaves []*literal.Literal, res []float64, start float64, lo, hi int) {
+	s := getScratch[float64](&scratch64, g)
+	defer scratch64.Put(s)
+	size := g.red.size
+	views := leafViews[float64](g, leaves)
+	k := newChunker(g, lo*size)
+	for o := lo; o < hi; o++ {
+		acc := start
+		for c, end := o*size, (o+1)*size; c < end; {
+			m, seg := k.len(c, end)
+			for _, x := range evalChunk(g, leaves, views, s, nil, c, m, seg) {
+				acc += x
+			}
+			c += m
+		}
+		res[o] = acc
+	}
 }
 
 // foldGroups computes output elements [lo, hi) of a reduce-fused group.

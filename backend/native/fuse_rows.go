@@ -130,6 +130,10 @@ func selectRow[T fnum](dst, p, a, b []T) {
 	case []float32:
 		pp, aa, bb := any(p).([]float32), any(a).([]float32)[:len(d)], any(b).([]float32)[:len(d)]
 		pp = pp[:len(d)]
+		if simdRows && len(d) > 0 {
+			selPRR32(&d[0], &pp[0], &aa[0], &bb[0], len(d)) // the same blend, 8 lanes at a time
+			return
+		}
 		for k := range d {
 			var m uint32
 			if pp[k] != 0 {

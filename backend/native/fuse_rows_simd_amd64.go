@@ -122,6 +122,11 @@ func selRRNGT(d, a *float32, b float32, x, y *float32, n int)
 //go:noescape
 func selRRNGE(d, a *float32, b float32, x, y *float32, n int)
 
+// selPRR32 is d = p != 0 ? x : y over n lanes.
+//
+//go:noescape
+func selPRR32(d, p, x, y *float32, n int)
+
 // simdRows reports whether the AVX2 loops run here.
 var simdRows = cpu.X86.HasAVX2
 

@@ -407,3 +407,42 @@ nstail:
 nsdone:
 	VZEROUPPER
 	RET
+
+// func selPRR32(d, p, x, y *float32, n int)
+// d = p != 0 ? x : y, lane by lane (a select on a predicate row of 0/1).
+TEXT ·selPRR32(SB), NOSPLIT, $0-40
+	MOVQ d+0(FP), DI
+	MOVQ p+8(FP), R8
+	MOVQ x+16(FP), SI
+	MOVQ y+24(FP), DX
+	MOVQ n+32(FP), CX
+	VXORPS Y7, Y7, Y7
+	HEAD
+sploop:
+	CMPQ AX, BX
+	JAE sptail
+	VCMPPS $4, (R8)(AX*4), Y7, Y3
+	VMOVUPS (SI)(AX*4), Y0
+	VMOVUPS (DX)(AX*4), Y1
+	VBLENDVPS Y3, Y0, Y1, Y2
+	VMOVUPS Y2, (DI)(AX*4)
+	ADDQ $8, AX
+	JMP sploop
+sptail:
+	CMPQ AX, CX
+	JAE spdone
+	MOVQ CX, R9
+	SUBQ AX, R9
+	SHLQ $2, R9
+	LEAQ tailMask<>+32(SB), R10
+	SUBQ R9, R10
+	VMOVDQU (R10), Y15
+	VMASKMOVPS (R8)(AX*4), Y15, Y4
+	VCMPPS $4, Y4, Y7, Y3
+	VMASKMOVPS (SI)(AX*4), Y15, Y0
+	VMASKMOVPS (DX)(AX*4), Y15, Y1
+	VBLENDVPS Y3, Y0, Y1, Y2
+	VMASKMOVPS Y2, Y15, (DI)(AX*4)
+spdone:
+	VZEROUPPER
+	RET

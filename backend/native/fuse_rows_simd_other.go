@@ -12,3 +12,5 @@ func binSR(op int, d *float32, c float32, y *float32, n int)       { panic("no v
 func selSR(p int, d, a *float32, b, xs float32, y *float32, n int) { panic("no vector loops") }
 func selRR(p int, d, a *float32, b float32, x, y *float32, n int)  { panic("no vector loops") }
 func nanSel(d, a, y []float32)                                     { panic("no vector loops") }
+
+func selPRR32(d, p, x, y *float32, n int) { panic("no vector loops") }

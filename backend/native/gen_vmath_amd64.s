@@ -144,6 +144,26 @@ DATA vmTwo<>+24(SB)/4, $0x40000000
 DATA vmTwo<>+28(SB)/4, $0x40000000
 GLOBL vmTwo<>(SB), RODATA|NOPTR, $32
 
+DATA vmThree<>+0(SB)/4, $0x40400000
+DATA vmThree<>+4(SB)/4, $0x40400000
+DATA vmThree<>+8(SB)/4, $0x40400000
+DATA vmThree<>+12(SB)/4, $0x40400000
+DATA vmThree<>+16(SB)/4, $0x40400000
+DATA vmThree<>+20(SB)/4, $0x40400000
+DATA vmThree<>+24(SB)/4, $0x40400000
+DATA vmThree<>+28(SB)/4, $0x40400000
+GLOBL vmThree<>(SB), RODATA|NOPTR, $32
+
+DATA vmSix<>+0(SB)/4, $0x40c00000
+DATA vmSix<>+4(SB)/4, $0x40c00000
+DATA vmSix<>+8(SB)/4, $0x40c00000
+DATA vmSix<>+12(SB)/4, $0x40c00000
+DATA vmSix<>+16(SB)/4, $0x40c00000
+DATA vmSix<>+20(SB)/4, $0x40c00000
+DATA vmSix<>+24(SB)/4, $0x40c00000
+DATA vmSix<>+28(SB)/4, $0x40c00000
+GLOBL vmSix<>(SB), RODATA|NOPTR, $32
+
 DATA vmSignMask<>+0(SB)/4, $0x80000000
 DATA vmSignMask<>+4(SB)/4, $0x80000000
 DATA vmSignMask<>+8(SB)/4, $0x80000000
@@ -1292,6 +1312,56 @@ loop:
 	VCMPPS $3, Y0, Y0, Y13
 	VBLENDVPS Y13, Y0, Y2, Y2
 	VMOVUPS Y2, (DI)(AX*4)
+	ADDQ $8, AX
+	JMP loop
+done:
+	VZEROUPPER
+	RET
+
+// func vhardswish16(d, x *float32, n int)
+TEXT ·vhardswish16(SB), NOSPLIT, $0-24
+	MOVQ d+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ n+16(FP), CX
+	XORQ AX, AX
+loop:
+	CMPQ AX, CX
+	JAE done
+	VMOVUPS (SI)(AX*4), Z0
+	VADDPS.BCST vmThree<>(SB), Z0, Z1
+	VMAXPS.BCST vmZero<>(SB), Z1, Z1
+	VMINPS.BCST vmSix<>(SB), Z1, Z1
+	VMULPS Z1, Z0, Z1
+	VBROADCASTSS vmSix<>(SB), Z2
+	VDIVPS Z2, Z1, Z1
+	VCMPPS $3, Z0, Z0, K1
+	VBLENDMPS Z0, Z1, K1, Z1
+	VMOVUPS Z1, (DI)(AX*4)
+	ADDQ $16, AX
+	JMP loop
+done:
+	VZEROUPPER
+	RET
+
+// func vhardswish8(d, x *float32, n int)
+TEXT ·vhardswish8(SB), NOSPLIT, $0-24
+	MOVQ d+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ n+16(FP), CX
+	XORQ AX, AX
+loop:
+	CMPQ AX, CX
+	JAE done
+	VMOVUPS (SI)(AX*4), Y0
+	VADDPS vmThree<>(SB), Y0, Y1
+	VMAXPS vmZero<>(SB), Y1, Y1
+	VMINPS vmSix<>(SB), Y1, Y1
+	VMULPS Y1, Y0, Y1
+	VBROADCASTSS vmSix<>(SB), Y2
+	VDIVPS Y2, Y1, Y1
+	VCMPPS $3, Y0, Y0, Y13
+	VBLENDVPS Y13, Y0, Y1, Y1
+	VMOVUPS Y1, (DI)(AX*4)
 	ADDQ $8, AX
 	JMP loop
 done:

@@ -59,7 +59,15 @@ type funcPlan struct {
 	regions map[*stablehlo.Region]*blockPlan
 	// exec is the execution plan of the body (nil: op by op).
 	exec *execPlan
+	// args holds the body's block arguments (isArg)
+	args map[*stablehlo.Value]bool
+	// frames pools the frames of its calls (getFrame)
+	frames sync.Pool
 }
+
+// isArg reports whether v is an argument of the function (of its body,
+// not of a region in it).
+func (fp *funcPlan) isArg(v *stablehlo.Value) bool { return fp.args[v] }
 
 // blockPlan is a planned single block.
 type blockPlan struct {
@@ -108,6 +116,10 @@ func (p *program) plan(f *stablehlo.Func) (*funcPlan, error) {
 	}
 	fp.body = body
 	fp.nslots = len(slots)
+	fp.args = map[*stablehlo.Value]bool{}
+	for _, a := range f.Body.Entry().Args {
+		fp.args[a] = true
+	}
 	if !noFusion {
 		fp.exec = buildExec(body, slots)
 	}

@@ -37,6 +37,16 @@ type frame struct {
 	// their positions in it plus one (runPlan).
 	live    []int
 	livePos []int32
+	// pm is the entry frame's buffer of its memory plan (nil: none);
+	// stepOuts the planned slots the running step defines, claimed the
+	// ones handed out (exec_memplan.go)
+	pm       *plannedMem
+	stepOuts []int
+	claimed  uint64
+	// kept between the runs of a pooled frame (funcPlan.frames): the
+	// spans runPlan must not recycle, and the alias record
+	persist []span
+	al      aliases
 }
 
 func (fr *frame) Context() context.Context { return fr.proc.ctx }
@@ -83,7 +93,8 @@ func (pr *process) callFunc(name string, args []Value) ([]Value, error) {
 	}
 	pr.depth++
 	defer func() { pr.depth-- }()
-	fr := &frame{proc: pr, fn: fp, slots: make([]Value, fp.nslots)}
+	fr := fp.getFrame(pr)
+	defer fp.putFrame(fr)
 	var res []Value
 	if fp.exec != nil {
 		res, err = fr.runPlan(fp.exec, args)
@@ -172,4 +183,24 @@ func checkResults(op *stablehlo.Op, out []Value) error {
 		}
 	}
 	return nil
+}
+
+// getFrame returns a frame for a call of fp by pr: a pooled one, its
+// scratch kept from earlier calls.
+func (fp *funcPlan) getFrame(pr *process) *frame {
+	fr, _ := fp.frames.Get().(*frame)
+	if fr == nil || len(fr.slots) != fp.nslots {
+		fr = &frame{slots: make([]Value, fp.nslots)}
+	}
+	fr.proc, fr.fn, fr.steps = pr, fp, 0
+	return fr
+}
+
+// putFrame gives fr back once its call has returned: its values go (the
+// results were copied out of its slots), its scratch stays.
+func (fp *funcPlan) putFrame(fr *frame) {
+	clear(fr.slots)
+	clear(fr.persist)
+	fr.proc, fr.pm, fr.stepOuts = nil, nil, nil
+	fp.frames.Put(fr)
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/torchtpu/torchtpu/literal"
 	"github.com/torchtpu/torchtpu/stablehlo"
 )
 
@@ -22,17 +23,22 @@ const (
 	stepOp    stepKind = iota // an unfused op
 	stepConst                 // a constant, evaluated once per plan
 	stepGroup                 // a fusion group
+	stepPipe                  // a row pipeline of steps (exec_rowpipe.go)
 )
 
 type execStep struct {
 	kind  stepKind
 	op    *opPlan
 	group *fusedGroup
+	pipe  *rowPipe
 	// epi, on a convolution's step, is the fusion group run as its
 	// epilogue (fast_conv_epi.go).
 	epi   *convEpiPlan
 	frees []int
 	konst *constCache
+	// wfold keeps the results of a step computed from the weights alone
+	// (exec_weightfold.go)
+	wfold *weightFold
 	// retOut is set on the steps defining a value the function returns
 	// (or one a returned reshape views): the entry function's run takes
 	// their buffers fresh, outside the arena's chunks, so that the
@@ -60,18 +66,28 @@ func (k *constCache) get(compute func() ([]Value, error)) ([]Value, error) {
 	if err != nil {
 		return nil, err
 	}
+	for _, x := range v {
+		if l, ok := x.(*literal.Literal); ok {
+			l.Frozen = true // computed once per plan, read only after
+		}
+	}
 	k.v, k.done = v, true
 	return v, nil
 }
 
 type execPlan struct {
 	steps  []execStep
+	mem    *memPlan // places of the planned values (nil: none)
 	args   []int
 	ret    []int
 	groups int
 	fused  int // ops inside groups
 	folded int // ops evaluated once (constants and ops of constants)
 }
+
+// noMemPlan disables memory plans (TORCHTPU_NATIVE_MEMPLAN=0): every
+// value takes its buffer from the arena at run time.
+var noMemPlan = os.Getenv("TORCHTPU_NATIVE_MEMPLAN") == "0"
 
 // noFusion disables execution plans (TORCHTPU_NATIVE_PLAN=0): every
 // function is interpreted op by op, each kernel allocating its result.
@@ -113,12 +129,24 @@ func buildExec(bp *blockPlan, slots map[*stablehlo.Value]int) *execPlan {
 		}
 	}
 	mergeConvEpilogues(ep, bp, u, fu)
+	formRowPipes(ep, slots)
+	markWeightFolds(ep, bp, slots)
 	// Liveness: the last step reading each slot.
 	last := map[int]int{}
 	defAt := map[int]int{}
 	for i := range ep.steps {
 		st := &ep.steps[i]
 		switch st.kind {
+		case stepPipe:
+			for k := range st.pipe.stages {
+				ps := &st.pipe.stages[k]
+				for _, s := range stageDefs(ps) {
+					defAt[s] = i
+				}
+				for _, s := range stageReads(ps) {
+					last[s] = i
+				}
+			}
 		case stepGroup:
 			if r := st.group.red; r != nil {
 				defAt[r.out] = i
@@ -169,6 +197,9 @@ func buildExec(bp *blockPlan, slots map[*stablehlo.Value]int) *execPlan {
 		ep.steps[at].frees = append(ep.steps[at].frees, s)
 	}
 	markReturned(ep, bp, u, returned, defAt)
+	if !noMemPlan {
+		ep.mem = planMemory(ep, bp, slots)
+	}
 	for i := range ep.steps {
 		sortInts(ep.steps[i].frees)
 		g := ep.steps[i].group
@@ -282,6 +313,8 @@ func (ep *execPlan) summary() string {
 		switch {
 		case st.kind == stepConst:
 			n = "evaluated once"
+		case st.kind == stepPipe:
+			n = "row pipeline"
 		case st.group != nil && st.group.red != nil:
 			n = "fusion->reduce"
 		case st.group != nil:

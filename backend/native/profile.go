@@ -22,6 +22,12 @@ type Profile struct {
 	// (up to MaxSpans) for a trace.
 	Spans    bool
 	MaxSpans int
+	// ThreadCPU, when set before the runs, times the steps in CPU time of
+	// the thread running them (CLOCK_THREAD_CPUTIME_ID) rather than wall
+	// time: on a loaded machine, what each step costs while it runs. Only
+	// the calling thread's share counts, so it reads true with one thread
+	// (GOMAXPROCS 1) and a run locked to its thread (runtime.LockOSThread).
+	ThreadCPU bool
 
 	mu    sync.Mutex
 	steps map[*execStep]*stepTime
@@ -32,6 +38,11 @@ type Profile struct {
 type stepTime struct {
 	d     time.Duration
 	count int
+	// loops counts the parallel loops the step ran (split over two
+	// goroutines or more); helpers is the time the pool's helpers spent
+	// in them, besides the running thread's d
+	loops   int64
+	helpers time.Duration
 	// samples holds the first maxSamples durations (for the median)
 	samples []time.Duration
 }
@@ -60,6 +71,13 @@ type ProfileEntry struct {
 	// steps of the kind: on a loaded machine, what its runs take without
 	// the ones another process stretched.
 	Median time.Duration
+	// Loops is the parallel loops (split over two threads or more) the
+	// steps ran; Serial the part of Total in steps that ran none (one
+	// thread busy, the others idle); Helpers the time the pool's helper
+	// threads spent in the steps' loops, besides Total.
+	Loops   int64
+	Serial  time.Duration
+	Helpers time.Duration
 }
 
 type profileKey struct{}
@@ -75,7 +93,24 @@ func profileOf(ctx context.Context) *Profile {
 	return p
 }
 
-func (p *Profile) record(st *execStep, start time.Time, d time.Duration) {
+// stamp returns the time a step starts: wall time, or the thread's CPU
+// time (ThreadCPU) as a duration since an arbitrary origin.
+func (p *Profile) stamp() (time.Time, time.Duration) {
+	if p.ThreadCPU {
+		return time.Time{}, threadCPUTime()
+	}
+	return time.Now(), 0
+}
+
+// since returns the time since a stamp.
+func (p *Profile) since(t time.Time, cpu time.Duration) time.Duration {
+	if p.ThreadCPU {
+		return threadCPUTime() - cpu
+	}
+	return time.Since(t)
+}
+
+func (p *Profile) record(st *execStep, start time.Time, d time.Duration, loops int64, helpers time.Duration) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.steps == nil {
@@ -88,6 +123,8 @@ func (p *Profile) record(st *execStep, start time.Time, d time.Duration) {
 	}
 	t.d += d
 	t.count++
+	t.loops += loops
+	t.helpers += helpers
 	if len(t.samples) < maxSamples {
 		t.samples = append(t.samples, d)
 	}
@@ -131,6 +168,11 @@ func (p *Profile) ByKind() []ProfileEntry {
 		e.Total += t.d
 		e.Count += t.count
 		e.Median += t.median()
+		e.Loops += t.loops
+		e.Helpers += t.helpers
+		if t.loops == 0 {
+			e.Serial += t.d
+		}
 	}
 	out := make([]ProfileEntry, 0, len(acc))
 	for _, e := range acc {
@@ -148,7 +190,11 @@ func (p *Profile) BySteps(kind string) []ProfileEntry {
 	var out []ProfileEntry
 	for st, t := range p.steps {
 		if k := st.kindName(); kind == "" || k == kind {
-			out = append(out, ProfileEntry{Kind: k, Name: st.describe(), Total: t.d, Count: t.count, Median: t.median()})
+			e := ProfileEntry{Kind: k, Name: st.describe(), Total: t.d, Count: t.count, Median: t.median(), Loops: t.loops, Helpers: t.helpers}
+			if t.loops == 0 {
+				e.Serial = t.d
+			}
+			out = append(out, e)
 		}
 	}
 	sortEntries(out)
@@ -176,6 +222,8 @@ func sortEntries(e []ProfileEntry) {
 
 func (st *execStep) kindName() string {
 	switch {
+	case st.pipe != nil:
+		return "row pipeline"
 	case st.group != nil && st.group.red != nil:
 		return "fusion+reduce"
 	case st.group != nil:
@@ -195,6 +243,9 @@ func shortOpName(name string) string {
 
 // describe names a step: its op(s) and result type.
 func (st *execStep) describe() string {
+	if st.pipe != nil {
+		return st.pipe.describe()
+	}
 	if g := st.group; g != nil {
 		var ops []string
 		seen := map[string]bool{}
@@ -209,11 +260,24 @@ func (st *execStep) describe() string {
 		return fmt.Sprintf("%d ops (%s) -> %v%v", g.nops, strings.Join(ops, " "), g.dt, g.shape)
 	}
 	op := st.op.op
-	var ts []string
-	for _, r := range op.Results {
-		if t := stablehlo.AsTensor(r.Type); t != nil {
-			ts = append(ts, fmt.Sprintf("%v%v", t.DType(), t.Shape))
+	types := func(vs []*stablehlo.Value) string {
+		var ts []string
+		for _, v := range vs {
+			if t := stablehlo.AsTensor(v.Type); t != nil {
+				ts = append(ts, fmt.Sprintf("%v%v", t.DType(), t.Shape))
+			}
+		}
+		return strings.Join(ts, ",")
+	}
+	ins := ""
+	switch op.Name {
+	case "stablehlo.convolution", "stablehlo.dot_general":
+		// the operands tell a 1×1 from a depthwise convolution, a
+		// linear layer from a batched product
+		ins = " " + types(op.Operands)
+		if g, ok := op.Attr("feature_group_count").(*stablehlo.IntAttr); ok && g.Value > 1 {
+			ins += fmt.Sprintf(" groups=%d", g.Value)
 		}
 	}
-	return fmt.Sprintf("%s -> %s", shortOpName(op.Name), strings.Join(ts, ","))
+	return fmt.Sprintf("%s%s -> %s", shortOpName(op.Name), ins, types(op.Results))
 }

@@ -52,13 +52,9 @@ func reduceF32(k foldKind, input, init, out *literal.Literal, groups, size int, 
 					acc = f(acc, src[j])
 				}
 			case k == foldAdd: // the common cases without a call through f
-				for _, x := range src[base : base+size] {
-					acc += x
-				}
+				acc = sum32(acc, src[base:base+size]) // partial sums (sum.go)
 			case k == foldMax:
-				for _, x := range src[base : base+size] {
-					acc = max32(acc, x)
-				}
+				acc = maxRow32(acc, src[base:base+size])
 			default:
 				for _, x := range src[base : base+size] {
 					acc = f(acc, x)

@@ -139,6 +139,22 @@ func silu32(x float32) float32 {
 // siluRow is silu32 over a row (one vector loop for the four ops).
 func siluRow(d, x []float32) { vrow(vkSiLU, silu32, d, x) }
 
+// hardswish32 is x * min(max(x+3, 0), 6) / 6 with each op rounding as it
+// does alone (aten's decomposition; a NaN x stays itself).
+func hardswish32(x float32) float32 {
+	if x != x {
+		return x
+	}
+	t := x + 3
+	t = max(t, 0)
+	t = min(t, 6)
+	m := x * t
+	return m / 6
+}
+
+// hardswishRow is hardswish32 over a row (one vector loop for the five ops).
+func hardswishRow(d, x []float32) { vrow(vkHardswish, hardswish32, d, x) }
+
 // gelu32 is (x * 0.5) * (1 + erf(x * vmRsqrt2)) with each op rounding as
 // it does alone (aten's exact GELU).
 func gelu32(x float32) float32 {
@@ -186,6 +202,7 @@ const (
 	vkLogistic
 	vkTanh
 	vkErf
+	vkHardswish
 )
 
 // vrow runs kernel k over the whole vectors of x, and f over the rest.

@@ -55,6 +55,12 @@ func verf16(d, x *float32, n int)
 //go:noescape
 func verf8(d, x *float32, n int)
 
+//go:noescape
+func vhardswish16(d, x *float32, n int)
+
+//go:noescape
+func vhardswish8(d, x *float32, n int)
+
 // vmathLanes is 16 where the AVX-512 loops run, 8 where the AVX2 ones do,
 // 0 where neither does (tests lower it to run the narrower loops).
 var vmathLanes = vmathWidest()
@@ -110,6 +116,8 @@ func vloops(k int, d, x []float32) int {
 			vtanh16(&d[0], &x[0], n)
 		case vkErf:
 			verf16(&d[0], &x[0], n)
+		case vkHardswish:
+			vhardswish16(&d[0], &x[0], n)
 		}
 		return n
 	}
@@ -130,6 +138,8 @@ func vloops(k int, d, x []float32) int {
 		vtanh8(&d[0], &x[0], n)
 	case vkErf:
 		verf8(&d[0], &x[0], n)
+	case vkHardswish:
+		vhardswish8(&d[0], &x[0], n)
 	}
 	return n
 }

@@ -128,6 +128,7 @@ steps cover; with --trace the steps are spans of the trace too.`)
 		cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the timed runs to this file (go tool pprof)")
 		profile := fs.Bool("profile", false, "time the native backend's steps in the timed runs: per op kind and per fused group or op, with their share (and as spans in --trace)")
 		profileTop := fs.Int("profile-top", 15, "steps listed by --profile")
+		profileCPU := fs.Bool("profile-cpu", false, "with --profile and --threads 1: time the steps in the CPU time of the thread running them, not wall time (a loaded machine stretches wall time only)")
 		memProfile := fs.String("memprofile", "", "write a heap profile (after the timed runs) to this file (go tool pprof -sample_index=alloc_space)")
 		pos, err := parseInterleaved(fs, args)
 		if err != nil {
@@ -219,8 +220,12 @@ steps cover; with --trace the steps are spans of the trace too.`)
 		moved0 := prog.Metrics().Snapshot()
 		var prof *native.Profile
 		if *profile {
-			prof = &native.Profile{Spans: *rf.trace != "", MaxSpans: 1 << 20}
+			prof = &native.Profile{Spans: *rf.trace != "", MaxSpans: 1 << 20, ThreadCPU: *profileCPU}
 			runCtx = native.WithProfile(ctx, prof)
+			if *profileCPU {
+				goruntime.LockOSThread() // the runs stay on one thread, whose clock the steps read
+				defer goruntime.UnlockOSThread()
+			}
 		}
 		lat := make([]float64, *runs)
 		for i := range lat {
@@ -248,7 +253,7 @@ steps cover; with --trace the steps are spans of the trace too.`)
 		benchSummarize(&res, lat)
 		benchMemory(&res)
 		if prof != nil {
-			res.Profile = summarizeProfile(prof, res.MedianMS, *profileTop)
+			res.Profile = summarizeProfile(prof, res.MedianMS, res.MeanMS, *threads, *profileTop)
 			traceProfile(prog, prof)
 		}
 		if *memProfile != "" {

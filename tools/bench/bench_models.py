@@ -79,6 +79,7 @@ MODELS = {
     "mobilenet": _mobilenet,
     "resnet50": _vision("resnet50"),
     "mobilenet_v3_large": _vision("mobilenet_v3_large"),
+    "mobilenet_v3_small": _vision("mobilenet_v3_small"),
     "efficientnet_b0": _vision("efficientnet_b0"),
     "vit_b_32": _vision("vit_b_32", image_size=IMAGE),
     # small configs, sequence 64

@@ -24,6 +24,8 @@ def main():
     ap.add_argument("--threads", type=int, required=True)
     ap.add_argument("--cpu", default="?")
     ap.add_argument("--load", default="?")
+    ap.add_argument("--max-load", type=float, default=math.nan,
+                    help="the most cores other processes kept busy while measuring")
     ap.add_argument("results")
     a = ap.parse_args()
     rows = [json.loads(line) for line in open(a.results) if line.startswith("{")]
@@ -36,6 +38,16 @@ def main():
     info = next((r for r in rows if r.get("kind") == "info"), {})
     peak = max((r.get("gflops", 0) for r in rows if r.get("kind") == "peak"), default=0)
     print(f"CPU: {a.cpu}; {a.threads} threads; load average at the end {a.load}; {rounds} rounds")
+    if not math.isnan(a.max_load):
+        cores = a.threads
+        try:
+            import os
+            cores = os.cpu_count() or a.threads
+        except Exception:  # noqa: BLE001
+            pass
+        quiet = a.max_load <= 0.5 * cores
+        print(f"other processes' load while measuring: up to {a.max_load:.2f} busy cores ({a.max_load / cores:.2f} per core): " +
+              ("quiet enough" if quiet else "LOADED, above 0.5 per core: wall times include other processes' work; read the CPU-time table"))
     print(f"one core's measured FMA peak: {peak:.1f} GFLOP/s (f32, AVX-512 register-only FMAs); "
           f"{a.threads} cores: {a.threads * peak:.1f}")
     print(f"peers: torch {info.get('torch', '?')}, onnxruntime {info.get('onnxruntime', '?')}")
@@ -56,13 +68,20 @@ def main():
     names = list(dict.fromkeys(r["name"] for r in rows if r.get("kind") == "model"))
     if names:
         print()
-        print("| model, median ms | " + " | ".join(SIDES) + " | ours / best peer | ours cpu ms |")
-        print("|---" * (len(SIDES) + 3) + "|")
+        # busy: CPU time per run over threads × wall time per run, the share
+        # of the threads' time the side kept busy (spinning included)
+        print("| model, median ms | " + " | ".join(SIDES) + " | ours / best peer | ours cpu ms | ours busy | best peer busy |")
+        print("|---" * (len(SIDES) + 5) + "|")
         for n in names:
             v = {s: med("model", "name", n, s, "median_ms") for s in SIDES}
-            best = min((v[s] for s in PEERS if not math.isnan(v[s])), default=math.nan)
+            peers = [s for s in PEERS if not math.isnan(v[s])]
+            bs = min(peers, key=lambda s: v[s]) if peers else None
+            best = v[bs] if bs else math.nan
+            cpu = med("model", "name", n, "torchtpu", "cpu_ms")
+            busy = cpu / v["torchtpu"]
+            pbusy = med("model", "name", n, bs, "cpu_ms") / best if bs else math.nan
             print(f"| {n} | " + " | ".join(cell(v[s], "{:.3g}") for s in SIDES) +
-                  f" | {cell(v['torchtpu'] / best, '{:.2f}')} | {cell(med('model', 'name', n, 'torchtpu', 'cpu_ms'), '{:.3g}')} |")
+                  f" | {cell(v['torchtpu'] / best, '{:.2f}')} | {cell(cpu, '{:.3g}')} | {cell(busy, '{:.0%}')} | {cell(pbusy, '{:.0%}')} |")
     if names:
         # on a loaded machine wall times measure the other processes too:
         # CPU time per run per thread, and the fastest run, are steadier

@@ -40,7 +40,9 @@ const (
 	chunkItems = 4
 	maxTile    = 14 * 32
 	// work below this many multiply-adds per extra thread stays on one
-	minWorkPerThread = 1 << 21
+	// (~5 µs of the micro-kernels; handing a loop to the spinning helper
+	// costs ~0.2 µs, pool's BenchmarkRunOverhead)
+	minWorkPerThread = 1 << 18
 )
 
 // Matrix is a strided view of float32 data: element (i, j) is
@@ -80,6 +82,12 @@ func sgemm(ks *kernelSet, m, n, k int, a, b Matrix, c []float32, ldc int, accumu
 		naive(m, n, k, a, b, c, ldc, accumulate)
 		return
 	}
+	run(ks, m, n, k, a, b, nil, c, ldc, accumulate, threads)
+}
+
+// run is sgemm past the tiny products: with pb set, B is that prepacked
+// operand (b is not read).
+func run(ks *kernelSet, m, n, k int, a, b Matrix, pb *PackedB, c []float32, ldc int, accumulate bool, threads int) {
 	if threads <= 0 {
 		threads = pool.Threads()
 	}
@@ -92,7 +100,7 @@ func sgemm(ks *kernelSet, m, n, k int, a, b Matrix, c []float32, ldc int, accumu
 	// 2044 and a last block of 4 (two more loops and a pass over B for them)
 	blocks := (m + rowsA - 1) / rowsA
 	rowsA = roundUp((m+blocks-1)/blocks, mr)
-	shared := n <= sharedN
+	shared := n <= sharedN || pb != nil
 	// the column chunks of C, of whole B micro-panels shared out evenly:
 	// at most chunkMax columns, and with several threads at least
 	// chunkItems per thread, so that the last items even out
@@ -105,14 +113,17 @@ func sgemm(ks *kernelSet, m, n, k int, a, b Matrix, c []float32, ldc int, accumu
 	d := &driver{ks: ks, m: m, n: n, k: k, a: a, b: b, c: c, ldc: ldc, acc: accumulate,
 		kcb: kcb, rowsA: rowsA, chunkW: chunkW, chunks: chunks, shared: shared}
 	d.ap = getBuf(rowsA * k)
-	if shared {
+	switch {
+	case pb != nil:
+		d.kcb, d.bp, d.prepacked = pb.kcb, &buf{s: pb.data}, true
+	case shared:
 		d.bp = getBuf(k * roundUp(n, nr))
 	}
 	for ic := 0; ic < m; ic += rowsA {
 		d.block(ic, threads)
 	}
 	putBuf(d.ap)
-	if shared {
+	if shared && pb == nil {
 		putBuf(d.bp)
 	}
 }
@@ -124,6 +135,7 @@ type driver struct {
 	a, b         Matrix
 	c            []float32
 	acc, shared  bool
+	prepacked    bool // bp holds B packed by PackB (shared, never packed here)
 	kcb, rowsA   int  // k block depth; rows of an A block
 	chunkW       int  // the widest column chunk
 	chunks       int  // column chunks of C (when B is not shared)
@@ -150,7 +162,7 @@ func (d *driver) block(ic, threads int) {
 	bpanels := (d.n + nr - 1) / nr
 	unitsA := nkb * panels
 	units := unitsA
-	if d.shared && ic == 0 {
+	if d.shared && ic == 0 && !d.prepacked {
 		units += nkb * bpanels
 	}
 	pool.Run(threads, (units+3)/4, func(g int) {
@@ -173,6 +185,11 @@ func (d *driver) block(ic, threads int) {
 	if d.shared {
 		if threads > 1 && bands < chunkItems*threads {
 			cols = min(bpanels, (chunkItems*threads+bands-1)/bands)
+		}
+		if d.prepacked {
+			// a wide prepacked B: column blocks of at most chunkMax
+			// columns, whose k blocks stay in L2 across the A panels
+			cols = max(cols, min(bpanels, (d.n+chunkMax-1)/chunkMax))
 		}
 		items = bands * cols
 	}
@@ -235,6 +252,19 @@ func tileMul(ks *kernelSet, kb int, apanel []float32, lda int, bpanel []float32,
 			return
 		}
 		kernels[mm][1](kb, apanel, lda, bpanel, tile[:], nr)
+		for i := 0; i < mm; i++ {
+			addTo(c[i*ldc:i*ldc+nn], tile[i*nr:i*nr+nn], first)
+		}
+		return
+	}
+	if nn <= nr/2 && ks.phalf != nil {
+		// the first half of the panel alone
+		k := ks.phalf[mm]
+		if nn == nr/2 {
+			k[b2i(first)](kb, apanel, bpanel, c, ldc)
+			return
+		}
+		k[1](kb, apanel, bpanel, tile[:], nr)
 		for i := 0; i < mm; i++ {
 			addTo(c[i*ldc:i*ldc+nn], tile[i*nr:i*nr+nn], first)
 		}

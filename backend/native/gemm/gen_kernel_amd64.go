@@ -185,6 +185,109 @@ func k14x32dacc(kc int, a *float32, lda int, b, c *float32, ldc int)
 func k14x32dset(kc int, a *float32, lda int, b, c *float32, ldc int)
 
 //go:noescape
+func k1of14x16of32pacc(kc int, a, b, c *float32, ldc int)
+
+//go:noescape
+func k1of14x16of32pset(kc int, a, b, c *float32, ldc int)
+
+//go:noescape
+func k2of14x16of32pacc(kc int, a, b, c *float32, ldc int)
+
+//go:noescape
+func k2of14x16of32pset(kc int, a, b, c *float32, ldc int)
+
+//go:noescape
+func k3of14x16of32pacc(kc int, a, b, c *float32, ldc int)
+
+//go:noescape
+func k3of14x16of32pset(kc int, a, b, c *float32, ldc int)
+
+//go:noescape
+func k4of14x16of32pacc(kc int, a, b, c *float32, ldc int)
+
+//go:noescape
+func k4of14x16of32pset(kc int, a, b, c *float32, ldc int)
+
+//go:noescape
+func k5of14x16of32pacc(kc int, a, b, c *float32, ldc int)
+
+//go:noescape
+func k5of14x16of32pset(kc int, a, b, c *float32, ldc int)
+
+//go:noescape
+func k6of14x16of32pacc(kc int, a, b, c *float32, ldc int)
+
+//go:noescape
+func k6of14x16of32pset(kc int, a, b, c *float32, ldc int)
+
+//go:noescape
+func k7of14x16of32pacc(kc int, a, b, c *float32, ldc int)
+
+//go:noescape
+func k7of14x16of32pset(kc int, a, b, c *float32, ldc int)
+
+//go:noescape
+func k8of14x16of32pacc(kc int, a, b, c *float32, ldc int)
+
+//go:noescape
+func k8of14x16of32pset(kc int, a, b, c *float32, ldc int)
+
+//go:noescape
+func k9of14x16of32pacc(kc int, a, b, c *float32, ldc int)
+
+//go:noescape
+func k9of14x16of32pset(kc int, a, b, c *float32, ldc int)
+
+//go:noescape
+func k10of14x16of32pacc(kc int, a, b, c *float32, ldc int)
+
+//go:noescape
+func k10of14x16of32pset(kc int, a, b, c *float32, ldc int)
+
+//go:noescape
+func k11of14x16of32pacc(kc int, a, b, c *float32, ldc int)
+
+//go:noescape
+func k11of14x16of32pset(kc int, a, b, c *float32, ldc int)
+
+//go:noescape
+func k12of14x16of32pacc(kc int, a, b, c *float32, ldc int)
+
+//go:noescape
+func k12of14x16of32pset(kc int, a, b, c *float32, ldc int)
+
+//go:noescape
+func k13of14x16of32pacc(kc int, a, b, c *float32, ldc int)
+
+//go:noescape
+func k13of14x16of32pset(kc int, a, b, c *float32, ldc int)
+
+//go:noescape
+func k14of14x16of32pacc(kc int, a, b, c *float32, ldc int)
+
+//go:noescape
+func k14of14x16of32pset(kc int, a, b, c *float32, ldc int)
+
+// packedHalf14x32 lists the packed kernels for r ≤ 14 rows and the first 16 columns of a B panel: [r] = {acc, set}.
+var packedHalf14x32 = [15][2]func(kc int, a, b, c *float32, ldc int){
+	{nil, nil},
+	{k1of14x16of32pacc, k1of14x16of32pset},
+	{k2of14x16of32pacc, k2of14x16of32pset},
+	{k3of14x16of32pacc, k3of14x16of32pset},
+	{k4of14x16of32pacc, k4of14x16of32pset},
+	{k5of14x16of32pacc, k5of14x16of32pset},
+	{k6of14x16of32pacc, k6of14x16of32pset},
+	{k7of14x16of32pacc, k7of14x16of32pset},
+	{k8of14x16of32pacc, k8of14x16of32pset},
+	{k9of14x16of32pacc, k9of14x16of32pset},
+	{k10of14x16of32pacc, k10of14x16of32pset},
+	{k11of14x16of32pacc, k11of14x16of32pset},
+	{k12of14x16of32pacc, k12of14x16of32pset},
+	{k13of14x16of32pacc, k13of14x16of32pset},
+	{k14of14x16of32pacc, k14of14x16of32pset},
+}
+
+//go:noescape
 func k1x16of32dacc(kc int, a *float32, lda int, b, c *float32, ldc int)
 
 //go:noescape

@@ -106,7 +106,24 @@ func directKernels(nr, cols int, fs [][2]func(kc int, a *float32, lda int, b, c 
 var avx512 = &kernelSet{name: "avx512-14x32", mr: 14, nr: 32,
 	acc: asmKernel(14, 32, k14x32acc), set: asmKernel(14, 32, k14x32set), packA: packA14Fast,
 	part: partKernels(14, 32, partial14x32[:]), direct: directKernels(32, 32, direct14x32[:]),
-	half: directKernels(32, 16, half14x32[:])}
+	half: directKernels(32, 16, half14x32[:]), phalf: halfKernels(14, 32, packedHalf14x32[:])}
+
+// halfKernels wraps the packed kernels for r ≤ mr rows and the first nr/2
+// columns of a B panel nr wide with the bounds checks they rely on.
+func halfKernels(mr, nr int, fs [][2]func(kc int, a, b, c *float32, ldc int)) [][2]func(kb int, a, b, c []float32, ldc int) {
+	h := make([][2]func(kb int, a, b, c []float32, ldc int), len(fs))
+	for r := 1; r < len(fs); r++ {
+		for v, f := range fs[r] {
+			h[r][v] = func(kb int, a, b, c []float32, ldc int) {
+				_ = a[mr*kb-1]
+				_ = b[nr*(kb-1)+nr/2-1]
+				_ = c[(r-1)*ldc+nr/2-1]
+				f(kb, &a[0], &b[0], &c[0], ldc)
+			}
+		}
+	}
+	return h
+}
 
 var avx2 = &kernelSet{name: "avx2-6x16", mr: 6, nr: 16,
 	acc: asmKernel(6, 16, k6x16acc), set: asmKernel(6, 16, k6x16set), packA: packA6,

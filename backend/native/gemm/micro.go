@@ -22,6 +22,9 @@ type kernelSet struct {
 	// half[r], when not nil, is direct[r] for the first nr/2 columns of
 	// the B panel alone (a last panel with no more columns costs half)
 	half [][2]directKernel
+	// phalf[r], when not nil, is the packed kernel pair for r ≤ mr rows
+	// of a panel and the first nr/2 columns of the B panel alone
+	phalf [][2]func(kc int, a, b, c []float32, ldc int)
 }
 
 // directKernel is a micro-kernel reading A in place: rows a[i*lda:], kc

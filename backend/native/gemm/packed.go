@@ -24,7 +24,49 @@ type PackedA struct {
 	mr, nr, panels int
 	src            Matrix
 	lda            int // > 0: src read in place by the direct kernels, rows lda apart
+	// pre, when set, holds all of A packed up front (PackA): per k block,
+	// the micro-panels of mr rows, as sgemm packs its A blocks
+	pre []float32
 }
+
+// PackA returns an m×k PackedA packed once, now, into micro-panels (per k
+// block, panels of Rows() rows, each Rows() values per k step): for an A
+// used in product after product, such as a convolution's weights run
+// after run. The micro-kernels then read one contiguous stream per panel
+// where the direct kernels read Rows() rows in place, each a short stream
+// when k is small (a 1×1 convolution's weights). The result does not
+// refer to a.
+func PackA(m, k int, a Matrix) *PackedA { return packA(active, m, k, a) }
+
+func packA(ks *kernelSet, m, k int, a Matrix) *PackedA {
+	p := &PackedA{ks: ks, m: m, k: k, kcb: KBlock(k), mr: ks.mr, nr: ks.nr, panels: (m + ks.mr - 1) / ks.mr, src: a}
+	p.pre = make([]float32, p.panels*p.mr*k)
+	for pc := 0; pc < k; pc += p.kcb {
+		kb := min(p.kcb, k-pc)
+		for i := 0; i < p.panels; i++ {
+			off := pc*p.panels*p.mr + i*p.mr*kb
+			packAPanel(ks, p.pre[off:off+p.mr*kb], a, i*p.mr, pc, min(p.mr, m-i*p.mr), kb)
+		}
+	}
+	p.src = Matrix{}
+	return p
+}
+
+// Panel returns micro-panel i (rows i·Rows() on, Rows() values per k
+// step, zero rows past m) of a PackA operand whose k fits one k block
+// (KBlocks() == 1), or nil.
+func (p *PackedA) Panel(i int) []float32 {
+	if p.pre == nil || p.k > p.kcb || i < 0 || i >= p.panels {
+		return nil
+	}
+	return p.pre[i*p.mr*p.k : (i+1)*p.mr*p.k]
+}
+
+// Bytes is the memory a PackA copy holds (0 for the others).
+func (p *PackedA) Bytes() int { return 4 * len(p.pre) }
+
+// Dims returns m and k.
+func (p *PackedA) Dims() (m, k int) { return p.m, p.k }
 
 // KBlock is the depth of the k blocks a product of depth k is cut into.
 func KBlock(k int) int {
@@ -56,6 +98,9 @@ var directA = true
 // aBlock returns k block pc (kb deep) of rows [r0, r1) of A: read in
 // place (p.lda > 0: row r0 from column pc on), or packed into scratch.
 func (p *PackedA) aBlock(pc, kb, r0, r1 int, scratch *buf) []float32 {
+	if p.pre != nil {
+		return p.pre[pc*p.panels*p.mr+r0*kb:]
+	}
 	if p.lda > 0 {
 		return p.src.Data[p.src.Off+r0*p.lda+pc:]
 	}
@@ -69,7 +114,7 @@ func (p *PackedA) aBlock(pc, kb, r0, r1 int, scratch *buf) []float32 {
 // scratchA returns the scratch a band of rows [r0, r1) needs (nil for an A
 // read in place).
 func (p *PackedA) scratchA(r0, r1 int) *buf {
-	if p.lda > 0 {
+	if p.lda > 0 || p.pre != nil {
 		return nil
 	}
 	return getBuf(roundUp(r1-r0, p.mr) * min(p.kcb, p.k))

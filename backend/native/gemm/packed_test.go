@@ -19,13 +19,17 @@ func TestPackedOperands(t *testing.T) {
 			b := operand(r, k, n, 'N')
 			for _, v := range []struct {
 				direct bool
-				pad    int // floats between the rows of A
-			}{{true, 0}, {true, 5}, {false, 0}, {false, 5}} {
+				pad    int  // floats between the rows of A
+				pre    bool // packed up front (PackA)
+			}{{true, 0, false}, {true, 5, false}, {false, 0, false}, {false, 5, false}, {false, 0, true}, {false, 5, true}} {
 				directA = v.direct // read in place, or packed band by band
 				a := Matrix{Data: randMat(r, m*(k+v.pad)+3), Off: 3, RowStride: k + v.pad, ColStride: 1}
 				pa := newBandA(ks, m, k, a)
+				if v.pre {
+					pa = packA(ks, m, k, a)
+				}
 				directA = true
-				if (pa.lda > 0) != (v.direct && ks.direct != nil) {
+				if (pa.lda > 0) != (v.direct && ks.direct != nil && !v.pre) {
 					t.Fatalf("%s: direct %v, lda %d", ks.name, v.direct, pa.lda)
 				}
 				blocks := make([][]float32, pa.KBlocks())
@@ -39,7 +43,7 @@ func TestPackedOperands(t *testing.T) {
 					if cols > n {
 						continue
 					}
-					name := fmt.Sprintf("%s %dx%dx%d cols=%d direct=%v pad=%d", ks.name, m, n, k, cols, v.direct, v.pad)
+					name := fmt.Sprintf("%s %dx%dx%d cols=%d direct=%v pad=%d pre=%v", ks.name, m, n, k, cols, v.direct, v.pad, v.pre)
 					for _, acc := range []bool{false, true} {
 						out, get := newOut(r, m, n, cols)
 						start := get()

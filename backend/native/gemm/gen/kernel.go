@@ -197,3 +197,7 @@ func directName(r, nr int) string { return fmt.Sprintf("k%dx%dd", r, nr) }
 
 // halfName names the direct kernel for the first nr/2 columns of a panel.
 func halfName(r, nr int) string { return fmt.Sprintf("k%dx%dof%dd", r, nr/2, nr) }
+
+// packedHalfName names the packed kernel for r of mr rows and the first
+// nr/2 columns of a panel.
+func packedHalfName(r, mr, nr int) string { return fmt.Sprintf("k%dof%dx%dof%dp", r, mr, nr/2, nr) }

@@ -70,6 +70,17 @@ func main() {
 			p.emit(w, false)
 			p.emit(w, true)
 		}
+		// (AVX-512) packed A, r ≤ mr rows, against the first half of the
+		// B panel: a last panel with at most nr/2 columns (the 4×4 images
+		// of a CNN's late layers) costs half
+		if k.avx512 {
+			for r := 1; r <= k.mr; r++ {
+				p := k
+				p.name, p.mr, p.full, p.nv, p.panel = packedHalfName(r, k.mr, k.nv*k.lanes()), r, k.mr, k.nv/2, k.nv
+				p.emit(w, false)
+				p.emit(w, true)
+			}
+		}
 		// A read in place (no packing), r ≤ mr rows, and (AVX-512) the
 		// same for the first half of the B panel: a last panel of the
 		// product with at most nr/2 columns costs half
@@ -126,6 +137,21 @@ func main() {
 			}
 		}
 		if k.avx512 {
+			for r := 1; r <= k.mr; r++ {
+				for _, v := range []string{"acc", "set"} {
+					w("//go:noescape")
+					w("func %s%s(kc int, a, b, c *float32, ldc int)", packedHalfName(r, k.mr, nr), v)
+					w("")
+				}
+			}
+			w("// packedHalf%dx%d lists the packed kernels for r ≤ %d rows and the first %d columns of a B panel: [r] = {acc, set}.", k.mr, nr, k.mr, nr/2)
+			w("var packedHalf%dx%d = [%d][2]func(kc int, a, b, c *float32, ldc int){", k.mr, nr, k.mr+1)
+			w("\t{nil, nil},")
+			for r := 1; r <= k.mr; r++ {
+				w("\t{%sacc, %sset},", packedHalfName(r, k.mr, nr), packedHalfName(r, k.mr, nr))
+			}
+			w("}")
+			w("")
 			for r := 1; r <= k.mr; r++ {
 				for _, v := range []string{"acc", "set"} {
 					w("//go:noescape")

@@ -76,7 +76,7 @@ func (h *loopHelper) loop() {
 	idle := time.Now()
 	for spins := 0; ; spins++ {
 		if j := h.job.Load(); j != nil && h.job.CompareAndSwap(j, nil) {
-			j.work()
+			j.workTimed()
 			j.left.Add(-1)
 			idle, spins = time.Now(), 0
 			continue
@@ -99,6 +99,35 @@ func (h *loopHelper) loop() {
 	}
 }
 
+// Counters for the profile: parallel loops run (split over two goroutines
+// or more), and, while accounting is on (Account), the time helpers spent
+// running their indexes (the caller's share is its own time).
+var (
+	loops      atomic.Int64
+	helperBusy atomic.Int64 // nanoseconds
+	accounting atomic.Bool
+)
+
+// Account turns the accounting of helpers' busy time on or off.
+func Account(on bool) { accounting.Store(on) }
+
+// Counters returns the parallel loops run so far and the time helpers
+// spent in them while accounting was on.
+func Counters() (parallelLoops int64, helpers time.Duration) {
+	return loops.Load(), time.Duration(helperBusy.Load())
+}
+
+// workTimed is j.work, its time added to helperBusy when accounting.
+func (j *loopJob) workTimed() {
+	if !accounting.Load() {
+		j.work()
+		return
+	}
+	t := time.Now()
+	j.work()
+	helperBusy.Add(int64(time.Since(t)))
+}
+
 // loopYield is the polls of a spinning helper between two looks at the
 // clock (and yields of its thread).
 const loopYield = 1024
@@ -116,6 +145,7 @@ func Run(threads, n int, f func(i int)) {
 		}
 		return
 	}
+	loops.Add(1)
 	j := &loopJob{f: f, n: int64(n)}
 	if h := host.Load(); h != nil && h.run(threads, j.work) {
 		j.caught.Raise()
@@ -125,7 +155,7 @@ func Run(threads, n int, f func(i int)) {
 		var wg sync.WaitGroup
 		for t := 1; t < threads; t++ {
 			wg.Add(1)
-			go func() { defer wg.Done(); j.work() }()
+			go func() { defer wg.Done(); j.workTimed() }()
 		}
 		j.work()
 		wg.Wait()

@@ -52,3 +52,13 @@ func TestParallelPool(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// BenchmarkRunOverhead times a parallel loop of two trivial indexes on two
+// threads back to back (the helper spinning between them): the fork-join
+// cost a step pays for splitting.
+func BenchmarkRunOverhead(b *testing.B) {
+	var sink atomic.Int64
+	for i := 0; i < b.N; i++ {
+		Run(2, 2, func(i int) { sink.Add(int64(i)) })
+	}
+}

@@ -55,6 +55,9 @@ var scalars = []constant{
 	{name: "Zero", val: 0},
 	{name: "One", val: 1},
 	{name: "Two", val: 2},
+	// hardswish's constants
+	{name: "Three", val: 3},
+	{name: "Six", val: 6},
 	{name: "SignMask", bits: 0x80000000, isBits: true},
 	{name: "AbsMask", bits: 0x7fffffff, isBits: true},
 	{name: "Bias", bits: 127, isBits: true},

@@ -17,6 +17,7 @@ var funcs = []fn{
 	{"vlogistic", logisticBody},
 	{"vtanh", tanhBody},
 	{"verf", erfBody},
+	{"vhardswish", hardswishBody},
 }
 
 // expCore sets q and n with exp(a) = 2^n (1 + q), a clamped to [ExpLo,
@@ -163,4 +164,19 @@ func geluBody(e *emitter) reg {
 	e.mulc(0, "Half", h)
 	e.mul(h, q, q)
 	return q
+}
+
+// hardswish(x) = x · min(max(x + 3, 0), 6) / 6, each step rounding as
+// the ops do one by one (add, the clamp's maximum and minimum, multiply,
+// divide): aten's decomposition, which the fused loops run as this one
+// loop. Only a NaN x makes a NaN (the blend keeps it).
+func hardswishBody(e *emitter) reg {
+	const t, six = 1, 2
+	e.addc(0, "Three", t)
+	e.maxc(t, "Zero", t)
+	e.minc(t, "Six", t)
+	e.mul(0, t, t)
+	e.bcast("Six", six)
+	e.div(t, six, t)
+	return nanBlend(e, t)
 }

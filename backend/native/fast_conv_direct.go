@@ -1,0 +1,127 @@
+package native
+
+// Direct convolutions for layers with few input channels and a wide
+// output (a network's stem: 3 channels, 3×3 or 7×7 windows, stride 2):
+// as an implicit GEMM their B operand, the im2col matrix, has only
+// c·kh·kw rows, and gathering each panel of it cost about as much as the
+// product (MobileNetV2's stem ran at 27 GFLOP/s per core). Here the input
+// is copied once into zero-padded phase planes (fillPhase: per channel
+// and column phase modulo the stride), and the micro-kernel reads each
+// tap's 32 outputs' inputs straight from them, against the weights packed
+// into panels of 8 output channels (a stem's 16, 32 or 64 channels fill
+// them exactly; prepacked per weight literal). Each output row is 32 columns at a time; sums run over the
+// taps in the im2col order with fused multiply-adds, as the GEMM's.
+
+import (
+	"github.com/torchtpu/torchtpu/backend/native/gemm"
+)
+
+// convDirectEnabled switches the direct path (tests compare both).
+var convDirectEnabled = convDirectOK
+
+// convDirectMaxK bounds c·kh·kw for the direct path: few enough channels
+// that the phase planes stay small.
+const convDirectMaxK = 160
+
+// useDirectConv reports whether runDirectConv takes c.
+func (c *conv2d) useDirectConv() bool {
+	k := c.kerC * c.kh * c.kw
+	return convDirectEnabled && c.groups == 1 && c.kh*c.kw > 1 && k <= convDirectMaxK && c.ow >= 16
+}
+
+// runDirectConv computes c into dst ([batch, outC, oh, ow]).
+func (c *conv2d) runDirectConv(dst []float32) {
+	k := c.kerC * c.kh * c.kw
+	n := c.oh * c.ow
+	a8 := c.directWeights()
+	panels := (c.outC + 7) / 8
+	spanH, spanW := (c.kh-1)*c.dh+1, (c.kw-1)*c.dw+1
+	ph := (c.oh-1)*c.sh + spanH
+	pwp := roundUpInt(c.ow, 32) + (spanW-1)/c.sw // columns per phase plane: whole tiles
+	plane := ph * pwp
+	hw := c.h * c.w
+	planes := gemm.GetBuffer(c.kerC * c.sw * plane)
+	defer gemm.PutBuffer(planes)
+	// the taps' offsets from an output row's source, in the im2col order
+	base := make([]int, k)
+	for ci := 0; ci < c.kerC; ci++ {
+		for ky := 0; ky < c.kh; ky++ {
+			for kx := 0; kx < c.kw; kx++ {
+				tx := kx * c.dw
+				base[(ci*c.kh+ky)*c.kw+kx] = (ci*c.sw+tx%c.sw)*plane + ky*c.dh*pwp + tx/c.sw
+			}
+		}
+	}
+	c.epiRuns(c.ow)
+	work := int64(c.outC) * int64(n) * int64(k)
+	threads := int(min(int64(Threads()), int64(c.oh), max(1, work/convWorkPerThread)))
+	for b := 0; b < c.batch; b++ {
+		for ci := 0; ci < c.kerC; ci++ {
+			img := c.lhs[(b*c.inC+ci)*hw:][:hw]
+			for p := 0; p < c.sw; p++ {
+				c.fillPhase(planes[(ci*c.sw+p)*plane:][:plane], img, p, 0, ph, pwp)
+			}
+		}
+		out := dst[b*c.outC*n:]
+		row := func(oy int) {
+			var offs [convDirectMaxK]int
+			for t, o := range base {
+				offs[t] = 4 * (o + oy*c.sh*pwp)
+			}
+			var tile [8 * 32]float32
+			for ox := 0; ox < c.ow; ox += 32 {
+				cols := min(32, c.ow-ox)
+				for pi := 0; pi < panels; pi++ {
+					rows := min(8, c.outC-pi*8)
+					a := a8[pi*8*k : (pi+1)*8*k]
+					o := out[pi*8*n+oy*c.ow+ox:]
+					if cols == 32 {
+						_ = o[(rows-1)*n+31]
+						convTile8x32(k, &a[0], &offs[0], &planes[ox], &o[0], n, rows)
+						continue
+					}
+					convTile8x32(k, &a[0], &offs[0], &planes[ox], &tile[0], 32, rows)
+					for r := 0; r < rows; r++ {
+						copy(o[r*n:r*n+cols], tile[r*32:r*32+cols])
+					}
+				}
+			}
+			c.finish(0, 0, c.outC, b*n+oy*c.ow, b*n+(oy+1)*c.ow)
+		}
+		if threads > 1 {
+			parallel(threads, c.oh, row)
+		} else {
+			for oy := 0; oy < c.oh; oy++ {
+				row(oy)
+			}
+		}
+	}
+}
+
+// directWeights returns the weights packed in panels of 8 output
+// channels, 8 values per k step (zero rows past outC): packed once per
+// weight literal where they are a weight operand.
+func (c *conv2d) directWeights() []float32 {
+	k := c.kerC * c.kh * c.kw
+	panels := (c.outC + 7) / 8
+	build := func() []float32 {
+		a := make([]float32, panels*8*k)
+		for oc := 0; oc < c.outC; oc++ {
+			p, r := oc/8, oc%8
+			for q, v := range c.rhs[oc*k : (oc+1)*k] {
+				a[(p*k+q)*8+r] = v
+			}
+		}
+		return a
+	}
+	if c.weight {
+		v := prepacked(true, c.op, 1, c.kernel, [3]int{c.outC, k, -8}, int64(4*panels*8*k), func() (any, int) {
+			a := build()
+			return a, 4 * len(a)
+		})
+		if a, ok := v.([]float32); ok {
+			return a
+		}
+	}
+	return build()
+}

@@ -1,0 +1,117 @@
+package native
+
+// Convolutions with few output positions, computed transposed. As an
+// implicit GEMM, a layer on a 7×7 image has 49 columns, which the
+// micro-kernels' panels of 32 (or 16) columns cover as 64: a quarter of
+// every multiply-add wasted on ResNet's and MobileNet's last layers. Here
+// the output positions are the rows instead: Cᵀ [positions, outC] =
+// im2colᵀ [positions, c·kh·kw] · Wᵀ, whose 49 rows the micro-kernels take
+// as panels of 14 and a last one of 7 (a partial kernel, nothing wasted),
+// and whose B, the weights transposed, is packed once per weight literal.
+// The input is transposed to channels-last first (cheap: these layers'
+// inputs are small), so that each row of im2colᵀ is whole channel runs,
+// one per tap, copied; the weights' k order is permuted to match (tap,
+// then channel). Cᵀ is transposed into the NCHW result, then the
+// epilogue runs over it. Sums differ from the other paths' in order only.
+
+import (
+	"github.com/torchtpu/torchtpu/backend/native/gemm"
+)
+
+// convTNEnabled switches the transposed path (tests compare both).
+var convTNEnabled = true
+
+// useTN reports whether the transposed path takes c: one group, weights
+// packed once (c.weight), and output positions that whole 16-column
+// vectors would cover with over 15% to spare.
+func (c *conv2d) useTN() bool {
+	n := c.batch * c.oh * c.ow
+	k := c.kerC * c.kh * c.kw
+	return convTNEnabled && dwc16OK && c.weight && c.groups == 1 && n <= convTNMaxCols &&
+		roundUpInt(n, 16)*100 > 115*n && c.outC >= 32 && k >= 32
+}
+
+// convTNMaxCols bounds the output positions of the transposed path (its
+// im2colᵀ is materialized).
+const convTNMaxCols = 256
+
+// tnWeights returns the weights as B = Wᵀ with k in (tap, channel) order,
+// packed once per weight literal.
+func (c *conv2d) tnWeights() *gemm.PackedB {
+	k := c.kerC * c.kh * c.kw
+	taps := c.kh * c.kw
+	v := prepacked(true, c.op, 1, c.kernel, [3]int{c.outC, k, -3}, int64(4*c.outC*k), func() (any, int) {
+		// B[t·kerC + ci][oc] = W[oc][ci][t]
+		bt := make([]float32, k*c.outC)
+		for oc := 0; oc < c.outC; oc++ {
+			w := c.rhs[oc*k : (oc+1)*k]
+			for ci := 0; ci < c.kerC; ci++ {
+				for t := 0; t < taps; t++ {
+					bt[(t*c.kerC+ci)*c.outC+oc] = w[ci*taps+t]
+				}
+			}
+		}
+		pb := gemm.PackB(k, c.outC, gemm.RowMajor(bt, c.outC))
+		return pb, pb.Bytes()
+	})
+	pb, _ := v.(*gemm.PackedB)
+	return pb
+}
+
+// runTN computes c into dst ([batch, outC, oh, ow]) transposed.
+func (c *conv2d) runTN(dst []float32) bool {
+	pb := c.tnWeights()
+	if pb == nil {
+		return false
+	}
+	k := c.kerC * c.kh * c.kw
+	n := c.oh * c.ow
+	rows := c.batch * n
+	hw := c.h * c.w
+	buf := gemm.GetBuffer(c.batch*hw*c.kerC + rows*k + rows*c.outC)
+	defer gemm.PutBuffer(buf)
+	xt, at, ct := buf[:c.batch*hw*c.kerC], buf[c.batch*hw*c.kerC:c.batch*hw*c.kerC+rows*k], buf[c.batch*hw*c.kerC+rows*k:]
+	// channels last: xt[b][y][x][ci]
+	for b := 0; b < c.batch; b++ {
+		src := c.lhs[b*c.inC*hw:]
+		for c0 := 0; c0 < c.kerC; c0 += 16 {
+			for p0 := 0; p0 < hw; p0 += 16 {
+				transpose16(&xt[(b*hw+p0)*c.kerC+c0], 4*c.kerC, &src[c0*hw+p0], 4*hw, min(16, c.kerC-c0), min(16, hw-p0), nil)
+			}
+		}
+	}
+	// im2colᵀ: row (b, oy, ox), per tap the input pixel's channels
+	for b := 0; b < c.batch; b++ {
+		for oy := 0; oy < c.oh; oy++ {
+			for ox := 0; ox < c.ow; ox++ {
+				row := at[((b*c.oh+oy)*c.ow+ox)*k:][:k]
+				for ky := 0; ky < c.kh; ky++ {
+					iy := oy*c.sh - c.padT + ky*c.dh
+					for kx := 0; kx < c.kw; kx++ {
+						ix := ox*c.sw - c.padL + kx*c.dw
+						seg := row[(ky*c.kw+kx)*c.kerC:][:c.kerC]
+						if iy < 0 || iy >= c.h || ix < 0 || ix >= c.w {
+							clear(seg)
+							continue
+						}
+						copy(seg, xt[(b*hw+iy*c.w+ix)*c.kerC:])
+					}
+				}
+			}
+		}
+	}
+	threads := int(min(int64(Threads()), max(1, int64(rows)*int64(k)*int64(c.outC)/convWorkPerThread)))
+	gemm.SgemmPackedB(rows, gemm.RowMajor(at, k), pb, ct, c.outC, false, threads)
+	// Cᵀ [b][pos][oc] into dst [b][oc][pos]
+	for b := 0; b < c.batch; b++ {
+		src, out := ct[b*n*c.outC:], dst[b*c.outC*n:]
+		for o0 := 0; o0 < c.outC; o0 += 16 {
+			for p0 := 0; p0 < n; p0 += 16 {
+				transpose16(&out[o0*n+p0], 4*n, &src[p0*c.outC+o0], 4*c.outC, min(16, n-p0), min(16, c.outC-o0), nil)
+			}
+		}
+	}
+	c.epiRuns(n)
+	c.finish(0, 0, c.outC, 0, rows)
+	return true
+}

@@ -1,0 +1,439 @@
+// The channel-vector depthwise kernel (fast_dwc16.go), AVX-512: sixteen
+// channels side by side in each vector, read from a zero-padded input
+// block laid out [row][column][16]. For each output row and column,
+// dst[oy][ox][:] = Σ_t w[t][:] × src[oy·sy + offs[t] + ox·64][:], the taps
+// in order, each a fused multiply-add onto the running sum from zero.
+// Columns go 8 at a time (eight accumulators), then 4, then one by one.
+// Written by hand.
+
+//go:build amd64 && !purego
+
+#include "textflag.h"
+
+// func dwc16(p *dwcArgs)
+TEXT ·dwc16(SB), NOSPLIT, $0-8
+	MOVQ p+0(FP), R8
+	MOVQ 0(R8), DI
+	MOVQ 8(R8), SI
+	MOVQ 16(R8), R9
+	MOVQ 24(R8), R10
+	MOVQ 32(R8), R11
+	MOVQ 40(R8), R12
+	MOVQ 48(R8), R13
+	MOVQ 56(R8), R14
+
+row:
+	TESTQ R12, R12
+	JLE done
+	MOVQ SI, BX
+	MOVQ R13, CX
+
+blk8:
+	CMPQ CX, $8
+	JL blk4
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	XORQ DX, DX
+	MOVQ R9, R15
+
+tap8:
+	MOVQ (R10)(DX*8), AX
+	ADDQ BX, AX
+	VMOVUPS (R15), Z8
+	VFMADD231PS 0(AX), Z8, Z0
+	VFMADD231PS 64(AX), Z8, Z1
+	VFMADD231PS 128(AX), Z8, Z2
+	VFMADD231PS 192(AX), Z8, Z3
+	VFMADD231PS 256(AX), Z8, Z4
+	VFMADD231PS 320(AX), Z8, Z5
+	VFMADD231PS 384(AX), Z8, Z6
+	VFMADD231PS 448(AX), Z8, Z7
+	ADDQ $64, R15
+	INCQ DX
+	CMPQ DX, R11
+	JB tap8
+	VMOVUPS Z0, 0(DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, 128(DI)
+	VMOVUPS Z3, 192(DI)
+	VMOVUPS Z4, 256(DI)
+	VMOVUPS Z5, 320(DI)
+	VMOVUPS Z6, 384(DI)
+	VMOVUPS Z7, 448(DI)
+	ADDQ $512, DI
+	ADDQ $512, BX
+	SUBQ $8, CX
+	JMP blk8
+
+blk4:
+	CMPQ CX, $4
+	JL blk1
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	XORQ DX, DX
+	MOVQ R9, R15
+
+tap4:
+	MOVQ (R10)(DX*8), AX
+	ADDQ BX, AX
+	VMOVUPS (R15), Z8
+	VFMADD231PS 0(AX), Z8, Z0
+	VFMADD231PS 64(AX), Z8, Z1
+	VFMADD231PS 128(AX), Z8, Z2
+	VFMADD231PS 192(AX), Z8, Z3
+	ADDQ $64, R15
+	INCQ DX
+	CMPQ DX, R11
+	JB tap4
+	VMOVUPS Z0, 0(DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, 128(DI)
+	VMOVUPS Z3, 192(DI)
+	ADDQ $256, DI
+	ADDQ $256, BX
+	SUBQ $4, CX
+	JMP blk4
+
+blk1:
+	TESTQ CX, CX
+	JEQ nextrow
+	VPXORD Z0, Z0, Z0
+	XORQ DX, DX
+	MOVQ R9, R15
+
+tap1:
+	MOVQ (R10)(DX*8), AX
+	ADDQ BX, AX
+	VMOVUPS (R15), Z8
+	VFMADD231PS 0(AX), Z8, Z0
+	ADDQ $64, R15
+	INCQ DX
+	CMPQ DX, R11
+	JB tap1
+	VMOVUPS Z0, 0(DI)
+	ADDQ $64, DI
+	ADDQ $64, BX
+	DECQ CX
+	JMP blk1
+
+nextrow:
+	ADDQ R14, SI
+	DECQ R12
+	JMP row
+
+done:
+	VZEROUPPER
+	RET
+
+// func transpose16(dst *float32, dstStride int, src *float32, srcStride int, rows, cols int, dst2 *float32)
+// dst[j][i] = src[i][j] for i < rows, j < cols (strides in bytes): source rows
+// past rows read as zeros, columns past cols are not read, and each
+// destination row j < cols gets its first rows lanes written. With dst2
+// set, the even rows j go to dst at (j/2)·dstStride and the odd ones to
+// dst2 at (j/2)·dstStride (the column phases of a stride-2 window).
+TEXT ·transpose16(SB), NOSPLIT, $0-56
+	MOVQ dst+0(FP), DI
+	MOVQ dstStride+8(FP), R8
+	MOVQ src+16(FP), SI
+	MOVQ srcStride+24(FP), R9
+	MOVQ rows+32(FP), R10
+	MOVQ cols+40(FP), R11
+	MOVQ dst2+48(FP), R12
+	MOVQ $1, AX
+	MOVQ R11, CX
+	SHLQ CX, AX
+	DECQ AX
+	KMOVW AX, K1
+	MOVQ $1, AX
+	MOVQ R10, CX
+	SHLQ CX, AX
+	DECQ AX
+	KMOVW AX, K2
+	MOVQ SI, BX
+	VPXORD Z0, Z0, Z0
+	CMPQ R10, $0
+	JLE t16load_done
+	VMOVUPS.Z (BX), K1, Z0
+	ADDQ R9, BX
+	VPXORD Z1, Z1, Z1
+	CMPQ R10, $1
+	JLE t16load_done
+	VMOVUPS.Z (BX), K1, Z1
+	ADDQ R9, BX
+	VPXORD Z2, Z2, Z2
+	CMPQ R10, $2
+	JLE t16load_done
+	VMOVUPS.Z (BX), K1, Z2
+	ADDQ R9, BX
+	VPXORD Z3, Z3, Z3
+	CMPQ R10, $3
+	JLE t16load_done
+	VMOVUPS.Z (BX), K1, Z3
+	ADDQ R9, BX
+	VPXORD Z4, Z4, Z4
+	CMPQ R10, $4
+	JLE t16load_done
+	VMOVUPS.Z (BX), K1, Z4
+	ADDQ R9, BX
+	VPXORD Z5, Z5, Z5
+	CMPQ R10, $5
+	JLE t16load_done
+	VMOVUPS.Z (BX), K1, Z5
+	ADDQ R9, BX
+	VPXORD Z6, Z6, Z6
+	CMPQ R10, $6
+	JLE t16load_done
+	VMOVUPS.Z (BX), K1, Z6
+	ADDQ R9, BX
+	VPXORD Z7, Z7, Z7
+	CMPQ R10, $7
+	JLE t16load_done
+	VMOVUPS.Z (BX), K1, Z7
+	ADDQ R9, BX
+	VPXORD Z8, Z8, Z8
+	CMPQ R10, $8
+	JLE t16load_done
+	VMOVUPS.Z (BX), K1, Z8
+	ADDQ R9, BX
+	VPXORD Z9, Z9, Z9
+	CMPQ R10, $9
+	JLE t16load_done
+	VMOVUPS.Z (BX), K1, Z9
+	ADDQ R9, BX
+	VPXORD Z10, Z10, Z10
+	CMPQ R10, $10
+	JLE t16load_done
+	VMOVUPS.Z (BX), K1, Z10
+	ADDQ R9, BX
+	VPXORD Z11, Z11, Z11
+	CMPQ R10, $11
+	JLE t16load_done
+	VMOVUPS.Z (BX), K1, Z11
+	ADDQ R9, BX
+	VPXORD Z12, Z12, Z12
+	CMPQ R10, $12
+	JLE t16load_done
+	VMOVUPS.Z (BX), K1, Z12
+	ADDQ R9, BX
+	VPXORD Z13, Z13, Z13
+	CMPQ R10, $13
+	JLE t16load_done
+	VMOVUPS.Z (BX), K1, Z13
+	ADDQ R9, BX
+	VPXORD Z14, Z14, Z14
+	CMPQ R10, $14
+	JLE t16load_done
+	VMOVUPS.Z (BX), K1, Z14
+	ADDQ R9, BX
+	VPXORD Z15, Z15, Z15
+	CMPQ R10, $15
+	JLE t16load_done
+	VMOVUPS.Z (BX), K1, Z15
+t16load_done:
+	VUNPCKLPS Z1, Z0, Z16
+	VUNPCKHPS Z1, Z0, Z17
+	VUNPCKLPS Z3, Z2, Z18
+	VUNPCKHPS Z3, Z2, Z19
+	VUNPCKLPS Z5, Z4, Z20
+	VUNPCKHPS Z5, Z4, Z21
+	VUNPCKLPS Z7, Z6, Z22
+	VUNPCKHPS Z7, Z6, Z23
+	VUNPCKLPS Z9, Z8, Z24
+	VUNPCKHPS Z9, Z8, Z25
+	VUNPCKLPS Z11, Z10, Z26
+	VUNPCKHPS Z11, Z10, Z27
+	VUNPCKLPS Z13, Z12, Z28
+	VUNPCKHPS Z13, Z12, Z29
+	VUNPCKLPS Z15, Z14, Z30
+	VUNPCKHPS Z15, Z14, Z31
+	VUNPCKLPD Z18, Z16, Z0
+	VUNPCKHPD Z18, Z16, Z1
+	VUNPCKLPD Z19, Z17, Z2
+	VUNPCKHPD Z19, Z17, Z3
+	VUNPCKLPD Z22, Z20, Z4
+	VUNPCKHPD Z22, Z20, Z5
+	VUNPCKLPD Z23, Z21, Z6
+	VUNPCKHPD Z23, Z21, Z7
+	VUNPCKLPD Z26, Z24, Z8
+	VUNPCKHPD Z26, Z24, Z9
+	VUNPCKLPD Z27, Z25, Z10
+	VUNPCKHPD Z27, Z25, Z11
+	VUNPCKLPD Z30, Z28, Z12
+	VUNPCKHPD Z30, Z28, Z13
+	VUNPCKLPD Z31, Z29, Z14
+	VUNPCKHPD Z31, Z29, Z15
+	VSHUFF32X4 $0x88, Z4, Z0, Z16
+	VSHUFF32X4 $0xdd, Z4, Z0, Z20
+	VSHUFF32X4 $0x88, Z5, Z1, Z17
+	VSHUFF32X4 $0xdd, Z5, Z1, Z21
+	VSHUFF32X4 $0x88, Z6, Z2, Z18
+	VSHUFF32X4 $0xdd, Z6, Z2, Z22
+	VSHUFF32X4 $0x88, Z7, Z3, Z19
+	VSHUFF32X4 $0xdd, Z7, Z3, Z23
+	VSHUFF32X4 $0x88, Z12, Z8, Z24
+	VSHUFF32X4 $0xdd, Z12, Z8, Z28
+	VSHUFF32X4 $0x88, Z13, Z9, Z25
+	VSHUFF32X4 $0xdd, Z13, Z9, Z29
+	VSHUFF32X4 $0x88, Z14, Z10, Z26
+	VSHUFF32X4 $0xdd, Z14, Z10, Z30
+	VSHUFF32X4 $0x88, Z15, Z11, Z27
+	VSHUFF32X4 $0xdd, Z15, Z11, Z31
+	VSHUFF32X4 $0x88, Z24, Z16, Z0
+	VSHUFF32X4 $0xdd, Z24, Z16, Z8
+	VSHUFF32X4 $0x88, Z25, Z17, Z1
+	VSHUFF32X4 $0xdd, Z25, Z17, Z9
+	VSHUFF32X4 $0x88, Z26, Z18, Z2
+	VSHUFF32X4 $0xdd, Z26, Z18, Z10
+	VSHUFF32X4 $0x88, Z27, Z19, Z3
+	VSHUFF32X4 $0xdd, Z27, Z19, Z11
+	VSHUFF32X4 $0x88, Z28, Z20, Z4
+	VSHUFF32X4 $0xdd, Z28, Z20, Z12
+	VSHUFF32X4 $0x88, Z29, Z21, Z5
+	VSHUFF32X4 $0xdd, Z29, Z21, Z13
+	VSHUFF32X4 $0x88, Z30, Z22, Z6
+	VSHUFF32X4 $0xdd, Z30, Z22, Z14
+	VSHUFF32X4 $0x88, Z31, Z23, Z7
+	VSHUFF32X4 $0xdd, Z31, Z23, Z15
+	TESTQ R12, R12
+	JNE t16phases
+	CMPQ R11, $0
+	JLE t16done
+	VMOVUPS Z0, K2, (DI)
+	ADDQ R8, DI
+	CMPQ R11, $1
+	JLE t16done
+	VMOVUPS Z1, K2, (DI)
+	ADDQ R8, DI
+	CMPQ R11, $2
+	JLE t16done
+	VMOVUPS Z2, K2, (DI)
+	ADDQ R8, DI
+	CMPQ R11, $3
+	JLE t16done
+	VMOVUPS Z3, K2, (DI)
+	ADDQ R8, DI
+	CMPQ R11, $4
+	JLE t16done
+	VMOVUPS Z4, K2, (DI)
+	ADDQ R8, DI
+	CMPQ R11, $5
+	JLE t16done
+	VMOVUPS Z5, K2, (DI)
+	ADDQ R8, DI
+	CMPQ R11, $6
+	JLE t16done
+	VMOVUPS Z6, K2, (DI)
+	ADDQ R8, DI
+	CMPQ R11, $7
+	JLE t16done
+	VMOVUPS Z7, K2, (DI)
+	ADDQ R8, DI
+	CMPQ R11, $8
+	JLE t16done
+	VMOVUPS Z8, K2, (DI)
+	ADDQ R8, DI
+	CMPQ R11, $9
+	JLE t16done
+	VMOVUPS Z9, K2, (DI)
+	ADDQ R8, DI
+	CMPQ R11, $10
+	JLE t16done
+	VMOVUPS Z10, K2, (DI)
+	ADDQ R8, DI
+	CMPQ R11, $11
+	JLE t16done
+	VMOVUPS Z11, K2, (DI)
+	ADDQ R8, DI
+	CMPQ R11, $12
+	JLE t16done
+	VMOVUPS Z12, K2, (DI)
+	ADDQ R8, DI
+	CMPQ R11, $13
+	JLE t16done
+	VMOVUPS Z13, K2, (DI)
+	ADDQ R8, DI
+	CMPQ R11, $14
+	JLE t16done
+	VMOVUPS Z14, K2, (DI)
+	ADDQ R8, DI
+	CMPQ R11, $15
+	JLE t16done
+	VMOVUPS Z15, K2, (DI)
+	JMP t16done
+t16phases:
+	CMPQ R11, $0
+	JLE t16done
+	VMOVUPS Z0, K2, (DI)
+	ADDQ R8, DI
+	CMPQ R11, $1
+	JLE t16done
+	VMOVUPS Z1, K2, (R12)
+	ADDQ R8, R12
+	CMPQ R11, $2
+	JLE t16done
+	VMOVUPS Z2, K2, (DI)
+	ADDQ R8, DI
+	CMPQ R11, $3
+	JLE t16done
+	VMOVUPS Z3, K2, (R12)
+	ADDQ R8, R12
+	CMPQ R11, $4
+	JLE t16done
+	VMOVUPS Z4, K2, (DI)
+	ADDQ R8, DI
+	CMPQ R11, $5
+	JLE t16done
+	VMOVUPS Z5, K2, (R12)
+	ADDQ R8, R12
+	CMPQ R11, $6
+	JLE t16done
+	VMOVUPS Z6, K2, (DI)
+	ADDQ R8, DI
+	CMPQ R11, $7
+	JLE t16done
+	VMOVUPS Z7, K2, (R12)
+	ADDQ R8, R12
+	CMPQ R11, $8
+	JLE t16done
+	VMOVUPS Z8, K2, (DI)
+	ADDQ R8, DI
+	CMPQ R11, $9
+	JLE t16done
+	VMOVUPS Z9, K2, (R12)
+	ADDQ R8, R12
+	CMPQ R11, $10
+	JLE t16done
+	VMOVUPS Z10, K2, (DI)
+	ADDQ R8, DI
+	CMPQ R11, $11
+	JLE t16done
+	VMOVUPS Z11, K2, (R12)
+	ADDQ R8, R12
+	CMPQ R11, $12
+	JLE t16done
+	VMOVUPS Z12, K2, (DI)
+	ADDQ R8, DI
+	CMPQ R11, $13
+	JLE t16done
+	VMOVUPS Z13, K2, (R12)
+	ADDQ R8, R12
+	CMPQ R11, $14
+	JLE t16done
+	VMOVUPS Z14, K2, (DI)
+	ADDQ R8, DI
+	CMPQ R11, $15
+	JLE t16done
+	VMOVUPS Z15, K2, (R12)
+	ADDQ R8, R12
+t16done:
+	VZEROUPPER
+	RET
+

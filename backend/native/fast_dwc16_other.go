@@ -1,0 +1,12 @@
+//go:build !amd64 || purego
+
+package native
+
+// No channel-vector kernel here (dwc16OK is false): never called.
+const dwc16OK = false
+
+func dwc16(p *dwcArgs) { panic("no vector loops") }
+
+func transpose16(dst *float32, dstStride int, src *float32, srcStride int, rows, cols int, dst2 *float32) {
+	panic("no vector loops")
+}

@@ -1,0 +1,64 @@
+package native
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"testing"
+)
+
+// TestDWC16MatchesRows runs the depthwise cases (odd widths, strides,
+// paddings, dilations, batches, channel counts that leave a partial block
+// of sixteen) on the channel-vector path and on the row kernel, with NaN
+// and ±Inf in some inputs, on one and several threads.
+func TestDWC16MatchesRows(t *testing.T) {
+	if !dwc16OK {
+		t.Skip("no channel-vector kernel")
+	}
+	defer func(old bool) { dwc16Enabled = old }(dwc16Enabled)
+	r := rand.New(rand.NewPCG(41, 42))
+	cases := append(dwCases(r),
+		convCase{1, 1152, 4, 4, 1152, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 1152},
+		convCase{2, 37, 7, 9, 37, 3, 3, 2, 2, 1, 1, 1, 0, 1, 2, 37},
+		convCase{1, 17, 1, 1, 17, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 17},
+		convCase{1, 20, 13, 31, 20, 7, 7, 1, 2, 2, 1, 3, 3, 6, 1, 20})
+	specials := []float64{math.NaN(), math.Inf(1), math.Inf(-1)}
+	took := 0
+	for _, procs := range []int{1, 3} {
+		old := runtime.GOMAXPROCS(procs)
+		for i, cc := range cases {
+			op := cc.op(t)
+			x := randF32Literal(t, r, int64(cc.b), int64(cc.c), int64(cc.h), int64(cc.w))
+			w := randF32Literal(t, r, int64(cc.o), int64(cc.c/cc.g), int64(cc.kh), int64(cc.kw))
+			if i%3 == 0 {
+				for j := 0; j < 3; j++ {
+					x.SetFloat64(r.IntN(x.Len()), specials[r.IntN(3)])
+				}
+			}
+			dwc16Enabled = true
+			c, ok := fastConvShape(op, []Value{x, w})
+			if !ok || !c.direct || !c.useC16() {
+				continue
+			}
+			took++
+			got := runConv(t, op, x, w, true)
+			dwc16Enabled = false
+			want := runConv(t, op, x, w, true)
+			k := float64(cc.kh * cc.kw)
+			for e := 0; e < want.Len(); e++ {
+				g, v := got.Float64(e), want.Float64(e)
+				bad := math.IsNaN(g) != math.IsNaN(v) || (math.IsInf(v, 0) && g != v) ||
+					(!math.IsNaN(v) && !math.IsInf(v, 0) && math.Abs(g-v) > 2e-6*math.Sqrt(k)*(1+math.Abs(v)))
+				if bad {
+					t.Fatalf("procs=%d %+v: element %d = %v, row kernel %v", procs, cc, e, g, v)
+				}
+			}
+		}
+		runtime.GOMAXPROCS(old)
+	}
+	if took < 20 {
+		t.Fatalf("the channel-vector path took %d cases, want at least 20", took)
+	}
+	t.Log(fmt.Sprintf("%d cases on the channel-vector path", took))
+}

@@ -1,0 +1,95 @@
+package native
+
+import "math"
+
+// Float32 sums of reductions (reduce's fast fold, the reduce-fused groups,
+// the row pipelines) in 64 slots instead of one chain: element i of a row
+// goes to slot i%64 (each slot summed in order), and the slots are added
+// in a fixed tree at the end (sixteen lanes of four vector accumulators,
+// pairwise). One chain waits on every add (four cycles each: a 768-wide
+// layer-norm row took 3000 cycles per sum); the order of a reduction is
+// the implementation's to choose (StableHLO leaves it unspecified), and
+// PyTorch's own kernels sum in vector lanes too. The slots are the same
+// whether a row comes whole or in chunks, with or without AVX-512, so
+// fused and unfused reductions give the same bits. A NaN total, or a zero
+// one from a -0 start, is summed again in one chain, for the generic
+// fold's NaN and signed zero.
+
+// rowSum accumulates one row's elements in their slots.
+type rowSum struct{ s [64]float32 }
+
+// add adds x, the row's elements from position pos on.
+func (r *rowSum) add(x []float32, pos int) {
+	for len(x) > 0 && pos%64 != 0 { // up to a whole block
+		r.s[pos%64] += x[0]
+		x, pos = x[1:], pos+1
+	}
+	if b := len(x) / 64; b > 0 {
+		if sumSIMDOK {
+			sum64add(&r.s, &x[0], b)
+		} else {
+			for i := 0; i < b*64; i += 64 {
+				blk := (*[64]float32)(x[i:])
+				for j := range r.s {
+					r.s[j] += blk[j]
+				}
+			}
+		}
+		x = x[b*64:]
+	}
+	for j, v := range x {
+		r.s[j] += v
+	}
+}
+
+// total returns the slots' sum: the four accumulators pairwise, then the
+// sixteen lanes by halves (8, 4, 2, 1 apart), as the vector form adds them.
+func (r *rowSum) total() float32 {
+	var l [16]float32
+	for j := range l {
+		l[j] = (r.s[j] + r.s[16+j]) + (r.s[32+j] + r.s[48+j])
+	}
+	for h := 8; h >= 1; h /= 2 {
+		for j := 0; j < h; j++ {
+			l[j] += l[j+h]
+		}
+	}
+	return l[0]
+}
+
+// sum32 returns init + Σ x (x a whole row) in the slots' order.
+func sum32(init float32, x []float32) float32 {
+	var r rowSum
+	r.add(x, 0)
+	return sumResult(init, r.total(), x)
+}
+
+// sumResult is init + total, or the one-chain sum of x where that differs
+// in more than the last bits of rounding (NaN's bits, a zero's sign).
+func sumResult(init, total float32, x []float32) float32 {
+	t := init + total
+	if t != t || t == 0 && math.Signbit(float64(init)) {
+		t = init
+		for _, v := range x {
+			t += v
+		}
+	}
+	return t
+}
+
+// maxRow32 returns the fold's maximum of init and x (max32 element by
+// element, in order). Without a NaN, and with a nonzero result (zeros'
+// signs the only other thing the order decides), the vector maximum is
+// the same value, sixteen lanes at a time.
+func maxRow32(init float32, x []float32) float32 {
+	if sumSIMDOK && len(x) >= 16 {
+		if m, nan := max32x(&x[0], len(x)); !nan && m != 0 && init == init {
+			return max32(init, m)
+		}
+	}
+	acc := init
+	for _, v := range x {
+		acc = max32(acc, v)
+	}
+	return acc
+}

@@ -1,0 +1,85 @@
+// Float32 sums in 64 slots (sum.go). Written by hand.
+
+//go:build amd64 && !purego
+
+#include "textflag.h"
+
+// func sum64add(acc *[64]float32, x *float32, blocks int)
+// acc[j] += x[64b + j] for every block b < blocks and slot j < 64: four
+// accumulators of sixteen lanes, loaded, added to block by block, stored.
+TEXT ·sum64add(SB), NOSPLIT, $0-24
+	MOVQ acc+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ blocks+16(FP), CX
+	VMOVUPS (DI), Z0
+	VMOVUPS 64(DI), Z1
+	VMOVUPS 128(DI), Z2
+	VMOVUPS 192(DI), Z3
+	TESTQ CX, CX
+	JEQ sdone
+sloop:
+	VADDPS (SI), Z0, Z0
+	VADDPS 64(SI), Z1, Z1
+	VADDPS 128(SI), Z2, Z2
+	VADDPS 192(SI), Z3, Z3
+	ADDQ $256, SI
+	DECQ CX
+	JNE sloop
+sdone:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, 128(DI)
+	VMOVUPS Z3, 192(DI)
+	VZEROUPPER
+	RET
+
+// vmNegInf<>: -Inf, for the lanes past a row's end.
+DATA vmNegInf<>+0(SB)/4, $0xff800000
+GLOBL vmNegInf<>(SB), RODATA|NOPTR, $4
+
+// func max32x(x *float32, n int) (m float32, nan bool)
+// The maximum of x[:n] (n ≥ 1) in sixteen lanes, the last n%16 masked to
+// -Inf, and whether an element was NaN (then m is not the fold's).
+TEXT ·max32x(SB), NOSPLIT, $0-21
+	MOVQ x+0(FP), SI
+	MOVQ n+8(FP), CX
+	VBROADCASTSS vmNegInf<>(SB), Z0
+	KXORW K2, K2, K2
+	MOVQ CX, BX
+	SHRQ $4, BX
+	JEQ mtail
+mloop:
+	VMOVUPS (SI), Z1
+	VCMPPS $3, Z1, Z1, K3
+	KORW K3, K2, K2
+	VMAXPS Z1, Z0, Z0
+	ADDQ $64, SI
+	DECQ BX
+	JNE mloop
+mtail:
+	ANDQ $15, CX
+	JEQ mred
+	MOVQ $1, AX
+	SHLXQ CX, AX, AX
+	DECQ AX
+	KMOVW AX, K1
+	VBROADCASTSS vmNegInf<>(SB), Z1
+	VMOVUPS (SI), K1, Z1
+	VCMPPS $3, Z1, Z1, K3
+	KORW K3, K2, K2
+	VMAXPS Z1, Z0, Z0
+mred:
+	VEXTRACTF64X4 $1, Z0, Y1
+	VMAXPS Y1, Y0, Y0
+	VEXTRACTF128 $1, Y0, X1
+	VMAXPS X1, X0, X0
+	VMOVHLPS X0, X0, X1
+	VMAXPS X1, X0, X0
+	VMOVSHDUP X0, X1
+	VMAXSS X1, X0, X0
+	MOVSS X0, m+16(FP)
+	KMOVW K2, AX
+	TESTW AX, AX
+	SETNE nan+20(FP)
+	VZEROUPPER
+	RET

@@ -1,0 +1,9 @@
+//go:build !amd64 || purego
+
+package native
+
+const sumSIMDOK = false
+
+func sum64add(acc *[64]float32, x *float32, blocks int) { panic("no vector loops") }
+
+func max32x(x *float32, n int) (float32, bool) { panic("no vector loops") }
