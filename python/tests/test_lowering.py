@@ -250,6 +250,76 @@ def test_users_tpu_kernel_is_called_with_tpu_tensors():
     assert _cpu_calls("tt_low::twice.default") == 0
 
 
+_CPP_KERNEL = r"""
+#include <ATen/ATen.h>
+#include <torch/library.h>
+#include <atomic>
+
+static std::atomic<int64_t> calls{0};
+
+// A user's own kernel for the tpu device: it gets tpu tensors and computes
+// with ATen ops, which the device runs on the engine.
+at::Tensor scaled_sin_tpu(const at::Tensor& x) {
+  TORCH_CHECK(x.device().type() == c10::DeviceType::PrivateUse1, "scaled_sin_tpu: want a tpu tensor, got ", x.device());
+  calls++;
+  return at::sin(x) * 3;
+}
+
+extern "C" int64_t tpu_calls() { return calls.load(); }
+
+TORCH_LIBRARY_IMPL(tt_cpp, PrivateUse1, m) { m.impl("scaled_sin", &scaled_sin_tpu); }
+"""
+
+
+def _build_user_library(src: str, out) -> str:
+    """Builds a user's kernel library against the running torch, as a C++
+    user does with libtorch (the compiler, torch's headers and libraries;
+    torch.utils.cpp_extension's JIT would also want ninja, which Debian's
+    chroot lacks)."""
+    import shutil
+    import subprocess
+
+    from torch.utils import cpp_extension
+
+    cxx = shutil.which("g++") or shutil.which("c++")
+    assert cxx, "a C++ compiler is needed to build the user's kernel library"
+    (out / "kernel.cpp").write_text(src)
+    lib = out / "libuser_kernel.so"
+    cmd = [cxx, "-O0", "-std=c++20", "-shared", "-fPIC", "-w",
+           f"-D_GLIBCXX_USE_CXX11_ABI={int(torch._C._GLIBCXX_USE_CXX11_ABI)}",
+           *[f"-I{p}" for p in cpp_extension.include_paths()], str(out / "kernel.cpp"), "-o", str(lib),
+           *[f"-L{p}" for p in cpp_extension.library_paths()], "-lc10", "-ltorch_cpu"]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr[-4000:]
+    return str(lib)
+
+
+def test_torch_library_impl_kernel_for_privateuse1(tmp_path):
+    """A C++ kernel registered with TORCH_LIBRARY_IMPL(ns, PrivateUse1, m)
+    is called with tpu tensors, beside the device's fallback."""
+    import ctypes
+
+    from conftest import TEST_ENV
+
+    if TEST_ENV == "wheel":
+        pytest.skip("the wheel's test environment has no C++ compiler by design (the chroot runs this test)")
+    torch.library.define("tt_cpp::scaled_sin", "(Tensor x) -> Tensor")
+    torch.library.impl("tt_cpp::scaled_sin", "cpu")(lambda x: torch.sin(x) * 3)
+    lib = _build_user_library(_CPP_KERNEL, tmp_path)
+    torch.ops.load_library(lib)
+    tpu_calls = ctypes.CDLL(lib).tpu_calls
+    tpu_calls.restype = ctypes.c_int64
+    x = torch.randn(4, 5)
+    before = _cpu_calls("tt_cpp::scaled_sin.default")
+    got = torch.ops.tt_cpp.scaled_sin(x.to("tpu"))
+    assert got.device.type == "tpu"
+    torch.testing.assert_close(got.cpu(), torch.sin(x) * 3)
+    assert tpu_calls() == 1
+    assert _cpu_calls("tt_cpp::scaled_sin.default") == before  # no CPU fallback: the user's kernel ran
+    torch.testing.assert_close(torch.ops.tt_cpp.scaled_sin(x), torch.sin(x) * 3)  # the CPU kernel is untouched
+    assert tpu_calls() == 1
+
+
 # ---- StableHLO lowerings (kernel authors, jax.export) ---------------------------
 
 def _t(x) -> str:
