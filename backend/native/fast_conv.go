@@ -64,6 +64,12 @@ type conv2d struct {
 	op     *stablehlo.Op
 	kernel *literal.Literal
 	weight bool
+	// ldh, ldw > 1: an input dilation (lhs_dilation, the input gradient of
+	// a strided convolution): h and w are the dilated extents, and lhs the
+	// input with zeros between its elements (dilate, per call) over the
+	// srcH×srcW planes the program passes.
+	ldh, ldw, srcH, srcW int
+	dilH, dilW           int // the dilated planes' extents (h, w may be merged later)
 }
 
 // fastConv runs the convolution when it is one the fast path covers;
@@ -98,6 +104,38 @@ type convShapeEntry struct {
 var convShapes opCache[*convShapeEntry]
 
 func fastConvShape(op *stablehlo.Op, in []Value) (*conv2d, bool) {
+	c, ok := fastConvShapeOf(op, in)
+	if ok && (c.ldh > 1 || c.ldw > 1) {
+		c.lhs = c.dilate(c.lhs)
+	}
+	return c, ok
+}
+
+// dilate returns src's [batch, inC, srcH, srcW] planes spread over the
+// [batch, inC, h, w] ones, element (i, j) at (i·ldh, j·ldw), zeros
+// between. The GEMM then multiplies those zeros too (ldh·ldw times the
+// useful work), at its own speed instead of the exact kernel's.
+func (c *conv2d) dilate(src []float32) []float32 {
+	planes := c.batch * c.inC
+	n := c.dilH * c.dilW
+	dst := make([]float32, planes*n)
+	runParts(planes, min(Threads(), planes, max(1, planes*n/(1<<16))), func(lo, hi int) {
+		for p := lo; p < hi; p++ {
+			s := src[p*c.srcH*c.srcW : (p+1)*c.srcH*c.srcW]
+			d := dst[p*n : (p+1)*n]
+			for i := 0; i < c.srcH; i++ {
+				row := d[i*c.ldh*c.dilW:]
+				for j, v := range s[i*c.srcW : (i+1)*c.srcW] {
+					row[j*c.ldw] = v
+				}
+			}
+		}
+	})
+	return dst
+}
+
+// fastConvShapeOf is fastConvShape before the input is dilated.
+func fastConvShapeOf(op *stablehlo.Op, in []Value) (*conv2d, bool) {
 	if op.Name != "stablehlo.convolution" || len(in) != 2 {
 		return nil, false
 	}
@@ -135,7 +173,7 @@ func planConvShape(op *stablehlo.Op, in []Value, lhs, rhs *literal.Literal) (*co
 		return nil, false
 	}
 	for i := 0; i < 2; i++ {
-		if cp.lhsDil[i] != 1 || cp.reverse[i] || cp.padLo[i] < 0 || cp.padHi[i] < 0 {
+		if cp.lhsDil[i] < 1 || cp.reverse[i] || cp.padLo[i] < 0 || cp.padHi[i] < 0 {
 			return nil, false
 		}
 	}
@@ -144,6 +182,14 @@ func planConvShape(op *stablehlo.Op, in []Value, lhs, rhs *literal.Literal) (*co
 		outC: int(rhs.Shape[0]), kerC: int(rhs.Shape[1]), kh: int(rhs.Shape[2]), kw: int(rhs.Shape[3]),
 		sh: int(cp.stride[0]), sw: int(cp.stride[1]), dh: int(cp.rhsDil[0]), dw: int(cp.rhsDil[1]),
 		padT: int(cp.padLo[0]), padL: int(cp.padLo[1]), groups: cp.featureGroups, op: op, kernel: rhs,
+		ldh: int(cp.lhsDil[0]), ldw: int(cp.lhsDil[1]), srcH: int(lhs.Shape[2]), srcW: int(lhs.Shape[3]),
+	}
+	if c.ldh > 1 || c.ldw > 1 {
+		if c.h < 1 || c.w < 1 {
+			return nil, false
+		}
+		c.h, c.w = (c.h-1)*c.ldh+1, (c.w-1)*c.ldw+1
+		c.dilH, c.dilW = c.h, c.w
 	}
 	if c.kerC*c.groups != c.inC || c.outC%c.groups != 0 || c.kh < 1 || c.kw < 1 || c.batch < 1 || c.outC < 1 {
 		return nil, false

@@ -2,9 +2,6 @@ package native
 
 import (
 	"encoding/binary"
-	"sync"
-
-	"github.com/torchtpu/torchtpu/backend/native/internal/rescue"
 )
 
 // The data-movement kernels (broadcast, transpose, slice, concatenate, pad,
@@ -134,24 +131,17 @@ func (p *copyPlan) runPar(w int, dst []byte, d int64, src []byte, s int64) {
 		return
 	}
 	w = int(min(int64(w), n))
-	var wg sync.WaitGroup
-	var caught rescue.First // a panic on a worker is raised here
-	for i := 0; i < w; i++ {
-		lo, hi := n*int64(i)/int64(w), n*int64(i+1)/int64(w)
+	// on the engine's loop pool (or the host's, when lent): parts as loop
+	// indexes, a panic raised again here
+	runParts(int(n), w, func(lo, hi int) {
 		sub := *p
 		if len(p.shape) > 0 {
-			sub.shape = append([]int64{hi - lo}, p.shape[1:]...)
+			sub.shape = append([]int64{int64(hi - lo)}, p.shape[1:]...)
 		} else {
-			sub.tileN = hi - lo
+			sub.tileN = int64(hi - lo)
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			caught.Run(func() { sub.runBytes(dst, d+lo*dStep, src, s+lo*sStep) })
-		}()
-	}
-	wg.Wait()
-	caught.Raise()
+		sub.runBytes(dst, d+int64(lo)*dStep, src, s+int64(lo)*sStep)
+	})
 }
 
 // runBytes copies the box at byte offsets d and s, on this goroutine.

@@ -186,8 +186,18 @@ func Run(threads, n int, f func(i int)) {
 			j.left.Add(-1)
 		}
 	}
-	for j.left.Load() > 0 {
-		runtime.Gosched()
+	// The caller waits on the count without yielding its thread for up to
+	// Spin: a goroutine called from C (the Python package's calls through
+	// the C ABI) is locked to its thread, and each runtime.Gosched of a
+	// locked goroutine hands its P to another thread and back, two futex
+	// wake-ups (tens of microseconds on a virtual machine) at the end of
+	// every parallel loop. The helpers that took the job run on Ps of their
+	// own, so the wait needs none of the caller's.
+	waitSince := time.Now()
+	for spins := 0; j.left.Load() > 0; spins++ {
+		if spins%loopYield == loopYield-1 && time.Since(waitSince) >= Spin {
+			runtime.Gosched()
+		}
 	}
 	j.caught.Raise()
 }
