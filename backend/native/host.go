@@ -14,6 +14,7 @@ type HostPool struct {
 	// thread included, and returns true when every call has returned; or it
 	// returns false without calling body when it cannot lend threads from
 	// the calling thread (then the loop runs on the backend's helpers).
+	// Nil: the loops run on the backend's helpers, split for Threads.
 	Run func(n int, body func()) bool
 	// Threads is the host's thread count (torch.get_num_threads()), which
 	// loops are split for.

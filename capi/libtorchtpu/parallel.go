@@ -56,15 +56,21 @@ import (
 // by at::parallel_for and threads by at::get_num_threads, so the process
 // keeps one pool of threads. Only loops of calls the host makes itself
 // (tt_program_run) borrow the pool; the engine's own threads keep its
-// helpers. run NULL gives the loops back to the engine's helpers. Returns
-// 0, or -1 and *err.
+// helpers. run NULL keeps the loops on the engine's helpers, split for
+// threads() when it is given (the host's thread count without its
+// threads); both NULL give the engine its own count back. Returns 0, or
+// -1 and *err.
 //
 //export tt_set_host_parallel
 func tt_set_host_parallel(run C.tt_host_parallel_fn, threads C.tt_host_threads_fn, errOut **C.char) C.int32_t {
 	err := capi.Guard("tt_set_host_parallel", func() error {
 		C.tt_set_host(run, threads)
-		if run == nil {
+		if run == nil && threads == nil {
 			native.SetHostPool(nil)
+			return nil
+		}
+		if run == nil {
+			native.SetHostPool(&native.HostPool{Threads: hostThreads})
 			return nil
 		}
 		native.SetHostPool(&native.HostPool{Run: runOnHost, Threads: hostThreads})

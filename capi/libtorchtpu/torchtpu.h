@@ -260,8 +260,10 @@ int32_t tt_free(uint64_t h, char** errOut);
 // by at::parallel_for and threads by at::get_num_threads, so the process
 // keeps one pool of threads. Only loops of calls the host makes itself
 // (tt_program_run) borrow the pool; the engine's own threads keep its
-// helpers. run NULL gives the loops back to the engine's helpers. Returns
-// 0, or -1 and *err.
+// helpers. run NULL keeps the loops on the engine's helpers, split for
+// threads() when it is given (the host's thread count without its
+// threads); both NULL give the engine its own count back. Returns 0, or
+// -1 and *err.
 int32_t tt_set_host_parallel(tt_host_parallel_fn run, tt_host_threads_fn threads, char** errOut);
 
 void ttHostBody(void* ctx);

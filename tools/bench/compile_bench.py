@@ -11,9 +11,10 @@ table shows median wall times, the ratios torchtpu / eager and torchtpu / induct
 medians (below 1: torchtpu is faster) and the same ratios of median process CPU time per step
 (steadier on a shared machine). Every column checks its outputs against eager first.
 
-Inside PyTorch the engine's parallel loops run on PyTorch's intra-op threads (one pool per
-process); --own-threads adds a column "tt-own" where they run on the engine's own helper
-goroutines instead, switched per step in the same process, to measure what one pool buys.
+Inside PyTorch the engine's parallel loops run on its own helper threads, split for
+torch.get_num_threads(); --host-threads adds a column "tt-host" where they run on PyTorch's
+intra-op threads instead (TORCHTPU_HOST_THREADS=1: one pool per process), switched per step
+in the same process, to measure what one pool buys.
 """
 
 from __future__ import annotations
@@ -110,12 +111,12 @@ def prepare(name: str, backend: str | None, warmup: int):
 
 
 def _pool_switch(step: Callable[[], Any], col: str) -> Callable[[], Any]:
-    """step with the engine's loops on PyTorch's threads (torchtpu) or on its
-    own helpers (tt-own), switched before each step."""
+    """step with the engine's loops on its own helpers (torchtpu) or on
+    PyTorch's threads (tt-host), switched before each step."""
     from torchtpu.device import _ext
 
     lib = _ext.load()
-    on = 0 if col == "tt-own" else 1
+    on = 1 if col == "tt-host" else 0
 
     def switched():
         if lib.ttx_host_parallel(on) != 0:
@@ -147,15 +148,15 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=20)
     ap.add_argument("--warmup", type=int, default=3)
     ap.add_argument("--no-inductor", action="store_true", help="skip the inductor column")
-    ap.add_argument("--own-threads", action="store_true",
-                    help="add a torchtpu column whose loops run on the engine's own threads")
+    ap.add_argument("--host-threads", action="store_true",
+                    help="add a torchtpu column whose loops run on PyTorch's intra-op threads")
     ap.add_argument("--json", help="write the results as JSON to this file")
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
     os.environ.setdefault("TORCHTPU_THREADS", str(a.threads))
     columns = [("eager", None), ("torchtpu", "torchtpu")] + ([] if a.no_inductor else [("inductor", "inductor")])
-    if a.own_threads:
-        columns.append(("tt-own", "torchtpu"))
+    if a.host_threads:
+        columns.append(("tt-host", "torchtpu"))
     results = []
     print(f"torch {torch.__version__}, {a.threads} threads, medians of {a.runs} runs after {a.warmup} warm-up;"
           f" load {os.getloadavg()[0]:.1f}", flush=True)

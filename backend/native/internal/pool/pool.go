@@ -147,7 +147,7 @@ func Run(threads, n int, f func(i int)) {
 	}
 	loops.Add(1)
 	j := &loopJob{f: f, n: int64(n)}
-	if h := host.Load(); h != nil && h.run(threads, j.work) {
+	if h := host.Load(); h != nil && h.Run != nil && h.run(threads, j.work) {
 		j.caught.Raise()
 		return
 	}
@@ -225,8 +225,10 @@ var host atomic.Pointer[hostPool]
 
 // SetHost lends the host's thread pool to every later loop (nil: the
 // helper goroutines again). Loops the host declines run on the helpers.
+// A Host with Threads and no Run keeps the loops on the helpers, split
+// for the host's thread count.
 func SetHost(h *Host) {
-	if h == nil || h.Run == nil {
+	if h == nil || h.Run == nil && h.Threads == nil {
 		host.Store(nil)
 		return
 	}

@@ -62,3 +62,36 @@ func BenchmarkRunOverhead(b *testing.B) {
 		Run(2, 2, func(i int) { sink.Add(int64(i)) })
 	}
 }
+
+// TestHostThreads: a host that lends its thread count only (Run nil, the
+// default inside PyTorch) sets how many parts loops are split for, and the
+// loops run on the helpers; a host that lends its threads runs them; nil
+// gives GOMAXPROCS back.
+func TestHostThreads(t *testing.T) {
+	defer SetHost(nil)
+	n := 5
+	SetHost(&Host{Threads: func() int { return n }})
+	if got := Threads(); got != 5 {
+		t.Fatalf("Threads() = %d with a host of 5 threads, want 5", got)
+	}
+	var sum atomic.Int64
+	Run(Threads(), 100, func(i int) { sum.Add(int64(i)) })
+	if sum.Load() != 4950 {
+		t.Fatalf("sum %d over the helpers, want 4950", sum.Load())
+	}
+	lent := 0
+	SetHost(&Host{Threads: func() int { return 3 }, Run: func(k int, body func()) bool {
+		lent++
+		body() // one host thread takes every index
+		return true
+	}})
+	sum.Store(0)
+	Run(Threads(), 100, func(i int) { sum.Add(int64(i)) })
+	if sum.Load() != 4950 || lent != 1 {
+		t.Fatalf("sum %d with %d host runs, want 4950 with 1", sum.Load(), lent)
+	}
+	SetHost(nil)
+	if got := Threads(); got != runtime.GOMAXPROCS(0) {
+		t.Fatalf("Threads() = %d without a host, want GOMAXPROCS %d", got, runtime.GOMAXPROCS(0))
+	}
+}

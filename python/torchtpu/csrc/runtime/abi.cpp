@@ -71,8 +71,9 @@ __attribute__((visibility("default"))) int ttx_init(const char* path, int32_t ab
   if (abi.abi_version() != abi_version)
     return fail("libtorchtpu has another C ABI version than the package: rebuild it");
   register_hooks();
-  if (!std::getenv("TORCHTPU_OWN_THREADS") && !install_host_parallel())
-    return fail("libtorchtpu refused PyTorch's thread pool");
+  const char* lend = std::getenv("TORCHTPU_HOST_THREADS");
+  if (!install_host_parallel(lend && std::string(lend) == "1"))
+    return fail("libtorchtpu refused PyTorch's thread settings");
   std::atexit([] { exiting_.store(true); });
   ready.store(true, std::memory_order_release);
   return 0;

@@ -31,10 +31,11 @@ struct Abi {
   int32_t (*memory)(int64_t*, int64_t*, int32_t);
 };
 
-// install_host_parallel lends PyTorch's intra-op threads to the engine's
-// parallel loops (runtime/parallel.cpp); false when the library cannot take
-// them.
-bool install_host_parallel();
+// install_host_parallel sets how the engine's parallel loops run inside
+// PyTorch (runtime/parallel.cpp): on PyTorch's intra-op threads (lend) or
+// on the engine's own helpers, split for torch.get_num_threads(); false
+// when the library refuses.
+bool install_host_parallel(bool lend);
 
 // abi is the resolved table; valid once ttx_init succeeded.
 extern Abi abi;
