@@ -40,7 +40,7 @@ func quantDotLike(env Env, op *stablehlo.Op, in []Value, k Kernel) ([]Value, boo
 	if err != nil {
 		return nil, true, err
 	}
-	if op.Name == "stablehlo.convolution" && !quantConvIntegerPath(op, qr, qo) {
+	if op.Name == "stablehlo.convolution" && !QuantConvIntegerPath(op, qr, qo) {
 		return nil, false, nil
 	}
 	sh := shadowOp(op, func(*stablehlo.TensorType) stablehlo.ElemType { return stablehlo.Elem(dtype.I32) })
@@ -120,11 +120,11 @@ func quantDotLike(env Env, op *stablehlo.Op, in []Value, k Kernel) ([]Value, boo
 	return []Value{out}, true, nil
 }
 
-// quantConvIntegerPath reports whether the lowering takes the integer path
-// for a quantized convolution: kernel (and per-axis result) zero points
+// QuantConvIntegerPath reports whether the lowering takes the integer path
+// for a quantized convolution (backend/pjrt/legalize takes the same one): kernel (and per-axis result) zero points
 // zero, per-axis kernels quantized along their last dim, no lhs dilation,
 // and an NHWC, NCHW, NDHWC or NCDHW layout.
-func quantConvIntegerPath(op *stablehlo.Op, qr, qo *stablehlo.Quant) bool {
+func QuantConvIntegerPath(op *stablehlo.Op, qr, qo *stablehlo.Quant) bool {
 	for _, z := range qr.ZeroPoints {
 		if z != 0 {
 			return false

@@ -3,6 +3,7 @@ package legalize
 import (
 	"math"
 
+	"github.com/torchtpu/torchtpu/backend/native"
 	"github.com/torchtpu/torchtpu/dtype"
 	"github.com/torchtpu/torchtpu/stablehlo"
 )
@@ -70,7 +71,7 @@ func (q *quantizer) dotLike(op *stablehlo.Op) ([]*stablehlo.Op, []*stablehlo.Val
 	if ql.Axis >= 0 || (qr.Axis >= 0) != (qo.Axis >= 0) {
 		return nil, nil, false, nil
 	}
-	if op.Name == "stablehlo.convolution" && !convIntegerPath(op, qr, qo) {
+	if op.Name == "stablehlo.convolution" && !native.QuantConvIntegerPath(op, qr, qo) {
 		return nil, nil, false, nil
 	}
 	fb := stablehlo.NewOpsBuilder(op.Loc)
@@ -120,77 +121,4 @@ func (q *quantizer) dotLike(op *stablehlo.Op) ([]*stablehlo.Op, []*stablehlo.Val
 	}
 	q.orig[out] = rt
 	return fb.Ops(), []*stablehlo.Value{out}, true, nil
-}
-
-// convIntegerPath mirrors backend/native's quantConvIntegerPath: kernel
-// (and per-axis result) zero points zero, per-axis kernels quantized along
-// their last dim with proportional result scales, no lhs dilation, and an
-// NHWC, NCHW, NDHWC or NCDHW layout.
-func convIntegerPath(op *stablehlo.Op, qr, qo *stablehlo.Quant) bool {
-	for _, z := range qr.ZeroPoints {
-		if z != 0 {
-			return false
-		}
-	}
-	if qr.Axis >= 0 {
-		for _, z := range qo.ZeroPoints {
-			if z != 0 {
-				return false
-			}
-		}
-		rt := stablehlo.AsTensor(op.Operands[1].Type)
-		if rt == nil || qr.Axis != rt.Rank()-1 {
-			return false
-		}
-		for i := range qo.Scales {
-			if i >= len(qr.Scales) {
-				return false
-			}
-			r0 := qo.Scales[0] / qr.Scales[0]
-			if math.Abs((qo.Scales[i]/qr.Scales[i]-r0)/r0) > 0.001 {
-				return false
-			}
-		}
-	}
-	if v, ok := op.Ints("lhs_dilation"); ok {
-		for _, x := range v {
-			if x != 1 {
-				return false
-			}
-		}
-	}
-	d, ok := op.Attr("dimension_numbers").(*stablehlo.ConvDims)
-	if !ok {
-		return false
-	}
-	eq := func(a []int64, b ...int64) bool {
-		if len(a) != len(b) {
-			return false
-		}
-		for i := range a {
-			if a[i] != b[i] {
-				return false
-			}
-		}
-		return true
-	}
-	switch len(d.InputSpatialDims) {
-	case 2:
-		nhwc := d.InputBatchDim == 0 && d.InputFeatureDim == 3 && eq(d.InputSpatialDims, 1, 2) &&
-			d.KernelInputFeatureDim == 2 && d.KernelOutputFeatureDim == 3 && eq(d.KernelSpatialDims, 0, 1) &&
-			d.OutputBatchDim == 0 && d.OutputFeatureDim == 3 && eq(d.OutputSpatialDims, 1, 2)
-		nchw := d.InputBatchDim == 0 && d.InputFeatureDim == 1 && eq(d.InputSpatialDims, 2, 3) &&
-			d.KernelInputFeatureDim == 1 && d.KernelOutputFeatureDim == 0 && eq(d.KernelSpatialDims, 2, 3) &&
-			d.OutputBatchDim == 0 && d.OutputFeatureDim == 1 && eq(d.OutputSpatialDims, 2, 3)
-		return nhwc || nchw
-	case 3:
-		ndhwc := d.InputBatchDim == 0 && d.InputFeatureDim == 4 && eq(d.InputSpatialDims, 1, 2, 3) &&
-			d.KernelInputFeatureDim == 3 && d.KernelOutputFeatureDim == 4 && eq(d.KernelSpatialDims, 0, 1, 2) &&
-			d.OutputBatchDim == 0 && d.OutputFeatureDim == 4 && eq(d.OutputSpatialDims, 1, 2, 3)
-		ncdhw := d.InputBatchDim == 0 && d.InputFeatureDim == 1 && eq(d.InputSpatialDims, 2, 3, 4) &&
-			d.KernelInputFeatureDim == 0 && d.KernelOutputFeatureDim == 1 && eq(d.KernelSpatialDims, 2, 3, 4) &&
-			d.OutputBatchDim == 0 && d.OutputFeatureDim == 1 && eq(d.OutputSpatialDims, 2, 3, 4)
-		return ndhwc || ncdhw
-	}
-	return false
 }
