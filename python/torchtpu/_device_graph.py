@@ -99,22 +99,7 @@ class DeviceGraph:
             g.run_seconds += time.perf_counter() - t0
             return outs
         del tensors
-        outs = []
-        for (kind, extra), dev, r in zip(e.outputs, self.out_devices, raw):
-            if kind == "tensor":
-                if r is not None and extra is not None:
-                    r = _restride(r, extra)
-                if r is not None and dev is not None and dev != _DEVICE:
-                    r = r.to(dev)
-                outs.append(r)
-            elif kind == "int":
-                outs.append(int(r.item()))
-            elif kind == "float":
-                outs.append(float(r.item()))
-            elif kind == "bool":
-                outs.append(bool(r.item()))
-            else:
-                outs.append(extra)
+        outs = e.values(raw, self.out_devices)
         g.runs += 1
         g.run_seconds += time.perf_counter() - t0
         return outs[0] if e.single else tuple(outs)
@@ -129,20 +114,6 @@ class DeviceGraph:
 
     def report(self) -> dict[str, Any]:
         return {"tensors_on": f"{_DEVICE}:0", "device": self.backend}
-
-
-def _restride(r: torch.Tensor, layout: tuple[str, list[int]]) -> torch.Tensor:
-    """A copy of the row-major tpu tensor r in the recorded layout (an eager
-    op on the device, queued after the run)."""
-    kind, spec = layout
-    if kind == "order":
-        p = torch.empty_permuted(r.shape, spec, dtype=r.dtype, device=r.device)
-        p.copy_(r)
-        return p
-    base = [1 if st == 0 else n for n, st in zip(r.shape, spec)]
-    out = torch.empty_strided(base, spec, dtype=r.dtype, device=r.device)
-    out.copy_(r[tuple(slice(0, 1) if st == 0 else slice(None) for st in spec)])
-    return out.as_strided(r.shape, spec) if base != list(r.shape) else out
 
 
 def for_graph(graph: "CompiledGraph", example_inputs: Sequence[Any],

@@ -97,15 +97,16 @@ def _contiguous_strides(sizes: Sequence[int]) -> list[int]:
 
 
 def _restride(r: torch.Tensor, layout: tuple[str, list[int]]) -> torch.Tensor:
-    """A copy of the row-major engine output r in the recorded layout."""
+    """A copy of the row-major engine output r in the recorded layout, on
+    r's device (for a tpu tensor, an eager op queued after the run)."""
     kind, spec = layout
     if kind == "order":
-        p = torch.empty_permuted(r.shape, spec, dtype=r.dtype)
+        p = torch.empty_permuted(r.shape, spec, dtype=r.dtype, device=r.device)
         p.copy_(r)
         return p
     # static strides: broadcast dims (stride 0) hold one slice, expanded after
     base = [1 if st == 0 else n for n, st in zip(r.shape, spec)]
-    out = torch.empty_strided(base, spec, dtype=r.dtype)
+    out = torch.empty_strided(base, spec, dtype=r.dtype, device=r.device)
     out.copy_(r[tuple(slice(0, 1) if st == 0 else slice(None) for st in spec)])
     return out.as_strided(r.shape, spec) if base != list(r.shape) else out
 
@@ -168,11 +169,24 @@ class EngineGraph:
         raw = self.program.run(tensors)
         if self._static_outs is not None:
             self.fast = _lib.FastCall(self.program, tensors, self._static_outs)
+        outs = self.values(raw)
+        if self.single:
+            return outs[0]
+        return tuple(outs)
+
+    def values(self, raw: Sequence[Any], devices: Optional[Sequence[Optional[str]]] = None) -> list[Any]:
+        """The graph's outputs from the program's raw results: tensors in
+        their recorded layouts (moved to ``devices[i]`` where given and not
+        already there), SymInt/SymFloat/SymBool outputs as Python numbers,
+        constants as recorded."""
         outs = []
-        for (kind, extra), r in zip(self.outputs, raw):
+        for i, ((kind, extra), r) in enumerate(zip(self.outputs, raw)):
             if kind == "tensor":
                 if extra is not None and r is not None:
                     r = _restride(r, extra)
+                dev = devices[i] if devices is not None else None
+                if r is not None and dev is not None and dev != r.device.type:
+                    r = r.to(dev)
                 outs.append(r)
             elif kind == "int":
                 outs.append(int(r.item()) if isinstance(r, torch.Tensor) else r)
@@ -182,9 +196,7 @@ class EngineGraph:
                 outs.append(bool(r.item()) if isinstance(r, torch.Tensor) else r)
             else:
                 outs.append(extra)
-        if self.single:
-            return outs[0]
-        return tuple(outs)
+        return outs
 
     def metrics(self) -> dict[str, Any]:
         """The engine's counters for this program (compiles, cache hits, recompiles, times)."""
