@@ -41,6 +41,8 @@ func kindName(obj any) string {
 		return "buffer"
 	case *Taken:
 		return "output"
+	case *Bound:
+		return "bound call"
 	}
 	return fmt.Sprintf("%T", obj)
 }

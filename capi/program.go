@@ -346,14 +346,26 @@ func RunInto(ctx context.Context, h Handle, inputs, outs []TensorDesc) error {
 	if err != nil {
 		return err
 	}
+	// The input literals and their shapes, in one allocation each.
 	ins := make([]*literal.Literal, len(inputs))
+	lits := make([]literal.Literal, len(inputs))
+	rank := 0
 	for i := range inputs {
-		l, err := inputs[i].Literal()
-		if err != nil {
+		rank += len(inputs[i].Shape)
+	}
+	shapes := make([]int64, rank)
+	for i := range inputs {
+		r := len(inputs[i].Shape)
+		if err := inputs[i].literalInto(&lits[i], shapes[:r:r]); err != nil {
 			return fmt.Errorf("input %d: %w", i, err)
 		}
-		ins[i] = l
+		ins[i], shapes = &lits[i], shapes[r:]
 	}
+	return p.runInto(ctx, ins, outs)
+}
+
+// runInto runs the program on ins and stores its outputs into outs.
+func (p *Program) runInto(ctx context.Context, ins []*literal.Literal, outs []TensorDesc) error {
 	mark := heapMark()
 	p.mu.Lock()
 	res, _, err := p.prog.Run(ctx, ins)

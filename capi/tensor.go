@@ -89,25 +89,38 @@ func (d *TensorDesc) checked() (dt dtype.DType, n int64, contiguous bool, err er
 // (valid only while the caller keeps it alive: the duration of a call);
 // strided memory is gathered into a new contiguous literal.
 func (d *TensorDesc) Literal() (*literal.Literal, error) {
+	l := new(literal.Literal)
+	if err := d.literalInto(l, make([]int64, len(d.Shape))); err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+// literalInto is Literal writing into l, with shape (len(d.Shape) long)
+// as the literal's shape: a caller with many tensors allocates them
+// together.
+func (d *TensorDesc) literalInto(l *literal.Literal, shape []int64) error {
 	dt, n, contiguous, err := d.checked()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	size := int64(dt.Size())
-	shape := append([]int64(nil), d.Shape...)
-	if n == 0 {
-		return &literal.Literal{DType: dt, Shape: shape, Data: []byte{}}, nil
+	copy(shape, d.Shape)
+	switch {
+	case n == 0:
+		*l = literal.Literal{DType: dt, Shape: shape, Data: []byte{}}
+	case contiguous:
+		*l = literal.Literal{DType: dt, Shape: shape, Data: unsafe.Slice((*byte)(d.Data), n*size)}
+	default:
+		src := unsafe.Slice((*byte)(d.Data), d.Extent)
+		g, err := literal.New(dt, shape)
+		if err != nil {
+			return err
+		}
+		gather(g.Data, src, shape, d.Strides, size)
+		*l = *g
 	}
-	if contiguous {
-		return &literal.Literal{DType: dt, Shape: shape, Data: unsafe.Slice((*byte)(d.Data), n*size)}, nil
-	}
-	src := unsafe.Slice((*byte)(d.Data), d.Extent)
-	l, err := literal.New(dt, shape)
-	if err != nil {
-		return nil, err
-	}
-	gather(l.Data, src, shape, d.Strides, size)
-	return l, nil
+	return nil
 }
 
 // Copy returns d as a literal in Go memory (always a copy), for data that

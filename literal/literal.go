@@ -68,7 +68,24 @@ func New(dt dtype.DType, shape []int64) (*Literal, error) {
 	if b := n * int64(dt.Size()); b > MaxBytes {
 		return nil, fmt.Errorf("%v%v would take %d bytes, over the %d-byte limit per tensor (TORCHTPU_MAX_TENSOR_BYTES)", dt, shape, b, MaxBytes)
 	}
-	return &Literal{DType: dt, Shape: append([]int64(nil), shape...), Data: make([]byte, n*int64(dt.Size()))}, nil
+	return Wrap(dt, shape, make([]byte, n*int64(dt.Size()))), nil
+}
+
+// Wrap returns a literal of dtype dt and a copy of shape over data (not
+// copied, not checked). The literal and its shape take one allocation for
+// ranks up to 4: an engine making thousands of small results per second
+// feels the second one.
+func Wrap(dt dtype.DType, shape []int64, data []byte) *Literal {
+	if len(shape) > 4 {
+		return &Literal{DType: dt, Shape: append([]int64(nil), shape...), Data: data}
+	}
+	b := &struct {
+		l Literal
+		s [4]int64
+	}{}
+	n := copy(b.s[:], shape)
+	b.l = Literal{DType: dt, Shape: b.s[:n:n], Data: data}
+	return &b.l
 }
 
 // FromBytes wraps data, checking its length against the shape.

@@ -87,19 +87,37 @@ func (p *Program) runPlan(ctx context.Context, pl *plan, inputs []*literal.Liter
 		}
 		return p.weightHost(io, s.weight)
 	}
-	stats := &Stats{HostFallbacks: map[string]int{}}
+	stats := &Stats{} // a plan runs no host fallback
 	// Outputs that are weights are read before the run can donate them.
-	pre := map[string]*literal.Literal{}
+	var pre map[string]*literal.Literal
 	for _, s := range pl.outputs {
 		if s.result < 0 && s.input < 0 {
 			w, err := fetch(s)
 			if err != nil {
 				return nil, nil, err
 			}
+			if pre == nil {
+				pre = map[string]*literal.Literal{}
+			}
 			pre[s.weight] = w
 		}
 	}
-	if pl.exe != nil {
+	if pl.exe != nil && pl.exe.onHost() {
+		// Host memory: the executable runs on the literals themselves,
+		// with no buffers to wrap, register and release.
+		args := make([]*literal.Literal, len(pl.params))
+		for i, s := range pl.params {
+			var err error
+			if args[i], err = fetch(s); err != nil {
+				return nil, nil, err
+			}
+		}
+		var err error
+		if results, err = pl.exe.runHost(ctx, args); err != nil {
+			return nil, nil, fmt.Errorf("run: %w", err)
+		}
+		stats.Segments = 1
+	} else if pl.exe != nil {
 		args := make([]backend.Buffer, len(pl.params))
 		donate := make([]bool, len(pl.params))
 		for i, s := range pl.params {

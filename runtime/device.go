@@ -34,8 +34,31 @@ type deviceIO struct {
 }
 
 func newDeviceIO(ctx context.Context, p *Program) *deviceIO {
-	return &deviceIO{p: p, ctx: ctx, dev: map[*literal.Literal]backend.Buffer{},
-		pending: map[*literal.Literal]bool{}, kept: map[backend.Buffer]bool{}}
+	return &deviceIO{p: p, ctx: ctx}
+}
+
+// setDev records buf as l's device copy, and l as a shell whose data are
+// on the device only when pending. The maps are made on first use: a
+// call on the native backend needs none.
+func (io *deviceIO) setDev(l *literal.Literal, buf backend.Buffer, pending bool) {
+	if io.dev == nil {
+		io.dev = map[*literal.Literal]backend.Buffer{}
+	}
+	io.dev[l] = buf
+	if pending {
+		if io.pending == nil {
+			io.pending = map[*literal.Literal]bool{}
+		}
+		io.pending[l] = true
+	}
+}
+
+// keep marks buf as handed to the caller: the call's end does not release it.
+func (io *deviceIO) keep(buf backend.Buffer) {
+	if io.kept == nil {
+		io.kept = map[backend.Buffer]bool{}
+	}
+	io.kept[buf] = true
 }
 
 // upload puts l on the device, counting the bytes when they move.
@@ -75,7 +98,7 @@ func (io *deviceIO) buffer(l *literal.Literal) (backend.Buffer, error) {
 	if err != nil {
 		return nil, err
 	}
-	io.dev[l] = b
+	io.setDev(l, b, false)
 	io.owned = append(io.owned, b)
 	return b, nil
 }
@@ -91,8 +114,7 @@ func (io *deviceIO) adopt(buf backend.Buffer) (*literal.Literal, error) {
 		return nil, fmt.Errorf("result buffer on %s: %w", buf.Device(), backend.ErrReleased)
 	}
 	shell := &literal.Literal{DType: buf.DType(), Shape: buf.Shape()}
-	io.dev[shell] = buf
-	io.pending[shell] = true
+	io.setDev(shell, buf, true)
 	io.owned = append(io.owned, buf)
 	return shell, nil
 }
@@ -106,8 +128,7 @@ func (io *deviceIO) input(buf backend.Buffer) *literal.Literal {
 		}
 	}
 	shell := &literal.Literal{DType: buf.DType(), Shape: buf.Shape()}
-	io.dev[shell] = buf
-	io.pending[shell] = true
+	io.setDev(shell, buf, true)
 	return shell
 }
 
@@ -136,7 +157,7 @@ func (io *deviceIO) output(l *literal.Literal) (backend.Buffer, error) {
 		return nil, nil
 	}
 	if b, ok := io.dev[l]; ok && slices.Contains(io.owned, b) && !io.kept[b] {
-		io.kept[b] = true
+		io.keep(b)
 		return b, nil
 	}
 	if b, ok := io.dev[l]; ok {

@@ -3,8 +3,10 @@ package runtime
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
+	"github.com/torchtpu/torchtpu/dtype"
 	"github.com/torchtpu/torchtpu/fx"
 	"github.com/torchtpu/torchtpu/literal"
 	"github.com/torchtpu/torchtpu/sym"
@@ -18,6 +20,41 @@ type dynState struct {
 	last   [][]int64       // the previous call's input shapes
 	bucket *bucketPlan     // nil until analysed
 	note   string          // appended to the next recompile reason
+	hot    *hotCall        // the last exact call's specialisation
+}
+
+// hotCall is the specialisation of the last call that ran a cached plan at
+// its exact shapes. A compiled graph with static shapes is called with the
+// same dtypes and shapes over and over: such a call needs no check (the
+// inputs passed it before), no signature, no lookup and no explanation.
+type hotCall struct {
+	dtypes []dtype.DType
+	shapes [][]int64
+	pl     *plan
+}
+
+func newHotCall(inputs []*literal.Literal, pl *plan) *hotCall {
+	h := &hotCall{dtypes: make([]dtype.DType, len(inputs)), shapes: make([][]int64, len(inputs)), pl: pl}
+	for i, in := range inputs {
+		if in == nil {
+			return nil
+		}
+		h.dtypes[i], h.shapes[i] = in.DType, slices.Clone(in.Shape)
+	}
+	return h
+}
+
+// matches reports whether inputs have the hot call's dtypes and shapes.
+func (h *hotCall) matches(inputs []*literal.Literal) bool {
+	if len(inputs) != len(h.dtypes) {
+		return false
+	}
+	for i, in := range inputs {
+		if in == nil || in.DType != h.dtypes[i] || !slices.Equal(in.Shape, h.shapes[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // Run executes the program on the user inputs (in the order of the user
@@ -53,6 +90,12 @@ func (p *Program) call(ctx context.Context, inputs []*literal.Literal, io *devic
 		st.metrics.ran(time.Since(start))
 		st.trace.span("run", "run", start, time.Since(start), nil)
 	}()
+	if h := st.dyn.hot; h != nil && !p.NoCache && h.matches(inputs) {
+		st.dyn.calls++
+		st.metrics.hit("plan")
+		return p.runPlan(ctx, h.pl, inputs, io)
+	}
+	st.dyn.hot = nil
 	if err := p.CheckInputs(inputs); err != nil {
 		return nil, nil, err
 	}
@@ -62,8 +105,15 @@ func (p *Program) call(ctx context.Context, inputs []*literal.Literal, io *devic
 			return p.runBucketed(ctx, st, bp, inputs, io)
 		}
 	}
-	p.explain(st, inputs, signature(inputs))
-	return p.runExact(ctx, inputs, io)
+	sig := signature(inputs)
+	p.explain(st, inputs, sig)
+	outs, stats, err := p.runExactSig(ctx, sig, inputs, io)
+	if err == nil && !p.NoCache {
+		if pl := p.cache.get(sig); pl != nil {
+			st.dyn.hot = newHotCall(inputs, pl)
+		}
+	}
+	return outs, stats, err
 }
 
 // endCall waits for the call's device work (an execution's error is the

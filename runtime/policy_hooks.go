@@ -66,6 +66,40 @@ func (a *accountedExe) Run(ctx context.Context, args []*literal.Literal) ([]*lit
 	return outs, nil
 }
 
+// onHost reports whether the executable runs synchronously on host
+// literals (the native backend), so that a cached plan can hand it the
+// literals themselves (runHost) instead of buffers.
+func (a *accountedExe) onHost() bool {
+	if _, ok := a.p.Backend.(backend.BufferBackend); ok {
+		return false
+	}
+	if _, ok := a.exe.(backend.BufferExecutable); ok {
+		return false
+	}
+	if _, ok := a.exe.(backend.AsyncExecutable); ok {
+		return false
+	}
+	return !a.p.state().opts.DebugSync
+}
+
+// runHost runs an executable for which onHost holds on host literals,
+// accounted as RunBuffers accounts a synchronous run.
+func (a *accountedExe) runHost(ctx context.Context, args []*literal.Literal) ([]*literal.Literal, error) {
+	st := a.p.state()
+	start := time.Now()
+	outs, err := a.exe.Run(ctx, args)
+	st.dyn.mark = time.Now()
+	if err != nil {
+		return nil, err
+	}
+	d := time.Since(start)
+	if st.trace != nil && st.trace.on {
+		st.trace.span("execute "+a.label, "execute", start, d, map[string]any{"key": short(a.key)})
+	}
+	st.metrics.executed(a.index, a.key, d)
+	return outs, nil
+}
+
 // RunBuffers runs the executable on device buffers: through the
 // backend's own buffers (PJRT), through RunAsync with results that are
 // ready when the run is done (other asynchronous executables, unless

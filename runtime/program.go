@@ -98,14 +98,14 @@ func New(g *fx.Graph, weights map[string]*literal.Literal, device string) (*Prog
 // UserInputs returns the input specs of the user inputs, in order.
 func (p *Program) UserInputs() []fx.InputSpec { return p.Graph.UserInputs() }
 
-// runExact executes the program on the user inputs (in the order of the
-// user input specs), at their exact shapes, and returns the user outputs.
+// runExactSig executes the program on the user inputs (in the order of the
+// user input specs), at their exact shapes, and returns the user outputs;
+// key is the inputs' signature.
 // Run (dynamic.go) checks, buckets and accounts around it.
 //
 // A panic inside a lowering or a host kernel is a bug, but it must not take
 // the caller down: it is returned as an error naming the node.
-func (p *Program) runExact(ctx context.Context, inputs []*literal.Literal, io *deviceIO) ([]*literal.Literal, *Stats, error) {
-	key := signature(inputs)
+func (p *Program) runExactSig(ctx context.Context, key string, inputs []*literal.Literal, io *deviceIO) ([]*literal.Literal, *Stats, error) {
 	if !p.NoCache {
 		if pl := p.cache.get(key); pl != nil {
 			return p.runPlan(ctx, pl, inputs, io)

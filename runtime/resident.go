@@ -91,7 +91,7 @@ func (p *Program) setWeight(io *deviceIO, fqn string, lit *literal.Literal) {
 		p.Weights[fqn] = lit
 		return
 	}
-	io.kept[buf] = true
+	io.keep(buf)
 	if hb, ok := buf.(*backend.HostBuffer); ok {
 		l := hb.Literal()
 		p.Weights[fqn] = l
@@ -172,8 +172,7 @@ func (p *Program) weightLiteral(io *deviceIO, fqn string) *literal.Literal {
 		return lit
 	}
 	shell := &literal.Literal{DType: rw.buf.DType(), Shape: rw.buf.Shape()}
-	io.dev[shell] = rw.buf
-	io.pending[shell] = true
+	io.setDev(shell, rw.buf, true)
 	return shell
 }
 

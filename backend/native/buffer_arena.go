@@ -256,5 +256,5 @@ func takeResult(env Env, d dtype.DType, shape []int64) (*literal.Literal, error)
 		return nil, fmt.Errorf("%v%v would take %d bytes, over the %d-byte limit per tensor (TORCHTPU_MAX_TENSOR_BYTES)", d, shape, nb, literal.MaxBytes)
 	}
 	b := fr.proc.arena.take(int(nb))
-	return &literal.Literal{DType: d, Shape: append([]int64(nil), shape...), Data: b}, nil
+	return literal.Wrap(d, shape, b), nil
 }

@@ -42,7 +42,13 @@ func newGrid(ctx context.Context, replicas, partitions int) *grid {
 	if partitions < 1 {
 		partitions = 1
 	}
-	g := &grid{replicas: replicas, partitions: partitions, points: map[string]*rendezvous{}, chans: map[int64]chan Value{}}
+	g := &grid{replicas: replicas, partitions: partitions}
+	if replicas*partitions == 1 {
+		// One process: no sibling can fail and cancel it, and a run of a
+		// small program should not pay for a context of its own.
+		g.ctx, g.cancel = ctx, func(error) {}
+		return g
+	}
 	g.ctx, g.cancel = context.WithCancelCause(ctx)
 	return g
 }
@@ -78,6 +84,9 @@ func (g *grid) exchange(pr *process, op *stablehlo.Op, key string, group []int, 
 	name := fmt.Sprintf("%s|#%d", base, n)
 
 	g.mu.Lock()
+	if g.points == nil {
+		g.points = map[string]*rendezvous{}
+	}
 	rv, ok := g.points[name]
 	if !ok {
 		rv = &rendezvous{vals: make([]Value, len(group)), arrived: make([]bool, len(group)), done: make(chan struct{})}
@@ -107,6 +116,9 @@ func (g *grid) exchange(pr *process, op *stablehlo.Op, key string, group []int, 
 func (g *grid) channel(h int64) chan Value {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	if g.chans == nil {
+		g.chans = map[int64]chan Value{}
+	}
 	c, ok := g.chans[h]
 	if !ok {
 		c = make(chan Value, 1024)

@@ -41,7 +41,8 @@ func (fr *frame) runPlan(ep *execPlan, args []Value) ([]Value, error) {
 		}
 	}
 	ctx := fr.proc.ctx
-	var in []Value
+	in := fr.in[:0]
+	defer func() { clear(in); fr.in = in[:0] }()
 	al := fr.aliases(len(fr.slots))
 	prof := fr.proc.prof
 	if fr.proc.depth > 1 {
@@ -405,7 +406,7 @@ func (fr *frame) runGroup(ep *execPlan, g *fusedGroup, persist []span, al *alias
 	if g.n > 0 {
 		execFused(g, leaves, data)
 	}
-	fr.define(g.out, &literal.Literal{DType: g.dt, Shape: append([]int64(nil), g.shape...), Data: data})
+	fr.define(g.out, literal.Wrap(g.dt, g.shape, data))
 	if inplace >= 0 {
 		al.mark(inplace)
 		al.mark(g.out)

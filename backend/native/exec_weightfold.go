@@ -182,13 +182,27 @@ func (fr *frame) foldHit(st *execStep, persist *[]span) bool {
 func (fr *frame) foldKeep(st *execStep, persist *[]span) {
 	wf := st.wfold
 	reads, outs := stepIO(st)
-	ins := make([]foldKey, len(reads))
-	for i, s := range reads {
-		k, ok := foldKeyOf(fr.slots[s])
-		if !ok {
+	for _, s := range reads {
+		if _, ok := foldKeyOf(fr.slots[s]); !ok {
+			// Not all operands are frozen (a compiled graph's weights
+			// come as arguments the caller may write): a miss, and after
+			// a few in a row the step stops trying.
+			wf.mu.Lock()
+			if wf.off {
+				wf.mu.Unlock()
+				return
+			}
+			wf.misses++
+			if wf.misses >= weightFoldMaxMisses {
+				wf.off, wf.ins, wf.outs = true, nil, nil
+			}
+			wf.mu.Unlock()
 			return
 		}
-		ins[i] = k
+	}
+	ins := make([]foldKey, len(reads))
+	for i, s := range reads {
+		ins[i], _ = foldKeyOf(fr.slots[s])
 	}
 	vals := make([]Value, len(outs))
 	for j, s := range outs {

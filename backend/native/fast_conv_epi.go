@@ -413,7 +413,7 @@ func (fr *frame) convEpiFast(st *execStep, in []Value) (bool, error) {
 	} else {
 		convEpiHits.Add(1)
 	}
-	fr.define(g.out, &literal.Literal{DType: g.dt, Shape: append([]int64(nil), g.shape...), Data: out.Data})
+	fr.define(g.out, literal.Wrap(g.dt, g.shape, out.Data))
 	return true, nil
 }
 

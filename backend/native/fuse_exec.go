@@ -78,9 +78,15 @@ func getScratch[T fnum](pool *sync.Pool, g *fusedGroup) *fuseScratch[T] {
 	for i := range s.runs {
 		s.runs[i].ok, s.runs[i].have = false, false
 	}
+	// A chunk holds at most fuseChunk elements and at most the group's:
+	// a small group's scalar rows need no more.
+	fill := fuseChunk
+	if n := mvProd(g.shape); n < int64(fill) {
+		fill = int(max(n, 1))
+	}
 	for i := range g.nodes {
 		if nd := &g.nodes[i]; nd.kind == fkScalar {
-			row := s.rows[i*fuseChunk : (i+1)*fuseChunk]
+			row := s.rows[i*fuseChunk : i*fuseChunk+fill]
 			for k := range row {
 				row[k] = T(nd.scalar)
 			}

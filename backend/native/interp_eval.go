@@ -47,6 +47,7 @@ type frame struct {
 	// spans runPlan must not recycle, and the alias record
 	persist []span
 	al      aliases
+	in      []Value // a step's operands (runPlan), reused
 }
 
 func (fr *frame) Context() context.Context { return fr.proc.ctx }

@@ -229,6 +229,69 @@ func tt_program_run_into(prog C.uint64_t, n_in C.int32_t, inputs *C.tt_tensor, i
 	return 0
 }
 
+// tt_program_bind binds a call of a program to the dtypes, shapes and
+// strides of its n_in inputs and n_out outputs (the descriptors' data
+// and extents are ignored) and returns a bound-call handle, or 0 and
+// *err. tt_bound_run then runs it with data pointers and extents only:
+// the fast path of a caller that calls one specialisation again and
+// again (a compiled graph with static shapes). Free it with tt_free.
+//
+//export tt_program_bind
+func tt_program_bind(prog C.uint64_t, n_in C.int32_t, inputs *C.tt_tensor, n_out C.int32_t, outputs *C.tt_tensor,
+	errOut **C.char) C.uint64_t {
+	var h capi.Handle
+	err := capi.Guard("tt_program_bind", func() error {
+		ins, err := tensors(inputs, n_in)
+		if err != nil {
+			return err
+		}
+		outs, err := tensors(outputs, n_out)
+		if err != nil {
+			return err
+		}
+		h, err = capi.Bind(capi.Handle(prog), ins, outs)
+		return err
+	})
+	setErr(errOut, err)
+	return C.uint64_t(h)
+}
+
+// tt_bound_run runs a bound call (tt_program_bind): in_data and
+// in_extents give each input's data pointer and the bytes readable from
+// it, out_data and out_extents each output's (as many as bound; an output
+// bound with a negative dtype is skipped). Each extent is checked against
+// the bytes the bound shape and strides address. Returns 0, or -1 and
+// *err.
+//
+//export tt_bound_run
+func tt_bound_run(bound C.uint64_t, in_data *unsafe.Pointer, in_extents *C.int64_t, out_data *unsafe.Pointer,
+	out_extents *C.int64_t, errOut **C.char) C.int32_t {
+	markHostThread()
+	err := capi.Guard("tt_bound_run", func() error {
+		n, m, err := capi.BoundArity(capi.Handle(bound))
+		if err != nil {
+			return err
+		}
+		if (n > 0 && (in_data == nil || in_extents == nil)) || (m > 0 && (out_data == nil || out_extents == nil)) {
+			return capi.Errorf("null data or extent array for %d inputs and %d outputs", n, m)
+		}
+		var ip, op []unsafe.Pointer
+		var ie, oe []int64
+		if n > 0 {
+			ip, ie = unsafe.Slice(in_data, n), unsafe.Slice((*int64)(unsafe.Pointer(in_extents)), n)
+		}
+		if m > 0 {
+			op, oe = unsafe.Slice(out_data, m), unsafe.Slice((*int64)(unsafe.Pointer(out_extents)), m)
+		}
+		return capi.RunBound(context.Background(), capi.Handle(bound), ip, ie, op, oe)
+	})
+	setErr(errOut, err)
+	if err != nil {
+		return -1
+	}
+	return 0
+}
+
 // rebase sets the descriptors' data pointers and extents from the arrays
 // (when data is not NULL).
 func rebase(ds []capi.TensorDesc, data *unsafe.Pointer, extents *C.int64_t, what string) error {

@@ -226,6 +226,22 @@ uint64_t tt_program_run(uint64_t prog, int32_t n, tt_tensor* inputs, char** errO
 // or -1 and *err.
 int32_t tt_program_run_into(uint64_t prog, int32_t n_in, tt_tensor* inputs, void** in_data, int64_t* in_extents, int32_t n_out, tt_tensor* outputs, void** out_data, int64_t* out_extents, char** errOut);
 
+// tt_program_bind binds a call of a program to the dtypes, shapes and
+// strides of its n_in inputs and n_out outputs (the descriptors' data
+// and extents are ignored) and returns a bound-call handle, or 0 and
+// *err. tt_bound_run then runs it with data pointers and extents only:
+// the fast path of a caller that calls one specialisation again and
+// again (a compiled graph with static shapes). Free it with tt_free.
+uint64_t tt_program_bind(uint64_t prog, int32_t n_in, tt_tensor* inputs, int32_t n_out, tt_tensor* outputs, char** errOut);
+
+// tt_bound_run runs a bound call (tt_program_bind): in_data and
+// in_extents give each input's data pointer and the bytes readable from
+// it, out_data and out_extents each output's (as many as bound; an output
+// bound with a negative dtype is skipped). Each extent is checked against
+// the bytes the bound shape and strides address. Returns 0, or -1 and
+// *err.
+int32_t tt_bound_run(uint64_t bound, void** in_data, int64_t* in_extents, void** out_data, int64_t* out_extents, char** errOut);
+
 // tt_result_count returns the number of outputs of a result, or -1 and
 // *err.
 int32_t tt_result_count(uint64_t res, char** errOut);

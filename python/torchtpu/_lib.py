@@ -159,6 +159,9 @@ def _declare(l: ctypes.CDLL) -> None:
         "tt_free": (i32, [u64, perr]),
         "tt_program_run_into": (i32, [u64, i32, ctypes.POINTER(_Tensor), ctypes.POINTER(vp), ctypes.POINTER(i64),
                                       i32, ctypes.POINTER(_Tensor), ctypes.POINTER(vp), ctypes.POINTER(i64), perr]),
+        "tt_program_bind": (u64, [u64, i32, ctypes.POINTER(_Tensor), i32, ctypes.POINTER(_Tensor), perr]),
+        "tt_bound_run": (i32, [u64, ctypes.POINTER(vp), ctypes.POINTER(i64), ctypes.POINTER(vp), ctypes.POINTER(i64),
+                               perr]),
     }
     for name, (res, args) in sig.items():
         f = getattr(l, name)
@@ -300,11 +303,11 @@ class FastCall:
     """Runs a program whose inputs and outputs keep their dtypes, shapes and
     strides from call to call (a compiled graph with static shapes, which
     dynamo's guards hold) with the least work per call: the descriptors are
-    built once; a call sets the data pointers and extents, allocates the
-    outputs in their layouts and makes one call into the engine
-    (tt_program_run_into), which writes the outputs in place. The engine
-    still checks every extent, so a tensor that does not match is an error,
-    never a read or write out of bounds.
+    bound once (tt_program_bind); a call sets the data pointers and
+    extents, allocates the outputs in their layouts and makes one call into
+    the engine (tt_bound_run), which writes the outputs in place. The
+    engine still checks every extent, so a tensor that does not match is an
+    error, never a read or write out of bounds.
 
     ``outputs`` gives, per program output, ``(dtype, shape, strides)`` or None
     for an output that is None."""
@@ -312,11 +315,16 @@ class FastCall:
     def __init__(self, program: "Program", inputs: Sequence[torch.Tensor],
                  outputs: Sequence[Optional[tuple[torch.dtype, Sequence[int], Sequence[int]]]]) -> None:
         self._program = program
-        self._fn = program._lib.tt_program_run_into
         self._keep: list[Any] = []  # shape/stride arrays the descriptors point at
         self.n_in, self.n_out = len(inputs), len(outputs)
-        self._ins = self._descs([(t.dtype, tuple(t.shape), tuple(t.stride())) for t in inputs])
-        self._outs = self._descs(outputs)
+        ins = self._descs([(t.dtype, tuple(t.shape), tuple(t.stride())) for t in inputs])
+        outs = self._descs(outputs)
+        err = ctypes.c_void_p()
+        self.handle = program._lib.tt_program_bind(program.handle, self.n_in, ins, self.n_out, outs, ctypes.byref(err))
+        if not self.handle:
+            _raise(err, "tt_program_bind")
+        self._keep.clear()  # the engine keeps its own copies
+        self._lib = program._lib
         self._in_data = (ctypes.c_void_p * max(self.n_in, 1))()
         self._in_ext = (ctypes.c_int64 * max(self.n_in, 1))()
         self._out_data = (ctypes.c_void_p * max(self.n_out, 1))()
@@ -325,6 +333,21 @@ class FastCall:
         for i, o in enumerate(self._specs):
             if o is not None:
                 self._out_ext[i] = _span_bytes(o[1], o[2], o[0].itemsize)
+        self._itemsizes = [t.element_size() for t in inputs]
+        self._err = ctypes.c_void_p()
+        # The call's arguments, made once: a call converts none of them.
+        self._args = (ctypes.c_uint64(self.handle), self._in_data, self._in_ext, self._out_data, self._out_ext,
+                      ctypes.byref(self._err))
+        # its own function object, with no argtypes: the arguments are
+        # ctypes objects already, and converting them costs a microsecond
+        self._run = program._lib["tt_bound_run"]
+        self._run.restype = ctypes.c_int32
+        self._lock = threading.Lock()  # the argument arrays are shared by calls
+
+    def __del__(self) -> None:
+        h, self.handle = getattr(self, "handle", 0), 0
+        if h and _lib is not None:
+            _lib.tt_free(h, None)
 
     def _descs(self, specs: Sequence[Optional[tuple[torch.dtype, Sequence[int], Sequence[int]]]]) -> Any:
         arr = (_Tensor * max(len(specs), 1))()
@@ -348,17 +371,20 @@ class FastCall:
         return arr
 
     def __call__(self, inputs: Sequence[torch.Tensor]) -> list[Optional[torch.Tensor]]:
-        if len(inputs) != self.n_in:
-            raise TorchTPUError(f"the program takes {self.n_in} tensors, {len(inputs)} given")
-        self._in_data[:self.n_in] = [t.data_ptr() for t in inputs]
-        self._in_ext[:self.n_in] = [t.untyped_storage().nbytes() - t.storage_offset() * t.element_size()
-                                    for t in inputs]
-        outs = [torch.empty_strided(o[1], o[2], dtype=o[0]) if o is not None else None for o in self._specs]
-        self._out_data[:self.n_out] = [o.data_ptr() if o is not None else None for o in outs]
-        err = ctypes.c_void_p()
-        if self._fn(self._program.handle, self.n_in, self._ins, self._in_data, self._in_ext, self.n_out, self._outs,
-                    self._out_data, self._out_ext, ctypes.byref(err)) != 0:
-            _raise(err, "tt_program_run_into")
+        n = self.n_in
+        if len(inputs) != n:
+            raise TorchTPUError(f"the program takes {n} tensors, {len(inputs)} given")
+        empty = torch.empty_strided
+        outs = [empty(o[1], o[2], dtype=o[0]) if o is not None else None for o in self._specs]
+        with self._lock:
+            self._in_data[:n] = [t.data_ptr() for t in inputs]
+            self._in_ext[:n] = [t.untyped_storage().nbytes() - t.storage_offset() * s
+                                for t, s in zip(inputs, self._itemsizes)]
+            self._out_data[:self.n_out] = [o.data_ptr() if o is not None else None for o in outs]
+            if self._run(*self._args) != 0:
+                err = ctypes.c_void_p(self._err.value)
+                self._err.value = None
+                _raise(err, "tt_bound_run")
         return outs
 
 

@@ -1,0 +1,79 @@
+package capi
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"unsafe"
+
+	"github.com/torchtpu/torchtpu/literal"
+	"github.com/torchtpu/torchtpu/runtime"
+)
+
+// A bound call gives PyTorch's outputs for the fixture over several calls
+// with fresh memory each time, and checks the extents of every call.
+func TestBoundCall(t *testing.T) {
+	data, io := fixture(t, "mlp")
+	h, err := LoadHandle(data, []byte(`{"cache_dir": "-"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer Free(h)
+	var ins, outs []TensorDesc
+	for _, l := range io.Inputs() {
+		ins = append(ins, desc(l))
+	}
+	want := io.Outputs()
+	for _, w := range want {
+		outs = append(outs, desc(w))
+	}
+	b, err := Bind(h, ins, outs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer Free(b)
+	for call := 0; call < 3; call++ {
+		var ip, op []unsafe.Pointer
+		var ie, oe []int64
+		for _, l := range io.Inputs() {
+			c := l.Clone() // new memory each call
+			ip, ie = append(ip, unsafe.Pointer(&c.Data[0])), append(ie, int64(len(c.Data)))
+		}
+		got := make([]*literal.Literal, len(want))
+		for i, w := range want {
+			got[i] = &literal.Literal{DType: w.DType, Shape: w.Shape, Data: make([]byte, len(w.Data))}
+			op, oe = append(op, unsafe.Pointer(&got[i].Data[0])), append(oe, int64(len(got[i].Data)))
+		}
+		if err := RunBound(context.Background(), b, ip, ie, op, oe); err != nil {
+			t.Fatalf("call %d: %v", call, err)
+		}
+		for i, w := range want {
+			if c := runtime.Compare(got[i], w, runtime.DefaultTolerance(w.DType)); !c.OK {
+				t.Fatalf("call %d output %d: %s", call, i, c.Detail)
+			}
+		}
+		if call == 2 {
+			ie[0]-- // one byte short of what the bound shape addresses
+			err := RunBound(context.Background(), b, ip, ie, op, oe)
+			if err == nil || !strings.Contains(err.Error(), "input 0") {
+				t.Errorf("short input extent: %v", err)
+			}
+			ie[0]++
+			oe[0]--
+			err = RunBound(context.Background(), b, ip, ie, op, oe)
+			if err == nil || !strings.Contains(err.Error(), "output 0") {
+				t.Errorf("short output extent: %v", err)
+			}
+			oe[0]++
+			if err := RunBound(context.Background(), b, ip[:len(ip)-1], ie[:len(ie)-1], op, oe); err == nil || !strings.Contains(err.Error(), "binds") {
+				t.Errorf("too few inputs: %v", err)
+			}
+		}
+	}
+	if _, err := Bind(b, ins, outs); err == nil || !strings.Contains(err.Error(), "not a program") {
+		t.Errorf("bind of a bound call: %v", err)
+	}
+	if err := RunBound(context.Background(), h, nil, nil, nil, nil); err == nil || !strings.Contains(err.Error(), "not a bound call") {
+		t.Errorf("a program run as a bound call: %v", err)
+	}
+}
