@@ -85,6 +85,13 @@ func emitPad(c *LowerCtx, v, padValue *stablehlo.Value, lo, hi []int64) *stableh
 // emitDot emits dot_general with the given dimension numbers and result
 // element type (HIGHEST precision: what PyTorch's fp32 matmul computes).
 func emitDot(c *LowerCtx, a, b *stablehlo.Value, dd *stablehlo.DotDims, out dtype.DType) *stablehlo.Value {
+	// A transposed operand is read in place: the product names its dims
+	// in the transpose's operand (the executor reads strided operands, and
+	// no transposed copy is made for the product).
+	dd = &stablehlo.DotDims{LhsBatchingDims: dd.LhsBatchingDims, RhsBatchingDims: dd.RhsBatchingDims,
+		LhsContractingDims: dd.LhsContractingDims, RhsContractingDims: dd.RhsContractingDims}
+	a, dd.LhsBatchingDims, dd.LhsContractingDims = throughTranspose(a, dd.LhsBatchingDims, dd.LhsContractingDims)
+	b, dd.RhsBatchingDims, dd.RhsContractingDims = throughTranspose(b, dd.RhsBatchingDims, dd.RhsContractingDims)
 	hi := &stablehlo.EnumAttr{Dialect: "stablehlo", Kind: "precision", Value: "HIGHEST"}
 	attrs := []stablehlo.NamedAttr{
 		Attr("dot_dimension_numbers", dd),
@@ -99,6 +106,51 @@ func emitDot(c *LowerCtx, a, b *stablehlo.Value, dd *stablehlo.DotDims, out dtyp
 		return c.Convert(r, out)
 	}
 	return r
+}
+
+// throughTranspose returns the operand of x when x is a transpose whose
+// free dims (neither batch nor contracting) keep their order in the
+// operand, with the batch and contracting dims named in the operand: a
+// dot_general of the operand then has the same result. Otherwise x and
+// the dims as given.
+func throughTranspose(x *stablehlo.Value, batch, contract []int64) (*stablehlo.Value, []int64, []int64) {
+	if x == nil || x.Def == nil || x.Def.Name != "stablehlo.transpose" || len(x.Def.Operands) != 1 {
+		return x, batch, contract
+	}
+	perm, ok := x.Def.Ints("permutation")
+	src := x.Def.Operands[0]
+	if src == nil {
+		return x, batch, contract
+	}
+	st := stablehlo.AsTensor(src.Type)
+	if !ok || st == nil || len(perm) != len(st.Shape) {
+		return x, batch, contract
+	}
+	used := make([]bool, len(perm))
+	for _, d := range append(append([]int64(nil), batch...), contract...) {
+		if d < 0 || int(d) >= len(perm) || used[d] {
+			return x, batch, contract
+		}
+		used[d] = true
+	}
+	last := int64(-1)
+	for d, u := range used {
+		if u {
+			continue
+		}
+		if perm[d] <= last {
+			return x, batch, contract // the free dims would come out reordered
+		}
+		last = perm[d]
+	}
+	through := func(dims []int64) []int64 {
+		out := make([]int64, len(dims))
+		for i, d := range dims {
+			out[i] = perm[d]
+		}
+		return out
+	}
+	return src, through(batch), through(contract)
 }
 
 // emitGather emits stablehlo.gather.

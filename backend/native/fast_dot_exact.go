@@ -41,8 +41,10 @@ func (p *fastDotPlan) runExact(a, b []float32, out *literal.Literal) {
 	if exactTilesOK {
 		parMin = tiledParallelMin
 	}
-	if int64(rows)*int64(p.n)*int64(p.k) < parMin {
-		workers = 1
+	if int64(rows)*int64(p.n)*int64(p.k) < parMin || workers < 2 {
+		p.exactRows(a, b, c, 0, rows) // no closure to allocate
+		store()
+		return
 	}
 	runParts(rows, workers, func(lo, hi int) { p.exactRows(a, b, c, lo, hi) })
 	store()
