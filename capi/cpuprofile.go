@@ -13,8 +13,8 @@ import (
 // the host while they are in the engine, the native backend's helper
 // threads, the device's queue — 100 times a second, into a pprof file
 // that `go tool pprof -top libtorchtpu.so FILE` reads. Samples of threads
-// that never run Go code show as runtime._ExternalCode, the host's own
-// work as far as the profile can tell.
+// outside Go code show as runtime._ExternalCode: Go takes them from a
+// process-wide timer and places them poorly (perf sees the host's side).
 var cpuProfile struct {
 	sync.Mutex
 	f    *os.File // nil when no profile runs

@@ -80,8 +80,10 @@ def profile_engine(path: str | os.PathLike) -> Iterator[str]:
     The profile samples every thread while it runs the engine's Go code,
     100 times a second: the calls PyTorch makes into the engine, the native
     backend's helper threads (their work, and their spin-wait between
-    parallel loops), the tpu device's queue. What PyTorch does outside the
-    engine shows only as ``runtime._ExternalCode``, if at all. A block
+    parallel loops), the tpu device's queue. Samples outside Go code
+    (PyTorch's threads, Python) show as ``runtime._ExternalCode`` or a
+    library such as ``[libc.so.6]``; Go takes them from a process-wide timer
+    and places them poorly, so use ``perf`` for the host's side. A block
     shorter than about a second holds few samples: run enough steps.
 
     Read it with Go's pprof and the library this process loaded (it names
