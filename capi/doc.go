@@ -22,7 +22,7 @@
 // ABIVersion is bumped on any incompatible change of the exported
 // functions or the tensor descriptor. Functions added without changing
 // an existing one keep the version (tt_program_run_device, the profiler's
-// tt_profiler_*, tt_device_empty_cache were added so): a caller that needs
+// tt_profiler_*, tt_device_empty_cache, tt_cpu_profile_* were added so): a caller that needs
 // one looks its symbol up, as the device extension does when it starts,
 // and asks for a rebuilt library when one is missing.
 package capi

@@ -60,6 +60,20 @@ typedef int32_t (*tt_host_threads_fn)(void);
 extern "C" {
 #endif
 
+// tt_cpu_profile_start starts the Go CPU profile of the engine into a new
+// file at path (created or truncated): every thread while it runs Go code
+// (host threads inside a call, the native backend's helpers, the device's
+// queue), sampled 100 times a second; threads outside Go code show as
+// runtime._ExternalCode. Read it with `go tool pprof -top libtorchtpu.so
+// path`. It returns 0, or -1 and *err when a profile is already running
+// or the file cannot be created.
+int32_t tt_cpu_profile_start(char* path, char** errOut);
+
+// tt_cpu_profile_stop stops the CPU profile tt_cpu_profile_start started
+// and finishes its file. It returns 0, or -1 and *err when no profile is
+// running or the file could not be written.
+int32_t tt_cpu_profile_stop(char** errOut);
+
 // tt_program_run_device runs program prog on tensors of the eager tpu
 // device: nwords argument words hold one item per program input, in
 // order, encoded as tt_op_call's arguments (a device tensor: read in

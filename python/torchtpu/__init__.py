@@ -17,7 +17,9 @@ is installed; ``import torchtpu`` gives :func:`report`, :func:`devices` and
 
 from __future__ import annotations
 
-from typing import Any
+import contextlib
+import os
+from typing import Any, Iterator
 
 from ._dynamo import CompiledGraph, UnsupportedOpError, torchtpu_backend
 from ._lib import TorchTPUError
@@ -26,7 +28,8 @@ from ._options import Options
 from ._stablehlo import register_stablehlo
 
 __all__ = ["LoweringError", "Options", "TorchTPUError", "UnsupportedOpError", "devices", "lowerings",
-           "register_lowering", "register_stablehlo", "report", "reset_report", "torchtpu_backend", "version"]
+           "profile_engine", "register_lowering", "register_stablehlo", "report", "reset_report",
+           "torchtpu_backend", "version"]
 __version__ = "0.1.0"
 
 
@@ -63,6 +66,52 @@ def version() -> dict[str, Any]:
     from . import _lib
 
     return _lib.version()
+
+
+@contextlib.contextmanager
+def profile_engine(path: str | os.PathLike) -> Iterator[str]:
+    """Takes a Go CPU profile of the engine while the block runs, into the
+    pprof file at ``path`` (created or truncated)::
+
+        with torchtpu.profile_engine("engine.pprof"):
+            for _ in range(100):
+                step()
+
+    The profile samples every thread while it runs the engine's Go code,
+    100 times a second: the calls PyTorch makes into the engine, the native
+    backend's helper threads (their work, and their spin-wait between
+    parallel loops), the tpu device's queue. Samples outside Go code
+    (PyTorch's threads, Python) show as ``runtime._ExternalCode`` or a
+    library such as ``[libc.so.6]``; Go takes them from a process-wide timer
+    and places them poorly, so use ``perf`` for the host's side. A block
+    shorter than about a second holds few samples: run enough steps.
+
+    Read it with Go's pprof and the library this process loaded (it names
+    the functions; ``torchtpu._lib.library_path()`` says where it is)::
+
+        go tool pprof -top python/torchtpu/lib/libtorchtpu.so engine.pprof
+        go tool pprof -top -cum -focus=pool libtorchtpu.so engine.pprof   # the parallel loops
+        go tool pprof -http=: libtorchtpu.so engine.pprof                 # flame graph in a browser
+
+    In ``-top``, ``flat`` is the samples in a function itself and ``cum``
+    those in it and what it calls. Time in ``backend/native/internal/pool``
+    (``(*loopHelper).loop``, ``pool.Run``) outside the loops' bodies, and in
+    ``runtime.futex``, ``runtime.usleep``, ``runtime.procyield`` and
+    ``runtime.osyield``, is threads waiting, not working
+    (``tools/bench/compile_bench.py --profile`` reports that share).
+
+    One profile runs at a time in a process: a second one raises
+    :class:`TorchTPUError`, as does a path that cannot be created. Yields
+    the path.
+    """
+    from . import _lib
+
+    path = os.fspath(path)
+    _lib.cpu_profile_start(path)
+    try:
+        yield path
+    finally:
+        _lib.cpu_profile_stop()
 
 
 class Report(dict):

@@ -206,6 +206,32 @@ def live_handles() -> dict[str, int]:
     return _json_call("tt_stats")
 
 
+def _optional(name: str, res: Any, args: list) -> Any:
+    """A function added to the ABI after a library may have been built:
+    declared on first use, with a clear error when the library lacks it."""
+    f = getattr(lib(), name, None)
+    if f is None:
+        raise TorchTPUError(f"{library_path()} has no {name}: rebuild it (scripts/build-python.sh)")
+    f.restype, f.argtypes = res, args
+    return f
+
+
+def cpu_profile_start(path: str) -> None:
+    """Starts the engine's Go CPU profile into a new file at path."""
+    f = _optional("tt_cpu_profile_start", ctypes.c_int32, [ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p)])
+    err = ctypes.c_void_p()
+    if f(os.fsencode(path), ctypes.byref(err)) != 0:
+        _raise(err, "tt_cpu_profile_start")
+
+
+def cpu_profile_stop() -> None:
+    """Stops the engine's CPU profile and finishes its file."""
+    f = _optional("tt_cpu_profile_stop", ctypes.c_int32, [ctypes.POINTER(ctypes.c_void_p)])
+    err = ctypes.c_void_p()
+    if f(ctypes.byref(err)) != 0:
+        _raise(err, "tt_cpu_profile_stop")
+
+
 def free(handle: int) -> None:
     err = ctypes.c_void_p()
     if lib().tt_free(handle, ctypes.byref(err)) != 0:

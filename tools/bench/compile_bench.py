@@ -15,6 +15,14 @@ Inside PyTorch the engine's parallel loops run on its own helper threads, split 
 torch.get_num_threads(); --host-threads adds a column "tt-host" where they run on PyTorch's
 intra-op threads instead (TORCHTPU_HOST_THREADS=1: one pool per process), switched per step
 in the same process, to measure what one pool buys.
+
+--profile DIR takes the engine's Go CPU profile (torchtpu.profile_engine) of each column that
+runs torchtpu: after the timed rounds, that column alone runs under the profile for at least
+--runs steps and --profile-seconds seconds (100 samples a second per busy thread: fewer are
+noise), into DIR/MODEL-COLUMN.pprof, and the line below the row gives the engine's samples and
+their share in spin-wait or idle-wait code: the parallel-loop pool waiting (its helpers polling
+between loops, the caller polling for them) and runtime.futex/usleep/procyield/osyield (see
+engine_profile.py). Read a file with `go tool pprof -top python/torchtpu/lib/libtorchtpu.so FILE`.
 """
 
 from __future__ import annotations
@@ -32,6 +40,7 @@ import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
 import torchtpu  # noqa: E402  (registers the backend)
+import engine_profile  # noqa: E402  (beside this file)
 
 
 def resnet18(train: bool):
@@ -151,6 +160,10 @@ def main() -> None:
     ap.add_argument("--host-threads", action="store_true",
                     help="add a torchtpu column whose loops run on PyTorch's intra-op threads")
     ap.add_argument("--json", help="write the results as JSON to this file")
+    ap.add_argument("--profile", metavar="DIR",
+                    help="profile each torchtpu column (Go CPU profile) into DIR, report the spin-wait share")
+    ap.add_argument("--profile-seconds", type=float, default=1.0,
+                    help="the least time a column runs under the profile (default 1)")
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
     os.environ.setdefault("TORCHTPU_THREADS", str(a.threads))
@@ -192,6 +205,12 @@ def main() -> None:
         for c, _ in columns:
             if row.get(c + "_error"):
                 print(f"    {c}: {row[c + '_error']}")
+        if a.profile:
+            for c, backend in columns:
+                if backend == "torchtpu" and c in steps:
+                    path = os.path.join(a.profile, f"{name}-{c}.pprof")
+                    row[c + "_profile"] = engine_profile.profiled(steps[c], path, a.runs, a.profile_seconds)
+                    print("    " + engine_profile.line(c, row[c + "_profile"]), flush=True)
         results.append(row)
     if a.json:
         with open(a.json, "w") as f:

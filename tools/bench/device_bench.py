@@ -15,24 +15,36 @@ Columns alternate within each repeat (CPU, then each tpu mode), so load on
 the machine hits all of them alike. Ratios are tpu/CPU: below 1 is faster.
 Both wall time and process CPU time are reported: on a shared machine the
 CPU time is the steadier measure of the work each side does.
+
+--profile DIR takes the engine's Go CPU profile (torchtpu.profile_engine) of each training-step
+column that runs torchtpu (all but CPU eager): after the timed repeats, one more run of that
+column whose timed steps (the batches again and again, for at least --profile-seconds) run under
+the profile, into DIR/gpt_step-MODE.pprof; a line per column gives the engine's samples and their
+share in spin-wait or idle-wait code: the parallel-loop pool waiting (helpers polling between
+loops, the caller polling for them) and runtime.futex/usleep/procyield/osyield (see
+engine_profile.py). Read a file with `go tool pprof -top python/torchtpu/lib/libtorchtpu.so FILE`.
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import torch
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "python"))
 sys.path.insert(0, str(ROOT / "python" / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import torchtpu  # noqa: E402,F401
+import engine_profile  # noqa: E402  (beside this file)
 
 
 def timed(fn, n: int, sync) -> tuple[float, float]:
@@ -88,14 +100,16 @@ def op_bench(repeats: int, n: int) -> dict:
 STEP_MODES = ("cpu", "async", "fused", "compiled", "compiled+fused", "cpu-compiled")
 
 
-def gpt_bench(repeats: int, steps: int) -> dict:
+def gpt_bench(repeats: int, steps: int, profile: str = "", profile_seconds: float = 1.0) -> dict:
     import torch.nn.functional as F
     from test_device_training import TinyGPT
 
     g = torch.Generator().manual_seed(2)
     data = [torch.randint(0, 50, (4, 17), generator=g) for _ in range(steps)]
 
-    def run(device: str, compiled: bool) -> tuple[float, float]:
+    def run(device: str, compiled: bool, prof: str = "") -> Any:
+        """(wall, CPU) seconds per timed step; with prof, the profiled run's
+        engine_profile.profiled dict instead."""
         torch.manual_seed(0)
         model = TinyGPT().to(device)
         opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=0.1)
@@ -115,6 +129,10 @@ def gpt_bench(repeats: int, steps: int) -> dict:
 
         for x, y in batches[:3]:  # warm: plans, the step's block, compiles
             step(x, y)
+        if prof:
+            timed_batches = itertools.cycle(batches[3:])
+            return engine_profile.profiled(lambda: step(*next(timed_batches)), prof, len(batches) - 3,
+                                           profile_seconds)
         w, c = time.perf_counter(), time.process_time()
         for x, y in batches[3:]:
             step(x, y)
@@ -131,12 +149,20 @@ def gpt_bench(repeats: int, steps: int) -> dict:
                 r = run("tpu", mode.startswith("compiled"))
                 torch.tpu.set_mode("async")
             best[mode] = [min(best[mode][0], r[0]), min(best[mode][1], r[1])]
+    profiles = {}
+    for mode in STEP_MODES[1:] if profile else ():
+        torch.tpu.set_mode("fused" if mode.endswith("fused") else "async")
+        path = str(Path(profile) / f"gpt_step-{mode}.pprof")
+        profiles[mode] = run("cpu" if mode.startswith("cpu") else "tpu", "compiled" in mode, path)
+        torch.tpu.set_mode("async")
     if torchtpu.report()["on_eager"]:
         raise SystemExit(f"a compiled graph ran in eager PyTorch:\n{torchtpu.report()}")
     out = {m: {"wall_ms": v[0] * 1e3, "cpu_ms": v[1] * 1e3} for m, v in best.items()}
     for m in STEP_MODES[1:]:
         out[m]["ratio_wall"] = best[m][0] / best["cpu"][0]
         out[m]["ratio_cpu"] = best[m][1] / best["cpu"][1]
+        if m in profiles:
+            out[m]["profile"] = profiles[m]
     return out
 
 
@@ -147,10 +173,14 @@ def main() -> None:
     ap.add_argument("--steps", type=int, default=13, help="training steps per run (3 warm)")
     ap.add_argument("--threads", type=int, default=int(os.environ.get("OMP_NUM_THREADS", "1")))
     ap.add_argument("--json", default="")
+    ap.add_argument("--profile", metavar="DIR", default="",
+                    help="profile each torchtpu training-step column into DIR, report the spin-wait share")
+    ap.add_argument("--profile-seconds", type=float, default=1.0,
+                    help="the least time a column runs under the profile (default 1)")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     res = {"torch": torch.__version__, "threads": args.threads, "ops": op_bench(args.repeats, args.ops),
-           "gpt_step": gpt_bench(args.repeats, args.steps)}
+           "gpt_step": gpt_bench(args.repeats, args.steps, args.profile, args.profile_seconds)}
     for name, r in res["ops"].items():
         print(f"{name}: CPU eager {r['cpu']['wall_us']:.2f} us/op (cpu time {r['cpu']['cpu_us']:.2f})")
         for m in ("async", "debug", "fused"):
@@ -162,6 +192,8 @@ def main() -> None:
         where = "CPU" if m.startswith("cpu") else "tpu"
         print(f"  {where} {m:<15} {g[m]['wall_ms']:8.2f} ms  ratio {g[m]['ratio_wall']:.2f}  "
               f"(cpu time {g[m]['cpu_ms']:.2f}, ratio {g[m]['ratio_cpu']:.2f})")
+        if "profile" in g[m]:
+            print("      " + engine_profile.line(m, g[m]["profile"]))
     if args.json:
         Path(args.json).write_text(json.dumps(res, indent=1))
 
