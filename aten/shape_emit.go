@@ -150,7 +150,45 @@ func throughTranspose(x *stablehlo.Value, batch, contract []int64) (*stablehlo.V
 		}
 		return out
 	}
-	return src, through(batch), through(contract)
+	nb, nc := through(batch), through(contract)
+	var free []int64
+	for d, u := range used {
+		if !u {
+			free = append(free, perm[d])
+		}
+	}
+	// Only when the operand is a strided matrix (or a batch of them): each
+	// group of dims merges into one, as the executor's fast product needs.
+	// A head split seen through ([b, s, h, d] with batch dims b and h) is
+	// not, and its copy costs less than a product that gathers.
+	if !mergesRowMajor(st.Shape, nb) || !mergesRowMajor(st.Shape, nc) || !mergesRowMajor(st.Shape, free) {
+		return x, batch, contract
+	}
+	return src, nb, nc
+}
+
+// mergesRowMajor reports whether dims (in order) of a row-major shape
+// are one dim in memory: each next dim (skipping size-1 dims) directly
+// inside the previous one.
+func mergesRowMajor(shape []int64, dims []int64) bool {
+	prev := int64(-1)
+	for _, d := range dims {
+		if shape[d] == 1 {
+			continue
+		}
+		if prev >= 0 {
+			if d <= prev {
+				return false
+			}
+			for between := prev + 1; between < d; between++ {
+				if shape[between] != 1 {
+					return false
+				}
+			}
+		}
+		prev = d
+	}
+	return true
 }
 
 // emitGather emits stablehlo.gather.
