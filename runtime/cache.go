@@ -20,6 +20,7 @@ type source struct {
 	input  int    // user input index, or -1
 	weight string // weight FQN when input < 0
 	result int    // executable result index when >= 0 (outputs only)
+	none   bool   // a None output (a backward's gradient of an input that needs none)
 }
 
 // plan is a cached single-segment program.
@@ -80,6 +81,8 @@ func (p *Program) runPlan(ctx context.Context, pl *plan, inputs []*literal.Liter
 	var results []*literal.Literal
 	fetch := func(s source) (*literal.Literal, error) {
 		switch {
+		case s.none:
+			return nil, nil
 		case s.result >= 0:
 			return results[s.result], nil
 		case s.input >= 0:
@@ -91,7 +94,7 @@ func (p *Program) runPlan(ctx context.Context, pl *plan, inputs []*literal.Liter
 	// Outputs that are weights are read before the run can donate them.
 	var pre map[string]*literal.Literal
 	for _, s := range pl.outputs {
-		if s.result < 0 && s.input < 0 {
+		if s.result < 0 && s.input < 0 && !s.none {
 			w, err := fetch(s)
 			if err != nil {
 				return nil, nil, err
@@ -173,9 +176,13 @@ func (r *run) record(outs []*literal.Literal, writes map[string]*literal.Literal
 	if len(r.stats.HostFallbacks) > 0 || r.stats.Segments > 1 {
 		return nil
 	}
-	trace := func(l *literal.Literal) (source, bool) {
+	// A parameter comes from an input or a weight; a result may be one of
+	// them too (an executable may hand an argument back as a result: a
+	// forward saving its input for the backward), so parameters are traced
+	// to inputs and weights only, and outputs to results first.
+	trace := func(l *literal.Literal, results bool) (source, bool) {
 		for i, res := range r.lastResults {
-			if res == l {
+			if results && res == l {
 				return source{input: -1, result: i}, true
 			}
 		}
@@ -193,21 +200,25 @@ func (r *run) record(outs []*literal.Literal, writes map[string]*literal.Literal
 	}
 	pl := &plan{exe: r.lastExe, writes: map[string]source{}}
 	for _, l := range r.lastParams {
-		s, ok := trace(l)
-		if !ok || s.result >= 0 {
+		s, ok := trace(l, false)
+		if !ok {
 			return nil
 		}
 		pl.params = append(pl.params, s)
 	}
 	for _, o := range outs {
-		s, ok := trace(o)
+		if o == nil {
+			pl.outputs = append(pl.outputs, source{input: -1, result: -1, none: true})
+			continue
+		}
+		s, ok := trace(o, true)
 		if !ok {
 			return nil
 		}
 		pl.outputs = append(pl.outputs, s)
 	}
 	for fqn, l := range writes {
-		s, ok := trace(l)
+		s, ok := trace(l, true)
 		if !ok {
 			return nil
 		}
