@@ -239,3 +239,45 @@ def test_fast_call_writes_outputs_in_place_and_checks_memory():
         _lib.FastCall(p, [x, y], [(torch.float32, [4, 3], [3, 1])])([x, y])  # wrong output shape
     with pytest.raises(_lib.TorchTPUError, match="takes 2 tensors"):
         fast([x])
+
+
+def test_fast_call_with_layout_check_declines_other_layouts():
+    """For inputs no guard holds (a backward's saved tensors and gradients),
+    a FastCall made with check_layout returns None for an input whose
+    layout differs from the bound one, even where its extent would pass
+    (the same bytes seen transposed), so that the caller runs the program
+    the general way."""
+    x, y = torch.randn(4, 4), torch.randn(4, 4)
+    p = _lib.Program(_pt2(AddMul(), x, y), {"cache_dir": "-"})
+    fast = _lib.FastCall(p, [x, y], [(torch.float32, [4, 4], [4, 1])], check_layout=True)
+    (out,) = fast([x, y])
+    torch.testing.assert_close(out, (x + y) * 2, rtol=0, atol=0)
+    xt = torch.randn(4, 4).t()  # same extent, other strides
+    assert fast([xt, y]) is None
+    (out,) = p.run([xt, y])  # the general path reads the strides
+    torch.testing.assert_close(out, (xt + y) * 2, rtol=0, atol=0)
+    unchecked = _lib.FastCall(p, [x, y], [(torch.float32, [4, 4], [4, 1])])
+    (wrong,) = unchecked([xt, y])  # why the check exists: the bytes are read as bound
+    assert not torch.equal(wrong, (xt + y) * 2)
+
+
+def test_compiled_backward_with_none_gradient_takes_the_fast_path():
+    """A backward graph returning None (an input that needs no gradient)
+    takes the fast path after its first call, and its gradients match
+    eager's."""
+    torch.manual_seed(0)
+    lin = torch.nn.Linear(8, 4)
+    f = torch.compile(lambda x: torch.tanh(lin(x)).sum(), backend="torchtpu")
+    for _ in range(3):
+        x = torch.randn(5, 8)  # needs no gradient: the backward returns None for it
+        lin.zero_grad()
+        f(x).backward()
+        got = [p.grad.clone() for p in lin.parameters()]
+        lin.zero_grad()
+        torch.tanh(lin(x)).sum().backward()
+        for g, w in zip(got, [p.grad for p in lin.parameters()]):
+            torch.testing.assert_close(g, w)
+    from torchtpu._dynamo import graphs
+
+    bw = [g for g in graphs() if g.name.startswith("backward")][-1]
+    assert bw.engine is not None and bw.engine.fast is not None

@@ -81,7 +81,8 @@ class CompiledGraph:
             return
         try:
             eg = EngineGraph(gm, example_inputs, opts,
-                             self._device.engine_options() if self._device is not None else None)
+                             self._device.engine_options() if self._device is not None else None,
+                             guarded=kind in ("forward", "inference"))
             self.pt2 = eg.pt2
             eager = eager_nodes(gm, eg.unsupported, opts)
             if eager:
@@ -162,10 +163,11 @@ class CompiledGraph:
         if eng is not None and eng.fast is not None:
             t0 = time.perf_counter()
             outs = eng.fast(args)
-            args.clear()
-            self.runs += 1
-            self.run_seconds += time.perf_counter() - t0
-            return outs[0] if eng.single else tuple(outs)
+            if outs is not None:  # None: an input in another layout than bound
+                args.clear()
+                self.runs += 1
+                self.run_seconds += time.perf_counter() - t0
+                return outs[0] if eng.single else tuple(outs)
         t0 = time.perf_counter()
         first = self.runs == 0
         self.runs += 1

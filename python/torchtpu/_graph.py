@@ -69,9 +69,11 @@ def _layout(t: torch.Tensor) -> Optional[tuple[str, list[int]]]:
 
 
 def _static_specs(placeholders: Sequence[torch.fx.Node],
-                  results: Sequence[Any]) -> Optional[list[tuple[torch.dtype, list[int], list[int]]]]:
-    """Each output's (dtype, shape, strides) when the graph's inputs and
-    outputs are all tensors of static shapes and strides, else None."""
+                  results: Sequence[Any]) -> Optional[list[Optional[tuple[torch.dtype, list[int], list[int]]]]]:
+    """Each output's (dtype, shape, strides) (None for a None output, as a
+    backward returns for an input that needs no gradient) when the graph's
+    inputs and outputs are all tensors of static shapes and strides, else
+    None."""
 
     def static(t: Any) -> bool:
         return isinstance(t, torch.Tensor) and not any(
@@ -79,8 +81,11 @@ def _static_specs(placeholders: Sequence[torch.fx.Node],
 
     if not all(static(n.meta.get("val")) for n in placeholders):
         return None
-    specs = []
+    specs: list[Optional[tuple[torch.dtype, list[int], list[int]]]] = []
     for a in results:
+        if a is None:
+            specs.append(None)
+            continue
         v = a.meta.get("val") if isinstance(a, torch.fx.Node) else None
         if not static(v):
             return None
@@ -123,7 +128,10 @@ class EngineGraph:
     the engine as the shape of an empty ``[s, 0]`` tensor, an extra input."""
 
     def __init__(self, gm: torch.fx.GraphModule, example_inputs: Sequence[Any], opts: Options,
-                 engine_options: Optional[dict[str, Any]] = None) -> None:
+                 engine_options: Optional[dict[str, Any]] = None, guarded: bool = False) -> None:
+        # guarded: dynamo's guards hold the inputs' shapes and strides (a
+        # forward or inference graph); else the fast path checks them.
+        self.guarded = guarded
         placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
         vals = [n.meta.get("val", ex) for n, ex in zip(placeholders, example_inputs)]
         self.tensor_inputs = [isinstance(v, torch.Tensor) for v in vals]
@@ -165,10 +173,11 @@ class EngineGraph:
         outputs (a tuple, or the one value of a graph with a single output)."""
         if self.fast is not None:
             fast = self.fast(list(tensors))
-            return fast[0] if self.single else tuple(fast)
+            if fast is not None:
+                return fast[0] if self.single else tuple(fast)
         raw = self.program.run(tensors)
-        if self._static_outs is not None:
-            self.fast = _lib.FastCall(self.program, tensors, self._static_outs)
+        if self._static_outs is not None and self.fast is None:
+            self.fast = _lib.FastCall(self.program, tensors, self._static_outs, check_layout=not self.guarded)
         outs = self.values(raw)
         if self.single:
             return outs[0]

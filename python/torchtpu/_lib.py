@@ -336,10 +336,16 @@ class FastCall:
     error, never a read or write out of bounds.
 
     ``outputs`` gives, per program output, ``(dtype, shape, strides)`` or None
-    for an output that is None."""
+    for an output that is None. With ``check_layout`` (inputs no guard
+    holds: a backward's saved tensors and gradients, a split graph's
+    parts), a call first compares each input's shape and strides with the
+    bound ones and returns None when one differs (the caller then runs the
+    program the general way); an extent check alone would let a tensor of
+    the same size in another layout through."""
 
     def __init__(self, program: "Program", inputs: Sequence[torch.Tensor],
-                 outputs: Sequence[Optional[tuple[torch.dtype, Sequence[int], Sequence[int]]]]) -> None:
+                 outputs: Sequence[Optional[tuple[torch.dtype, Sequence[int], Sequence[int]]]],
+                 check_layout: bool = False) -> None:
         self._program = program
         self._keep: list[Any] = []  # shape/stride arrays the descriptors point at
         self.n_in, self.n_out = len(inputs), len(outputs)
@@ -360,6 +366,8 @@ class FastCall:
             if o is not None:
                 self._out_ext[i] = _span_bytes(o[1], o[2], o[0].itemsize)
         self._itemsizes = [t.element_size() for t in inputs]
+        self._layouts: Optional[list[tuple[tuple[int, ...], tuple[int, ...]]]] = (
+            [(tuple(t.shape), tuple(t.stride())) for t in inputs] if check_layout else None)
         self._err = ctypes.c_void_p()
         # The call's arguments, made once: a call converts none of them.
         self._args = (ctypes.c_uint64(self.handle), self._in_data, self._in_ext, self._out_data, self._out_ext,
@@ -396,10 +404,14 @@ class FastCall:
                     self._keep.append(sa)
         return arr
 
-    def __call__(self, inputs: Sequence[torch.Tensor]) -> list[Optional[torch.Tensor]]:
+    def __call__(self, inputs: Sequence[torch.Tensor]) -> Optional[list[Optional[torch.Tensor]]]:
         n = self.n_in
         if len(inputs) != n:
             raise TorchTPUError(f"the program takes {n} tensors, {len(inputs)} given")
+        if self._layouts is not None:
+            for t, (shape, strides) in zip(inputs, self._layouts):
+                if t.shape != shape or t.stride() != strides:
+                    return None
         empty = torch.empty_strided
         outs = [empty(o[1], o[2], dtype=o[0]) if o is not None else None for o in self._specs]
         with self._lock:
