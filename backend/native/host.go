@@ -19,6 +19,9 @@ type HostPool struct {
 	// Threads is the host's thread count (torch.get_num_threads()), which
 	// loops are split for.
 	Threads func() int
+	// PerRun lends the host's threads for a whole run (Lend) instead of
+	// loop by loop.
+	PerRun bool
 }
 
 // SetHostPool lends h to every later loop; nil gives the loops back to
@@ -28,8 +31,13 @@ func SetHostPool(h *HostPool) {
 		pool.SetHost(nil)
 		return
 	}
-	pool.SetHost(&pool.Host{Run: h.Run, Threads: h.Threads})
+	pool.SetHost(&pool.Host{Run: h.Run, Threads: h.Threads, PerRun: h.PerRun})
 }
+
+// Lend runs f (a run called from the host's thread) with the host's
+// threads lent as its loops' helpers for the whole run when the host pool
+// lends per run; else it runs f as is.
+func Lend(f func()) { pool.Lend(f) }
 
 // Threads is the number of threads the backend splits its loops for: the
 // host's when a host lends its pool, else GOMAXPROCS.

@@ -40,6 +40,7 @@ static void tt_set_host(tt_host_parallel_fn run, tt_host_threads_fn threads) {
 import "C"
 
 import (
+	"os"
 	"runtime/cgo"
 	"unsafe"
 
@@ -73,7 +74,10 @@ func tt_set_host_parallel(run C.tt_host_parallel_fn, threads C.tt_host_threads_f
 			native.SetHostPool(&native.HostPool{Threads: hostThreads})
 			return nil
 		}
-		native.SetHostPool(&native.HostPool{Run: runOnHost, Threads: hostThreads})
+		// lent per run (a run asks for the threads once), or loop by loop
+		// with TORCHTPU_HOST_THREADS=1
+		native.SetHostPool(&native.HostPool{Run: runOnHost, Threads: hostThreads,
+			PerRun: os.Getenv("TORCHTPU_HOST_THREADS") != "1"})
 		return nil
 	})
 	setErr(errOut, err)

@@ -11,18 +11,11 @@ table shows median wall times, the ratios torchtpu / eager and torchtpu / induct
 medians (below 1: torchtpu is faster) and the same ratios of median process CPU time per step
 (steadier on a shared machine). Every column checks its outputs against eager first.
 
-Inside PyTorch the engine's parallel loops run on its own helper threads, split for
-torch.get_num_threads(); --host-threads adds a column "tt-host" where they run on PyTorch's
-intra-op threads instead (TORCHTPU_HOST_THREADS=1: one pool per process), switched per step
-in the same process, to measure what one pool buys.
-
---profile DIR takes the engine's Go CPU profile (torchtpu.profile_engine) of each column that
-runs torchtpu: after the timed rounds, that column alone runs under the profile for at least
---runs steps and --profile-seconds seconds (100 samples a second per busy thread: fewer are
-noise), into DIR/MODEL-COLUMN.pprof, and the line below the row gives the engine's samples and
-their share in spin-wait or idle-wait code: the parallel-loop pool waiting (its helpers polling
-between loops, the caller polling for them) and runtime.futex/usleep/procyield/osyield (see
-engine_profile.py). Read a file with `go tool pprof -top python/torchtpu/lib/libtorchtpu.so FILE`.
+Inside PyTorch the engine's parallel loops run on PyTorch's intra-op threads, lent for each
+run (one thread runs the program, the others serve its loops); --host-threads adds a column
+"tt-own" where they run on the engine's own helper threads instead, split for
+torch.get_num_threads() (TORCHTPU_HOST_THREADS=0), switched per step in the same process, to
+measure what one pool buys.
 """
 
 from __future__ import annotations
@@ -120,12 +113,12 @@ def prepare(name: str, backend: str | None, warmup: int):
 
 
 def _pool_switch(step: Callable[[], Any], col: str) -> Callable[[], Any]:
-    """step with the engine's loops on its own helpers (torchtpu) or on
-    PyTorch's threads (tt-host), switched before each step."""
+    """step with the engine's loops on PyTorch's threads (torchtpu) or on
+    its own helpers (tt-own), switched before each step."""
     from torchtpu.device import _ext
 
     lib = _ext.load()
-    on = 1 if col == "tt-host" else 0
+    on = 0 if col == "tt-own" else 1
 
     def switched():
         if lib.ttx_host_parallel(on) != 0:
@@ -158,7 +151,7 @@ def main() -> None:
     ap.add_argument("--warmup", type=int, default=3)
     ap.add_argument("--no-inductor", action="store_true", help="skip the inductor column")
     ap.add_argument("--host-threads", action="store_true",
-                    help="add a torchtpu column whose loops run on PyTorch's intra-op threads")
+                    help="add a torchtpu column whose loops run on the engine's own helper threads")
     ap.add_argument("--json", help="write the results as JSON to this file")
     ap.add_argument("--profile", metavar="DIR",
                     help="profile each torchtpu column (Go CPU profile) into DIR, report the spin-wait share")
@@ -169,7 +162,7 @@ def main() -> None:
     os.environ.setdefault("TORCHTPU_THREADS", str(a.threads))
     columns = [("eager", None), ("torchtpu", "torchtpu")] + ([] if a.no_inductor else [("inductor", "inductor")])
     if a.host_threads:
-        columns.append(("tt-host", "torchtpu"))
+        columns.append(("tt-own", "torchtpu"))
     results = []
     print(f"torch {torch.__version__}, {a.threads} threads, medians of {a.runs} runs after {a.warmup} warm-up;"
           f" load {os.getloadavg()[0]:.1f}", flush=True)

@@ -152,6 +152,13 @@ def _flags(runpath: Optional[str]) -> tuple[list[str], list[str]]:
     kineto = [Path(p, "kineto") for p in [*cpp_extension.include_paths(), "/usr/include", "/usr/local/include"]
               if Path(p, "kineto", "libkineto.h").is_file()]
     cflags += [f"-I{kineto[0]}", f"-idirafter{_CSRC / 'profiler' / 'shim'}"] if kineto else []
+    # at::parallel_for is a template whose OpenMP team is compiled into the
+    # caller: without -fopenmp the engine's loops lent to PyTorch's threads
+    # (runtime/parallel.cpp) would run on the calling thread alone. Only the
+    # compile step gets it: the OpenMP runtime is torch's own libgomp,
+    # already loaded with libtorch_cpu, not a second one linked here.
+    if "parallel backend: OpenMP" in torch.__config__.parallel_info():
+        cflags.append("-fopenmp")
     ldflags = []
     for p in cpp_extension.library_paths():
         ldflags += [f"-L{p}", f"-Wl,-rpath,{runpath or p}"]

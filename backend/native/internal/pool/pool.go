@@ -147,7 +147,11 @@ func Run(threads, n int, f func(i int)) {
 	}
 	loops.Add(1)
 	j := &loopJob{f: f, n: int64(n)}
-	if h := host.Load(); h != nil && h.Run != nil && h.run(threads, j.work) {
+	if runLent(j, threads) {
+		j.caught.Raise()
+		return
+	}
+	if h := host.Load(); h != nil && h.Run != nil && !h.PerRun && h.run(threads, j.work) {
 		j.caught.Raise()
 		return
 	}
@@ -215,6 +219,9 @@ type Host struct {
 	// Threads is the number of threads the host runs its own loops on
 	// (torch.get_num_threads()).
 	Threads func() int
+	// PerRun lends the threads for a whole run (Lend) instead of loop by
+	// loop.
+	PerRun bool
 }
 
 type hostPool struct{ Host }

@@ -72,7 +72,7 @@ __attribute__((visibility("default"))) int ttx_init(const char* path, int32_t ab
     return fail("libtorchtpu has another C ABI version than the package: rebuild it");
   register_hooks();
   const char* lend = std::getenv("TORCHTPU_HOST_THREADS");
-  if (!install_host_parallel(lend && std::string(lend) == "1"))
+  if (!install_host_parallel(!(lend && std::string(lend) == "0")))
     return fail("libtorchtpu refused PyTorch's thread settings");
   std::atexit([] { exiting_.store(true); });
   ready.store(true, std::memory_order_release);

@@ -1,13 +1,18 @@
-// The engine's parallel loops inside PyTorch. By default they run on the
-// engine's own helper threads, split for torch.get_num_threads() (so the
-// engine follows torch.set_num_threads). TORCHTPU_HOST_THREADS=1 lends
-// PyTorch's intra-op threads instead (at::parallel_for), one pool for the
-// process. Measured on 2 cores (tools/bench/compile_bench.py --host-threads,
-// round-robin in one run): the engine's helpers were faster on ResNet-18
-// training (327 against 499 ms per step), ResNet-18 inference (28.6 against
-// 42 ms) and GPT-2 training (43 against 51 ms), PyTorch's on GPT-2
-// inference (10.3 against 12.1 ms): a loop handed to at::parallel_for
-// pays OpenMP's team start and a cgo callback per thread.
+// The engine's parallel loops inside PyTorch run on PyTorch's intra-op
+// threads (at::parallel_for), one pool for the process. A run called from
+// PyTorch asks for the threads once: one thread runs the program, the others
+// serve as its loops' helpers until it ends (TORCHTPU_HOST_THREADS=1: loop
+// by loop instead; =0: the engine's own helper threads, split for
+// torch.get_num_threads()). Measured on 2 cores, after eager steps in the
+// same process (the benchmarks' round-robin, or a training loop's optimizer
+// step): GPT-2 inference 12.1 ms with the engine's own helpers, 9.0 lent
+// loop by loop, 7.7 lent per run (eager 7.1); GPT-2 training 37.8 -> 34.0
+// ms; ResNet-18 inference 27.9 -> 23.8 ms (eager 26.5). PyTorch's OpenMP
+// threads spin for a while after each of its parallel regions: lent per run,
+// the threads that would spin do the engine's work, and no other thread
+// competes for the cores. The team is OpenMP's: this file is compiled with
+// -fopenmp (device/_ext.py), without which at::parallel_for's team, a
+// template compiled into the caller, runs on the calling thread alone.
 #include <ATen/Parallel.h>
 
 #include "runtime/abi.h"
