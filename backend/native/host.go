@@ -22,6 +22,9 @@ type HostPool struct {
 	// PerRun lends the host's threads for a whole run (Lend) instead of
 	// loop by loop.
 	PerRun bool
+	// OnCaller reports whether the calling thread is the host's thread
+	// that made the run: the program runs there.
+	OnCaller func() bool
 }
 
 // SetHostPool lends h to every later loop; nil gives the loops back to
@@ -31,7 +34,7 @@ func SetHostPool(h *HostPool) {
 		pool.SetHost(nil)
 		return
 	}
-	pool.SetHost(&pool.Host{Run: h.Run, Threads: h.Threads, PerRun: h.PerRun})
+	pool.SetHost(&pool.Host{Run: h.Run, Threads: h.Threads, PerRun: h.PerRun, OnCaller: h.OnCaller})
 }
 
 // Lend runs f (a run called from the host's thread) with the host's

@@ -14,6 +14,7 @@ static tt_host_threads_fn tt_host_threads;
 static __thread int tt_host_thread;
 
 static void tt_mark_host_thread(void) { tt_host_thread = 1; }
+static int tt_on_host_thread(void) { return tt_host_thread; }
 
 extern void ttHostBody(void *ctx);
 
@@ -77,7 +78,7 @@ func tt_set_host_parallel(run C.tt_host_parallel_fn, threads C.tt_host_threads_f
 		// lent per run (a run asks for the threads once), or loop by loop
 		// with TORCHTPU_HOST_THREADS=1
 		native.SetHostPool(&native.HostPool{Run: runOnHost, Threads: hostThreads,
-			PerRun: os.Getenv("TORCHTPU_HOST_THREADS") != "1"})
+			PerRun: os.Getenv("TORCHTPU_HOST_THREADS") != "1", OnCaller: onHostThread})
 		return nil
 	})
 	setErr(errOut, err)
@@ -96,6 +97,10 @@ func runOnHost(n int, body func()) bool {
 }
 
 func hostThreads() int { return int(C.tt_threads_of_host()) }
+
+// onHostThread reports whether the calling thread is one the host called
+// the engine from (not a thread it lent).
+func onHostThread() bool { return C.tt_on_host_thread() != 0 }
 
 // markHostThread records that the calling thread is the host's.
 func markHostThread() { C.tt_mark_host_thread() }

@@ -1,7 +1,9 @@
 package pool
 
 import (
+	"runtime"
 	"sync/atomic"
+	"time"
 
 	"github.com/torchtpu/torchtpu/backend/native/internal/rescue"
 )
@@ -33,6 +35,10 @@ type guestSlot struct {
 
 var lent atomic.Pointer[lentRun]
 
+// guestPatience is how long a lent thread waits for the program to start
+// on the caller's thread before it leaves.
+const guestPatience = 50 * time.Millisecond
+
 // Lend runs f with the host's threads lent as the run's helpers, when the
 // host lends per run (Host.PerRun) and threads > 1; else it runs f as
 // is. A panic of f is raised again on the caller's goroutine.
@@ -51,7 +57,11 @@ func Lend(f func()) {
 	defer lent.Store(nil)
 	var caught rescue.First
 	body := func() {
-		if lr.main.CompareAndSwap(false, true) {
+		// The program runs on the caller's thread (a host callback it
+		// makes, into Python for one, belongs there), or, for a host that
+		// cannot tell, on the first thread to arrive.
+		caller := h.OnCaller == nil || h.OnCaller()
+		if caller && lr.main.CompareAndSwap(false, true) {
 			caught.Run(f)
 			lr.done.Store(true)
 			return
@@ -62,10 +72,20 @@ func Lend(f func()) {
 		}
 		g := &lr.guests[i]
 		g.here.Store(true)
-		for !lr.done.Load() {
+		since := time.Now()
+		for spins := 0; !lr.done.Load(); spins++ {
+			if spins%loopYield == loopYield-1 && !lr.main.Load() && time.Since(since) > guestPatience {
+				break // the program never started: a host that ran body off the caller's thread only
+			}
 			if j := g.job.Load(); j != nil && g.job.CompareAndSwap(j, nil) {
 				j.workTimed()
 				j.left.Add(-1)
+				continue
+			}
+			if spins%loopYield == loopYield-1 {
+				// The guest holds a P while it waits: other goroutines
+				// the run waits for (a future's, a collective's) need one.
+				runtime.Gosched()
 			}
 		}
 		g.here.Store(false)
@@ -107,7 +127,10 @@ func runLent(j *loopJob, threads int) bool {
 			j.left.Add(-1) // not taken: the caller did its share
 		}
 	}
-	for j.left.Load() > 0 {
+	for spins := 0; j.left.Load() > 0; spins++ {
+		if spins%loopYield == loopYield-1 {
+			runtime.Gosched()
+		}
 	}
 	return true
 }

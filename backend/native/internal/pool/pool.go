@@ -222,6 +222,9 @@ type Host struct {
 	// PerRun lends the threads for a whole run (Lend) instead of loop by
 	// loop.
 	PerRun bool
+	// OnCaller reports whether the calling thread is the one that asked
+	// the host for its threads (nil: the host cannot tell).
+	OnCaller func() bool
 }
 
 type hostPool struct{ Host }
