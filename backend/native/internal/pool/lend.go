@@ -72,19 +72,26 @@ func Lend(f func()) {
 		}
 		g := &lr.guests[i]
 		g.here.Store(true)
-		since := time.Now()
+		since, idle := time.Now(), time.Now()
 		for spins := 0; !lr.done.Load(); spins++ {
-			if spins%loopYield == loopYield-1 && !lr.main.Load() && time.Since(since) > guestPatience {
-				break // the program never started: a host that ran body off the caller's thread only
-			}
 			if j := g.job.Load(); j != nil && g.job.CompareAndSwap(j, nil) {
 				j.workTimed()
 				j.left.Add(-1)
+				idle, spins = time.Now(), 0
 				continue
 			}
-			if spins%loopYield == loopYield-1 {
-				// The guest holds a P while it waits: other goroutines
-				// the run waits for (a future's, a collective's) need one.
+			if spins%loopYield != loopYield-1 {
+				continue
+			}
+			if !lr.main.Load() && time.Since(since) > guestPatience {
+				break // the program never started: a host that ran body off the caller's thread only
+			}
+			if time.Since(idle) >= Spin {
+				// The guest holds a P while it waits: after a while without
+				// a loop, it lets goroutines the run waits for (a future's,
+				// a collective's) have it now and then. Not sooner: a
+				// goroutine locked to its thread hands its P away and back
+				// through two futex wake-ups when it yields.
 				runtime.Gosched()
 			}
 		}
@@ -127,8 +134,9 @@ func runLent(j *loopJob, threads int) bool {
 			j.left.Add(-1) // not taken: the caller did its share
 		}
 	}
+	waitSince := time.Now()
 	for spins := 0; j.left.Load() > 0; spins++ {
-		if spins%loopYield == loopYield-1 {
+		if spins%loopYield == loopYield-1 && time.Since(waitSince) >= Spin {
 			runtime.Gosched()
 		}
 	}
