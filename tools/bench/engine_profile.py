@@ -7,7 +7,8 @@ spin-wait or idle-wait code:
 
 - pool: the native backend's parallel-loop pool (backend/native/internal/pool) waiting, not
   working: a helper's `(*loopHelper).loop` polling for the next loop, or the caller in `pool.Run`
-  polling for the helpers to finish, with what they call to do so (the clock, atomics,
+  polling for the helpers to finish (inside PyTorch, a lent thread in `pool.Lend` polling for
+  the next loop, the caller in `pool.runLent`), with what they call to do so (the clock, atomics,
   runtime.Gosched and the scheduler under it); a loop's body is work, not wait;
 - futex/usleep/yield: the rest of the samples whose innermost function is runtime.futex,
   runtime.usleep, runtime.procyield or runtime.osyield (threads parking, waking, or the
@@ -31,7 +32,9 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 POOL = "/backend/native/internal/pool."
-POOL_WAIT = (POOL + "(*loopHelper).loop", POOL + "Run")
+# the helpers' and the caller's waits, and a lent run's (pool.Lend: the
+# lent threads polling for a loop, the caller waiting for them)
+POOL_WAIT = (POOL + "(*loopHelper).loop", POOL + "Run", POOL + "Lend.func1", POOL + "runLent")
 # what the waits call to poll, yield or look at the clock
 WAIT_CALLEES = ("runtime.", "time.", "sync/atomic.", "internal/")
 IDLE_LEAVES = {"runtime.futex", "runtime.usleep", "runtime.procyield", "runtime.osyield"}
