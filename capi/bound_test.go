@@ -6,6 +6,7 @@ import (
 	"testing"
 	"unsafe"
 
+	"github.com/torchtpu/torchtpu/backend/native"
 	"github.com/torchtpu/torchtpu/literal"
 	"github.com/torchtpu/torchtpu/runtime"
 )
@@ -75,5 +76,39 @@ func TestBoundCall(t *testing.T) {
 	}
 	if err := RunBound(context.Background(), h, nil, nil, nil, nil); err == nil || !strings.Contains(err.Error(), "not a bound call") {
 		t.Errorf("a program run as a bound call: %v", err)
+	}
+}
+
+// A program whose run has no parallel loop stops asking the host for its
+// threads (lend); one whose run has loops keeps asking.
+func TestLendFollowsParallelLoops(t *testing.T) {
+	if native.Threads() < 2 {
+		t.Skip("one thread: no run has a parallel loop")
+	}
+	for _, c := range []struct {
+		name   string
+		serial bool
+	}{{"mlp", true}, {"resnet18", false}} {
+		data, io := fixture(t, c.name)
+		h, err := LoadHandle(data, []byte(`{"cache_dir": "-"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ins []TensorDesc
+		for _, l := range io.Inputs() {
+			ins = append(ins, desc(l))
+		}
+		for i := 0; i < 2; i++ {
+			res, err := Run(context.Background(), h, ins)
+			if err != nil {
+				t.Fatal(err)
+			}
+			Free(res)
+		}
+		p, _ := get[*Program](h, "program")
+		if p.serial != c.serial {
+			t.Errorf("%s: serial %v, want %v", c.name, p.serial, c.serial)
+		}
+		Free(h)
 	}
 }

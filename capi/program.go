@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/torchtpu/torchtpu/aten"
+	"github.com/torchtpu/torchtpu/backend/native"
 	"github.com/torchtpu/torchtpu/cache"
 	"github.com/torchtpu/torchtpu/eager"
 	"github.com/torchtpu/torchtpu/fx"
@@ -59,6 +60,8 @@ type Program struct {
 	device string
 	name   string
 	info   *Info
+
+	serial bool // the last run had no parallel loop (lend)
 
 	outsOnce sync.Once
 	outs     []*eager.OutputSpec // static output specs (RunOnDevice)
@@ -315,7 +318,8 @@ func Run(ctx context.Context, h Handle, inputs []TensorDesc) (Handle, error) {
 	}
 	mark := heapMark()
 	p.mu.Lock()
-	outs, _, err := p.prog.Run(ctx, ins)
+	var outs []*literal.Literal
+	p.lend(func() { outs, _, err = p.prog.Run(ctx, ins) })
 	p.mu.Unlock()
 	defer tuneHeap(mark)
 	if err != nil {
@@ -368,7 +372,9 @@ func RunInto(ctx context.Context, h Handle, inputs, outs []TensorDesc) error {
 func (p *Program) runInto(ctx context.Context, ins []*literal.Literal, outs []TensorDesc) error {
 	mark := heapMark()
 	p.mu.Lock()
-	res, _, err := p.prog.Run(ctx, ins)
+	var res []*literal.Literal
+	var err error
+	p.lend(func() { res, _, err = p.prog.Run(ctx, ins) })
 	p.mu.Unlock()
 	defer tuneHeap(mark)
 	if err != nil {
@@ -389,6 +395,22 @@ func (p *Program) runInto(ctx context.Context, ins []*literal.Literal, outs []Te
 		}
 	}
 	return nil
+}
+
+// lend runs a run of the program with the host's threads lent for it
+// (native.Lend: inside PyTorch, its intra-op threads serve the run's
+// parallel loops), unless its last run had no parallel loop: asking the
+// host for its threads costs a few microseconds, most of a small graph's
+// run. A run without lending still counts its loops, so a program whose
+// shapes grow gets its lending back. Called with p.mu held.
+func (p *Program) lend(f func()) {
+	before := native.ParallelLoops()
+	if p.serial {
+		f()
+	} else {
+		native.Lend(f)
+	}
+	p.serial = native.ParallelLoops() == before
 }
 
 // aliases reports whether o's bytes overlap any input's.

@@ -42,6 +42,14 @@ func SetHostPool(h *HostPool) {
 // lends per run; else it runs f as is.
 func Lend(f func()) { pool.Lend(f) }
 
+// ParallelLoops counts the parallel loops run so far in the process (a
+// caller compares it before and after a run to learn whether the run had
+// any).
+func ParallelLoops() int64 {
+	n, _ := pool.Counters()
+	return n
+}
+
 // Threads is the number of threads the backend splits its loops for: the
 // host's when a host lends its pool, else GOMAXPROCS.
 func Threads() int { return pool.Threads() }

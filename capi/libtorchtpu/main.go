@@ -23,7 +23,6 @@ import (
 	"encoding/json"
 	"unsafe"
 
-	"github.com/torchtpu/torchtpu/backend/native"
 	"github.com/torchtpu/torchtpu/capi"
 )
 
@@ -183,7 +182,7 @@ func tt_program_run(prog C.uint64_t, n C.int32_t, inputs *C.tt_tensor, errOut **
 		if err != nil {
 			return err
 		}
-		native.Lend(func() { h, err = capi.Run(context.Background(), capi.Handle(prog), ins) })
+		h, err = capi.Run(context.Background(), capi.Handle(prog), ins)
 		return err
 	})
 	setErr(errOut, err)
@@ -221,8 +220,7 @@ func tt_program_run_into(prog C.uint64_t, n_in C.int32_t, inputs *C.tt_tensor, i
 		if err := rebase(outs, out_data, out_extents, "output"); err != nil {
 			return err
 		}
-		native.Lend(func() { err = capi.RunInto(context.Background(), capi.Handle(prog), ins, outs) })
-		return err
+		return capi.RunInto(context.Background(), capi.Handle(prog), ins, outs)
 	})
 	setErr(errOut, err)
 	if err != nil {
@@ -285,8 +283,7 @@ func tt_bound_run(bound C.uint64_t, in_data *unsafe.Pointer, in_extents *C.int64
 		if m > 0 {
 			op, oe = unsafe.Slice(out_data, m), unsafe.Slice((*int64)(unsafe.Pointer(out_extents)), m)
 		}
-		native.Lend(func() { err = capi.RunBound(context.Background(), capi.Handle(bound), ip, ie, op, oe) })
-		return err
+		return capi.RunBound(context.Background(), capi.Handle(bound), ip, ie, op, oe)
 	})
 	setErr(errOut, err)
 	if err != nil {
