@@ -74,9 +74,7 @@ func Lend(f func()) {
 		g.here.Store(true)
 		since, idle := time.Now(), time.Now()
 		for spins := 0; !lr.done.Load(); spins++ {
-			if j := g.job.Load(); j != nil && g.job.CompareAndSwap(j, nil) {
-				j.workTimed()
-				j.left.Add(-1)
+			if serve(&g.job) {
 				idle, spins = time.Now(), 0
 				continue
 			}
@@ -134,11 +132,6 @@ func runLent(j *loopJob, threads int) bool {
 			j.left.Add(-1) // not taken: the caller did its share
 		}
 	}
-	waitSince := time.Now()
-	for spins := 0; j.left.Load() > 0; spins++ {
-		if spins%loopYield == loopYield-1 && time.Since(waitSince) >= Spin {
-			runtime.Gosched()
-		}
-	}
+	j.awaitHelpers()
 	return true
 }

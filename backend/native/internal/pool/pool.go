@@ -75,9 +75,7 @@ var loopPool struct {
 func (h *loopHelper) loop() {
 	idle := time.Now()
 	for spins := 0; ; spins++ {
-		if j := h.job.Load(); j != nil && h.job.CompareAndSwap(j, nil) {
-			j.workTimed()
-			j.left.Add(-1)
+		if serve(&h.job) {
 			idle, spins = time.Now(), 0
 			continue
 		}
@@ -190,20 +188,38 @@ func Run(threads, n int, f func(i int)) {
 			j.left.Add(-1)
 		}
 	}
-	// The caller waits on the count without yielding its thread for up to
-	// Spin: a goroutine called from C (the Python package's calls through
-	// the C ABI) is locked to its thread, and each runtime.Gosched of a
-	// locked goroutine hands its P to another thread and back, two futex
-	// wake-ups (tens of microseconds on a virtual machine) at the end of
-	// every parallel loop. The helpers that took the job run on Ps of their
-	// own, so the wait needs none of the caller's.
+	j.awaitHelpers()
+	j.caught.Raise()
+}
+
+// serve runs the job posted in slot, if there is one (taken by CAS, so
+// that the poster can take back a job no helper took), and reports
+// whether it did.
+func serve(slot *atomic.Pointer[loopJob]) bool {
+	j := slot.Load()
+	if j == nil || !slot.CompareAndSwap(j, nil) {
+		return false
+	}
+	j.workTimed()
+	j.left.Add(-1)
+	return true
+}
+
+// awaitHelpers waits until every helper that took j is done with it, on
+// the count and without yielding the thread for up to Spin: a goroutine
+// called from C (the Python package's calls through the C ABI) is locked
+// to its thread, and each runtime.Gosched of a locked goroutine hands its
+// P to another thread and back, two futex wake-ups (tens of microseconds
+// on a virtual machine) at the end of every parallel loop. The helpers
+// that took the job run on Ps of their own, so the wait needs none of the
+// caller's.
+func (j *loopJob) awaitHelpers() {
 	waitSince := time.Now()
 	for spins := 0; j.left.Load() > 0; spins++ {
 		if spins%loopYield == loopYield-1 && time.Since(waitSince) >= Spin {
 			runtime.Gosched()
 		}
 	}
-	j.caught.Raise()
 }
 
 // Host is a host process's thread pool lent to the engine.
