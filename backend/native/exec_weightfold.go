@@ -188,13 +188,8 @@ func (fr *frame) foldKeep(st *execStep, persist *[]span) {
 			// come as arguments the caller may write): a miss, and after
 			// a few in a row the step stops trying.
 			wf.mu.Lock()
-			if wf.off {
-				wf.mu.Unlock()
-				return
-			}
-			wf.misses++
-			if wf.misses >= weightFoldMaxMisses {
-				wf.off, wf.ins, wf.outs = true, nil, nil
+			if !wf.off {
+				wf.miss()
 			}
 			wf.mu.Unlock()
 			return
@@ -214,12 +209,20 @@ func (fr *frame) foldKeep(st *execStep, persist *[]span) {
 	}
 	wf.mu.Lock()
 	defer wf.mu.Unlock()
-	if wf.outs != nil {
-		wf.misses++
-		if wf.misses >= weightFoldMaxMisses {
-			wf.off, wf.ins, wf.outs = true, nil, nil
-			return
-		}
+	if wf.outs != nil && wf.miss() {
+		return
 	}
 	wf.ins, wf.outs = ins, vals
+}
+
+// miss counts a run whose operands were not the kept ones, and turns the
+// folding off (reporting true) after weightFoldMaxMisses in a row. wf.mu
+// is held.
+func (wf *weightFold) miss() bool {
+	wf.misses++
+	if wf.misses >= weightFoldMaxMisses {
+		wf.off, wf.ins, wf.outs = true, nil, nil
+		return true
+	}
+	return false
 }
