@@ -92,12 +92,18 @@ func (a *accountedExe) runHost(ctx context.Context, args []*literal.Literal) ([]
 	if err != nil {
 		return nil, err
 	}
+	a.executed(st, start)
+	return outs, nil
+}
+
+// executed accounts an execution that started at start and is done: its
+// trace span (named only when tracing is on) and its metrics.
+func (a *accountedExe) executed(st *rtState, start time.Time) {
 	d := time.Since(start)
 	if st.trace != nil && st.trace.on {
 		st.trace.span("execute "+a.label, "execute", start, d, map[string]any{"key": short(a.key)})
 	}
 	st.metrics.executed(a.index, a.key, d)
-	return outs, nil
 }
 
 // RunBuffers runs the executable on device buffers: through the
@@ -134,9 +140,7 @@ func (a *accountedExe) RunBuffers(ctx context.Context, args []backend.Buffer, do
 		}
 	}
 	if allReady(outs) {
-		d := time.Since(start)
-		st.trace.span("execute "+a.label, "execute", start, d, map[string]any{"key": short(a.key)})
-		st.metrics.executed(a.index, a.key, d)
+		a.executed(st, start)
 		return outs, nil
 	}
 	st.metrics.executed(a.index, a.key, 0)
