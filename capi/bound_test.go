@@ -14,16 +14,8 @@ import (
 // A bound call gives PyTorch's outputs for the fixture over several calls
 // with fresh memory each time, and checks the extents of every call.
 func TestBoundCall(t *testing.T) {
-	data, io := fixture(t, "mlp")
-	h, err := LoadHandle(data, []byte(`{"cache_dir": "-"}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer Free(h)
-	var ins, outs []TensorDesc
-	for _, l := range io.Inputs() {
-		ins = append(ins, desc(l))
-	}
+	h, ins, io := loadFixture(t, "mlp")
+	var outs []TensorDesc
 	want := io.Outputs()
 	for _, w := range want {
 		outs = append(outs, desc(w))
@@ -89,15 +81,7 @@ func TestLendFollowsParallelLoops(t *testing.T) {
 		name   string
 		serial bool
 	}{{"mlp", true}, {"resnet18", false}} {
-		data, io := fixture(t, c.name)
-		h, err := LoadHandle(data, []byte(`{"cache_dir": "-"}`))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var ins []TensorDesc
-		for _, l := range io.Inputs() {
-			ins = append(ins, desc(l))
-		}
+		h, ins, _ := loadFixture(t, c.name)
 		for i := 0; i < 2; i++ {
 			res, err := Run(context.Background(), h, ins)
 			if err != nil {
@@ -109,6 +93,5 @@ func TestLendFollowsParallelLoops(t *testing.T) {
 		if p.serial != c.serial {
 			t.Errorf("%s: serial %v, want %v", c.name, p.serial, c.serial)
 		}
-		Free(h)
 	}
 }

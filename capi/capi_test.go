@@ -32,6 +32,23 @@ func fixture(t *testing.T, name string) ([]byte, *safetensors.File) {
 	return data, io
 }
 
+// loadFixture loads a model fixture through the ABI's Go side (freed
+// when the test ends) and describes its recorded inputs.
+func loadFixture(t *testing.T, name string) (Handle, []TensorDesc, *safetensors.File) {
+	t.Helper()
+	data, io := fixture(t, name)
+	h, err := LoadHandle(data, []byte(`{"cache_dir": "-"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { Free(h) })
+	var ins []TensorDesc
+	for _, l := range io.Inputs() {
+		ins = append(ins, desc(l))
+	}
+	return h, ins, io
+}
+
 func desc(l *literal.Literal) TensorDesc {
 	code, _ := l.DType.ScalarType()
 	d := TensorDesc{DType: code, Shape: l.Shape, Extent: int64(len(l.Data))}
@@ -44,16 +61,7 @@ func desc(l *literal.Literal) TensorDesc {
 // TestRunFixture loads a model fixture from bytes through the ABI's Go
 // side, runs it on its inputs and compares with PyTorch's outputs.
 func TestRunFixture(t *testing.T) {
-	data, io := fixture(t, "mlp")
-	h, err := LoadHandle(data, []byte(`{"cache_dir": "-"}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer Free(h)
-	var ins []TensorDesc
-	for _, l := range io.Inputs() {
-		ins = append(ins, desc(l))
-	}
+	h, ins, io := loadFixture(t, "mlp")
 	res, err := Run(context.Background(), h, ins)
 	if err != nil {
 		t.Fatal(err)

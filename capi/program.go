@@ -308,13 +308,9 @@ func Run(ctx context.Context, h Handle, inputs []TensorDesc) (Handle, error) {
 	if err != nil {
 		return 0, err
 	}
-	ins := make([]*literal.Literal, len(inputs))
-	for i := range inputs {
-		l, err := inputs[i].Literal()
-		if err != nil {
-			return 0, fmt.Errorf("input %d: %w", i, err)
-		}
-		ins[i] = l
+	ins, err := inputLiterals(inputs)
+	if err != nil {
+		return 0, err
 	}
 	mark := heapMark()
 	p.mu.Lock()
@@ -350,7 +346,16 @@ func RunInto(ctx context.Context, h Handle, inputs, outs []TensorDesc) error {
 	if err != nil {
 		return err
 	}
-	// The input literals and their shapes, in one allocation each.
+	ins, err := inputLiterals(inputs)
+	if err != nil {
+		return err
+	}
+	return p.runInto(ctx, ins, outs)
+}
+
+// inputLiterals reads a call's inputs as literals (TensorDesc.Literal),
+// the literals and their shapes in one allocation each.
+func inputLiterals(inputs []TensorDesc) ([]*literal.Literal, error) {
 	ins := make([]*literal.Literal, len(inputs))
 	lits := make([]literal.Literal, len(inputs))
 	rank := 0
@@ -361,11 +366,11 @@ func RunInto(ctx context.Context, h Handle, inputs, outs []TensorDesc) error {
 	for i := range inputs {
 		r := len(inputs[i].Shape)
 		if err := inputs[i].literalInto(&lits[i], shapes[:r:r]); err != nil {
-			return fmt.Errorf("input %d: %w", i, err)
+			return nil, fmt.Errorf("input %d: %w", i, err)
 		}
 		ins[i], shapes = &lits[i], shapes[r:]
 	}
-	return p.runInto(ctx, ins, outs)
+	return ins, nil
 }
 
 // runInto runs the program on ins and stores its outputs into outs.

@@ -267,7 +267,7 @@ func tt_program_bind(prog C.uint64_t, n_in C.int32_t, inputs *C.tt_tensor, n_out
 func tt_bound_run(bound C.uint64_t, in_data *unsafe.Pointer, in_extents *C.int64_t, out_data *unsafe.Pointer,
 	out_extents *C.int64_t, errOut **C.char) C.int32_t {
 	markHostThread()
-	err := capi.Guard("tt_bound_run", func() error {
+	return status(capi.Guard("tt_bound_run", func() error {
 		n, m, err := capi.BoundArity(capi.Handle(bound))
 		if err != nil {
 			return err
@@ -284,12 +284,7 @@ func tt_bound_run(bound C.uint64_t, in_data *unsafe.Pointer, in_extents *C.int64
 			op, oe = unsafe.Slice(out_data, m), unsafe.Slice((*int64)(unsafe.Pointer(out_extents)), m)
 		}
 		return capi.RunBound(context.Background(), capi.Handle(bound), ip, ie, op, oe)
-	})
-	setErr(errOut, err)
-	if err != nil {
-		return -1
-	}
-	return 0
+	}), errOut)
 }
 
 // rebase sets the descriptors' data pointers and extents from the arrays
