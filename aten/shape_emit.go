@@ -133,15 +133,16 @@ func throughTranspose(x *stablehlo.Value, batch, contract []int64) (*stablehlo.V
 		}
 		used[d] = true
 	}
-	last := int64(-1)
+	var free []int64 // the free dims, named in the operand
 	for d, u := range used {
-		if u {
-			continue
+		if !u {
+			free = append(free, perm[d])
 		}
-		if perm[d] <= last {
+	}
+	for i := 1; i < len(free); i++ {
+		if free[i] <= free[i-1] {
 			return x, batch, contract // the free dims would come out reordered
 		}
-		last = perm[d]
 	}
 	through := func(dims []int64) []int64 {
 		out := make([]int64, len(dims))
@@ -151,12 +152,6 @@ func throughTranspose(x *stablehlo.Value, batch, contract []int64) (*stablehlo.V
 		return out
 	}
 	nb, nc := through(batch), through(contract)
-	var free []int64
-	for d, u := range used {
-		if !u {
-			free = append(free, perm[d])
-		}
-	}
 	// Only when the operand is a strided matrix (or a batch of them): each
 	// group of dims merges into one, as the executor's fast product needs.
 	// A head split seen through ([b, s, h, d] with batch dims b and h) is
