@@ -349,14 +349,14 @@ class FastCall:
         self._program = program
         self._keep: list[Any] = []  # shape/stride arrays the descriptors point at
         self.n_in, self.n_out = len(inputs), len(outputs)
-        ins = self._descs([(t.dtype, tuple(t.shape), tuple(t.stride())) for t in inputs])
+        in_specs = [(t.dtype, tuple(t.shape), tuple(t.stride())) for t in inputs]
+        ins = self._descs(in_specs)
         outs = self._descs(outputs)
         err = ctypes.c_void_p()
         self.handle = program._lib.tt_program_bind(program.handle, self.n_in, ins, self.n_out, outs, ctypes.byref(err))
         if not self.handle:
             _raise(err, "tt_program_bind")
         self._keep.clear()  # the engine keeps its own copies
-        self._lib = program._lib
         self._in_data = (ctypes.c_void_p * max(self.n_in, 1))()
         self._in_ext = (ctypes.c_int64 * max(self.n_in, 1))()
         self._out_data = (ctypes.c_void_p * max(self.n_out, 1))()
@@ -367,7 +367,7 @@ class FastCall:
                 self._out_ext[i] = _span_bytes(o[1], o[2], o[0].itemsize)
         self._itemsizes = [t.element_size() for t in inputs]
         self._layouts: Optional[list[tuple[tuple[int, ...], tuple[int, ...]]]] = (
-            [(tuple(t.shape), tuple(t.stride())) for t in inputs] if check_layout else None)
+            [(shape, strides) for _, shape, strides in in_specs] if check_layout else None)
         self._err = ctypes.c_void_p()
         # The call's arguments, made once: a call converts none of them.
         self._args = (ctypes.c_uint64(self.handle), self._in_data, self._in_ext, self._out_data, self._out_ext,
