@@ -2,6 +2,7 @@ package native
 
 import (
 	"fmt"
+	"unsafe"
 
 	"github.com/torchtpu/torchtpu/literal"
 	"github.com/torchtpu/torchtpu/stablehlo"
@@ -37,24 +38,81 @@ func evalSelect(env Env, op *stablehlo.Op, in []Value) ([]Value, error) {
 	if len(p.Shape) != 0 && !shapeEq(p.Shape, a.Shape) {
 		return nil, fmt.Errorf("pred %v must be a scalar or have the shape of %v", p, a)
 	}
-	out, err := newResult(env, a.DType, a.Shape)
+	out, err := takeResult(env, a.DType, a.Shape) // every element is written
 	if err != nil {
 		return nil, err
 	}
-	sz := a.DType.Size()
-	scalar := len(p.Shape) == 0
-	for i := 0; i < a.Len(); i++ {
-		j := i
-		if scalar {
-			j = 0
-		}
+	if len(p.Shape) == 0 {
 		src := b
-		if p.Data[j] != 0 {
+		if p.Data[0] != 0 {
 			src = a
 		}
-		copy(out.Data[i*sz:(i+1)*sz], src.Data[i*sz:(i+1)*sz])
+		copy(out.Data, src.Data)
+		return []Value{out}, nil
 	}
+	n := a.Len()
+	parts := 1
+	if n >= selectParMin {
+		parts = min(Threads(), n/(selectParMin/2))
+	}
+	runParts(n, parts, func(lo, hi int) { selectRange(a.DType.Size(), out.Data, p.Data, a.Data, b.Data, lo, hi) })
 	return []Value{out}, nil
+}
+
+// selectParMin is the element count from which a select is split over
+// the loop pool.
+const selectParMin = 1 << 16
+
+// selectRange writes elements [lo, hi) of dst: pred[i] ? a[i] : b[i],
+// elements of esz bytes.
+func selectRange(esz int, dst, pred, a, b []byte, lo, hi int) {
+	aligned := func(bs ...[]byte) bool {
+		for _, v := range bs {
+			if len(v) > 0 && uintptr(unsafe.Pointer(&v[0]))%uintptr(esz) != 0 {
+				return false
+			}
+		}
+		return true
+	}
+	switch {
+	case esz == 8 && aligned(dst, a, b):
+		d, x, y := words[uint64](dst), words[uint64](a), words[uint64](b)
+		for i := lo; i < hi; i++ {
+			if pred[i] != 0 {
+				d[i] = x[i]
+			} else {
+				d[i] = y[i]
+			}
+		}
+	case esz == 4 && aligned(dst, a, b):
+		d, x, y := words[uint32](dst), words[uint32](a), words[uint32](b)
+		for i := lo; i < hi; i++ {
+			if pred[i] != 0 {
+				d[i] = x[i]
+			} else {
+				d[i] = y[i]
+			}
+		}
+	default:
+		for i := lo; i < hi; i++ {
+			src := b
+			if pred[i] != 0 {
+				src = a
+			}
+			copy(dst[i*esz:(i+1)*esz], src[i*esz:(i+1)*esz])
+		}
+	}
+}
+
+// words views bytes as elements of T (bits moved, not interpreted; the
+// caller checked the alignment).
+func words[T uint32 | uint64](b []byte) []T {
+	var z T
+	n := len(b) / int(unsafe.Sizeof(z))
+	if n == 0 {
+		return nil
+	}
+	return unsafe.Slice((*T)(unsafe.Pointer(&b[0])), n)
 }
 
 // evalClamp computes min(max(x, lo), hi) with the maximum and minimum

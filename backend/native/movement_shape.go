@@ -175,7 +175,7 @@ func kTranspose(env Env, op *stablehlo.Op, in []Value) ([]Value, error) {
 	return []Value{out}, nil
 }
 
-func kReverse(_ Env, op *stablehlo.Op, in []Value) ([]Value, error) {
+func kReverse(env Env, op *stablehlo.Op, in []Value) ([]Value, error) {
 	x, err := tensorArg(op, in, 0)
 	if err != nil {
 		return nil, err
@@ -190,7 +190,8 @@ func kReverse(_ Env, op *stablehlo.Op, in []Value) ([]Value, error) {
 	if err := mvCheckShape(op, 0, x.Shape); err != nil {
 		return nil, err
 	}
-	out, err := mvNew(op, x.DType, x.Shape)
+	// the copy writes every element: the arena's buffer, not cleared
+	out, err := mvTake(env, op, x.DType, x.Shape)
 	if err != nil {
 		return nil, err
 	}

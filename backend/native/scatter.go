@@ -81,6 +81,14 @@ func kScatter(env Env, op *stablehlo.Op, in []Value) ([]Value, error) {
 		if err := mvCheckShape(op, i, x.Shape); err != nil {
 			return nil, err
 		}
+		if x.DType == resT[i] {
+			// the result starts as a copy of the input: the arena's buffer
+			if outs[i], err = mvTake(env, op, x.DType, x.Shape); err != nil {
+				return nil, err
+			}
+			copy(outs[i].Data, x.Data)
+			continue
+		}
 		if outs[i], err = mvConvertTo(op, x, resT[i]); err != nil {
 			return nil, err
 		}
@@ -106,6 +114,13 @@ func kScatter(env Env, op *stablehlo.Op, in []Value) ([]Value, error) {
 	}
 	rs := literal.Strides(geo.shape)
 	ust := literal.Strides(us[0].Shape)
+	if bin != nil && bin.ff != nil && len(geo.winDims) == 0 && len(sd.InputBatchingDims) == 0 &&
+		outs[0].DType == dtype.F32 && upds[0].DType == dtype.F32 {
+		if err := pointScatterF32(env, geo, sd, idx, ust, outs[0], upds[0], bin.ff); err != nil {
+			return nil, err
+		}
+		return mvValues(outs), nil
+	}
 	nw := len(geo.winDims)
 	winSizes := make([]int64, nw)
 	dstStr := make([]int64, nw)

@@ -124,3 +124,31 @@ func (sb *scatterBinary) apply(env Env, op *stablehlo.Op, out, upd *literal.Lite
 	copyBox(esz, box, out.Data, rOff, dstStr, l.Data, 0, dense)
 	return nil
 }
+
+// pointScatterF32 is the scatter of single elements (no update window
+// dims, no batching dims: index_put, max-pool and embedding-row
+// gradients flattened to points) on float32 with a float fold: each
+// update element is folded into the result element its index vector
+// names, in the update order of the element-by-element schedule, or
+// skipped when that is out of bounds. It reads the index vector and the
+// two elements directly instead of building a window per update.
+func pointScatterF32(env Env, geo *scatterGeom, sd *stablehlo.ScatterDims, idx *literal.Literal, ust []int64, out, upd *literal.Literal, ff func(acc, x float64) float64) error {
+	dst, store := f32Out(out.Data)
+	src := f32View(upd.Data)
+	rs := literal.Strides(geo.shape)
+	dims := sd.ScatterDimsToOperandDims
+	err := forEachScatter(env, geo, idx, ust, func(_ []int64, iOff, uOff int64) error {
+		off := int64(0)
+		for j, d := range dims {
+			v := mvIndex(idx, int(iOff+int64(j)*geo.vecStride))
+			if v < 0 || v >= geo.shape[d] {
+				return nil
+			}
+			off += v * rs[d]
+		}
+		dst[off] = float32(ff(float64(dst[off]), float64(src[uOff])))
+		return nil
+	})
+	store()
+	return err
+}

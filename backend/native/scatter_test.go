@@ -2,6 +2,7 @@ package native
 
 import (
 	"bytes"
+	"math"
 	"math/rand"
 	"testing"
 
@@ -143,5 +144,52 @@ func TestScatterTwoInputsGenericRegion(t *testing.T) {
 	}
 	if got := out[1].(*literal.Literal); !bytes.Equal(got.Data, want2.Data) {
 		t.Errorf("scatter result #1: got %v, want %v", got.Data, want2.Data)
+	}
+}
+
+// swappedRegion is ^bb0(%a, %b): return name(%b, %a): the same combiner
+// as mvBinaryRegion's for a commutative op, which the fast paths do not
+// recognise as a fold, so the window-by-window kernel call runs.
+func swappedRegion(dt dtype.DType, name string) *stablehlo.Region {
+	r := mvBinaryRegion(dt, name, nil)
+	f := r.Blocks[0].Ops[0]
+	f.Operands[0], f.Operands[1] = f.Operands[1], f.Operands[0]
+	return r
+}
+
+// Single-element float32 updates (the point path) against the generic
+// path: duplicate and out-of-bounds indices, NaN and Inf, one and two
+// scattered dims, an explicit and an implicit index vector.
+func TestPointScatterF32(t *testing.T) {
+	rng := rand.New(rand.NewSource(7))
+	cases := []struct {
+		x, idx, u []int64
+		sd        *stablehlo.ScatterDims
+	}{
+		{x: []int64{37}, idx: []int64{101, 1}, u: []int64{101},
+			sd: &stablehlo.ScatterDims{InsertedWindowDims: []int64{0}, ScatterDimsToOperandDims: []int64{0}, IndexVectorDim: 1}},
+		{x: []int64{37}, idx: []int64{9, 12}, u: []int64{9, 12},
+			sd: &stablehlo.ScatterDims{InsertedWindowDims: []int64{0}, ScatterDimsToOperandDims: []int64{0}, IndexVectorDim: 2}},
+		{x: []int64{5, 7}, idx: []int64{33, 2}, u: []int64{33},
+			sd: &stablehlo.ScatterDims{InsertedWindowDims: []int64{0, 1}, ScatterDimsToOperandDims: []int64{1, 0}, IndexVectorDim: 1}},
+	}
+	for ci, c := range cases {
+		x := mvRand(rng, dtype.F32, c.x...)
+		u := mvRand(rng, dtype.F32, c.u...)
+		u.SetFloat64(0, math.NaN())
+		u.SetFloat64(1, math.Inf(1))
+		u.SetFloat64(2, math.Inf(-1))
+		idx := mvRandIdx(rng, dtype.I64, -2, 9, c.idx...)
+		for _, name := range []string{"stablehlo.add", "stablehlo.multiply"} {
+			op := func(r *stablehlo.Region) *stablehlo.Op {
+				return mvOp("stablehlo.scatter", []stablehlo.Type{mvT(dtype.F32, c.x...)},
+					map[string]stablehlo.Attr{"scatter_dimension_numbers": c.sd}, r)
+			}
+			got := mvRun(t, mvEnv{}, op(mvBinaryRegion(dtype.F32, name, nil)), x, idx, u)[0].(*literal.Literal)
+			want := mvRun(t, mvEnv{}, op(swappedRegion(dtype.F32, name)), x, idx, u)[0].(*literal.Literal)
+			if !bytes.Equal(got.Data, want.Data) {
+				t.Errorf("case %d %s: point path %v, generic path %v", ci, name, got, want)
+			}
+		}
 	}
 }
