@@ -95,3 +95,33 @@ func TestLendFollowsParallelLoops(t *testing.T) {
 		}
 	}
 }
+
+// The engine is offered the destinations it may compute outputs into:
+// dense ones only, none overlapping an input or another destination.
+func TestOutputBuffers(t *testing.T) {
+	mem := make([]byte, 4096)
+	at := func(off int) unsafe.Pointer { return unsafe.Pointer(&mem[off]) }
+	d := func(off int, shape []int64, strides []int64) TensorDesc {
+		return TensorDesc{DType: 6, Shape: shape, Strides: strides, Data: at(off), Extent: int64(len(mem) - off)} // float32
+	}
+	in := &literal.Literal{Data: mem[3000:3100]}
+	outs := []TensorDesc{
+		d(0, []int64{4, 4}, nil),             // dense: offered
+		d(100, []int64{4, 4}, []int64{1, 4}), // strided: not
+		d(200, []int64{8}, nil),              // overlaps the next one
+		d(220, []int64{8}, nil),
+		d(2990, []int64{8}, nil), // overlaps the input
+		{DType: -1},              // skipped
+		d(1000, []int64{0}, nil), // empty
+	}
+	got := outputBuffers(outs, []*literal.Literal{in})
+	want := []bool{true, false, false, false, false, false, false}
+	for i, w := range want {
+		if (got[i] != nil) != w {
+			t.Errorf("destination %d offered: %v, want %v", i, got[i] != nil, w)
+		}
+	}
+	if len(got[0]) != 64 || unsafe.Pointer(&got[0][0]) != at(0) {
+		t.Errorf("destination 0 is %d bytes at %p, want 64 at %p", len(got[0]), unsafe.SliceData(got[0]), at(0))
+	}
+}

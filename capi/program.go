@@ -2,12 +2,15 @@ package capi
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"sync"
+	"unsafe"
 
 	"github.com/torchtpu/torchtpu/aten"
 	"github.com/torchtpu/torchtpu/backend/native"
@@ -376,6 +379,7 @@ func inputLiterals(inputs []TensorDesc) ([]*literal.Literal, error) {
 // runInto runs the program on ins and stores its outputs into outs.
 func (p *Program) runInto(ctx context.Context, ins []*literal.Literal, outs []TensorDesc) error {
 	mark := heapMark()
+	ctx = runtime.WithOutputBuffers(ctx, outputBuffers(outs, ins))
 	p.mu.Lock()
 	var res []*literal.Literal
 	var err error
@@ -400,6 +404,70 @@ func (p *Program) runInto(ctx context.Context, ins []*literal.Literal, outs []Te
 		}
 	}
 	return nil
+}
+
+// outputBuffers returns the memory of each dense destination, for the
+// engine to compute the outputs into (runtime.WithOutputBuffers): nil for
+// a skipped, empty or strided one, one whose descriptor is malformed
+// (Store reports it), and one that overlaps an input or another
+// destination (the run would overwrite what it still reads).
+func outputBuffers(outs []TensorDesc, ins []*literal.Literal) [][]byte {
+	var dst [][]byte
+	for i := range outs {
+		if outs[i].DType < 0 {
+			continue
+		}
+		dt, n, contiguous, err := outs[i].checked()
+		if err != nil || !contiguous || n == 0 || n*int64(dt.Size()) > outs[i].Extent {
+			continue
+		}
+		if dst == nil {
+			dst = make([][]byte, len(outs))
+		}
+		dst[i] = unsafe.Slice((*byte)(outs[i].Data), n*int64(dt.Size()))
+	}
+	if dst == nil {
+		return nil
+	}
+	// the spans of outputs (index i) and inputs (-1), sorted by start: a
+	// span overlapping any other one drops its output
+	type span struct {
+		lo, hi uintptr
+		out    int
+	}
+	spans := make([]span, 0, len(dst)+len(ins))
+	for i, d := range dst {
+		if d != nil {
+			spans = append(spans, span{addr(d), addr(d) + uintptr(len(d)), i})
+		}
+	}
+	for _, in := range ins {
+		if in != nil && len(in.Data) > 0 {
+			spans = append(spans, span{addr(in.Data), addr(in.Data) + uintptr(len(in.Data)), -1})
+		}
+	}
+	slices.SortFunc(spans, func(a, b span) int { return cmp.Compare(a.lo, b.lo) })
+	// a run of spans each starting before the farthest end so far is a
+	// cluster of overlapping memory: every output in one of two or more
+	// spans is dropped
+	start, end := 0, uintptr(0)
+	for k := 0; k <= len(spans); k++ {
+		if k < len(spans) && (k == start || spans[k].lo < end) {
+			end = max(end, spans[k].hi)
+			continue
+		}
+		if k-start > 1 {
+			for _, sp := range spans[start:k] {
+				if sp.out >= 0 {
+					dst[sp.out] = nil
+				}
+			}
+		}
+		if k < len(spans) {
+			start, end = k, spans[k].hi
+		}
+	}
+	return dst
 }
 
 // lend runs a run of the program with the host's threads lent for it

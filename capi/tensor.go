@@ -209,6 +209,9 @@ func (d *TensorDesc) Store(l *literal.Literal) error {
 	}
 	size := int64(dt.Size())
 	if contiguous {
+		if len(l.Data) > 0 && unsafe.Pointer(&l.Data[0]) == d.Data {
+			return nil // computed in place (runtime.WithOutputBuffers)
+		}
 		copy(unsafe.Slice((*byte)(d.Data), n*size), l.Data)
 		return nil
 	}

@@ -116,7 +116,7 @@ func (p *Program) runPlan(ctx context.Context, pl *plan, inputs []*literal.Liter
 			}
 		}
 		var err error
-		if results, err = pl.exe.runHost(ctx, args); err != nil {
+		if results, err = pl.exe.runHost(pl.resultBuffers(ctx), args); err != nil {
 			return nil, nil, fmt.Errorf("run: %w", err)
 		}
 		stats.Segments = 1
@@ -168,6 +168,45 @@ func (p *Program) runPlan(ctx context.Context, pl *plan, inputs []*literal.Liter
 		p.setWeight(io, fqn, w)
 	}
 	return outs, stats, nil
+}
+
+type outputBuffersKey struct{}
+
+// WithOutputBuffers returns ctx carrying dst: dst[i], when not nil, is
+// memory output i of a run may be computed into (dense, row-major,
+// exactly the output's size), valid for the call only. A cached plan on
+// host memory hands it to the executable (backend.WithResultBuffers) for
+// the results that are outputs and not weights the run replaces; an
+// output whose literal does not view dst[i] must be copied there by the
+// caller, as without it.
+func WithOutputBuffers(ctx context.Context, dst [][]byte) context.Context {
+	return context.WithValue(ctx, outputBuffersKey{}, dst)
+}
+
+// resultBuffers translates the output buffers in ctx, if any, to the
+// executable's results: the first output a result is given to, and none
+// for a result that becomes a weight (kept after the call).
+func (pl *plan) resultBuffers(ctx context.Context) context.Context {
+	dst, _ := ctx.Value(outputBuffersKey{}).([][]byte)
+	if dst == nil {
+		return ctx
+	}
+	n := 0
+	for _, s := range pl.outputs {
+		n = max(n, s.result+1)
+	}
+	res := make([][]byte, n)
+	for i, s := range pl.outputs {
+		if s.result >= 0 && i < len(dst) && res[s.result] == nil {
+			res[s.result] = dst[i]
+		}
+	}
+	for _, s := range pl.writes {
+		if s.result >= 0 && s.result < n {
+			res[s.result] = nil
+		}
+	}
+	return backend.WithResultBuffers(ctx, res)
 }
 
 // record builds a plan from a finished single-segment run: every literal

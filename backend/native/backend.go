@@ -182,6 +182,7 @@ func (p *program) runEntry(ctx context.Context, name string, args []Value, repli
 	if p.recycle && replicas*partitions == 1 {
 		ar = p.arenas.get()
 		defer p.arenas.put(ar)
+		ar.dests = backend.ResultBuffers(ctx)
 	}
 	var res []Value
 	if replicas*partitions == 1 {

@@ -34,6 +34,14 @@ type arena struct {
 	// pm is the buffer of the entry function's memory plan
 	// (exec_memplan.go), kept between runs.
 	pm *plannedMem
+	// dests is the caller's memory for the entry function's results
+	// (backend.ResultBuffers), by result index, for one run; dest is the
+	// one the running step may take for its result (execStep.retDst), and
+	// lent the first bytes of those taken: they leave with the results
+	// and are never recycled.
+	dests [][]byte
+	dest  []byte
+	lent  []*byte
 }
 
 // leafSlice returns a zeroed scratch slice of n literal pointers for one
@@ -51,7 +59,7 @@ type parkedBuf struct {
 	b  []byte
 }
 
-type arenaStats struct{ hits, fits, misses, inplace, released, unparked, fresh int }
+type arenaStats struct{ hits, fits, misses, inplace, released, unparked, fresh, lent int }
 
 func newArena() *arena {
 	return &arena{free: map[int][][]byte{}, taken: map[int]int{}, pieces: map[*byte]piece{}}
@@ -61,6 +69,13 @@ func newArena() *arena {
 func (a *arena) take(n int) []byte {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	if n > 0 && len(a.dest) == n {
+		b := a.dest
+		a.dest = nil
+		a.lent = append(a.lent, &b[0])
+		a.stats.lent++
+		return b
+	}
 	if n >= minChunkBytes {
 		if a.fresh {
 			a.stats.fresh++
@@ -92,6 +107,11 @@ func (a *arena) put(b []byte) {
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	for _, p := range a.lent {
+		if p == &b[0] {
+			return // the caller's memory (a scratch buffer of a result's step)
+		}
+	}
 	a.stats.released++
 	switch {
 	case a.putChunk(b):
@@ -148,6 +168,9 @@ func (a *arena) keepResults(res []Value) {
 // plan released do not pile up.
 func (a *arena) endRun() {
 	a.fresh = false
+	a.dests, a.dest = nil, nil
+	clear(a.lent)
+	a.lent = a.lent[:0]
 	for n, l := range a.free {
 		keep := a.taken[n]
 		if len(l) > keep {

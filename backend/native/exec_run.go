@@ -59,6 +59,10 @@ func (fr *frame) runPlan(ep *execPlan, args []Value) ([]Value, error) {
 		}
 		if ar != nil && fr.proc.depth == 1 {
 			ar.fresh = st.retOut
+			ar.dest = nil
+			if st.retDst > 0 && st.retDst <= len(ar.dests) && (st.wfold == nil || !st.wfold.keeping()) {
+				ar.dest = ar.dests[st.retDst-1]
+			}
 		}
 		if fr.pm != nil {
 			fr.stepOuts, fr.claimed = ep.mem.outs[i], 0

@@ -226,3 +226,11 @@ func (wf *weightFold) miss() bool {
 	}
 	return false
 }
+
+// keeping reports whether the step may still keep its results (folding
+// not yet off): they must then not be in the caller's memory.
+func (wf *weightFold) keeping() bool {
+	wf.mu.Lock()
+	defer wf.mu.Unlock()
+	return !wf.off
+}

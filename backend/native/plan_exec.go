@@ -44,6 +44,11 @@ type execStep struct {
 	// their buffers fresh, outside the arena's chunks, so that the
 	// results leave without a copy and the chunks serve the next run.
 	retOut bool
+	// retDst, when not 0, is 1 + the index of the one result this step
+	// computes (itself or through reshapes viewing it): where the caller
+	// gave that result's memory (backend.ResultBuffers), the step takes
+	// it for its result.
+	retDst int
 }
 
 // constCache holds the value of a constant op, computed on first use and
@@ -196,7 +201,7 @@ func buildExec(bp *blockPlan, slots map[*stablehlo.Value]int) *execPlan {
 		}
 		ep.steps[at].frees = append(ep.steps[at].frees, s)
 	}
-	markReturned(ep, bp, u, returned, defAt)
+	markReturned(ep, bp, u, defAt)
 	if !noMemPlan {
 		ep.mem = planMemory(ep, bp, slots)
 	}
@@ -220,20 +225,32 @@ func buildExec(bp *blockPlan, slots map[*stablehlo.Value]int) *execPlan {
 }
 
 // markReturned sets retOut on the steps defining returned values, and,
-// through reshapes (views of their operand), the values they view.
-func markReturned(ep *execPlan, bp *blockPlan, u *blockUses, returned map[int]bool, defAt map[int]int) {
-	for s := range returned {
+// through reshapes (views of their operand), the values they view; and
+// retDst on the steps that compute exactly one of the results.
+func markReturned(ep *execPlan, bp *blockPlan, u *blockUses, defAt map[int]int) {
+	results := map[int]map[int]bool{} // step -> the result slots it computes
+	for r, s := range bp.ret {
 		for hops := 0; hops < 8; hops++ {
 			at, ok := defAt[s]
 			if !ok {
 				break
 			}
 			ep.steps[at].retOut = true
+			if results[at] == nil {
+				results[at] = map[int]bool{}
+				ep.steps[at].retDst = r + 1
+			}
+			results[at][bp.ret[r]] = true
 			k, ok := u.def[s]
 			if !ok || bp.ops[k].op.Name != "stablehlo.reshape" || len(bp.ops[k].in) != 1 {
 				break
 			}
 			s = bp.ops[k].in[0]
+		}
+	}
+	for at, rs := range results {
+		if len(rs) != 1 || ep.steps[at].kind == stepConst {
+			ep.steps[at].retDst = 0 // several results, or none of its own
 		}
 	}
 }

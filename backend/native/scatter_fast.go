@@ -2,7 +2,9 @@ package native
 
 import (
 	"fmt"
+	"unsafe"
 
+	"github.com/torchtpu/torchtpu/dtype"
 	"github.com/torchtpu/torchtpu/literal"
 	"github.com/torchtpu/torchtpu/stablehlo"
 )
@@ -137,10 +139,19 @@ func pointScatterF32(env Env, geo *scatterGeom, sd *stablehlo.ScatterDims, idx *
 	src := f32View(upd.Data)
 	rs := literal.Strides(geo.shape)
 	dims := sd.ScatterDimsToOperandDims
+	var i64 []uint64 // the indices themselves when they are aligned int64
+	if hostLittleEndian && idx.DType == dtype.I64 && len(idx.Data) > 0 && uintptr(unsafe.Pointer(&idx.Data[0]))%8 == 0 {
+		i64 = words[uint64](idx.Data)
+	}
 	err := forEachScatter(env, geo, idx, ust, func(_ []int64, iOff, uOff int64) error {
 		off := int64(0)
 		for j, d := range dims {
-			v := mvIndex(idx, int(iOff+int64(j)*geo.vecStride))
+			var v int64
+			if at := iOff + int64(j)*geo.vecStride; i64 != nil {
+				v = int64(i64[at])
+			} else {
+				v = mvIndex(idx, int(at))
+			}
 			if v < 0 || v >= geo.shape[d] {
 				return nil
 			}

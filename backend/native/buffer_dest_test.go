@@ -1,0 +1,106 @@
+package native
+
+import (
+	"bytes"
+	"context"
+	"testing"
+	"unsafe"
+
+	"github.com/torchtpu/torchtpu/backend"
+	"github.com/torchtpu/torchtpu/dtype"
+	"github.com/torchtpu/torchtpu/literal"
+	"github.com/torchtpu/torchtpu/stablehlo"
+)
+
+// Results computed into the caller's memory (backend.WithResultBuffers):
+// a fused result and a transpose returned through a reshape take theirs;
+// a result returned twice takes the first one; a constant (kept by the
+// plan between runs) and an argument take none; and no run writes into
+// the memory an earlier run was given. While a step may keep its results
+// as folded weights, it takes none either.
+func TestResultBuffers(t *testing.T) {
+	src := `func.func @main(%a: tensor<64x64xf32>) -> (tensor<64x64xf32>, tensor<4096xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>) {
+  %0 = stablehlo.add %a, %a : tensor<64x64xf32>
+  %1 = stablehlo.transpose %a, dims = [1, 0] : (tensor<64x64xf32>) -> tensor<64x64xf32>
+  %2 = stablehlo.reshape %1 : (tensor<64x64xf32>) -> tensor<4096xf32>
+  %c = stablehlo.constant dense<1.5> : tensor<64x64xf32>
+  func.return %0, %2, %0, %c, %a : tensor<64x64xf32>, tensor<4096xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>
+}`
+	m, err := stablehlo.ParseModule("dest.mlir", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	exe, err := (&Backend{}).Compile(context.Background(), m, backend.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := literal.New(dtype.F32, []int64{64, 64})
+	for i := range a.Len() {
+		a.SetFloat64(i, float64(i%97)-40)
+	}
+	const n = 64 * 64 * 4
+	early := [][]byte{bytes.Repeat([]byte{0xA5}, n)}
+	if _, err := exe.Run(backend.WithResultBuffers(context.Background(), early), []*literal.Literal{a}); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(early[0], bytes.Repeat([]byte{0xA5}, n)) {
+		t.Fatal("a step that may keep its result as a folded weight computed it into the caller's buffer")
+	}
+	// steps of arguments alone keep their results while they may be
+	// weights (exec_weightfold.go): runs until they give up
+	var ref []*literal.Literal
+	for range weightFoldMaxMisses + 1 {
+		if ref, err = exe.Run(context.Background(), []*literal.Literal{a}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fill := func() [][]byte {
+		d := make([][]byte, 5)
+		for i := range d {
+			d[i] = bytes.Repeat([]byte{0xA5}, n)
+		}
+		return d
+	}
+	first := fill()
+	was := make([][]byte, len(first))
+	for run := 0; run < 3; run++ {
+		dst := fill()
+		if run == 0 {
+			dst = first
+		}
+		res, err := exe.Run(backend.WithResultBuffers(context.Background(), dst), []*literal.Literal{a})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, r := range res {
+			if !bytes.Equal(r.Data, ref[i].Data) {
+				t.Fatalf("run %d: result %d differs from a run without buffers", run, i)
+			}
+		}
+		in := func(r *literal.Literal, d []byte) bool { return unsafe.SliceData(r.Data) == unsafe.SliceData(d) }
+		for i, want := range []bool{true, true, false, false, false} {
+			if in(res[i], dst[i]) != want {
+				t.Errorf("run %d: result %d in its buffer: %v, want %v", run, i, !want, want)
+			}
+		}
+		if !in(res[2], dst[0]) {
+			t.Errorf("run %d: result 2 (result 0 again) is not in result 0's buffer", run)
+		}
+		for _, i := range []int{2, 3, 4} {
+			if !bytes.Equal(dst[i], bytes.Repeat([]byte{0xA5}, n)) {
+				t.Errorf("run %d: buffer %d, which no result took, was written", run, i)
+			}
+		}
+		if run == 0 {
+			for i := range first {
+				was[i] = bytes.Clone(first[i])
+			}
+		} else {
+			for i := range first {
+				if !bytes.Equal(first[i], was[i]) {
+					t.Fatalf("run %d wrote into buffer %d of run 0", run, i)
+				}
+			}
+		}
+	}
+}
