@@ -2,6 +2,8 @@ package native
 
 import (
 	"encoding/binary"
+	"fmt"
+	"unsafe"
 )
 
 // The data-movement kernels (broadcast, transpose, slice, concatenate, pad,
@@ -144,9 +146,18 @@ func (p *copyPlan) runPar(w int, dst []byte, d int64, src []byte, s int64) {
 	})
 }
 
+// shortRows is the longest innermost row of 4-byte elements that
+// runBytes copies a whole plane of rows at a time (rows32): a call per
+// row, of copy() or of inner1, costs more than such a row's elements.
+const shortRows = 32
+
 // runBytes copies the box at byte offsets d and s, on this goroutine.
 func (p *copyPlan) runBytes(dst []byte, d int64, src []byte, s int64) {
 	r := len(p.shape)
+	rows := p.esz == 4 && p.tileN == 0 && r > 0 && p.inner <= shortRows
+	if rows {
+		r-- // the last outer dim goes to rows32
+	}
 	var idxBuf [8]int64
 	idx := idxBuf[:0]
 	if r <= len(idxBuf) {
@@ -155,9 +166,12 @@ func (p *copyPlan) runBytes(dst []byte, d int64, src []byte, s int64) {
 		idx = make([]int64, r)
 	}
 	for {
-		if p.tileN > 0 {
+		switch {
+		case rows:
+			p.rows32(dst, d, src, s)
+		case p.tileN > 0:
 			p.tiled(dst, d, src, s)
-		} else {
+		default:
 			p.inner1(dst, d, src, s)
 		}
 		k := r - 1
@@ -231,6 +245,38 @@ func (p *copyPlan) tiledElems(dst []byte, d int64, src []byte, s int64, j0, j1, 
 					}
 				}
 			}
+		}
+	}
+}
+
+// rows32 copies the rows of the last outer dim, 4-byte elements, with
+// the first element of the first row at byte offsets d and s: the range
+// of bytes every row touches is checked once, then the elements move
+// without bounds checks.
+func (p *copyPlan) rows32(dst []byte, d int64, src []byte, s int64) {
+	k := len(p.shape) - 1
+	n, dStep, sStep := p.shape[k], p.dst[k], p.src[k]
+	in, dIn, sIn := p.inner, p.dIn, p.sIn
+	// offsets are linear in the row and the element: their extremes lie
+	// at the corners
+	check := func(buf []byte, base, step, elem int64) {
+		lo, hi := base, base
+		for _, o := range [3]int64{(n - 1) * step, (in - 1) * elem, (n-1)*step + (in-1)*elem} {
+			lo, hi = min(lo, base+o), max(hi, base+o)
+		}
+		if lo < 0 || hi+4 > int64(len(buf)) {
+			panic(fmt.Sprintf("copy of %d rows of %d elements: bytes [%d, %d) outside a buffer of %d", n, in, lo, hi+4, len(buf)))
+		}
+	}
+	check(dst, d, dStep, dIn)
+	check(src, s, sStep, sIn)
+	dp, sp := unsafe.Pointer(unsafe.SliceData(dst)), unsafe.Pointer(unsafe.SliceData(src))
+	for r := int64(0); r < n; r++ {
+		dd, ss := d+r*dStep, s+r*sStep
+		for i := int64(0); i < in; i++ {
+			*(*uint32)(unsafe.Add(dp, dd)) = *(*uint32)(unsafe.Add(sp, ss))
+			dd += dIn
+			ss += sIn
 		}
 	}
 }
