@@ -17,6 +17,7 @@ package native
 
 import (
 	"slices"
+	"unsafe"
 
 	"github.com/torchtpu/torchtpu/backend/native/gemm"
 	"github.com/torchtpu/torchtpu/dtype"
@@ -70,6 +71,11 @@ type conv2d struct {
 	// srcH×srcW planes the program passes.
 	ldh, ldw, srcH, srcW int
 	dilH, dilW           int // the dilated planes' extents (h, w may be merged later)
+	// outFB: the output is [outC, batch, oh, ow] (dimension numbers
+	// ->[f, b, 0, 1]: a weight gradient, whose "batch" is the input's
+	// channels, in the weight's layout), written so by the GEMM's output
+	// strides; the other paths write NCHW and transpose (runFB).
+	outFB bool
 }
 
 // fastConv runs the convolution when it is one the fast path covers;
@@ -168,8 +174,9 @@ func planConvShape(op *stablehlo.Op, in []Value, lhs, rhs *literal.Literal) (*co
 		return nil, false
 	}
 	d := cp.dims
+	outFB := d.OutputBatchDim == 1 && d.OutputFeatureDim == 0
 	if d.InputBatchDim != 0 || d.InputFeatureDim != 1 || d.KernelOutputFeatureDim != 0 || d.KernelInputFeatureDim != 1 ||
-		d.OutputBatchDim != 0 || d.OutputFeatureDim != 1 || !isSeq(d.InputSpatialDims) || !isSeq(d.KernelSpatialDims) || !isSeq(d.OutputSpatialDims) {
+		!outFB && (d.OutputBatchDim != 0 || d.OutputFeatureDim != 1) || !isSeq(d.InputSpatialDims) || !isSeq(d.KernelSpatialDims) || !isSeq(d.OutputSpatialDims) {
 		return nil, false
 	}
 	for i := 0; i < 2; i++ {
@@ -183,6 +190,7 @@ func planConvShape(op *stablehlo.Op, in []Value, lhs, rhs *literal.Literal) (*co
 		sh: int(cp.stride[0]), sw: int(cp.stride[1]), dh: int(cp.rhsDil[0]), dw: int(cp.rhsDil[1]),
 		padT: int(cp.padLo[0]), padL: int(cp.padLo[1]), groups: cp.featureGroups, op: op, kernel: rhs,
 		ldh: int(cp.lhsDil[0]), ldw: int(cp.lhsDil[1]), srcH: int(lhs.Shape[2]), srcW: int(lhs.Shape[3]),
+		outFB: outFB,
 	}
 	if c.ldh > 1 || c.ldw > 1 {
 		if c.h < 1 || c.w < 1 {
@@ -201,6 +209,9 @@ func planConvShape(op *stablehlo.Op, in []Value, lhs, rhs *literal.Literal) (*co
 	}
 	c.oh, c.ow = (ph-spanH)/c.sh+1, (pw-spanW)/c.sw+1
 	c.outShape = []int64{int64(c.batch), int64(c.outC), int64(c.oh), int64(c.ow)}
+	if outFB {
+		c.outShape[0], c.outShape[1] = c.outShape[1], c.outShape[0]
+	}
 	if checkComputedShape(op, 0, c.outShape) != nil {
 		return nil, false
 	}
@@ -244,6 +255,10 @@ func isSeq(d []int64) bool { return len(d) == 2 && d[0] == 2 && d[1] == 3 }
 // are few, row bands over the columns packed once and shared. With c.epi
 // set, each item ends by applying it to the part of dst it finished.
 func (c *conv2d) run(dst []float32) {
+	if c.outFB && (c.direct || c.small || c.useDirectConv() || c.useTN() || c.epi != nil) {
+		c.runFB(dst)
+		return
+	}
 	if c.direct {
 		c.runDirect(dst)
 		return
@@ -282,6 +297,9 @@ func (c *conv2d) run(dst []float32) {
 	mr, nr := pas[0].Rows(), pas[0].Cols()
 	images := func(g int) []float32 { return c.lhs[g*c.kerC*hw : (c.batch-1)*c.inC*hw+(g+1)*c.kerC*hw] }
 	output := func(g int) gemm.Out {
+		if c.outFB { // [outC, batch, oh·ow]
+			return gemm.Out{Data: dst[g*ocPer*c.batch*n:], Ldc: c.batch * n, Cols: n, ImgStride: n}
+		}
 		return gemm.Out{Data: dst[g*ocPer*n:], Ldc: n, Cols: n, ImgStride: c.outC * n}
 	}
 	// packer returns the B packer of group g's columns [j0, j0+nb) with its
@@ -370,6 +388,21 @@ func (c *conv2d) run(dst []float32) {
 		release()
 		c.finish(g, 0, ocPer, j0, j1)
 	})
+}
+
+// runFB runs a convolution with an [outC, batch, oh, ow] output on a path
+// that writes NCHW: into scratch, then transposed into dst.
+func (c *conv2d) runFB(dst []float32) {
+	n := c.oh * c.ow
+	tmp := gemm.GetBuffer(len(dst))
+	defer gemm.PutBuffer(tmp)
+	nchw := *c
+	nchw.outFB = false
+	nchw.run(tmp[:len(dst)])
+	src := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(tmp))), 4*len(dst))
+	out := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(dst))), 4*len(dst))
+	shape := []int64{int64(c.outC), int64(c.batch), int64(n)}
+	newCopyPlan(4, shape, literal.Strides(shape), []int64{int64(n), int64(c.outC * n), 1}).run(out, 0, src, 0)
 }
 
 // prepackedWeights returns the weights of each group packed once for the

@@ -100,7 +100,7 @@ func mergeConvEpilogues(ep *execPlan, bp *blockPlan, u *blockUses, fu *fusion) {
 	convStep := map[int]int{} // result slot -> step of the convolution
 	for i := range ep.steps {
 		st := &ep.steps[i]
-		if st.kind == stepOp && st.op.op.Name == "stablehlo.convolution" && !st.op.quant && len(st.op.out) == 1 {
+		if st.kind == stepOp && st.op.op.Name == "stablehlo.convolution" && !st.op.quant && len(st.op.out) == 1 && convOutputNCHW(st.op.op) {
 			convStep[st.op.out[0]] = i
 		}
 	}
@@ -176,6 +176,13 @@ func convEpiSource(g *fusedGroup, gi, at int, steps []execStep, convStep map[int
 		}
 	}
 	return -1, nil
+}
+
+// convOutputNCHW reports whether op's output has its batch in dim 0 and
+// its features in dim 1, the layout the epilogues index.
+func convOutputNCHW(op *stablehlo.Op) bool {
+	d, ok := op.Attr("dimension_numbers").(*stablehlo.ConvDims)
+	return ok && d.OutputBatchDim == 0 && d.OutputFeatureDim == 1
 }
 
 // convOnlyFeeds reports whether slot s, a convolution's result v, has
@@ -360,7 +367,7 @@ func (fr *frame) convEpiFast(st *execStep, in []Value) (bool, error) {
 		return false, nil
 	}
 	c, ok := fastConvShape(pl.op, in)
-	if !ok || !shapeEq(c.outShape, g.shape) {
+	if !ok || c.outFB || !shapeEq(c.outShape, g.shape) {
 		return false, nil
 	}
 	c.weight = isWeightOperand(fr, pl.op, 1)
