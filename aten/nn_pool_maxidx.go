@@ -51,8 +51,30 @@ func maxPoolIndices(c *LowerCtx, x *stablehlo.Value, g *poolGeom) *stablehlo.Val
 			first[f] += fv * planeStride[i]
 		}
 	}
-	baseFull := c.BroadcastInDim(constI64(c, g.out, base), outFull, dims)
-	bestI := c.BroadcastInDim(constI64(c, g.out, first), outFull, dims)
+	// The index chain runs in float32 while every index is exact there
+	// (planes under 2^24 elements, padding included): then it is the same
+	// elementwise float chain as the values' (compare, select), which a
+	// backend fuses into one loop, converted to int64 once at the end.
+	idt := dtype.I64
+	bound := int64(1) // every index and partial sum lies in (-bound, bound)
+	for i := 0; i < n; i++ {
+		bound *= g.in[i] + g.p[i] + g.hi[i] + 1
+	}
+	if bound < 1<<24 {
+		idt = dtype.F32
+	}
+	index := func(shape []int64, v []int64) *stablehlo.Value {
+		if idt == dtype.I64 {
+			return constI64(c, shape, v)
+		}
+		f := make([]float64, len(v))
+		for i, x := range v {
+			f[i] = float64(x)
+		}
+		return constF(c, idt, shape, f)
+	}
+	baseFull := c.BroadcastInDim(index(g.out, base), outFull, dims)
+	bestI := c.BroadcastInDim(index(g.out, first), outFull, dims)
 	bestV := c.BroadcastInDim(lowestConst(c, dt), outFull, []int64{})
 
 	lo, hi := make([]int64, rank), make([]int64, rank)
@@ -79,7 +101,7 @@ func maxPoolIndices(c *LowerCtx, x *stablehlo.Value, g *poolGeom) *stablehlo.Val
 		if isFloat {
 			take = c.Binary("or", take, c.IsNaN(v))
 		}
-		idx := c.Binary("add", baseFull, c.SplatInt(dtype.I64, outFull, off))
+		idx := c.Binary("add", baseFull, c.BroadcastInDim(index(nil, []int64{off}), outFull, nil))
 		bestV = c.Select(take, v, bestV)
 		bestI = c.Select(take, idx, bestI)
 		i := n - 1
@@ -93,7 +115,7 @@ func maxPoolIndices(c *LowerCtx, x *stablehlo.Value, g *poolGeom) *stablehlo.Val
 			break
 		}
 	}
-	return bestI
+	return c.Convert(bestI, dtype.I64)
 }
 
 func anyNonZero(v []int64) bool {

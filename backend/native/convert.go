@@ -3,6 +3,7 @@ package native
 import (
 	"fmt"
 	"math"
+	"unsafe"
 
 	"github.com/torchtpu/torchtpu/dtype"
 	"github.com/torchtpu/torchtpu/literal"
@@ -23,7 +24,7 @@ func init() {
 	register("stablehlo.convert", evalConvert)
 }
 
-func evalConvert(_ Env, op *stablehlo.Op, in []Value) ([]Value, error) {
+func evalConvert(env Env, op *stablehlo.Op, in []Value) ([]Value, error) {
 	x, err := tensorArg(op, in, 0)
 	if err != nil {
 		return nil, err
@@ -32,14 +33,94 @@ func evalConvert(_ Env, op *stablehlo.Op, in []Value) ([]Value, error) {
 	if t == nil {
 		return nil, fmt.Errorf("result type must be a static tensor")
 	}
-	out, err := outLiteral(op, t.DType(), x.Shape)
+	out, err := outLiteralEnv(env, op, t.DType(), x.Shape)
 	if err != nil {
 		return nil, err
+	}
+	if convertFast(x, out) {
+		return []Value{out}, nil
 	}
 	if err := convertInto(x, out); err != nil {
 		return nil, err
 	}
 	return []Value{out}, nil
+}
+
+// convertFast converts between float32/float64 and int32/int64 (the
+// indices, counts and masks of lowered programs) with typed loops over
+// the loop pool, as floatToInt and setFloatFromInt define each element;
+// false when the pair or the buffers' alignment is another.
+func convertFast(x, out *literal.Literal) bool {
+	if !hostLittleEndian || len(x.Data) == 0 || len(out.Data) == 0 ||
+		uintptr(unsafe.Pointer(&x.Data[0]))%uintptr(x.DType.Size()) != 0 ||
+		uintptr(unsafe.Pointer(&out.Data[0]))%uintptr(out.DType.Size()) != 0 {
+		return false
+	}
+	var body func(lo, hi int)
+	switch from, to := x.DType, out.DType; {
+	case from == dtype.F32 && to == dtype.I64:
+		body = floatsToInts(typedView[float32](x.Data), typedView[int64](out.Data), to)
+	case from == dtype.F32 && to == dtype.I32:
+		body = floatsToInts(typedView[float32](x.Data), typedView[int32](out.Data), to)
+	case from == dtype.F64 && to == dtype.I64:
+		body = floatsToInts(typedView[float64](x.Data), typedView[int64](out.Data), to)
+	case from == dtype.I64 && to == dtype.F64:
+		src, dst := typedView[int64](x.Data), typedView[float64](out.Data)
+		body = func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				dst[i] = float64(src[i]) // Go rounds to nearest even, once
+			}
+		}
+	case from == dtype.I32 && to == dtype.F32:
+		src, dst := typedView[int32](x.Data), typedView[float32](out.Data)
+		body = func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				dst[i] = float32(src[i])
+			}
+		}
+	default:
+		return false
+	}
+	n := x.Len()
+	parts := 1
+	if n >= convertParMin {
+		parts = min(Threads(), n/(convertParMin/2))
+	}
+	runParts(n, parts, body)
+	return true
+}
+
+// typedView is b's elements as T (the caller checked the alignment and
+// that the host is little-endian).
+func typedView[T int32 | int64 | float32 | float64](b []byte) []T {
+	var z T
+	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(b))), len(b)/int(unsafe.Sizeof(z)))
+}
+
+// convertParMin is the element count from which a conversion is split
+// over the loop pool.
+const convertParMin = 1 << 16
+
+// floatsToInts returns the loop converting src[lo:hi] to the integer type
+// to: truncation, NaN to 0, saturation at the type's bounds.
+func floatsToInts[F float32 | float64, I int32 | int64](src []F, dst []I, to dtype.DType) func(lo, hi int) {
+	lo, hi := -math.Ldexp(1, to.Bits()-1), math.Ldexp(1, to.Bits()-1)
+	minI, maxI := I(-1)<<(to.Bits()-1), I(1)<<(to.Bits()-1)-1
+	return func(a, b int) {
+		for i := a; i < b; i++ {
+			v := float64(src[i])
+			switch {
+			case v != v:
+				dst[i] = 0
+			case v < lo:
+				dst[i] = minI
+			case v >= hi:
+				dst[i] = maxI
+			default:
+				dst[i] = I(v) // truncates toward zero
+			}
+		}
+	}
 }
 
 // convertInto converts every element of x into out (same length).
