@@ -97,31 +97,38 @@ func TestLendFollowsParallelLoops(t *testing.T) {
 }
 
 // The engine is offered the destinations it may compute outputs into:
-// dense ones only, none overlapping an input or another destination.
+// dense ones of outputBufferMin bytes or more, none overlapping an input
+// or another destination.
 func TestOutputBuffers(t *testing.T) {
-	mem := make([]byte, 4096)
+	const e = outputBufferMin / 4 // float32 elements of the smallest offered
+	mem := make([]byte, 16*outputBufferMin)
 	at := func(off int) unsafe.Pointer { return unsafe.Pointer(&mem[off]) }
 	d := func(off int, shape []int64, strides []int64) TensorDesc {
 		return TensorDesc{DType: 6, Shape: shape, Strides: strides, Data: at(off), Extent: int64(len(mem) - off)} // float32
 	}
-	in := &literal.Literal{Data: mem[3000:3100]}
+	in := &literal.Literal{Data: mem[12*outputBufferMin : 13*outputBufferMin]}
 	outs := []TensorDesc{
-		d(0, []int64{4, 4}, nil),             // dense: offered
-		d(100, []int64{4, 4}, []int64{1, 4}), // strided: not
-		d(200, []int64{8}, nil),              // overlaps the next one
-		d(220, []int64{8}, nil),
-		d(2990, []int64{8}, nil), // overlaps the input
-		{DType: -1},              // skipped
-		d(1000, []int64{0}, nil), // empty
+		d(0, []int64{4, e / 4}, nil),                             // dense: offered
+		d(outputBufferMin, []int64{e / 4, 4}, []int64{1, e / 4}), // strided: not
+		d(3*outputBufferMin, []int64{e}, nil),                    // overlaps the next one
+		d(4*outputBufferMin-4, []int64{e}, nil),                  //
+		d(12*outputBufferMin-4, []int64{e}, nil),                 // overlaps the input
+		{DType: -1},                                              // skipped
+		d(6*outputBufferMin, []int64{0}, nil),                    // empty
+		d(7*outputBufferMin, []int64{e - 1}, nil),                // small
+		d(9*outputBufferMin, []int64{2, e}, nil),                 // dense: offered
 	}
 	got := outputBuffers(outs, []*literal.Literal{in})
-	want := []bool{true, false, false, false, false, false, false}
+	want := []bool{true, false, false, false, false, false, false, false, true}
 	for i, w := range want {
 		if (got[i] != nil) != w {
 			t.Errorf("destination %d offered: %v, want %v", i, got[i] != nil, w)
 		}
 	}
-	if len(got[0]) != 64 || unsafe.Pointer(&got[0][0]) != at(0) {
-		t.Errorf("destination 0 is %d bytes at %p, want 64 at %p", len(got[0]), unsafe.SliceData(got[0]), at(0))
+	if len(got[0]) != outputBufferMin || unsafe.Pointer(&got[0][0]) != at(0) {
+		t.Errorf("destination 0 is %d bytes at %p, want %d at %p", len(got[0]), unsafe.SliceData(got[0]), outputBufferMin, at(0))
+	}
+	if outputBuffers(outs[5:8], nil) != nil {
+		t.Error("outputs none of which is offered: want nil")
 	}
 }

@@ -379,7 +379,9 @@ func inputLiterals(inputs []TensorDesc) ([]*literal.Literal, error) {
 // runInto runs the program on ins and stores its outputs into outs.
 func (p *Program) runInto(ctx context.Context, ins []*literal.Literal, outs []TensorDesc) error {
 	mark := heapMark()
-	ctx = runtime.WithOutputBuffers(ctx, outputBuffers(outs, ins))
+	if dst := outputBuffers(outs, ins); dst != nil {
+		ctx = runtime.WithOutputBuffers(ctx, dst)
+	}
 	p.mu.Lock()
 	var res []*literal.Literal
 	var err error
@@ -406,11 +408,16 @@ func (p *Program) runInto(ctx context.Context, ins []*literal.Literal, outs []Te
 	return nil
 }
 
-// outputBuffers returns the memory of each dense destination, for the
-// engine to compute the outputs into (runtime.WithOutputBuffers): nil for
-// a skipped, empty or strided one, one whose descriptor is malformed
-// (Store reports it), and one that overlaps an input or another
-// destination (the run would overwrite what it still reads).
+// outputBufferMin is the smallest output offered to the engine to
+// compute in place: below it a copy costs less than passing it down.
+const outputBufferMin = 16 << 10
+
+// outputBuffers returns the memory of each dense destination of at least
+// outputBufferMin bytes, for the engine to compute the outputs into
+// (runtime.WithOutputBuffers), or nil when there is none: nil for a
+// skipped, small or strided one, one whose descriptor is malformed (Store
+// reports it), and one that overlaps an input or another destination
+// (the run would overwrite what it still reads).
 func outputBuffers(outs []TensorDesc, ins []*literal.Literal) [][]byte {
 	var dst [][]byte
 	for i := range outs {
@@ -418,7 +425,7 @@ func outputBuffers(outs []TensorDesc, ins []*literal.Literal) [][]byte {
 			continue
 		}
 		dt, n, contiguous, err := outs[i].checked()
-		if err != nil || !contiguous || n == 0 || n*int64(dt.Size()) > outs[i].Extent {
+		if err != nil || !contiguous || n*int64(dt.Size()) < outputBufferMin || n*int64(dt.Size()) > outs[i].Extent {
 			continue
 		}
 		if dst == nil {
