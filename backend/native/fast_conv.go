@@ -76,6 +76,9 @@ type conv2d struct {
 	// channels, in the weight's layout), written so by the GEMM's output
 	// strides; the other paths write NCHW and transpose (runFB).
 	outFB bool
+	// subpix: an input dilation run phase by phase on the input as it is
+	// (runSubpix, fast_conv_subpix.go) instead of over the dilated input
+	subpix bool
 }
 
 // fastConv runs the convolution when it is one the fast path covers;
@@ -111,7 +114,7 @@ var convShapes opCache[*convShapeEntry]
 
 func fastConvShape(op *stablehlo.Op, in []Value) (*conv2d, bool) {
 	c, ok := fastConvShapeOf(op, in)
-	if ok && (c.ldh > 1 || c.ldw > 1) {
+	if ok && (c.ldh > 1 || c.ldw > 1) && !c.subpix {
 		c.lhs = c.dilate(c.lhs)
 	}
 	return c, ok
@@ -215,10 +218,21 @@ func planConvShape(op *stablehlo.Op, in []Value, lhs, rhs *literal.Literal) (*co
 	if checkComputedShape(op, 0, c.outShape) != nil {
 		return nil, false
 	}
+	c.lhs, c.rhs = f32View(lhs.Data), f32View(rhs.Data)
+	if c.subpix = c.subpixOK(); c.subpix {
+		return c, true // by phases of the input dilation (fast_conv_subpix.go)
+	}
+	c.choosePath()
+	return c, true
+}
+
+// choosePath picks how run computes the convolution, from its shape: the
+// direct loops of depthwise and small-group convolutions, the small
+// products' loops, or the GEMM (a pointwise convolution's image seen as
+// one row).
+func (c *conv2d) choosePath() {
 	if c.direct = c.useDirect(); c.direct {
-		// depthwise and small groups: fast_dwconv.go, at any size
-		c.lhs, c.rhs = f32View(lhs.Data), f32View(rhs.Data)
-		return c, true
+		return // depthwise and small groups: fast_dwconv.go, at any size
 	}
 	// per group product: (outC/groups) × (oh·ow) × (kerC·kh·kw)
 	dense := c.oh*c.ow == 1 && c.kh == c.h && c.kw == c.w && c.padT == 0 && c.padL == 0
@@ -229,8 +243,7 @@ func planConvShape(op *stablehlo.Op, in []Value, lhs, rhs *literal.Literal) (*co
 		// Many small images together (a weight gradient's "batch" is the
 		// input's channels) are one large GEMM.
 		c.small = true
-		c.lhs, c.rhs = f32View(lhs.Data), f32View(rhs.Data)
-		return c, true
+		return
 	}
 	if c.kh == 1 && c.kw == 1 && c.sh == 1 && c.sw == 1 && c.oh == c.h && c.ow == c.w {
 		// pointwise (no padding either): the same convolution over the image
@@ -238,8 +251,6 @@ func planConvShape(op *stablehlo.Op, in []Value, lhs, rhs *literal.Literal) (*co
 		c.w, c.ow = c.h*c.w, c.oh*c.ow
 		c.h, c.oh = 1, 1
 	}
-	c.lhs, c.rhs = f32View(lhs.Data), f32View(rhs.Data)
-	return c, true
 }
 
 func isSeq(d []int64) bool { return len(d) == 2 && d[0] == 2 && d[1] == 3 }
@@ -255,8 +266,12 @@ func isSeq(d []int64) bool { return len(d) == 2 && d[0] == 2 && d[1] == 3 }
 // are few, row bands over the columns packed once and shared. With c.epi
 // set, each item ends by applying it to the part of dst it finished.
 func (c *conv2d) run(dst []float32) {
-	if c.outFB && (c.direct || c.small || c.useDirectConv() || c.useTN() || c.epi != nil) {
+	if c.outFB && (c.subpix || c.direct || c.small || c.useDirectConv() || c.useTN() || c.epi != nil) {
 		c.runFB(dst)
+		return
+	}
+	if c.subpix {
+		c.runSubpix(dst)
 		return
 	}
 	if c.direct {

@@ -1,0 +1,76 @@
+package native
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/torchtpu/torchtpu/stablehlo"
+)
+
+// dilCase is a convolution over an input dilated by (lh, lw): the input
+// gradient of a strided layer.
+type dilCase struct {
+	b, c, h, w, o, kh, kw, lh, lw, pt, pb, pl, pr, g int
+}
+
+func (d dilCase) op(t *testing.T) *stablehlo.Op {
+	t.Helper()
+	hd, wd := (d.h-1)*d.lh+1, (d.w-1)*d.lw+1
+	oh, ow := hd+d.pt+d.pb-d.kh+1, wd+d.pl+d.pr-d.kw+1
+	src := fmt.Sprintf(`func.func @f(%%x: tensor<%dx%dx%dx%dxf32>, %%w: tensor<%dx%dx%dx%dxf32>) -> tensor<%dx%dx%dx%dxf32> {
+  %%0 = stablehlo.convolution(%%x, %%w) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1], window = {stride = [1, 1], pad = [[%d, %d], [%d, %d]], lhs_dilate = [%d, %d], rhs_dilate = [1, 1]} {batch_group_count = 1 : i64, feature_group_count = %d : i64} : (tensor<%dx%dx%dx%dxf32>, tensor<%dx%dx%dx%dxf32>) -> tensor<%dx%dx%dx%dxf32>
+  func.return %%0 : tensor<%dx%dx%dx%dxf32>
+}`, d.b, d.c, d.h, d.w, d.o, d.c/d.g, d.kh, d.kw, d.b, d.o, oh, ow,
+		d.pt, d.pb, d.pl, d.pr, d.lh, d.lw, d.g,
+		d.b, d.c, d.h, d.w, d.o, d.c/d.g, d.kh, d.kw, d.b, d.o, oh, ow, d.b, d.o, oh, ow)
+	m, err := stablehlo.ParseModule("dil.mlir", []byte(src))
+	if err != nil {
+		t.Fatalf("%+v: %v", d, err)
+	}
+	return m.Funcs[0].Body.Blocks[0].Ops[0]
+}
+
+// Input-dilated convolutions run by phases against the exact kernel over a
+// NaN-filled destination: the input gradients of 3×3, 1×1 and 7×7
+// stride-2 layers (phases no tap reaches among them), unequal dilations,
+// a kernel wider than the stride, grouped channels; and a case that needs
+// cropping, which runs over the dilated input.
+func TestFastConvSubpix(t *testing.T) {
+	r := rand.New(rand.NewPCG(31, 32))
+	cases := []struct {
+		d      dilCase
+		subpix bool
+	}{
+		{dilCase{2, 32, 7, 7, 16, 3, 3, 2, 2, 1, 2, 1, 2, 1}, true},  // 3×3 s2 p1, output 14×14
+		{dilCase{2, 32, 7, 7, 16, 1, 1, 2, 2, 0, 1, 0, 1, 1}, true},  // 1×1 s2: odd rows and columns zero
+		{dilCase{1, 16, 10, 10, 3, 7, 7, 2, 2, 3, 4, 3, 4, 1}, true}, // the stem's 7×7 s2 p3
+		{dilCase{1, 8, 5, 6, 12, 3, 5, 3, 2, 2, 0, 1, 3, 1}, true},   // dilations 3 and 2
+		{dilCase{2, 16, 6, 6, 16, 3, 3, 2, 2, 1, 1, 1, 1, 4}, true},  // grouped
+		{dilCase{1, 64, 8, 8, 128, 3, 3, 2, 2, 2, 2, 2, 2, 1}, true}, // GEMM-sized phases
+		{dilCase{1, 8, 6, 6, 8, 2, 2, 2, 2, 0, 1, 0, 1, 1}, false},   // 2×2 s2 p0: cropping
+	}
+	for _, tc := range cases {
+		d := tc.d
+		op := d.op(t)
+		x := randF32Literal(t, r, int64(d.b), int64(d.c), int64(d.h), int64(d.w))
+		w := randF32Literal(t, r, int64(d.o), int64(d.c/d.g), int64(d.kh), int64(d.kw))
+		c, ok := fastConvShape(op, []Value{x, w})
+		if !ok || c.subpix != tc.subpix {
+			t.Fatalf("%+v: fast path %v, by phases %v; want by phases %v", d, ok, ok && c.subpix, tc.subpix)
+		}
+		want := runConv(t, op, x, w, false)
+		dst := make([]float32, want.Len())
+		for i := range dst {
+			dst[i] = float32(math.NaN())
+		}
+		c.run(dst)
+		k := float64(d.c / d.g * d.kh * d.kw)
+		for i, g := range dst {
+			if e := want.Float64(i); math.Abs(float64(g)-e) > 8e-6*math.Sqrt(k)*(1+math.Abs(e)) {
+				t.Fatalf("%+v: element %d = %v, exact kernel %v", d, i, g, e)
+			}
+		}
+	}
+}
