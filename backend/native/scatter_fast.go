@@ -92,6 +92,24 @@ func (sb *scatterBinary) fold(out, upd *literal.Literal, box []int64, rOff int64
 
 // apply combines one clipped window: out[box at rOff] = f(out[...], upd[...]).
 func (sb *scatterBinary) apply(env Env, op *stablehlo.Op, out, upd *literal.Literal, box []int64, rOff int64, dstStr []int64, uOff int64, srcStr []int64) error {
+	if sb.ff != nil && out.DType == dtype.F32 && upd.DType == dtype.F32 && len(box) == 1 && dstStr[0] == 1 && srcStr[0] == 1 {
+		// a row of float32 (an embedding's gradient), contiguous in both
+		if d, s := f32View(out.Data), f32View(upd.Data); d != nil && s != nil &&
+			unsafe.Pointer(unsafe.SliceData(d)) == unsafe.Pointer(unsafe.SliceData(out.Data)) &&
+			unsafe.Pointer(unsafe.SliceData(s)) == unsafe.Pointer(unsafe.SliceData(upd.Data)) { // views, not decoded copies
+			d, s := d[rOff:rOff+box[0]], s[uOff:uOff+box[0]]
+			if sb.f.Name == "stablehlo.add" {
+				for i, v := range s {
+					d[i] += v // float32 sums, as the fold's float64 sum rounded once
+				}
+			} else {
+				for i, v := range s {
+					d[i] = float32(sb.ff(float64(d[i]), float64(v)))
+				}
+			}
+			return nil
+		}
+	}
 	if (sb.ff != nil || sb.fi != nil) && out.DType == upd.DType {
 		sb.fold(out, upd, box, rOff, dstStr, uOff, srcStr)
 		return nil
@@ -134,7 +152,7 @@ func (sb *scatterBinary) apply(env Env, op *stablehlo.Op, out, upd *literal.Lite
 // names, in the update order of the element-by-element schedule, or
 // skipped when that is out of bounds. It reads the index vector and the
 // two elements directly instead of building a window per update.
-func pointScatterF32(env Env, geo *scatterGeom, sd *stablehlo.ScatterDims, idx *literal.Literal, ust []int64, out, upd *literal.Literal, ff func(acc, x float64) float64) error {
+func pointScatterF32(env Env, geo *scatterGeom, sd *stablehlo.ScatterDims, idx *literal.Literal, ust []int64, out, upd *literal.Literal, ff func(acc, x float64) float64, add bool) error {
 	dst, store := f32Out(out.Data)
 	src := f32View(upd.Data)
 	rs := literal.Strides(geo.shape)
@@ -142,6 +160,33 @@ func pointScatterF32(env Env, geo *scatterGeom, sd *stablehlo.ScatterDims, idx *
 	var i64 []uint64 // the indices themselves when they are aligned int64
 	if hostLittleEndian && idx.DType == dtype.I64 && len(idx.Data) > 0 && uintptr(unsafe.Pointer(&idx.Data[0]))%8 == 0 {
 		i64 = words[uint64](idx.Data)
+	}
+	if len(dims) == 1 && len(geo.batchShape) == 1 && i64 != nil {
+		// one index per update along one batch dim (a flat index_put or
+		// max-pool gradient): a plain loop, float32 adds as such (the sum
+		// of two float32 rounded once, as ff's float64 sum rounded)
+		is := literal.Strides(idx.Shape)[geo.idxDim[0]]
+		us := ust[geo.updScatter[0]]
+		lim, stride := geo.shape[dims[0]], rs[dims[0]]
+		for i := int64(0); i < geo.batchShape[0]; i++ {
+			if i&(1<<16-1) == 1<<16-1 {
+				if err := env.Context().Err(); err != nil {
+					return err
+				}
+			}
+			v := int64(i64[i*is])
+			if v < 0 || v >= lim {
+				continue
+			}
+			o, u := v*stride, i*us
+			if add {
+				dst[o] += src[u]
+			} else {
+				dst[o] = float32(ff(float64(dst[o]), float64(src[u])))
+			}
+		}
+		store()
+		return nil
 	}
 	err := forEachScatter(env, geo, idx, ust, func(_ []int64, iOff, uOff int64) error {
 		off := int64(0)

@@ -157,9 +157,10 @@ func swappedRegion(dt dtype.DType, name string) *stablehlo.Region {
 	return r
 }
 
-// Single-element float32 updates (the point path) against the generic
-// path: duplicate and out-of-bounds indices, NaN and Inf, one and two
-// scattered dims, an explicit and an implicit index vector.
+// Single-element float32 updates (the point path) and contiguous rows
+// against the generic path: duplicate and out-of-bounds indices, NaN and
+// Inf, one and two scattered dims, an explicit and an implicit index
+// vector.
 func TestPointScatterF32(t *testing.T) {
 	rng := rand.New(rand.NewSource(7))
 	cases := []struct {
@@ -172,6 +173,9 @@ func TestPointScatterF32(t *testing.T) {
 			sd: &stablehlo.ScatterDims{InsertedWindowDims: []int64{0}, ScatterDimsToOperandDims: []int64{0}, IndexVectorDim: 2}},
 		{x: []int64{5, 7}, idx: []int64{33, 2}, u: []int64{33},
 			sd: &stablehlo.ScatterDims{InsertedWindowDims: []int64{0, 1}, ScatterDimsToOperandDims: []int64{1, 0}, IndexVectorDim: 1}},
+		// rows (an embedding's gradient): contiguous windows, some out of bounds
+		{x: []int64{6, 5}, idx: []int64{40}, u: []int64{40, 5},
+			sd: &stablehlo.ScatterDims{UpdateWindowDims: []int64{1}, InsertedWindowDims: []int64{0}, ScatterDimsToOperandDims: []int64{0}, IndexVectorDim: 1}},
 	}
 	for ci, c := range cases {
 		x := mvRand(rng, dtype.F32, c.x...)
