@@ -91,25 +91,32 @@ func convolve(c *LowerCtx, x, w, b *stablehlo.Value, s convSpec) (*stablehlo.Val
 		lhsDil[i] = 1
 	}
 	strides := s.stride
+	kernIO := false // a transposed convolution's weight read as it is
 	if s.transposed {
 		if ws[0] != C || C%g != 0 {
 			return nil, c.Errorf("conv_transpose: expected weight [%d, C_out/groups, ...], got %v", C, ws)
 		}
-		// [C_in, C_out/g, k...] → [C_out, C_in/g, k...], spatially reversed.
-		cin, coutg := ws[0], ws[1]
 		k := ws[2:]
-		mid := append([]int64{g, cin / g, coutg}, k...)
-		perm := append([]int64{0, 2, 1}, seqI64(n)...)
-		for i := 3; i < len(perm); i++ {
-			perm[i] = int64(i)
+		if g == 1 {
+			// the weight [C_in, C_out, k...] as it is: kernel dims [i, o,
+			// ...] and window reversal, no transposed, reversed copy
+			kernIO = true
+		} else {
+			// [C_in, C_out/g, k...] → [C_out, C_in/g, k...], spatially reversed.
+			cin, coutg := ws[0], ws[1]
+			mid := append([]int64{g, cin / g, coutg}, k...)
+			perm := append([]int64{0, 2, 1}, seqI64(n)...)
+			for i := 3; i < len(perm); i++ {
+				perm[i] = int64(i)
+			}
+			w = emitTranspose(c, c.Reshape(w, mid), perm)
+			w = c.Reshape(w, append([]int64{g * coutg, cin / g}, k...))
+			sp := make([]int64, n)
+			for i := range sp {
+				sp[i] = int64(2 + i)
+			}
+			w = emitReverse(c, w, sp)
 		}
-		w = emitTranspose(c, c.Reshape(w, mid), perm)
-		w = c.Reshape(w, append([]int64{g * coutg, cin / g}, k...))
-		sp := make([]int64, n)
-		for i := range sp {
-			sp[i] = int64(2 + i)
-		}
-		w = emitReverse(c, w, sp)
 		for i := 0; i < n; i++ {
 			ext := s.dil[i] * (k[i] - 1)
 			lo[i] = ext - s.pad[i]
@@ -145,7 +152,7 @@ func convolve(c *LowerCtx, x, w, b *stablehlo.Value, s convSpec) (*stablehlo.Val
 		OutputBatchDim: 0, OutputFeatureDim: 1, OutputSpatialDims: sp,
 	}
 	hiP := &stablehlo.EnumAttr{Dialect: "stablehlo", Kind: "precision", Value: "HIGHEST"}
-	out := c.Op1("stablehlo.convolution", []*stablehlo.Value{x, w}, []stablehlo.NamedAttr{
+	attrs := []stablehlo.NamedAttr{
 		I64s("window_strides", strides),
 		Attr("padding", padAttr(lo, hi)),
 		I64s("lhs_dilation", lhsDil),
@@ -154,7 +161,16 @@ func convolve(c *LowerCtx, x, w, b *stablehlo.Value, s convSpec) (*stablehlo.Val
 		Attr("feature_group_count", &stablehlo.IntAttr{Value: g}),
 		Attr("batch_group_count", &stablehlo.IntAttr{Value: 1}),
 		Attr("precision_config", stablehlo.ArrayAttr{hiP, hiP}),
-	})
+	}
+	if kernIO {
+		dims.KernelOutputFeatureDim, dims.KernelInputFeatureDim = 1, 0
+		rev := make([]int64, n)
+		for i := range rev {
+			rev[i] = 1
+		}
+		attrs = append(attrs, Attr("window_reversal", &stablehlo.DenseArrayAttr{Elem: "i1", Ints: rev}))
+	}
+	out := c.Op1("stablehlo.convolution", []*stablehlo.Value{x, w}, attrs)
 	if b != nil {
 		os := c.Shape(out)
 		if c.Rank(b) != 1 || c.Shape(b)[0] != os[1] {

@@ -79,6 +79,11 @@ type conv2d struct {
 	// subpix: an input dilation run phase by phase on the input as it is
 	// (runSubpix, fast_conv_subpix.go) instead of over the dilated input
 	subpix bool
+	// kernIO: the kernel is stored [i, o, kh, kw] (a transposed
+	// convolution's weight as it is); revH, revW: window reversal. run
+	// reads such a kernel through one copy into [o, i, kh, kw] order
+	// (plainWeights).
+	kernIO, revH, revW bool
 }
 
 // fastConv runs the convolution when it is one the fast path covers;
@@ -178,12 +183,13 @@ func planConvShape(op *stablehlo.Op, in []Value, lhs, rhs *literal.Literal) (*co
 	}
 	d := cp.dims
 	outFB := d.OutputBatchDim == 1 && d.OutputFeatureDim == 0
-	if d.InputBatchDim != 0 || d.InputFeatureDim != 1 || d.KernelOutputFeatureDim != 0 || d.KernelInputFeatureDim != 1 ||
+	kernIO := d.KernelOutputFeatureDim == 1 && d.KernelInputFeatureDim == 0 && cp.featureGroups == 1
+	if d.InputBatchDim != 0 || d.InputFeatureDim != 1 || !kernIO && (d.KernelOutputFeatureDim != 0 || d.KernelInputFeatureDim != 1) ||
 		!outFB && (d.OutputBatchDim != 0 || d.OutputFeatureDim != 1) || !isSeq(d.InputSpatialDims) || !isSeq(d.KernelSpatialDims) || !isSeq(d.OutputSpatialDims) {
 		return nil, false
 	}
 	for i := 0; i < 2; i++ {
-		if cp.lhsDil[i] < 1 || cp.reverse[i] || cp.padLo[i] < 0 || cp.padHi[i] < 0 {
+		if cp.lhsDil[i] < 1 || cp.padLo[i] < 0 || cp.padHi[i] < 0 {
 			return nil, false
 		}
 	}
@@ -193,7 +199,10 @@ func planConvShape(op *stablehlo.Op, in []Value, lhs, rhs *literal.Literal) (*co
 		sh: int(cp.stride[0]), sw: int(cp.stride[1]), dh: int(cp.rhsDil[0]), dw: int(cp.rhsDil[1]),
 		padT: int(cp.padLo[0]), padL: int(cp.padLo[1]), groups: cp.featureGroups, op: op, kernel: rhs,
 		ldh: int(cp.lhsDil[0]), ldw: int(cp.lhsDil[1]), srcH: int(lhs.Shape[2]), srcW: int(lhs.Shape[3]),
-		outFB: outFB,
+		outFB: outFB, kernIO: kernIO, revH: cp.reverse[0], revW: cp.reverse[1],
+	}
+	if kernIO {
+		c.outC, c.kerC = c.kerC, c.outC
 	}
 	if c.ldh > 1 || c.ldw > 1 {
 		if c.h < 1 || c.w < 1 {
@@ -266,6 +275,15 @@ func isSeq(d []int64) bool { return len(d) == 2 && d[0] == 2 && d[1] == 3 }
 // are few, row bands over the columns packed once and shared. With c.epi
 // set, each item ends by applying it to the part of dst it finished.
 func (c *conv2d) run(dst []float32) {
+	if c.kernIO || c.revH || c.revW {
+		w := c.plainWeights()
+		plain := *c
+		plain.kernIO, plain.revH, plain.revW, plain.rhs = false, false, false, w[:c.outC*c.kerC*c.kh*c.kw]
+		plain.run(dst)
+		c.epi, c.epiLater = plain.epi, plain.epiLater
+		gemm.PutBuffer(w)
+		return
+	}
 	if c.outFB && (c.subpix || c.direct || c.small || c.useDirectConv() || c.useTN() || c.epi != nil) {
 		c.runFB(dst)
 		return
@@ -403,6 +421,29 @@ func (c *conv2d) run(dst []float32) {
 		release()
 		c.finish(g, 0, ocPer, j0, j1)
 	})
+}
+
+// plainWeights returns the kernel in [outC, kerC, kh, kw] order with the
+// window reversal applied, copied once into a buffer of gemm.GetBuffer's.
+func (c *conv2d) plainWeights() []float32 {
+	taps := int64(c.kh * c.kw)
+	w := gemm.GetBuffer(c.outC * c.kerC * int(taps))
+	shape := []int64{int64(c.outC), int64(c.kerC), int64(c.kh), int64(c.kw)}
+	src := []int64{int64(c.kerC) * taps, taps, int64(c.kw), 1}
+	if c.kernIO {
+		src[0], src[1] = taps, int64(c.outC)*taps
+	}
+	off := int64(0)
+	if c.revH {
+		off += int64(c.kh-1) * src[2]
+		src[2] = -src[2]
+	}
+	if c.revW {
+		off += int64(c.kw-1) * src[3]
+		src[3] = -src[3]
+	}
+	newCopyPlan(4, shape, literal.Strides(shape), src).run(floatBytes(w), 0, floatBytes(c.rhs), off)
+	return w
 }
 
 // runFB runs a convolution with an [outC, batch, oh, ow] output on a path

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/torchtpu/torchtpu/stablehlo"
@@ -17,6 +18,20 @@ type dilCase struct {
 
 func (d dilCase) op(t *testing.T) *stablehlo.Op {
 	t.Helper()
+	return parseConv(t, d.src())
+}
+
+// parseConv returns the one op of a module's function.
+func parseConv(t *testing.T, src string) *stablehlo.Op {
+	t.Helper()
+	m, err := stablehlo.ParseModule("dil.mlir", []byte(src))
+	if err != nil {
+		t.Fatalf("%v\n%s", err, src)
+	}
+	return m.Funcs[0].Body.Blocks[0].Ops[0]
+}
+
+func (d dilCase) src() string {
 	hd, wd := (d.h-1)*d.lh+1, (d.w-1)*d.lw+1
 	oh, ow := hd+d.pt+d.pb-d.kh+1, wd+d.pl+d.pr-d.kw+1
 	src := fmt.Sprintf(`func.func @f(%%x: tensor<%dx%dx%dx%dxf32>, %%w: tensor<%dx%dx%dx%dxf32>) -> tensor<%dx%dx%dx%dxf32> {
@@ -25,11 +40,7 @@ func (d dilCase) op(t *testing.T) *stablehlo.Op {
 }`, d.b, d.c, d.h, d.w, d.o, d.c/d.g, d.kh, d.kw, d.b, d.o, oh, ow,
 		d.pt, d.pb, d.pl, d.pr, d.lh, d.lw, d.g,
 		d.b, d.c, d.h, d.w, d.o, d.c/d.g, d.kh, d.kw, d.b, d.o, oh, ow, d.b, d.o, oh, ow)
-	m, err := stablehlo.ParseModule("dil.mlir", []byte(src))
-	if err != nil {
-		t.Fatalf("%+v: %v", d, err)
-	}
-	return m.Funcs[0].Body.Blocks[0].Ops[0]
+	return src
 }
 
 // Input-dilated convolutions run by phases against the exact kernel over a
@@ -69,6 +80,41 @@ func TestFastConvSubpix(t *testing.T) {
 		k := float64(d.c / d.g * d.kh * d.kw)
 		for i, g := range dst {
 			if e := want.Float64(i); math.Abs(float64(g)-e) > 8e-6*math.Sqrt(k)*(1+math.Abs(e)) {
+				t.Fatalf("%+v: element %d = %v, exact kernel %v", d, i, g, e)
+			}
+		}
+	}
+}
+
+// A transposed convolution's kernel read as it is: kernel dims [i, o]
+// and window reversal (plainWeights), with and without input dilation,
+// against the exact kernel.
+func TestFastConvKernelIOReversed(t *testing.T) {
+	r := rand.New(rand.NewPCG(41, 42))
+	for _, d := range []dilCase{
+		{2, 32, 7, 7, 16, 3, 3, 2, 2, 1, 2, 1, 2, 1},  // a stride-2 layer's input gradient, by phases
+		{2, 64, 9, 9, 48, 3, 3, 1, 1, 1, 1, 1, 1, 1},  // stride 1: the GEMM
+		{1, 4, 5, 5, 6, 3, 2, 1, 1, 2, 2, 1, 1, 1},    // small
+		{1, 16, 10, 10, 3, 7, 7, 2, 2, 3, 4, 3, 4, 1}, // the stem's, by phases
+	} {
+		src := d.src()
+		w := fmt.Sprintf("tensor<%dx%dx%dx%dxf32>", d.o, d.c, d.kh, d.kw)
+		src = strings.ReplaceAll(src, w, fmt.Sprintf("tensor<%dx%dx%dx%dxf32>", d.c, d.o, d.kh, d.kw))
+		src = strings.Replace(src, "x[o, i, 0, 1]", "x[i, o, 0, 1]", 1)
+		src = strings.Replace(src, "rhs_dilate = [1, 1]", "rhs_dilate = [1, 1], reverse = [true, true]", 1)
+		op := parseConv(t, src)
+		x := randF32Literal(t, r, int64(d.b), int64(d.c), int64(d.h), int64(d.w))
+		k := randF32Literal(t, r, int64(d.c), int64(d.o), int64(d.kh), int64(d.kw))
+		c, ok := fastConvShape(op, []Value{x, k})
+		if !ok || !c.kernIO || !c.revH || !c.revW {
+			t.Fatalf("%+v: fast path not taken with the kernel as it is", d)
+		}
+		want := runConv(t, op, x, k, false)
+		dst := make([]float32, want.Len())
+		c.run(dst)
+		kk := float64(d.c * d.kh * d.kw)
+		for i, g := range dst {
+			if e := want.Float64(i); math.Abs(float64(g)-e) > 8e-6*math.Sqrt(kk)*(1+math.Abs(e)) {
 				t.Fatalf("%+v: element %d = %v, exact kernel %v", d, i, g, e)
 			}
 		}
