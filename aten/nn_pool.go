@@ -143,10 +143,12 @@ func lowerMaxPool(n int, withIndices bool) LowerFunc {
 		if !withIndices {
 			return one(vals), nil
 		}
-		if numelOf(g.k) <= maxPoolFoldLimit {
+		if numelOf(g.k) <= maxPoolFoldLimit && !(n == 2 && dt == dtype.F32) {
 			return []Value{TensorValue(vals), TensorValue(maxPoolIndices(c, x, g))}, nil
 		}
-		// Large windows: a variadic reduce_window over (value, flat index).
+		// Large windows, and 2-D float32 pooling (whose variadic form the
+		// native executor runs as one loop per plane, fast_window_argmax.go):
+		// a variadic reduce_window over (value, flat index).
 		shape := c.Shape(x)
 		lead := rank - n
 		strides := make([]int64, n)

@@ -23,6 +23,12 @@ var fastWindowEnabled = true
 func init() {
 	wrapKernel("stablehlo.reduce_window", func(slow Kernel) Kernel {
 		return func(env Env, op *stablehlo.Op, in []Value) ([]Value, error) {
+			if fastWindowEnabled && len(in) == 4 {
+				if outs, ok := fastArgmaxWindow(env, op, in); ok {
+					fastHits.Add(1)
+					return outs, nil
+				}
+			}
 			if fastWindowEnabled {
 				if out, ok := fastWindow(env, op, in); ok {
 					fastHits.Add(1)
