@@ -151,10 +151,15 @@ func (p *copyPlan) runPar(w int, dst []byte, d int64, src []byte, s int64) {
 // row, of copy() or of inner1, costs more than such a row's elements.
 const shortRows = 32
 
+// shortRuns is the longest contiguous run (in both views) that rows32
+// copies element by element: longer ones go to copy(), whose call costs
+// less than their elements one at a time.
+const shortRuns = 16
+
 // runBytes copies the box at byte offsets d and s, on this goroutine.
 func (p *copyPlan) runBytes(dst []byte, d int64, src []byte, s int64) {
 	r := len(p.shape)
-	rows := p.esz == 4 && p.tileN == 0 && r > 0 && p.inner <= shortRows
+	rows := p.esz == 4 && p.tileN == 0 && r > 0 && (p.inner <= shortRows && p.runLen == 0 || p.inner < shortRuns)
 	if rows {
 		r-- // the last outer dim goes to rows32
 	}
