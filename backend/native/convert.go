@@ -3,7 +3,6 @@ package native
 import (
 	"fmt"
 	"math"
-	"unsafe"
 
 	"github.com/torchtpu/torchtpu/dtype"
 	"github.com/torchtpu/torchtpu/literal"
@@ -49,36 +48,35 @@ func evalConvert(env Env, op *stablehlo.Op, in []Value) ([]Value, error) {
 // convertFast converts between float32/float64 and int32/int64 (the
 // indices, counts and masks of lowered programs) with typed loops over
 // the loop pool, as floatToInt and setFloatFromInt define each element;
-// false when the pair or the buffers' alignment is another.
+// false when the pair is another or a buffer cannot be seen as its
+// elements (elems).
 func convertFast(x, out *literal.Literal) bool {
-	if !hostLittleEndian || len(x.Data) == 0 || len(out.Data) == 0 ||
-		uintptr(unsafe.Pointer(&x.Data[0]))%uintptr(x.DType.Size()) != 0 ||
-		uintptr(unsafe.Pointer(&out.Data[0]))%uintptr(out.DType.Size()) != 0 {
-		return false
-	}
 	var body func(lo, hi int)
 	switch from, to := x.DType, out.DType; {
 	case from == dtype.F32 && to == dtype.I64:
-		body = floatsToInts(typedView[float32](x.Data), typedView[int64](out.Data), to)
+		body = floatsToInts(elems[float32](x.Data), elems[int64](out.Data), to)
 	case from == dtype.F32 && to == dtype.I32:
-		body = floatsToInts(typedView[float32](x.Data), typedView[int32](out.Data), to)
+		body = floatsToInts(elems[float32](x.Data), elems[int32](out.Data), to)
 	case from == dtype.F64 && to == dtype.I64:
-		body = floatsToInts(typedView[float64](x.Data), typedView[int64](out.Data), to)
+		body = floatsToInts(elems[float64](x.Data), elems[int64](out.Data), to)
 	case from == dtype.I64 && to == dtype.F64:
-		src, dst := typedView[int64](x.Data), typedView[float64](out.Data)
-		body = func(lo, hi int) {
-			for i := lo; i < hi; i++ {
-				dst[i] = float64(src[i]) // Go rounds to nearest even, once
+		if src, dst := elems[int64](x.Data), elems[float64](out.Data); src != nil && dst != nil {
+			body = func(lo, hi int) {
+				for i := lo; i < hi; i++ {
+					dst[i] = float64(src[i]) // Go rounds to nearest even, once
+				}
 			}
 		}
 	case from == dtype.I32 && to == dtype.F32:
-		src, dst := typedView[int32](x.Data), typedView[float32](out.Data)
-		body = func(lo, hi int) {
-			for i := lo; i < hi; i++ {
-				dst[i] = float32(src[i])
+		if src, dst := elems[int32](x.Data), elems[float32](out.Data); src != nil && dst != nil {
+			body = func(lo, hi int) {
+				for i := lo; i < hi; i++ {
+					dst[i] = float32(src[i])
+				}
 			}
 		}
-	default:
+	}
+	if body == nil {
 		return false
 	}
 	n := x.Len()
@@ -90,20 +88,17 @@ func convertFast(x, out *literal.Literal) bool {
 	return true
 }
 
-// typedView is b's elements as T (the caller checked the alignment and
-// that the host is little-endian).
-func typedView[T int32 | int64 | float32 | float64](b []byte) []T {
-	var z T
-	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(b))), len(b)/int(unsafe.Sizeof(z)))
-}
-
 // convertParMin is the element count from which a conversion is split
 // over the loop pool.
 const convertParMin = 1 << 16
 
 // floatsToInts returns the loop converting src[lo:hi] to the integer type
-// to: truncation, NaN to 0, saturation at the type's bounds.
+// to: truncation, NaN to 0, saturation at the type's bounds; nil without
+// both views.
 func floatsToInts[F float32 | float64, I int32 | int64](src []F, dst []I, to dtype.DType) func(lo, hi int) {
+	if src == nil || dst == nil {
+		return nil
+	}
 	lo, hi := -math.Ldexp(1, to.Bits()-1), math.Ldexp(1, to.Bits()-1)
 	minI, maxI := I(-1)<<(to.Bits()-1), I(1)<<(to.Bits()-1)-1
 	return func(a, b int) {

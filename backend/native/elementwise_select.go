@@ -2,7 +2,6 @@ package native
 
 import (
 	"fmt"
-	"unsafe"
 
 	"github.com/torchtpu/torchtpu/literal"
 	"github.com/torchtpu/torchtpu/stablehlo"
@@ -64,35 +63,12 @@ func evalSelect(env Env, op *stablehlo.Op, in []Value) ([]Value, error) {
 const selectParMin = 1 << 16
 
 // selectRange writes elements [lo, hi) of dst: pred[i] ? a[i] : b[i],
-// elements of esz bytes.
+// elements of esz bytes (moved as bits: 4- and 8-byte ones as words
+// where the buffers allow).
 func selectRange(esz int, dst, pred, a, b []byte, lo, hi int) {
-	aligned := func(bs ...[]byte) bool {
-		for _, v := range bs {
-			if len(v) > 0 && uintptr(unsafe.Pointer(&v[0]))%uintptr(esz) != 0 {
-				return false
-			}
-		}
-		return true
-	}
 	switch {
-	case esz == 8 && aligned(dst, a, b):
-		d, x, y := words[uint64](dst), words[uint64](a), words[uint64](b)
-		for i := lo; i < hi; i++ {
-			if pred[i] != 0 {
-				d[i] = x[i]
-			} else {
-				d[i] = y[i]
-			}
-		}
-	case esz == 4 && aligned(dst, a, b):
-		d, x, y := words[uint32](dst), words[uint32](a), words[uint32](b)
-		for i := lo; i < hi; i++ {
-			if pred[i] != 0 {
-				d[i] = x[i]
-			} else {
-				d[i] = y[i]
-			}
-		}
+	case esz == 8 && selectWords[uint64](dst, pred, a, b, lo, hi):
+	case esz == 4 && selectWords[uint32](dst, pred, a, b, lo, hi):
 	default:
 		for i := lo; i < hi; i++ {
 			src := b
@@ -104,15 +80,21 @@ func selectRange(esz int, dst, pred, a, b []byte, lo, hi int) {
 	}
 }
 
-// words views bytes as elements of T (bits moved, not interpreted; the
-// caller checked the alignment).
-func words[T uint32 | uint64](b []byte) []T {
-	var z T
-	n := len(b) / int(unsafe.Sizeof(z))
-	if n == 0 {
-		return nil
+// selectWords is selectRange on elements of T, reporting false (having
+// done nothing) where the buffers cannot be seen as T.
+func selectWords[T uint32 | uint64](dst, pred, a, b []byte, lo, hi int) bool {
+	d, x, y := elems[T](dst), elems[T](a), elems[T](b)
+	if d == nil || x == nil || y == nil {
+		return false
 	}
-	return unsafe.Slice((*T)(unsafe.Pointer(&b[0])), n)
+	for i := lo; i < hi; i++ {
+		if pred[i] != 0 {
+			d[i] = x[i]
+		} else {
+			d[i] = y[i]
+		}
+	}
+	return true
 }
 
 // evalClamp computes min(max(x, lo), hi) with the maximum and minimum

@@ -17,7 +17,6 @@ package native
 
 import (
 	"slices"
-	"unsafe"
 
 	"github.com/torchtpu/torchtpu/backend/native/gemm"
 	"github.com/torchtpu/torchtpu/dtype"
@@ -455,10 +454,8 @@ func (c *conv2d) runFB(dst []float32) {
 	nchw := *c
 	nchw.outFB = false
 	nchw.run(tmp[:len(dst)])
-	src := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(tmp))), 4*len(dst))
-	out := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(dst))), 4*len(dst))
 	shape := []int64{int64(c.outC), int64(c.batch), int64(n)}
-	newCopyPlan(4, shape, literal.Strides(shape), []int64{int64(n), int64(c.outC * n), 1}).run(out, 0, src, 0)
+	newCopyPlan(4, shape, literal.Strides(shape), []int64{int64(n), int64(c.outC * n), 1}).run(floatBytes(dst), 0, floatBytes(tmp[:len(dst)]), 0)
 }
 
 // prepackedWeights returns the weights of each group packed once for the

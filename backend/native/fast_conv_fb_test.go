@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/torchtpu/torchtpu/literal"
 	"github.com/torchtpu/torchtpu/stablehlo"
 )
 
@@ -50,17 +51,24 @@ func TestFastConvFeatureBatchOutput(t *testing.T) {
 		if !ok || !c.outFB {
 			t.Fatalf("%+v: fast path not taken", cc)
 		}
-		want := runConv(t, op, x, w, false)
-		dst := make([]float32, want.Len())
-		for i := range dst {
-			dst[i] = float32(math.NaN())
-		}
-		c.run(dst)
-		k := float64(cc.c / cc.g * cc.kh * cc.kw)
-		for i, g := range dst {
-			if e := want.Float64(i); math.Abs(float64(g)-e) > 8e-6*math.Sqrt(k)*(1+math.Abs(e)) {
-				t.Fatalf("%+v: element %d = %v, exact kernel %v", cc, i, g, e)
-			}
+		checkRunExact(t, cc, c, op, x, w, cc.c/cc.g*cc.kh*cc.kw)
+	}
+}
+
+// checkRunExact runs c over a NaN-filled destination (run must write
+// every element) and compares it with the exact kernel on op, within the
+// fast path's summation error for k products per element.
+func checkRunExact(t *testing.T, what any, c *conv2d, op *stablehlo.Op, x, w *literal.Literal, k int) {
+	t.Helper()
+	want := runConv(t, op, x, w, false)
+	dst := make([]float32, want.Len())
+	for i := range dst {
+		dst[i] = float32(math.NaN())
+	}
+	c.run(dst)
+	for i, g := range dst {
+		if e := want.Float64(i); math.Abs(float64(g)-e) > 8e-6*math.Sqrt(float64(k))*(1+math.Abs(e)) {
+			t.Fatalf("%+v: element %d = %v, exact kernel %v", what, i, g, e)
 		}
 	}
 }

@@ -1,8 +1,6 @@
 package native
 
 import (
-	"unsafe"
-
 	"github.com/torchtpu/torchtpu/backend/native/gemm"
 	"github.com/torchtpu/torchtpu/literal"
 )
@@ -111,12 +109,4 @@ func (c *conv2d) runSubpix(dst []float32) {
 		newCopyPlan(4, shape, dstStr, literal.Strides(shape)).run(out, off, floatBytes(tmp), 0)
 		gemm.PutBuffer(tmp)
 	}
-}
-
-// floatBytes is the bytes of a float32 slice.
-func floatBytes(f []float32) []byte {
-	if len(f) == 0 {
-		return nil
-	}
-	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(f))), 4*len(f))
 }

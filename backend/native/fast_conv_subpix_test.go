@@ -2,7 +2,6 @@ package native
 
 import (
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -71,18 +70,7 @@ func TestFastConvSubpix(t *testing.T) {
 		if !ok || c.subpix != tc.subpix {
 			t.Fatalf("%+v: fast path %v, by phases %v; want by phases %v", d, ok, ok && c.subpix, tc.subpix)
 		}
-		want := runConv(t, op, x, w, false)
-		dst := make([]float32, want.Len())
-		for i := range dst {
-			dst[i] = float32(math.NaN())
-		}
-		c.run(dst)
-		k := float64(d.c / d.g * d.kh * d.kw)
-		for i, g := range dst {
-			if e := want.Float64(i); math.Abs(float64(g)-e) > 8e-6*math.Sqrt(k)*(1+math.Abs(e)) {
-				t.Fatalf("%+v: element %d = %v, exact kernel %v", d, i, g, e)
-			}
-		}
+		checkRunExact(t, d, c, op, x, w, d.c/d.g*d.kh*d.kw)
 	}
 }
 
@@ -109,14 +97,6 @@ func TestFastConvKernelIOReversed(t *testing.T) {
 		if !ok || !c.kernIO || !c.revH || !c.revW {
 			t.Fatalf("%+v: fast path not taken with the kernel as it is", d)
 		}
-		want := runConv(t, op, x, k, false)
-		dst := make([]float32, want.Len())
-		c.run(dst)
-		kk := float64(d.c * d.kh * d.kw)
-		for i, g := range dst {
-			if e := want.Float64(i); math.Abs(float64(g)-e) > 8e-6*math.Sqrt(kk)*(1+math.Abs(e)) {
-				t.Fatalf("%+v: element %d = %v, exact kernel %v", d, i, g, e)
-			}
-		}
+		checkRunExact(t, d, c, op, x, k, d.c*d.kh*d.kw)
 	}
 }

@@ -67,6 +67,28 @@ func fastWindow(env Env, op *stablehlo.Op, in []Value) (*literal.Literal, bool) 
 	default:
 		return nil, false
 	}
+	outShape, ok := p.plan(op, x.Shape, 1)
+	if !ok {
+		return nil, false
+	}
+	// Every output is written: a recycled buffer need not be cleared.
+	out, err := takeResult(env, dtype.F32, outShape)
+	if err != nil {
+		return nil, false
+	}
+	p.init = f32View(init.Data)[0]
+	dst, store := f32Out(out.Data)
+	p.run(f32View(x.Data), dst)
+	store()
+	return out, true
+}
+
+// plan reads op's window into p's geometry: a window over the last two
+// dims of a rank-4 operand of shape (the leading dims taken one by one,
+// no base dilation, no negative padding), for an op whose first results
+// results have the output shape it returns; false where the fast paths
+// do not apply.
+func (p *pool2d) plan(op *stablehlo.Op, shape []int64, results int) ([]int64, bool) {
 	w, err := readWindowSpec(op, 4)
 	if err != nil {
 		return nil, false
@@ -77,24 +99,17 @@ func fastWindow(env Env, op *stablehlo.Op, in []Value) (*literal.Literal, bool) 
 			return nil, false
 		}
 	}
-	outShape := w.outShape(x.Shape)
-	if checkComputedShape(op, 0, outShape) != nil {
-		return nil, false
+	outShape := w.outShape(shape)
+	for r := 0; r < results; r++ {
+		if checkComputedShape(op, r, outShape) != nil {
+			return nil, false
+		}
 	}
-	// Every output is written: a recycled buffer need not be cleared.
-	out, err := takeResult(env, dtype.F32, outShape)
-	if err != nil {
-		return nil, false
-	}
-	p.planes = int(x.Shape[0] * x.Shape[1])
-	p.h, p.w, p.oh, p.ow = int(x.Shape[2]), int(x.Shape[3]), int(outShape[2]), int(outShape[3])
+	p.planes = int(shape[0] * shape[1])
+	p.h, p.w, p.oh, p.ow = int(shape[2]), int(shape[3]), int(outShape[2]), int(outShape[3])
 	p.kh, p.kw, p.sh, p.sw = int(w.size[2]), int(w.size[3]), int(w.stride[2]), int(w.stride[3])
 	p.dh, p.dw, p.pt, p.pl = int(w.winDil[2]), int(w.winDil[3]), int(w.padLo[2]), int(w.padLo[3])
-	p.init = f32View(init.Data)[0]
-	dst, store := f32Out(out.Data)
-	p.run(f32View(x.Data), dst)
-	store()
-	return out, true
+	return outShape, true
 }
 
 func (p *pool2d) run(src, dst []float32) {

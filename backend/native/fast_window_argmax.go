@@ -2,7 +2,6 @@ package native
 
 import (
 	"math"
-	"unsafe"
 
 	"github.com/torchtpu/torchtpu/dtype"
 	"github.com/torchtpu/torchtpu/literal"
@@ -115,22 +114,13 @@ func fastArgmaxWindow(env Env, op *stablehlo.Op, in []Value) ([]Value, bool) {
 		computeResultDType(op, 0, dtype.F32) != dtype.F32 || computeResultDType(op, 1, dtype.I64) != dtype.I64 {
 		return nil, false
 	}
-	w, err := readWindowSpec(op, 4)
-	if err != nil {
-		return nil, false
-	}
-	for d := 0; d < 4; d++ {
-		lead := d < 2 && (w.size[d] != 1 || w.stride[d] != 1 || w.winDil[d] != 1 || w.padLo[d] != 0 || w.padHi[d] != 0)
-		if lead || w.baseDil[d] != 1 || w.padLo[d] < 0 || w.padHi[d] < 0 {
-			return nil, false
-		}
-	}
-	outShape := w.outShape(x.Shape)
-	if checkComputedShape(op, 0, outShape) != nil || checkComputedShape(op, 1, outShape) != nil || !isArgmaxBody(env, op) {
+	var p pool2d
+	outShape, ok := p.plan(op, x.Shape, 2)
+	if !ok || !isArgmaxBody(env, op) {
 		return nil, false
 	}
 	xs := f32View(x.Data)
-	is := int64View(idx.Data)
+	is := elems[int64](idx.Data)
 	if xs == nil || is == nil {
 		return nil, false
 	}
@@ -143,75 +133,67 @@ func fastArgmaxWindow(env Env, op *stablehlo.Op, in []Value) ([]Value, bool) {
 		return nil, false
 	}
 	dv, store := f32Out(vOut.Data)
-	di := int64View(iOut.Data)
+	di := elems[int64](iOut.Data)
 	if di == nil {
 		return nil, false
 	}
-	planes := int(x.Shape[0] * x.Shape[1])
-	h, wd, oh, ow := int(x.Shape[2]), int(x.Shape[3]), int(outShape[2]), int(outShape[3])
-	kh, kw, sh, sw := int(w.size[2]), int(w.size[3]), int(w.stride[2]), int(w.stride[3])
-	dh, dw, pt, pl := int(w.winDil[2]), int(w.winDil[3]), int(w.padLo[2]), int(w.padLo[3])
 	v0, i0 := f32View(iv.Data)[0], ii.Int64(0)
-	// outputs whose windows lie inside the plane read their taps with no
-	// bounds test
-	oy0, oy1 := interiorRange(oh, h, kh, sh, dh, pt)
-	ox0, ox1 := interiorRange(ow, wd, kw, sw, dw, pl)
-	runParts(planes, min(Threads(), planes, max(1, planes*oh*ow*kh*kw/(1<<13))), func(lo, hi int) {
-		for p := lo; p < hi; p++ {
-			src, sidx := xs[p*h*wd:(p+1)*h*wd], is[p*h*wd:(p+1)*h*wd]
-			ov, oi := dv[p*oh*ow:(p+1)*oh*ow], di[p*oh*ow:(p+1)*oh*ow]
-			for oy := 0; oy < oh; oy++ {
-				for ox := 0; ox < ow; ox++ {
-					bv, bi := v0, i0
-					if oy >= oy0 && oy < oy1 && ox >= ox0 && ox < ox1 {
-						base := (oy*sh-pt)*wd + ox*sw - pl
-						for ky := 0; ky < kh; ky++ {
-							row := base + ky*dh*wd
-							for kx := 0; kx < kw; kx++ {
-								// argmaxTake, reading the tap's index only
-								// where the values leave the answer open
-								j := row + kx*dw
-								switch tv := src[j]; {
-								case tv > bv:
-									bv, bi = tv, sidx[j]
-								case tv < bv:
-								default:
-									if ti := sidx[j]; argmaxTake(bv, bi, tv, ti) {
-										bv, bi = tv, ti
-									}
-								}
-							}
-						}
-						ov[oy*ow+ox], oi[oy*ow+ox] = bv, bi
-						continue
-					}
-					for ky := 0; ky < kh; ky++ {
-						y := oy*sh - pt + ky*dh
-						for kx := 0; kx < kw; kx++ {
-							x := ox*sw - pl + kx*dw
-							tv, ti := v0, i0 // a padding tap folds the init values
-							if y >= 0 && y < h && x >= 0 && x < wd {
-								tv, ti = src[y*wd+x], sidx[y*wd+x]
-							}
-							if argmaxTake(bv, bi, tv, ti) {
-								bv, bi = tv, ti
-							}
-						}
-					}
-					ov[oy*ow+ox], oi[oy*ow+ox] = bv, bi
-				}
-			}
+	hw, ohw := p.h*p.w, p.oh*p.ow
+	runParts(p.planes, min(Threads(), p.planes, max(1, p.planes*ohw*p.kh*p.kw/(1<<13))), func(lo, hi int) {
+		for pl := lo; pl < hi; pl++ {
+			p.argmaxPlane(xs[pl*hw:(pl+1)*hw], is[pl*hw:(pl+1)*hw], dv[pl*ohw:(pl+1)*ohw], di[pl*ohw:(pl+1)*ohw], v0, i0)
 		}
 	})
 	store()
 	return []Value{vOut, iOut}, true
 }
 
-// int64View is b's elements as int64 where the host is little-endian and
-// b is aligned, else nil.
-func int64View(b []byte) []int64 {
-	if !hostLittleEndian || len(b) == 0 || uintptr(unsafe.Pointer(unsafe.SliceData(b)))%8 != 0 {
-		return nil
+// argmaxPlane folds the windows of one plane (values src, indices sidx)
+// into its outputs ov, oi, from the init values v0, i0.
+func (p *pool2d) argmaxPlane(src []float32, sidx []int64, ov []float32, oi []int64, v0 float32, i0 int64) {
+	// outputs whose windows lie inside the plane read their taps with no
+	// bounds test
+	oy0, oy1 := interiorRange(p.oh, p.h, p.kh, p.sh, p.dh, p.pt)
+	ox0, ox1 := interiorRange(p.ow, p.w, p.kw, p.sw, p.dw, p.pl)
+	for oy := 0; oy < p.oh; oy++ {
+		for ox := 0; ox < p.ow; ox++ {
+			bv, bi := v0, i0
+			if oy >= oy0 && oy < oy1 && ox >= ox0 && ox < ox1 {
+				base := (oy*p.sh-p.pt)*p.w + ox*p.sw - p.pl
+				for ky := 0; ky < p.kh; ky++ {
+					row := base + ky*p.dh*p.w
+					for kx := 0; kx < p.kw; kx++ {
+						// argmaxTake, reading the tap's index only where
+						// the values leave the answer open
+						j := row + kx*p.dw
+						switch tv := src[j]; {
+						case tv > bv:
+							bv, bi = tv, sidx[j]
+						case tv < bv:
+						default:
+							if ti := sidx[j]; argmaxTake(bv, bi, tv, ti) {
+								bv, bi = tv, ti
+							}
+						}
+					}
+				}
+				ov[oy*p.ow+ox], oi[oy*p.ow+ox] = bv, bi
+				continue
+			}
+			for ky := 0; ky < p.kh; ky++ {
+				y := oy*p.sh - p.pt + ky*p.dh
+				for kx := 0; kx < p.kw; kx++ {
+					x := ox*p.sw - p.pl + kx*p.dw
+					tv, ti := v0, i0 // a padding tap folds the init values
+					if y >= 0 && y < p.h && x >= 0 && x < p.w {
+						tv, ti = src[y*p.w+x], sidx[y*p.w+x]
+					}
+					if argmaxTake(bv, bi, tv, ti) {
+						bv, bi = tv, ti
+					}
+				}
+			}
+			ov[oy*p.ow+ox], oi[oy*p.ow+ox] = bv, bi
+		}
 	}
-	return typedView[int64](b)
 }

@@ -260,11 +260,27 @@ func cmpSelect64(d, a, b, x, y []float64, dir string) {
 
 // f32Bytes views little-endian f32 bytes as float32s where the host
 // allows (nil otherwise).
-func f32Bytes(b []byte) []float32 {
-	if len(b) < 4 || !hostLittleEndian || uintptr(unsafe.Pointer(unsafe.SliceData(b)))%4 != 0 {
+func f32Bytes(b []byte) []float32 { return elems[float32](b) }
+
+// floatBytes is the bytes of a float32 slice, in place (f32Bytes' inverse).
+func floatBytes(f []float32) []byte {
+	if len(f) == 0 {
 		return nil
 	}
-	return unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(b))), len(b)/4)
+	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(f))), 4*len(f))
+}
+
+// elems views little-endian bytes as elements of T, in place, where the
+// host is little-endian and b is aligned for T; nil otherwise (and for
+// fewer bytes than one element), where callers take their
+// element-by-element path.
+func elems[T uint32 | uint64 | int32 | int64 | float32 | float64](b []byte) []T {
+	var z T
+	size := int(unsafe.Sizeof(z))
+	if len(b) < size || !hostLittleEndian || uintptr(unsafe.Pointer(unsafe.SliceData(b)))%uintptr(size) != 0 {
+		return nil
+	}
+	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(b))), len(b)/size)
 }
 
 // roundRow rounds float64 results to f32 where that is the node's type

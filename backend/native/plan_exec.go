@@ -228,29 +228,26 @@ func buildExec(bp *blockPlan, slots map[*stablehlo.Value]int) *execPlan {
 // through reshapes (views of their operand), the values they view; and
 // retDst on the steps that compute exactly one of the results.
 func markReturned(ep *execPlan, bp *blockPlan, u *blockUses, defAt map[int]int) {
-	results := map[int]map[int]bool{} // step -> the result slots it computes
+	slot := map[int]int{} // step -> the returned slot it computes; -1: several
 	for r, s := range bp.ret {
 		for hops := 0; hops < 8; hops++ {
 			at, ok := defAt[s]
 			if !ok {
 				break
 			}
-			ep.steps[at].retOut = true
-			if results[at] == nil {
-				results[at] = map[int]bool{}
-				ep.steps[at].retDst = r + 1
+			st := &ep.steps[at]
+			st.retOut = true
+			switch had, seen := slot[at]; {
+			case !seen && st.kind != stepConst: // a constant has no result of its own
+				slot[at], st.retDst = bp.ret[r], r+1
+			case seen && had != bp.ret[r]:
+				slot[at], st.retDst = -1, 0
 			}
-			results[at][bp.ret[r]] = true
 			k, ok := u.def[s]
 			if !ok || bp.ops[k].op.Name != "stablehlo.reshape" || len(bp.ops[k].in) != 1 {
 				break
 			}
 			s = bp.ops[k].in[0]
-		}
-	}
-	for at, rs := range results {
-		if len(rs) != 1 || ep.steps[at].kind == stepConst {
-			ep.steps[at].retDst = 0 // several results, or none of its own
 		}
 	}
 }

@@ -116,7 +116,7 @@ func kScatter(env Env, op *stablehlo.Op, in []Value) ([]Value, error) {
 	ust := literal.Strides(us[0].Shape)
 	if bin != nil && bin.ff != nil && len(geo.winDims) == 0 && len(sd.InputBatchingDims) == 0 &&
 		outs[0].DType == dtype.F32 && upds[0].DType == dtype.F32 {
-		if err := pointScatterF32(env, geo, sd, idx, ust, outs[0], upds[0], bin.ff, bin.f.Name == "stablehlo.add"); err != nil {
+		if err := pointScatterF32(env, geo, sd, idx, ust, outs[0], upds[0], bin); err != nil {
 			return nil, err
 		}
 		return mvValues(outs), nil

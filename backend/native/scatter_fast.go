@@ -2,7 +2,6 @@ package native
 
 import (
 	"fmt"
-	"unsafe"
 
 	"github.com/torchtpu/torchtpu/dtype"
 	"github.com/torchtpu/torchtpu/literal"
@@ -26,6 +25,9 @@ type scatterBinary struct {
 	// type: the element fold the reduce kernels use, applied in place.
 	ff func(acc, x float64) float64
 	fi func(acc, x int64) int64
+	// add: ff is float addition (float32 operands then add as float32:
+	// the float64 sum of two float32 rounded once is their float32 sum)
+	add bool
 }
 
 // mvScatterBinary recognises `^bb0(%a, %b): %r = f(%a, %b); return %r`.
@@ -54,7 +56,7 @@ func mvScatterBinary(body *stablehlo.Region) *scatterBinary {
 	if kind, ok := foldOf(f.Name); ok && !sb.swapped && ta != nil && tb != nil && tr != nil && ta.DType() == tb.DType() && ta.DType() == tr.DType() {
 		switch d := ta.DType(); numClassOf(d) {
 		case clsFloat:
-			sb.ff = floatFold(kind, d)
+			sb.ff, sb.add = floatFold(kind, d), kind == foldAdd
 		case clsInt, clsBool:
 			sb.fi = intFold(kind, d)
 		}
@@ -94,13 +96,11 @@ func (sb *scatterBinary) fold(out, upd *literal.Literal, box []int64, rOff int64
 func (sb *scatterBinary) apply(env Env, op *stablehlo.Op, out, upd *literal.Literal, box []int64, rOff int64, dstStr []int64, uOff int64, srcStr []int64) error {
 	if sb.ff != nil && out.DType == dtype.F32 && upd.DType == dtype.F32 && len(box) == 1 && dstStr[0] == 1 && srcStr[0] == 1 {
 		// a row of float32 (an embedding's gradient), contiguous in both
-		if d, s := f32View(out.Data), f32View(upd.Data); d != nil && s != nil &&
-			unsafe.Pointer(unsafe.SliceData(d)) == unsafe.Pointer(unsafe.SliceData(out.Data)) &&
-			unsafe.Pointer(unsafe.SliceData(s)) == unsafe.Pointer(unsafe.SliceData(upd.Data)) { // views, not decoded copies
+		if d, s := elems[float32](out.Data), elems[float32](upd.Data); d != nil && s != nil {
 			d, s := d[rOff:rOff+box[0]], s[uOff:uOff+box[0]]
-			if sb.f.Name == "stablehlo.add" {
+			if sb.add {
 				for i, v := range s {
-					d[i] += v // float32 sums, as the fold's float64 sum rounded once
+					d[i] += v
 				}
 			} else {
 				for i, v := range s {
@@ -152,19 +152,19 @@ func (sb *scatterBinary) apply(env Env, op *stablehlo.Op, out, upd *literal.Lite
 // names, in the update order of the element-by-element schedule, or
 // skipped when that is out of bounds. It reads the index vector and the
 // two elements directly instead of building a window per update.
-func pointScatterF32(env Env, geo *scatterGeom, sd *stablehlo.ScatterDims, idx *literal.Literal, ust []int64, out, upd *literal.Literal, ff func(acc, x float64) float64, add bool) error {
+func pointScatterF32(env Env, geo *scatterGeom, sd *stablehlo.ScatterDims, idx *literal.Literal, ust []int64, out, upd *literal.Literal, sb *scatterBinary) error {
 	dst, store := f32Out(out.Data)
 	src := f32View(upd.Data)
 	rs := literal.Strides(geo.shape)
 	dims := sd.ScatterDimsToOperandDims
-	var i64 []uint64 // the indices themselves when they are aligned int64
-	if hostLittleEndian && idx.DType == dtype.I64 && len(idx.Data) > 0 && uintptr(unsafe.Pointer(&idx.Data[0]))%8 == 0 {
-		i64 = words[uint64](idx.Data)
+	ff := sb.ff
+	var i64 []int64 // the indices themselves where they can be seen as int64
+	if idx.DType == dtype.I64 {
+		i64 = elems[int64](idx.Data)
 	}
 	if len(dims) == 1 && len(geo.batchShape) == 1 && i64 != nil {
 		// one index per update along one batch dim (a flat index_put or
-		// max-pool gradient): a plain loop, float32 adds as such (the sum
-		// of two float32 rounded once, as ff's float64 sum rounded)
+		// max-pool gradient): a plain loop, float32 adds as such (sb.add)
 		is := literal.Strides(idx.Shape)[geo.idxDim[0]]
 		us := ust[geo.updScatter[0]]
 		lim, stride := geo.shape[dims[0]], rs[dims[0]]
@@ -174,12 +174,12 @@ func pointScatterF32(env Env, geo *scatterGeom, sd *stablehlo.ScatterDims, idx *
 					return err
 				}
 			}
-			v := int64(i64[i*is])
+			v := i64[i*is]
 			if v < 0 || v >= lim {
 				continue
 			}
 			o, u := v*stride, i*us
-			if add {
+			if sb.add {
 				dst[o] += src[u]
 			} else {
 				dst[o] = float32(ff(float64(dst[o]), float64(src[u])))
@@ -193,7 +193,7 @@ func pointScatterF32(env Env, geo *scatterGeom, sd *stablehlo.ScatterDims, idx *
 		for j, d := range dims {
 			var v int64
 			if at := iOff + int64(j)*geo.vecStride; i64 != nil {
-				v = int64(i64[at])
+				v = i64[at]
 			} else {
 				v = mvIndex(idx, int(at))
 			}
