@@ -48,3 +48,40 @@ func BenchmarkEagerCall(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkFusedCall is one small op recorded in fused mode, blocks of
+// 1000 ops flushed by a synchronize: the engine's share of a fused op in
+// steady state (the block's structure compiled once).
+func BenchmarkFusedCall(b *testing.B) {
+	d, err := newDevice(Options{Mode: "fused"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	shape, strides := []int64{64}, []int64{1}
+	h, _ := d.NewBuffer(64 * 4)
+	e := opIDB(b, d, "aten::add.Tensor")
+	w := append(tensorWords(h, 0, shape, strides), tensorWords(h, 0, shape, strides)...)
+	w = append(w, tagInt, 1)
+	out := make([]int64, 64)
+	ctx := context.Background()
+	if st, msg, _, err := d.Call(ctx, e, w, FlagCompile, out); err != nil || st != StatusOK {
+		b.Fatal(st, msg, err)
+	}
+	Free(Handle(out[1]))
+	if err := d.Synchronize(ctx); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, _, _, err := d.Call(ctx, e, w, 0, out); err != nil {
+			b.Fatal(err)
+		}
+		Free(Handle(out[1]))
+		if i%1000 == 999 {
+			if err := d.Synchronize(ctx); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}

@@ -147,7 +147,7 @@ func reduceStage(st *execStep, typeOf map[int]*stablehlo.TensorType, _ map[int]b
 	switch {
 	case st.kind == stepGroup && st.group.red != nil:
 		g := st.group
-		if len(g.red.shape) > len(g.shape) || !slices.Equal(g.shape[:len(g.red.shape)], g.red.shape) {
+		if g.red.rows > 1 || len(g.red.shape) > len(g.shape) || !slices.Equal(g.shape[:len(g.red.shape)], g.red.shape) {
 			return reduceResult{}, false
 		}
 		return reduceResult{pipeStage{kind: psReduceGroup, st: *st, inner: g.red.size}, g.red.shape}, true
@@ -301,7 +301,7 @@ type pipeRun struct {
 // runPipe runs a row pipeline: the stages' results are defined first (the
 // reshapes as views of them), then the blocks of rows run every stage in
 // turn, shared among the threads.
-func (fr *frame) runPipe(p *rowPipe, al *aliases, persist *[]span) error {
+func (fr *frame) runPipe(p *rowPipe, al *aliases, persist *spanSet) error {
 	n := len(p.stages)
 	pr := pipeRun{out: make([][]byte, n), outLit: make([]*literal.Literal, n), leaves: make([][]*literal.Literal, n),
 		v32: make([][][]float32, n), v64: make([][][]float64, n), res: make([][]float64, n), start: make([]float64, n), in32: make([][]float32, n)}

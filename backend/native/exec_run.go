@@ -27,16 +27,17 @@ func (fr *frame) runPlan(ep *execPlan, args []Value) ([]Value, error) {
 		fr.define(s, args[i])
 	}
 	ar := fr.proc.arena
-	persist := fr.persist[:0]
-	defer func() { fr.persist = persist[:0] }()
+	persist := &fr.persist
+	persist.reset()
+	defer persist.reset()
 	if ar != nil {
 		for _, a := range args {
-			persist = valueSpans(persist, a)
+			persist.addValue(a)
 		}
 		if fr.proc.depth == 1 && ep.mem != nil {
 			// the planned places: never recycled through the arena
 			fr.pm = ar.plannedFor(ep.mem)
-			persist = append(persist, spanOf(fr.pm.buf))
+			persist.add(spanOf(fr.pm.buf))
 			defer func() { fr.pm, fr.stepOuts = nil, nil }()
 		}
 	}
@@ -74,11 +75,11 @@ func (fr *frame) runPlan(ep *execPlan, args []Value) ([]Value, error) {
 			}
 		}
 		fold := st.wfold != nil && ar != nil && fr.proc.depth == 1
-		hit := fold && fr.foldHit(st, &persist)
+		hit := fold && fr.foldHit(st, persist)
 		switch kind := st.kind; {
 		case hit:
 		case kind == stepConst:
-			if err := fr.runConst(st, &persist); err != nil {
+			if err := fr.runConst(st, persist); err != nil {
 				return nil, err
 			}
 		case kind == stepOp:
@@ -111,7 +112,7 @@ func (fr *frame) runPlan(ep *execPlan, args []Value) ([]Value, error) {
 			}
 			al.defined(fr, pl)
 		case kind == stepPipe:
-			if err := fr.runPipe(st.pipe, al, &persist); err != nil {
+			if err := fr.runPipe(st.pipe, al, persist); err != nil {
 				return nil, err
 			}
 		case kind == stepGroup:
@@ -120,7 +121,7 @@ func (fr *frame) runPlan(ep *execPlan, args []Value) ([]Value, error) {
 			}
 		}
 		if fold && !hit {
-			fr.foldKeep(st, &persist)
+			fr.foldKeep(st, persist)
 		}
 		for _, s := range st.frees {
 			fr.release(ep, s, persist, al)
@@ -138,7 +139,7 @@ func (fr *frame) runPlan(ep *execPlan, args []Value) ([]Value, error) {
 	for i, s := range ep.ret {
 		res[i] = fr.slots[s]
 		// A cached constant is shared by every run: the caller gets a copy.
-		if l, ok := res[i].(*literal.Literal); ok && ar != nil && overlapsAny(spanOf(l.Data), persist) && !isArgValue(args, l) {
+		if l, ok := res[i].(*literal.Literal); ok && ar != nil && persist.overlaps(spanOf(l.Data)) && !isArgValue(args, l) {
 			res[i] = l.Clone()
 		}
 	}
@@ -148,7 +149,7 @@ func (fr *frame) runPlan(ep *execPlan, args []Value) ([]Value, error) {
 // runConst defines the results of a constant step, computed on the first
 // run (not from the arena: the values outlive the run), and adds their
 // bytes to persist.
-func (fr *frame) runConst(st *execStep, persist *[]span) error {
+func (fr *frame) runConst(st *execStep, persist *spanSet) error {
 	vals, err := st.konst.get(func() ([]Value, error) {
 		in := make([]Value, 0, len(st.op.in))
 		for _, s := range st.op.in {
@@ -166,7 +167,7 @@ func (fr *frame) runConst(st *execStep, persist *[]span) error {
 	for j, s := range st.op.out {
 		fr.define(s, vals[j])
 		if fr.proc.arena != nil {
-			*persist = valueSpans(*persist, vals[j])
+			persist.addValue(vals[j])
 		}
 	}
 	return nil
@@ -221,7 +222,7 @@ func (fr *frame) sharedElsewhere(ep *execPlan, skip int, s span, al *aliases) bo
 
 // release ends the life of slot s, recycling its buffers when nothing
 // else holds them.
-func (fr *frame) release(ep *execPlan, s int, persist []span, al *aliases) {
+func (fr *frame) release(ep *execPlan, s int, persist *spanSet, al *aliases) {
 	v := fr.slots[s]
 	ar := fr.proc.arena
 	if ar == nil || v == nil || fr.pm != nil && (fr.pm.mp.isPlanned(s) && !al.maybeShared(s) || fr.pm.holds(v)) {
@@ -242,7 +243,7 @@ func (fr *frame) release(ep *execPlan, s int, persist []span, al *aliases) {
 	dead := dbuf[:0] // bytes of s that parked buffers hold
 	for _, l := range lits {
 		sp := spanOf(l.Data)
-		if len(l.Data) == 0 || overlapsAny(sp, persist) {
+		if len(l.Data) == 0 || persist.overlaps(sp) {
 			continue
 		}
 		if !al.maybeShared(s) {
@@ -351,7 +352,7 @@ func tupleLiterals(dst []*literal.Literal, t Tuple) []*literal.Literal {
 
 // runGroup computes a fusion group into, by preference, the buffer of an
 // operand that dies here, a recycled buffer or a new one.
-func (fr *frame) runGroup(ep *execPlan, g *fusedGroup, persist []span, al *aliases) error {
+func (fr *frame) runGroup(ep *execPlan, g *fusedGroup, persist *spanSet, al *aliases) error {
 	var leaves []*literal.Literal
 	if ar := fr.proc.arena; ar != nil {
 		// The group reads the leaves only while it runs: one slice per
@@ -393,7 +394,7 @@ func (fr *frame) runGroup(ep *execPlan, g *fusedGroup, persist []span, al *alias
 				continue
 			}
 			sp := spanOf(l.Data)
-			if overlapsAny(sp, persist) || (al.maybeShared(s) && fr.sharedElsewhere(ep, s, sp, al)) {
+			if persist.overlaps(sp) || (al.maybeShared(s) && fr.sharedElsewhere(ep, s, sp, al)) {
 				continue
 			}
 			data, inplace = l.Data, s

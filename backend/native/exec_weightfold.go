@@ -154,7 +154,7 @@ func foldKeyOf(v Value) (foldKey, bool) {
 
 // foldHit defines st's results from its kept ones when its operands are
 // the literals they came from, and reports whether it did.
-func (fr *frame) foldHit(st *execStep, persist *[]span) bool {
+func (fr *frame) foldHit(st *execStep, persist *spanSet) bool {
 	wf := st.wfold
 	reads, outs := stepIO(st)
 	wf.mu.Lock()
@@ -171,7 +171,7 @@ func (fr *frame) foldHit(st *execStep, persist *[]span) bool {
 	}
 	for j, s := range outs {
 		fr.define(s, wf.outs[j])
-		*persist = valueSpans(*persist, wf.outs[j])
+		persist.addValue(wf.outs[j])
 	}
 	wf.misses = 0
 	return true
@@ -179,7 +179,7 @@ func (fr *frame) foldHit(st *execStep, persist *[]span) bool {
 
 // foldKeep keeps st's results, just computed into fresh buffers, with
 // the operands they came from.
-func (fr *frame) foldKeep(st *execStep, persist *[]span) {
+func (fr *frame) foldKeep(st *execStep, persist *spanSet) {
 	wf := st.wfold
 	reads, outs := stepIO(st)
 	for _, s := range reads {
@@ -205,7 +205,7 @@ func (fr *frame) foldKeep(st *execStep, persist *[]span) {
 		if l, ok := vals[j].(*literal.Literal); ok {
 			l.Frozen = true // kept, never written again: the next step's key
 		}
-		*persist = valueSpans(*persist, vals[j])
+		persist.addValue(vals[j])
 	}
 	wf.mu.Lock()
 	defer wf.mu.Unlock()

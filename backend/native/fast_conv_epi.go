@@ -329,7 +329,7 @@ func (pl *convEpiPlan) setAffine() {
 
 // runConvEpi runs a convolution step carrying an epilogue group: fused
 // where the fast convolution runs, else the convolution and then the group.
-func (fr *frame) runConvEpi(ep *execPlan, st *execStep, in []Value, persist []span, al *aliases) error {
+func (fr *frame) runConvEpi(ep *execPlan, st *execStep, in []Value, persist *spanSet, al *aliases) error {
 	pl, g := st.op, st.epi.g
 	done, err := fr.convEpiFast(st, in)
 	if err != nil {

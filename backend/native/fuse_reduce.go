@@ -24,6 +24,12 @@ type reduceFuse struct {
 	out   int // slot of the result
 	shape []int64
 	size  int // elements folded per output element
+
+	// A sum whose kept dims lie between reduced ones (a bias gradient
+	// summing the leading dims, batch-norm statistics over dims 0, 2 and
+	// 3): the group's values are [rows, cols, inner], the result [cols].
+	// rows is 1 when only trailing dims are reduced.
+	rows, cols, inner int
 }
 
 // planReduceFusion attaches eligible reduces to the groups computing
@@ -49,7 +55,11 @@ func planReduceFusion(bp *blockPlan, u *blockUses, fu *fusion) map[int]int {
 			continue
 		}
 		dims, ok := op.Ints("dimensions")
-		if !ok || !trailingDims(dims, len(it.Shape)) {
+		if !ok {
+			continue
+		}
+		rows, cols, inner, ok := keptRange(dims, it.Shape)
+		if !ok || rows > 1 && kind != foldAdd {
 			continue
 		}
 		def, ok := u.def[pl.in[0]]
@@ -64,22 +74,54 @@ func planReduceFusion(bp *blockPlan, u *blockUses, fu *fusion) map[int]int {
 		for _, x := range dims {
 			size *= int(it.Shape[x])
 		}
-		g.red = &reduceFuse{op: op, kind: kind, init: pl.in[1], out: pl.out[0], shape: rt.Shape, size: size}
+		g.red = &reduceFuse{op: op, kind: kind, init: pl.in[1], out: pl.out[0], shape: rt.Shape, size: size,
+			rows: rows, cols: cols, inner: inner}
 		g.inplace = nil
 		at[fu.grp[def]] = k
 	}
 	return at
 }
 
-// trailingDims reports whether dims are the last len(dims) dims of a
-// rank-r array, in increasing order.
-func trailingDims(dims []int64, r int) bool {
+// keptRange splits a static shape reduced over dims (increasing) into
+// [rows, cols, inner]: the reduced dims before the kept ones, the kept
+// dims, the reduced dims after them. It fails when the kept dims are not
+// one contiguous range. Only trailing dims reduced: rows is 1.
+func keptRange(dims []int64, shape []int64) (rows, cols, inner int, ok bool) {
+	reduced := make([]bool, len(shape))
 	for i, d := range dims {
-		if d != int64(r-len(dims)+i) {
-			return false
+		if d < 0 || int(d) >= len(shape) || i > 0 && d <= dims[i-1] {
+			return 0, 0, 0, false
+		}
+		reduced[d] = true
+	}
+	a := 0
+	for a < len(shape) && reduced[a] {
+		a++
+	}
+	if a == len(shape) {
+		a = 0 // every dim reduced: one run, the trailing case
+	}
+	b := a
+	for b < len(shape) && !reduced[b] {
+		b++
+	}
+	for _, r := range reduced[b:] {
+		if !r {
+			return 0, 0, 0, false
 		}
 	}
-	return true
+	prod := func(s []int64) int {
+		n := 1
+		for _, x := range s {
+			n *= int(x)
+		}
+		return n
+	}
+	rows, cols, inner = prod(shape[:a]), prod(shape[a:b]), prod(shape[b:])
+	if rows > 1 && (cols == 0 || inner == 0) {
+		return 0, 0, 0, false
+	}
+	return rows, cols, inner, true
 }
 
 // runReduceGroup computes a group and folds it into its reduce's result.
@@ -105,6 +147,10 @@ func (fr *frame) runReduceGroup(g *fusedGroup, leaves []*literal.Literal) error 
 		return fmt.Errorf("reduce of %d elements into %d groups of %d", g.n, outN, rf.size)
 	}
 	start := init.Float64(0)
+	if rf.rows > 1 {
+		fr.foldColumnsGroup(g, leaves, start, data)
+		return fr.defineReduced(rf, g.dt, planned, data)
+	}
 	f := floatFold(rf.kind, g.dt)
 	res := make([]float64, outN)
 	body := func(lo, hi int) {
@@ -124,11 +170,16 @@ func (fr *frame) runReduceGroup(g *fusedGroup, leaves []*literal.Literal) error 
 		body(0, outN)
 	}
 	storeRow(data, g.dt, 0, res)
+	return fr.defineReduced(rf, g.dt, planned, data)
+}
+
+// defineReduced defines the reduce's result: its planned place, or data.
+func (fr *frame) defineReduced(rf *reduceFuse, dt dtype.DType, planned *literal.Literal, data []byte) error {
 	if planned != nil {
 		fr.define(rf.out, planned)
 		return nil
 	}
-	fr.define(rf.out, &literal.Literal{DType: g.dt, Shape: append([]int64(nil), rf.shape...), Data: data})
+	fr.define(rf.out, &literal.Literal{DType: dt, Shape: append([]int64(nil), rf.shape...), Data: data})
 	return nil
 }
 
@@ -217,4 +268,15 @@ func foldGroups[T fnum](g *fusedGroup, leaves []*literal.Literal, res []float64,
 		}
 		res[o] = acc
 	}
+}
+
+// trailingDims reports whether dims are the last len(dims) dims of a
+// rank-r array, in increasing order.
+func trailingDims(dims []int64, r int) bool {
+	for i, d := range dims {
+		if d != int64(r-len(dims)+i) {
+			return false
+		}
+	}
+	return true
 }

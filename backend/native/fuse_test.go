@@ -291,6 +291,36 @@ var fuseModules = map[string]string{
   return %6, %8 : tensor<3x50000xf32>, tensor<3xf32>
 }`,
 	// Values captured by a while body and a reduce fed by elementwise ops.
+	// Sums over the dims around the kept ones, fed by a group: bias
+	// gradients (float32 converted to float64, leading dims; wide enough
+	// to split among threads), batch-norm statistics (dims 0, 2 and 3),
+	// a float32 sum with a non-zero init, and a sum of every dim (one
+	// run: the trailing case) of finite values.
+	"colsums": `func.func @main(%x: tensor<256x130xf32>, %y: tensor<3x5x7x9xf32>, %z: tensor<4x40x16x16xf32>, %w: tensor<4x6x33xf32>) -> (tensor<130xf32>, tensor<5xf64>, tensor<40xf64>, tensor<6xf32>, tensor<33xf32>, tensor<f32>) {
+  %z64 = stablehlo.constant dense<0.0> : tensor<f64>
+  %half = stablehlo.constant dense<0.5> : tensor<f32>
+  %xc = stablehlo.convert %x : (tensor<256x130xf32>) -> tensor<256x130xf64>
+  %xs = stablehlo.reduce(%xc init: %z64) applies stablehlo.add across dimensions = [0] : (tensor<256x130xf64>, tensor<f64>) -> tensor<130xf64>
+  %xo = stablehlo.convert %xs : (tensor<130xf64>) -> tensor<130xf32>
+  %yc = stablehlo.convert %y : (tensor<3x5x7x9xf32>) -> tensor<3x5x7x9xf64>
+  %ys = stablehlo.reduce(%yc init: %z64) applies stablehlo.add across dimensions = [0, 2, 3] : (tensor<3x5x7x9xf64>, tensor<f64>) -> tensor<5xf64>
+  %zm = stablehlo.multiply %z, %z : tensor<4x40x16x16xf32>
+  %zc = stablehlo.convert %zm : (tensor<4x40x16x16xf32>) -> tensor<4x40x16x16xf64>
+  %zs = stablehlo.reduce(%zc init: %z64) applies stablehlo.add across dimensions = [0, 2, 3] : (tensor<4x40x16x16xf64>, tensor<f64>) -> tensor<40xf64>
+  %wm = stablehlo.multiply %w, %w : tensor<4x6x33xf32>
+  %ws = stablehlo.reduce(%wm init: %half) applies stablehlo.add across dimensions = [0, 2] : (tensor<4x6x33xf32>, tensor<f32>) -> tensor<6xf32>
+  %wa = stablehlo.abs %w : tensor<4x6x33xf32>
+  %wl = stablehlo.reduce(%wa init: %half) applies stablehlo.add across dimensions = [0, 1] : (tensor<4x6x33xf32>, tensor<f32>) -> tensor<33xf32>
+  %ok = stablehlo.compare EQ, %w, %w : (tensor<4x6x33xf32>, tensor<4x6x33xf32>) -> tensor<4x6x33xi1>
+  %zs33 = stablehlo.constant dense<0.0> : tensor<4x6x33xf32>
+  %lim = stablehlo.constant dense<10.0> : tensor<4x6x33xf32>
+  %wf = stablehlo.select %ok, %w, %zs33 : tensor<4x6x33xi1>, tensor<4x6x33xf32>
+  %nlim = stablehlo.constant dense<-10.0> : tensor<4x6x33xf32>
+  %wu = stablehlo.minimum %wf, %lim : tensor<4x6x33xf32>
+  %wn = stablehlo.maximum %wu, %nlim : tensor<4x6x33xf32>
+  %wt = stablehlo.reduce(%wn init: %half) applies stablehlo.add across dimensions = [0, 1, 2] : (tensor<4x6x33xf32>, tensor<f32>) -> tensor<f32>
+  return %xo, %ys, %zs, %ws, %wl, %wt : tensor<130xf32>, tensor<5xf64>, tensor<40xf64>, tensor<6xf32>, tensor<33xf32>, tensor<f32>
+}`,
 	"regions": `func.func @main(%x: tensor<5x4xf32>) -> (tensor<5x4xf32>, tensor<5xf32>) {
   %c0 = stablehlo.constant dense<0> : tensor<i64>
   %c3 = stablehlo.constant dense<3> : tensor<i64>
@@ -435,7 +465,7 @@ func TestFusionMatchesInterpreter(t *testing.T) {
 			if name == "mask" && ep.folded < 3 {
 				t.Errorf("mask: %d ops evaluated once, want the iotas and the compare", ep.folded)
 			}
-			if (name == "norms" && reds < 2) || (name == "regions" && reds != 1) {
+			if (name == "norms" && reds < 2) || (name == "regions" && reds != 1) || (name == "colsums" && reds != 6) {
 				t.Errorf("%s: %d reduces fused", name, reds)
 			}
 			t.Logf("%s: %d groups (%d into reduces), %d ops fused; arena %+v", name, ep.groups, reds, ep.fused, st)

@@ -45,7 +45,7 @@ type frame struct {
 	claimed  uint64
 	// kept between the runs of a pooled frame (funcPlan.frames): the
 	// spans runPlan must not recycle, and the alias record
-	persist []span
+	persist spanSet
 	al      aliases
 	in      []Value // a step's operands (runPlan), reused
 }
@@ -201,7 +201,7 @@ func (fp *funcPlan) getFrame(pr *process) *frame {
 // results were copied out of its slots), its scratch stays.
 func (fp *funcPlan) putFrame(fr *frame) {
 	clear(fr.slots)
-	clear(fr.persist)
+	fr.persist.reset()
 	fr.proc, fr.pm, fr.stepOuts = nil, nil, nil
 	fp.frames.Put(fr)
 }

@@ -47,7 +47,9 @@ func reduceLeadingCols(name string, input, init, out *literal.Literal, rows, col
 				row := src[r*cols+lo : r*cols+hi]
 				if k == foldAdd {
 					for j, x := range row {
-						acc[j] += x
+						if v := acc[j]; v == v { // a NaN sum keeps the first NaN
+							acc[j] = v + x
+						}
 					}
 					continue
 				}
@@ -80,7 +82,9 @@ func reduceLeadingCols(name string, input, init, out *literal.Literal, rows, col
 				row := src[r*cols+lo : r*cols+hi]
 				if k == foldAdd {
 					for j, x := range row {
-						acc[j] += x
+						if v := acc[j]; v == v { // a NaN sum keeps the first NaN
+							acc[j] = v + x
+						}
 					}
 					continue
 				}

@@ -1,0 +1,140 @@
+package native
+
+import (
+	"sync"
+
+	"github.com/torchtpu/torchtpu/dtype"
+	"github.com/torchtpu/torchtpu/literal"
+)
+
+// Column input fusion: a sum over the dims around the kept ones (values
+// [rows, cols, inner], result [cols]) folds the group's values row by row
+// into one accumulator per column, so that the summed value (often a
+// float32 tensor converted to float64) is never materialized. Each column
+// is folded in input order, starting from the init value and rounded to
+// the element type after each add, as the reduce kernel folds it; threads
+// split the columns, never a column. A NaN accumulator is kept as it is:
+// the first NaN of a column is its result, as the kernel's fold returns it
+// (an add of two NaNs returns either one, by the instruction's operand
+// order, which the compiler chooses).
+
+// foldColumnsGroup computes g and sums it into data, the reduce's result
+// of rf.cols elements of g.dt.
+func (fr *frame) foldColumnsGroup(g *fusedGroup, leaves []*literal.Literal, start float64, data []byte) {
+	rf := g.red
+	body := func(lo, hi int) {
+		if g.f32 {
+			foldColumns[float32](g, leaves, float32(start), data, lo, hi, &scratch32)
+		} else {
+			foldColumns[float64](g, leaves, start, data, lo, hi, &scratch64)
+		}
+	}
+	// Columns split among the threads in runs of 16 or more.
+	parts := 1
+	if rf.rows*rf.cols*rf.inner >= 2*fuseGrain {
+		parts = min(Threads(), max(1, rf.cols*rf.inner/16))
+	}
+	if parts <= 1 {
+		body(0, rf.cols)
+		return
+	}
+	runParts(rf.cols, parts, body)
+}
+
+// foldColumns sums columns [lo, hi) of the group's values into their
+// elements of data.
+func foldColumns[T fnum](g *fusedGroup, leaves []*literal.Literal, start T, data []byte, lo, hi int, pool *sync.Pool) {
+	rf := g.red
+	s := getScratch[T](pool, g)
+	defer pool.Put(s)
+	views := leafViews[T](g, leaves)
+	acc := make([]T, hi-lo)
+	for j := range acc {
+		acc[j] = start
+	}
+	inner := rf.inner
+	run := (hi - lo) * inner
+	if a64, ok := any(acc).([]float64); ok && inner == 1 {
+		if src := convertedF32(g, leaves); src != nil {
+			// float32 values summed in float64, read as they are
+			for r := 0; r < rf.rows; r++ {
+				addF32To64(a64, src[r*rf.cols+lo:r*rf.cols+hi])
+			}
+			run = 0
+		}
+	}
+	for r := 0; r < rf.rows && run > 0; r++ {
+		base := (r*rf.cols + lo) * inner
+		k := newChunker(g, base)
+		col, t := 0, 0
+		for c, end := base, base+run; c < end; {
+			m, seg := k.len(c, end)
+			row := evalChunk(g, leaves, views, s, nil, c, m, seg)
+			if inner == 1 {
+				a := acc[col : col+m]
+				for j, x := range row {
+					if v := a[j]; v == v {
+						a[j] = v + x
+					}
+				}
+				col += m
+			} else {
+				for len(row) > 0 {
+					n := min(inner-t, len(row))
+					acc[col] = sumChain(acc[col], row[:n])
+					row = row[n:]
+					if t += n; t == inner {
+						t, col = 0, col+1
+					}
+				}
+			}
+			c += m
+		}
+	}
+	switch out := any(acc).(type) {
+	case []float32:
+		dst, store := f32Out(data[4*lo : 4*hi])
+		copy(dst, out)
+		store()
+	case []float64:
+		res := make([]float64, len(out))
+		copy(res, out)
+		storeRow(data[8*lo:8*hi], dtype.F64, 0, res)
+	}
+}
+
+// convertedF32 returns the float32 values of g's leaf when g is that
+// contiguous leaf converted to float64, else nil.
+func convertedF32(g *fusedGroup, leaves []*literal.Literal) []float32 {
+	if len(g.nodes) != 2 || g.nodes[0].kind != fkLeaf || g.nodes[0].strides != nil || g.nodes[0].dt != dtype.F32 ||
+		g.nodes[1].kind != fkConvert || g.nodes[1].args[0] != 0 || g.dt != dtype.F64 || leaves[0] == nil {
+		return nil
+	}
+	src := f32View(leaves[0].Data)
+	if len(src) != g.n {
+		return nil
+	}
+	return src
+}
+
+// addF32To64 adds x to acc element by element, in float64.
+func addF32To64(acc []float64, x []float32) {
+	acc = acc[:len(x)]
+	for j, v := range x {
+		if a := acc[j]; a == a {
+			acc[j] = a + float64(v)
+		}
+	}
+}
+
+// sumChain returns v + x[0] + x[1] + ..., one add after the other; a NaN
+// sum keeps the first NaN.
+func sumChain[T fnum](v T, x []T) T {
+	for _, e := range x {
+		if v != v {
+			break
+		}
+		v += e
+	}
+	return v
+}
