@@ -139,40 +139,7 @@ func (d *TensorDesc) Copy() (*literal.Literal, error) {
 // gather copies the strided elements of src (element strides) into dst
 // in row-major order.
 func gather(dst, src []byte, shape, strides []int64, size int64) {
-	r := len(shape)
-	idx := make([]int64, r)
-	// Copy runs of the innermost dim at once when it is contiguous.
-	inner := int64(1)
-	if r > 0 && strides[r-1] == 1 {
-		inner = shape[r-1]
-	}
-	outer := int64(1)
-	for _, s := range shape {
-		outer *= s
-	}
-	outer /= inner
-	var o int64
-	for k := int64(0); k < outer; k++ {
-		var off int64
-		for i := 0; i < r; i++ {
-			off += idx[i] * strides[i]
-		}
-		if inner > 1 {
-			copy(dst[o:o+inner*size], src[off*size:(off+inner)*size])
-			o += inner * size
-			idx[r-1] = inner - 1
-		} else {
-			copy(dst[o:o+size], src[off*size:(off+1)*size])
-			o += size
-		}
-		for i := r - 1; i >= 0; i-- {
-			idx[i]++
-			if idx[i] < shape[i] {
-				break
-			}
-			idx[i] = 0
-		}
-	}
+	stridedCopy(dst, src, shape, strides, size, false)
 }
 
 // CopyTo copies l into caller memory dst of extent bytes, which must hold
@@ -234,37 +201,6 @@ func equalShape(a, b []int64) bool {
 // scatter copies the row-major elements of src into dst at the strided
 // positions (element strides): gather's inverse.
 func scatter(dst, src []byte, shape, strides []int64, size int64) {
-	r := len(shape)
-	idx := make([]int64, r)
-	inner := int64(1)
-	if r > 0 && strides[r-1] == 1 {
-		inner = shape[r-1]
-	}
-	outer := int64(1)
-	for _, s := range shape {
-		outer *= s
-	}
-	outer /= inner
-	var o int64
-	for k := int64(0); k < outer; k++ {
-		var off int64
-		for i := 0; i < r; i++ {
-			off += idx[i] * strides[i]
-		}
-		if inner > 1 {
-			copy(dst[off*size:(off+inner)*size], src[o:o+inner*size])
-			o += inner * size
-			idx[r-1] = inner - 1
-		} else {
-			copy(dst[off*size:(off+1)*size], src[o:o+size])
-			o += size
-		}
-		for i := r - 1; i >= 0; i-- {
-			idx[i]++
-			if idx[i] < shape[i] {
-				break
-			}
-			idx[i] = 0
-		}
-	}
+	stridedCopy(src, dst, shape, strides, size, true)
 }
+
