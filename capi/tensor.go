@@ -203,4 +203,3 @@ func equalShape(a, b []int64) bool {
 func scatter(dst, src []byte, shape, strides []int64, size int64) {
 	stridedCopy(src, dst, shape, strides, size, true)
 }
-
