@@ -139,7 +139,7 @@ func (d *TensorDesc) Copy() (*literal.Literal, error) {
 // gather copies the strided elements of src (element strides) into dst
 // in row-major order.
 func gather(dst, src []byte, shape, strides []int64, size int64) {
-	stridedCopy(dst, src, shape, strides, size, false)
+	literal.Gather(dst, src, 0, shape, strides, size)
 }
 
 // CopyTo copies l into caller memory dst of extent bytes, which must hold
@@ -201,5 +201,5 @@ func equalShape(a, b []int64) bool {
 // scatter copies the row-major elements of src into dst at the strided
 // positions (element strides): gather's inverse.
 func scatter(dst, src []byte, shape, strides []int64, size int64) {
-	stridedCopy(src, dst, shape, strides, size, true)
+	literal.Scatter(dst, src, 0, shape, strides, size)
 }

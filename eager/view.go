@@ -100,65 +100,13 @@ func (v *View) whole(nbytes int64) bool {
 // gatherView copies the elements of view v of src into dst (contiguous,
 // v.numel()*size bytes). v has been checked against len(src).
 func gatherView(dst, src []byte, v *View) {
-	strided(dst, src, v, false)
+	literal.Gather(dst, src, v.Offset, v.Shape, v.Strides, int64(v.DType.Size()))
 }
 
 // scatterView copies contiguous src into the elements of view v of dst.
 // Where a view addresses one element twice (a stride of 0) the last write
 // wins; PyTorch rejects such writes before they get here.
 func scatterView(dst, src []byte, v *View) {
-	strided(src, dst, v, true)
+	literal.Scatter(dst, src, v.Offset, v.Shape, v.Strides, int64(v.DType.Size()))
 }
 
-// strided walks v's elements in row-major order; flat is the contiguous
-// side, store the strided one. scatter says which way bytes move.
-func strided(flat, store []byte, v *View, scatter bool) {
-	size := int64(v.DType.Size())
-	n := v.numel()
-	if n == 0 {
-		return
-	}
-	if v.contiguous() {
-		s := store[v.Offset*size : (v.Offset+n)*size]
-		if scatter {
-			copy(s, flat[:n*size])
-		} else {
-			copy(flat[:n*size], s)
-		}
-		return
-	}
-	// Merge the innermost contiguous run into one copy.
-	r := len(v.Shape)
-	inner, innerDims := int64(1), 0
-	for i := r - 1; i >= 0; i-- {
-		if v.Strides[i] != inner && v.Shape[i] != 1 {
-			break
-		}
-		inner *= v.Shape[i]
-		innerDims++
-	}
-	outer := r - innerDims
-	idx := make([]int64, outer)
-	run := inner * size
-	var o int64
-	for k := int64(0); k < n/inner; k++ {
-		off := v.Offset
-		for i := 0; i < outer; i++ {
-			off += idx[i] * v.Strides[i]
-		}
-		s := store[off*size : off*size+run]
-		if scatter {
-			copy(s, flat[o:o+run])
-		} else {
-			copy(flat[o:o+run], s)
-		}
-		o += run
-		for i := outer - 1; i >= 0; i-- {
-			idx[i]++
-			if idx[i] < v.Shape[i] {
-				break
-			}
-			idx[i] = 0
-		}
-	}
-}

@@ -1,17 +1,29 @@
-package capi
+package literal
 
 import "unsafe"
 
-// stridedCopy moves the elements of a strided tensor (element strides,
-// all offsets checked against the memory by the caller) between store, the
-// caller's memory, and flat, row-major: into flat, or into store when
-// scatter is set. Dims of one element are dropped and dims that are
+// Gather copies the elements of a strided tensor in store (element
+// strides, from element offset; every element inside store, as the caller
+// checked) into flat in row-major order.
+func Gather(flat, store []byte, offset int64, shape, strides []int64, size int64) {
+	stridedCopy(flat, store, offset, shape, strides, size, false)
+}
+
+// Scatter copies the row-major elements of flat into the strided tensor in
+// store: Gather's inverse. Where the layout addresses one element more
+// than once (a stride of 0) the last write wins.
+func Scatter(store, flat []byte, offset int64, shape, strides []int64, size int64) {
+	stridedCopy(flat, store, offset, shape, strides, size, true)
+}
+
+// stridedCopy moves the elements of a strided tensor between store and
+// flat, row-major: into flat, or into store when scatter is set. Dims of one element are dropped and dims that are
 // contiguous with the next merged, so that a transposed or sliced
 // activation (the heads of an attention, saved for the backward) moves in
 // runs of its inner dim with the offset kept as it advances, not
 // recomputed from every index; an inner stride other than 1 moves 4- and
 // 8-byte elements in a typed loop.
-func stridedCopy(flat, store []byte, shape, strides []int64, size int64, scatter bool) {
+func stridedCopy(flat, store []byte, offset int64, shape, strides []int64, size int64, scatter bool) {
 	var ext, st [16]int64
 	dims, n := collapseDims(shape, strides, ext[:0], st[:0])
 	if n == 0 {
@@ -21,8 +33,12 @@ func stridedCopy(flat, store []byte, shape, strides []int64, size int64, scatter
 	inner, istride := dims.ext[r-1], dims.st[r-1]
 	outer := dims.ext[:r-1]
 	ostr := dims.st[:r-1]
-	var idx [16]int64
-	var off, o int64
+	var idxA [16]int64
+	idx := idxA[:]
+	if len(outer) > len(idxA) {
+		idx = make([]int64, len(outer))
+	}
+	off, o := offset, int64(0)
 	rows := n / inner
 	for k := int64(0); k < rows; k++ {
 		moveRun(flat[o*size:(o+inner)*size], store, off, inner, istride, size, scatter)

@@ -1,4 +1,4 @@
-package capi
+package literal
 
 import (
 	"bytes"
@@ -8,7 +8,7 @@ import (
 
 // refOffsets lists the byte offset of every element of a strided layout
 // in row-major order: what gather reads and scatter writes, one by one.
-func refOffsets(shape, strides []int64, size int64) []int64 {
+func refOffsets(offset int64, shape, strides []int64, size int64) []int64 {
 	var offs []int64
 	idx := make([]int64, len(shape))
 	n := int64(1)
@@ -16,7 +16,7 @@ func refOffsets(shape, strides []int64, size int64) []int64 {
 		n *= e
 	}
 	for k := int64(0); k < n; k++ {
-		var off int64
+		off := offset
 		for i := range shape {
 			off += idx[i] * strides[i]
 		}
@@ -31,17 +31,23 @@ func refOffsets(shape, strides []int64, size int64) []int64 {
 	return offs
 }
 
-// TestStridedCopyMatchesElementwise checks gather and scatter against an
+// TestStridedCopyMatchesElementwise checks Gather and Scatter against an
 // element-by-element copy on random layouts: permuted dims, slices, steps,
-// broadcast (stride 0) dims, unit dims, every element size, and memory
-// not aligned to the element.
+// offsets, broadcast (stride 0) dims, unit dims, high ranks, every element
+// size, and memory not aligned to the element.
 func TestStridedCopyMatchesElementwise(t *testing.T) {
 	rng := rand.New(rand.NewSource(3))
 	for iter := 0; iter < 2000; iter++ {
 		rank := rng.Intn(5)
+		if iter%100 == 0 {
+			rank = 17 + rng.Intn(3) // past the index array kept on the stack
+		}
 		shape := make([]int64, rank)
 		for i := range shape {
 			shape[i] = int64(1 + rng.Intn(5))
+			if rank > 4 {
+				shape[i] = int64(1 + rng.Intn(2))
+			}
 			if rng.Intn(12) == 0 {
 				shape[i] = 0
 			}
@@ -65,7 +71,8 @@ func TestStridedCopyMatchesElementwise(t *testing.T) {
 			}
 		}
 		size := []int64{1, 2, 4, 8}[rng.Intn(4)]
-		offs := refOffsets(shape, strides, size)
+		offset := int64(rng.Intn(4))
+		offs := refOffsets(offset, shape, strides, size)
 		var extent int64
 		for _, o := range offs {
 			extent = max(extent, o+size)
@@ -77,7 +84,7 @@ func TestStridedCopyMatchesElementwise(t *testing.T) {
 		n := int64(len(offs))
 
 		got := make([]byte, n*size)
-		gather(got, store, shape, strides, size)
+		Gather(got, store, offset, shape, strides, size)
 		want := make([]byte, n*size)
 		for k, o := range offs {
 			copy(want[int64(k)*size:], store[o:o+size])
@@ -91,7 +98,7 @@ func TestStridedCopyMatchesElementwise(t *testing.T) {
 		src := make([]byte, n*size)
 		rng.Read(src)
 		gotS := append([]byte(nil), store...)
-		scatter(gotS, src, shape, strides, size)
+		Scatter(gotS, src, offset, shape, strides, size)
 		wantS := append([]byte(nil), store...)
 		for k, o := range offs {
 			copy(wantS[o:o+size], src[int64(k)*size:(int64(k)+1)*size])
