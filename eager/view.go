@@ -109,4 +109,3 @@ func gatherView(dst, src []byte, v *View) {
 func scatterView(dst, src []byte, v *View) {
 	literal.Scatter(dst, src, v.Offset, v.Shape, v.Strides, int64(v.DType.Size()))
 }
-
