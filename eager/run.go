@@ -344,6 +344,7 @@ func (d *Device) launch(p *plan, args []earg, out []int64) (int, error) {
 	}
 	if d.mode == Fused {
 		if d.record(p, args, r.results, r.targets) {
+			r.free() // the block holds the buffers and views it needs
 			if len(d.fuse.calls) >= d.maxOps {
 				return wr.n, d.flush("size bound")
 			}
