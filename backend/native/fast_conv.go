@@ -427,6 +427,10 @@ func (c *conv2d) run(dst []float32) {
 func (c *conv2d) plainWeights() []float32 {
 	taps := int64(c.kh * c.kw)
 	w := gemm.GetBuffer(c.outC * c.kerC * int(taps))
+	if c.kernIO && c.revH == c.revW && len(c.rhs) >= len(w) {
+		c.transposeKernel(w, c.revH)
+		return w
+	}
 	shape := []int64{int64(c.outC), int64(c.kerC), int64(c.kh), int64(c.kw)}
 	src := []int64{int64(c.kerC) * taps, taps, int64(c.kw), 1}
 	if c.kernIO {
@@ -443,6 +447,43 @@ func (c *conv2d) plainWeights() []float32 {
 	}
 	newCopyPlan(4, shape, literal.Strides(shape), src).run(floatBytes(w), 0, floatBytes(c.rhs), off)
 	return w
+}
+
+// transposeKernel writes the kernel stored [i, o, kh, kw] into w as
+// [o, i, kh, kw], each window reversed when rev is set (both spatial dims
+// reversed is the flattened window reversed). Tiles of 16 output channels
+// read 16 windows in a row from each input channel's row and write 16
+// streams, and the cores split the tiles: an input gradient's 512×512×3×3
+// kernel went 9 floats at a time through the general strided copy.
+func (c *conv2d) transposeKernel(w []float32, rev bool) {
+	taps := c.kh * c.kw
+	oc, ic := c.outC, c.kerC
+	src := c.rhs[:oc*ic*taps]
+	const tile = 16
+	tiles := (oc + tile - 1) / tile
+	parts := 1
+	if oc*ic*taps >= 1<<16 {
+		parts = min(Threads(), tiles)
+	}
+	runParts(tiles, parts, func(t0, t1 int) {
+		for t := t0; t < t1; t++ {
+			o0, o1 := t*tile, min(oc, (t+1)*tile)
+			for i := 0; i < ic; i++ {
+				row := src[(i*oc+o0)*taps : (i*oc+o1)*taps]
+				for o := o0; o < o1; o++ {
+					s := row[(o-o0)*taps : (o-o0+1)*taps]
+					d := w[(o*ic+i)*taps : (o*ic+i+1)*taps]
+					if rev {
+						for k, v := range s {
+							d[taps-1-k] = v
+						}
+					} else {
+						copy(d, s)
+					}
+				}
+			}
+		}
+	})
 }
 
 // runFB runs a convolution with an [outC, batch, oh, ow] output on a path

@@ -3,9 +3,11 @@ package native
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/torchtpu/torchtpu/literal"
 	"github.com/torchtpu/torchtpu/stablehlo"
 )
 
@@ -98,5 +100,37 @@ func TestFastConvKernelIOReversed(t *testing.T) {
 			t.Fatalf("%+v: fast path not taken with the kernel as it is", d)
 		}
 		checkRunExact(t, d, c, op, x, k, d.c*d.kh*d.kw)
+	}
+}
+
+// TestTransposeKernelMatchesCopy: the tiled transpose of an [i, o, kh,
+// kw] kernel gives the general strided copy's weights, reversed or not,
+// for channel counts around the tile and sizes that split among threads.
+func TestTransposeKernelMatchesCopy(t *testing.T) {
+	r := rand.New(rand.NewPCG(43, 44))
+	for _, sz := range [][4]int{{5, 3, 3, 3}, {17, 33, 3, 3}, {64, 130, 3, 3}, {40, 7, 1, 1}, {33, 20, 2, 3}} {
+		for _, rev := range []bool{false, true} {
+			c := &conv2d{outC: sz[0], kerC: sz[1], kh: sz[2], kw: sz[3], kernIO: true, revH: rev, revW: rev}
+			c.rhs = make([]float32, sz[0]*sz[1]*sz[2]*sz[3])
+			for i := range c.rhs {
+				c.rhs[i] = r.Float32()
+			}
+			got := make([]float32, len(c.rhs))
+			c.transposeKernel(got, rev)
+			// the general path: a copy plan with the window reversal
+			taps := int64(c.kh * c.kw)
+			shape := []int64{int64(c.outC), int64(c.kerC), int64(c.kh), int64(c.kw)}
+			src := []int64{taps, int64(c.outC) * taps, int64(c.kw), 1}
+			off := int64(0)
+			if rev {
+				off = int64(c.kh-1)*src[2] + int64(c.kw-1)
+				src[2], src[3] = -src[2], -1
+			}
+			want := make([]float32, len(c.rhs))
+			newCopyPlan(4, shape, literal.Strides(shape), src).run(floatBytes(want), 0, floatBytes(c.rhs), off)
+			if !slices.Equal(got, want) {
+				t.Fatalf("%v reversed %v: the tiled transpose differs from the copy", sz, rev)
+			}
+		}
 	}
 }
