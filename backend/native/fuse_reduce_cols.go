@@ -45,6 +45,10 @@ func (fr *frame) foldColumnsGroup(g *fusedGroup, leaves []*literal.Literal, star
 // elements of data.
 func foldColumns[T fnum](g *fusedGroup, leaves []*literal.Literal, start T, data []byte, lo, hi int, pool *sync.Pool) {
 	rf := g.red
+	if g.dt == dtype.F64 && !g.f32 && rf.inner > 1 {
+		foldColumnsSlots(g, leaves, float64(start), data, lo, hi)
+		return
+	}
 	s := getScratch[T](pool, g)
 	defer pool.Put(s)
 	views := leafViews[T](g, leaves)
@@ -137,4 +141,73 @@ func sumChain[T fnum](v T, x []T) T {
 		v += e
 	}
 	return v
+}
+
+// foldColumnsSlots is foldColumns for float64 values with inner > 1: each
+// column's runs go to four chains (reduce_slots.go); a column whose total
+// is NaN, or zero from a -0 init, is summed again in one chain.
+func foldColumnsSlots(g *fusedGroup, leaves []*literal.Literal, start float64, data []byte, lo, hi int) {
+	rf := g.red
+	inner := rf.inner
+	acc := make([]slots4, hi-lo)
+	if src := convertedF32(g, leaves); src != nil {
+		// float32 values summed in float64, read as they are
+		for r := 0; r < rf.rows; r++ {
+			for col := lo; col < hi; col++ {
+				base := (r*rf.cols + col) * inner
+				acc[col-lo].add32(src[base:base+inner], r*inner)
+			}
+		}
+	} else {
+		s := getScratch[float64](&scratch64, g)
+		defer scratch64.Put(s)
+		views := leafViews[float64](g, leaves)
+		for r := 0; r < rf.rows; r++ {
+			base := (r*rf.cols + lo) * inner
+			k := newChunker(g, base)
+			col, t := 0, 0
+			for c, end := base, base+(hi-lo)*inner; c < end; {
+				m, seg := k.len(c, end)
+				row := evalChunk(g, leaves, views, s, nil, c, m, seg)
+				for len(row) > 0 {
+					n := min(inner-t, len(row))
+					acc[col].add(row[:n], r*inner+t)
+					row = row[n:]
+					if t += n; t == inner {
+						t, col = 0, col+1
+					}
+				}
+				c += m
+			}
+		}
+	}
+	res := make([]float64, hi-lo)
+	for j := range acc {
+		t, ok := acc[j].total(start)
+		if !ok {
+			t = sumColumnChain(g, leaves, start, lo+j)
+		}
+		res[j] = t
+	}
+	storeRow(data[8*lo:8*hi], dtype.F64, 0, res)
+}
+
+// sumColumnChain sums column col of the group's float64 values in one
+// chain, in input order (a NaN sum keeping the first NaN).
+func sumColumnChain(g *fusedGroup, leaves []*literal.Literal, start float64, col int) float64 {
+	rf := g.red
+	s := getScratch[float64](&scratch64, g)
+	defer scratch64.Put(s)
+	views := leafViews[float64](g, leaves)
+	acc := start
+	for r := 0; r < rf.rows; r++ {
+		base := (r*rf.cols + col) * rf.inner
+		k := newChunker(g, base)
+		for c, end := base, base+rf.inner; c < end; {
+			m, seg := k.len(c, end)
+			acc = sumChain(acc, evalChunk(g, leaves, views, s, nil, c, m, seg))
+			c += m
+		}
+	}
+	return acc
 }

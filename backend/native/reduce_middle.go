@@ -9,11 +9,11 @@ import (
 // contiguous block between reduced ones: the input seen as [A, C, B]
 // reduces to [C] (batch-norm statistics over N, H and W, which PyTorch's
 // CPU kernel accumulates in double). Each output element adds its A·B
-// inputs in the general path's order (a outer, b inner: the reduced
-// dimensions in increasing order), so the result is bit for bit the same,
-// but it reads B contiguous elements at a time instead of going through an
-// index table built per run. It reports false when the reduction is not of
-// that form.
+// inputs (a outer, b inner: the reduced dimensions in increasing order) in
+// four interleaved chains when A and B exceed 1 (reduce_slots.go, as the
+// fused path adds them), else in one, reading B contiguous elements at a
+// time instead of going through an index table built per run. It reports
+// false when the reduction is not of that form.
 func reduceMiddle(kind string, input, init, out *literal.Literal, shape, dims []int64) bool {
 	if kind != "stablehlo.add" || input.DType != dtype.F64 || init.DType != dtype.F64 || out.DType != dtype.F64 {
 		return false
@@ -57,12 +57,22 @@ func reduceMiddle(kind string, input, init, out *literal.Literal, shape, dims []
 	start := init.Float64(0)
 	groupsParallel(c, a*b, func(lo, hi int) {
 		for g := lo; g < hi; g++ {
+			if b > 1 && a > 1 {
+				// four chains (reduce_slots.go), as the fused path sums
+				var s slots4
+				for i := 0; i < a; i++ {
+					base := (i*c + g) * b
+					s.add(src[base:base+b], i*b)
+				}
+				if t, ok := s.total(start); ok {
+					dst[g] = t
+					continue
+				}
+			}
 			acc := start
 			for i := 0; i < a; i++ {
 				base := (i*c + g) * b
-				for _, x := range src[base : base+b] {
-					acc += x
-				}
+				acc = sumChain(acc, src[base:base+b])
 			}
 			dst[g] = acc
 		}

@@ -2,6 +2,7 @@ package native
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/torchtpu/torchtpu/dtype"
@@ -9,7 +10,8 @@ import (
 )
 
 // TestReduceMiddleMatchesIndexedFold: the block-wise float64 sum gives the
-// same bits as the general path's fold through the permuted index.
+// bits of a fold through the permuted index, in four chains by position
+// where reduced dims lie on both sides of the kept ones (reduce_slots.go).
 func TestReduceMiddleMatchesIndexedFold(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for _, tc := range []struct {
@@ -38,10 +40,20 @@ func TestReduceMiddleMatchesIndexedFold(t *testing.T) {
 			continue
 		}
 		idx := permutedIndex(tc.shape, perm)
+		// four chains by position when the kept block has reduced dims
+		// on both sides, else one (reduce_slots.go)
+		chains := tc.shape[0] > 1 && tc.shape[len(tc.shape)-1] > 1 && slices.Contains(tc.dims, 0) && slices.Contains(tc.dims, int64(len(tc.shape)-1))
 		for g := 0; g < got.Len(); g++ {
 			acc := 0.5
 			for k := 0; k < size; k++ {
 				acc += in.Float64(idx[g*size+k])
+			}
+			if chains {
+				var s [4]float64
+				for k := 0; k < size; k++ {
+					s[k%4] += in.Float64(idx[g*size+k])
+				}
+				acc = 0.5 + ((s[0] + s[1]) + (s[2] + s[3]))
 			}
 			if got.Float64(g) != acc {
 				t.Fatalf("%v over %v: element %d = %v, the indexed fold gives %v", tc.shape, tc.dims, g, got.Float64(g), acc)
