@@ -2,6 +2,8 @@ package native
 
 import (
 	"math"
+	"unsafe"
+	"weak"
 
 	"github.com/torchtpu/torchtpu/dtype"
 	"github.com/torchtpu/torchtpu/literal"
@@ -139,8 +141,16 @@ func fastArgmaxWindow(env Env, op *stablehlo.Op, in []Value) ([]Value, bool) {
 	}
 	v0, i0 := f32View(iv.Data)[0], ii.Int64(0)
 	hw, ohw := p.h*p.w, p.oh*p.ow
+	// aten's indices are each plane's flat positions, a constant: then a
+	// tap's index is its position, and with the init (-inf, -1) the first
+	// tap of an inner window always wins over the init
+	pos := v0 == float32(math.Inf(-1)) && i0 < 0 && planePositions(op, idx, is, hw)
 	runParts(p.planes, min(Threads(), p.planes, max(1, p.planes*ohw*p.kh*p.kw/(1<<13))), func(lo, hi int) {
 		for pl := lo; pl < hi; pl++ {
+			if pos {
+				p.argmaxPlanePos(xs[pl*hw:(pl+1)*hw], dv[pl*ohw:(pl+1)*ohw], di[pl*ohw:(pl+1)*ohw], v0, i0)
+				continue
+			}
 			p.argmaxPlane(xs[pl*hw:(pl+1)*hw], is[pl*hw:(pl+1)*hw], dv[pl*ohw:(pl+1)*ohw], di[pl*ohw:(pl+1)*ohw], v0, i0)
 		}
 	})
@@ -187,6 +197,87 @@ func (p *pool2d) argmaxPlane(src []float32, sidx []int64, ov []float32, oi []int
 					tv, ti := v0, i0 // a padding tap folds the init values
 					if y >= 0 && y < p.h && x >= 0 && x < p.w {
 						tv, ti = src[y*p.w+x], sidx[y*p.w+x]
+					}
+					if argmaxTake(bv, bi, tv, ti) {
+						bv, bi = tv, ti
+					}
+				}
+			}
+			ov[oy*p.ow+ox], oi[oy*p.ow+ox] = bv, bi
+		}
+	}
+}
+
+// positionsSeen is what planePositions found for an op's index operand.
+type positionsSeen struct {
+	lit  weak.Pointer[literal.Literal]
+	data unsafe.Pointer
+	n    int
+	hw   int
+	ok   bool
+}
+
+var argmaxPositions opCache[positionsSeen]
+
+// planePositions reports whether the index operand holds each plane's
+// flat positions 0 … hw-1. Only a frozen literal (a constant of the plan:
+// never written while it lives) is looked at, once per op and literal.
+func planePositions(op *stablehlo.Op, idx *literal.Literal, is []int64, hw int) bool {
+	if !idx.Frozen || hw == 0 {
+		return false
+	}
+	data := unsafe.Pointer(unsafe.SliceData(idx.Data))
+	if e, ok := argmaxPositions.get(op); ok && e.lit.Value() == idx && e.data == data && e.n == len(idx.Data) && e.hw == hw {
+		return e.ok
+	}
+	ok := len(is)%hw == 0
+	for p := 0; ok && p < len(is); p += hw {
+		for j, v := range is[p : p+hw] {
+			if v != int64(j) {
+				ok = false
+				break
+			}
+		}
+	}
+	argmaxPositions.put(op, positionsSeen{lit: weak.Make(idx), data: data, n: len(idx.Data), hw: hw, ok: ok})
+	return ok
+}
+
+// argmaxPlanePos is argmaxPlane where a tap's index is its position in
+// the plane and the init is (-inf, -1). In an inner window the first tap
+// wins over the init, and then, taps coming in increasing position, a
+// tap wins when it is larger or a NaN (argmaxTake: a NaN over a number,
+// among NaNs the larger index, among equal values the smaller one).
+// Windows touching the padding fold as argmaxPlane does.
+func (p *pool2d) argmaxPlanePos(src []float32, ov []float32, oi []int64, v0 float32, i0 int64) {
+	oy0, oy1 := interiorRange(p.oh, p.h, p.kh, p.sh, p.dh, p.pt)
+	ox0, ox1 := interiorRange(p.ow, p.w, p.kw, p.sw, p.dw, p.pl)
+	for oy := 0; oy < p.oh; oy++ {
+		inRow := oy >= oy0 && oy < oy1
+		for ox := 0; ox < p.ow; ox++ {
+			if inRow && ox >= ox0 && ox < ox1 {
+				base := (oy*p.sh-p.pt)*p.w + ox*p.sw - p.pl
+				bv, bj := src[base], base
+				for ky := 0; ky < p.kh; ky++ {
+					row := base + ky*p.dh*p.w
+					for kx := 0; kx < p.kw; kx++ {
+						j := row + kx*p.dw
+						if tv := src[j]; tv > bv || tv != tv {
+							bv, bj = tv, j
+						}
+					}
+				}
+				ov[oy*p.ow+ox], oi[oy*p.ow+ox] = bv, int64(bj)
+				continue
+			}
+			bv, bi := v0, i0
+			for ky := 0; ky < p.kh; ky++ {
+				y := oy*p.sh - p.pt + ky*p.dh
+				for kx := 0; kx < p.kw; kx++ {
+					x := ox*p.sw - p.pl + kx*p.dw
+					tv, ti := v0, i0 // a padding tap folds the init values
+					if y >= 0 && y < p.h && x >= 0 && x < p.w {
+						tv, ti = src[y*p.w+x], int64(y*p.w+x)
 					}
 					if argmaxTake(bv, bi, tv, ti) {
 						bv, bi = tv, ti

@@ -93,28 +93,36 @@ func TestFastArgmaxWindow(t *testing.T) {
 		init0.SetFloat64(0, math.Inf(-1))
 		init1, _ := literal.New(dtype.I64, nil)
 		init1.SetInt64(0, -1)
-		in := []Value{x, idx, init0, init1}
-		for _, edit := range []func(string) string{nil, func(r string) string {
-			const lt = `%81 = "stablehlo.compare"(%bi, %ai) {compare_type = #stablehlo<comparison_type SIGNED>, comparison_direction = #stablehlo<comparison_direction LT>}`
-			if !strings.Contains(r, lt) {
-				t.Fatal("the index comparison to edit is not in the body")
-			}
-			return strings.Replace(r, lt, strings.Replace(lt, "LT>", "GT>", 1), 1)
-		}} {
-			op := argmaxModule(t, c.h, c.w, c.k, c.s, c.d, c.pad, oh, ow, edit)
-			fast, took := fastArgmaxWindow(mvEnv{}, op, in)
-			if took != (edit == nil) {
-				t.Fatalf("%+v (edited body %v): fast path taken %v", c, edit != nil, took)
-			}
-			fastWindowEnabled = false
-			slow := mvRun(t, mvEnv{}, op, in...)
-			fastWindowEnabled = true
-			if !took {
-				continue
-			}
-			for r := 0; r < 2; r++ {
-				if !bytes.Equal(fast[r].(*literal.Literal).Data, slow[r].(*literal.Literal).Data) {
-					t.Fatalf("%+v: result %d differs from the generic kernel", c, r)
+		// the indices as aten makes them (a constant of the plan, frozen:
+		// taps' positions, argmaxPlanePos), as an argument (not frozen),
+		// and frozen but not the positions
+		moved := idx.Clone()
+		moved.SetInt64(5, 0)
+		moved.Frozen = true
+		for _, ix := range []*literal.Literal{idx, func() *literal.Literal { f := idx.Clone(); f.Frozen = true; return f }(), moved} {
+			in := []Value{x, ix, init0, init1}
+			for _, edit := range []func(string) string{nil, func(r string) string {
+				const lt = `%81 = "stablehlo.compare"(%bi, %ai) {compare_type = #stablehlo<comparison_type SIGNED>, comparison_direction = #stablehlo<comparison_direction LT>}`
+				if !strings.Contains(r, lt) {
+					t.Fatal("the index comparison to edit is not in the body")
+				}
+				return strings.Replace(r, lt, strings.Replace(lt, "LT>", "GT>", 1), 1)
+			}} {
+				op := argmaxModule(t, c.h, c.w, c.k, c.s, c.d, c.pad, oh, ow, edit)
+				fast, took := fastArgmaxWindow(mvEnv{}, op, in)
+				if took != (edit == nil) {
+					t.Fatalf("%+v (edited body %v): fast path taken %v", c, edit != nil, took)
+				}
+				fastWindowEnabled = false
+				slow := mvRun(t, mvEnv{}, op, in...)
+				fastWindowEnabled = true
+				if !took {
+					continue
+				}
+				for r := 0; r < 2; r++ {
+					if !bytes.Equal(fast[r].(*literal.Literal).Data, slow[r].(*literal.Literal).Data) {
+						t.Fatalf("%+v (frozen indices %v): result %d differs from the generic kernel", c, ix.Frozen, r)
+					}
 				}
 			}
 		}
