@@ -190,6 +190,27 @@ var vmathOps = map[string]struct {
 	"stablehlo.logistic":    {func(d, x []float32) { vrow(vkLogistic, logistic32, d, x) }, logistic32},
 	"stablehlo.tanh":        {func(d, x []float32) { vrow(vkTanh, tanh32, d, x) }, tanh32},
 	"chlo.erf":              {func(d, x []float32) { vrow(vkErf, erf32, d, x) }, erf32},
+	// the float64 forms rounded, in loops the compiler inlines (a square
+	// root instruction per element, not a call)
+	"stablehlo.sqrt":  {sqrtRow, sqrt32},
+	"stablehlo.rsqrt": {rsqrtRow, rsqrt32},
+}
+
+func sqrt32(x float32) float32  { return float32(math.Sqrt(float64(x))) }
+func rsqrt32(x float32) float32 { return float32(1 / math.Sqrt(float64(x))) }
+
+func sqrtRow(d, x []float32) {
+	x = x[:len(d)]
+	for i, v := range x {
+		d[i] = float32(math.Sqrt(float64(v)))
+	}
+}
+
+func rsqrtRow(d, x []float32) {
+	x = x[:len(d)]
+	for i, v := range x {
+		d[i] = float32(1 / math.Sqrt(float64(v)))
+	}
 }
 
 // Kernels of vrow (indexes of the assembly loops).

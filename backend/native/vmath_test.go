@@ -158,3 +158,34 @@ func TestVmathInPlace(t *testing.T) {
 		}
 	}
 }
+
+// TestSqrtRows: the float32 rows of sqrt and rsqrt give the bits of their
+// float64 forms rounded (what the element kernel computes without them),
+// over every 997th bit pattern and the special values, in place too.
+func TestSqrtRows(t *testing.T) {
+	xs := []float32{float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1)), 0, float32(math.Copysign(0, -1)),
+		math.Float32frombits(1), math.MaxFloat32, -1, 4}
+	for b := uint64(0); b < 1<<32; b += 997 {
+		xs = append(xs, math.Float32frombits(uint32(b)))
+	}
+	for _, c := range []struct {
+		op  string
+		ref func(float64) float64
+	}{{"stablehlo.sqrt", math.Sqrt}, {"stablehlo.rsqrt", func(x float64) float64 { return 1 / math.Sqrt(x) }}} {
+		fns := unaryTable[c.op]
+		if fns.v32 == nil || fns.s32 == nil {
+			t.Fatalf("%s has no float32 row", c.op)
+		}
+		d := make([]float32, len(xs))
+		fns.v32(d, xs)
+		in := append([]float32(nil), xs...)
+		fns.v32(in, in)
+		for i, x := range xs {
+			want := math.Float32bits(float32(c.ref(float64(x))))
+			if math.Float32bits(d[i]) != want || math.Float32bits(fns.s32(x)) != want || math.Float32bits(in[i]) != want {
+				t.Fatalf("%s(%g): row %g, scalar %g, in place %g, want the float64 form rounded %g",
+					c.op, x, d[i], fns.s32(x), in[i], math.Float32frombits(want))
+			}
+		}
+	}
+}
