@@ -51,7 +51,10 @@ func batchStats(c *LowerCtx, x, w, b *stablehlo.Value, eps float64, pt dtype.DTy
 		// The kernel keeps the float32 mean (scalar_t) for the deviations.
 		m = c.Convert(c.Convert(m, dtype.F32), acc)
 	}
-	d := c.Binary("subtract", xa, c.BroadcastInDim(m, shape, []int64{1}))
+	// The deviations convert x again rather than reuse xa: each convert
+	// then has one reader, and the executor folds it into that reader (the
+	// widened copy of x is never stored).
+	d := c.Binary("subtract", c.Convert(x, acc), c.BroadcastInDim(m, shape, []int64{1}))
 	vs := c.Reduce(c.Binary("multiply", d, d), dims, "add", 0)
 	store := func(v *stablehlo.Value) *stablehlo.Value { return c.Convert(c.Convert(v, pt), acc) }
 	meanP, vsP := store(m), store(vs)

@@ -150,7 +150,16 @@ func foldColumnsSlots(g *fusedGroup, leaves []*literal.Literal, start float64, d
 	rf := g.red
 	inner := rf.inner
 	acc := make([]slots4, hi-lo)
-	if src := convertedF32(g, leaves); src != nil {
+	if src, mean := squaredDeviationF32(g, leaves); src != nil {
+		// Σ (float64(x) - mean)², the batch-norm variance: the group's
+		// three ops in a loop per run
+		for r := 0; r < rf.rows; r++ {
+			for col := lo; col < hi; col++ {
+				base := (r*rf.cols + col) * inner
+				acc[col-lo].addSquaredDeviation(src[base:base+inner], mean[col], r*inner)
+			}
+		}
+	} else if src := convertedF32(g, leaves); src != nil {
 		// float32 values summed in float64, read as they are
 		for r := 0; r < rf.rows; r++ {
 			for col := lo; col < hi; col++ {
@@ -210,4 +219,77 @@ func sumColumnChain(g *fusedGroup, leaves []*literal.Literal, start float64, col
 		}
 	}
 	return acc
+}
+
+// squaredDeviationF32 returns x's float32 values and the per-column means
+// when g (a column sum's group) is (convert(x) - broadcast(mean))² with x a
+// contiguous float32 leaf and mean a float64 leaf holding one value per
+// column, else nil.
+func squaredDeviationF32(g *fusedGroup, leaves []*literal.Literal) ([]float32, []float64) {
+	nodes := g.nodes
+	if len(nodes) != 5 || g.dt != dtype.F64 || g.f32 {
+		return nil, nil
+	}
+	root := &nodes[len(nodes)-1]
+	if root.kind != fkBinary || root.name != "stablehlo.multiply" || root.args[0] != root.args[1] {
+		return nil, nil
+	}
+	sub := &nodes[root.args[0]]
+	if sub.kind != fkBinary || sub.name != "stablehlo.subtract" {
+		return nil, nil
+	}
+	cv, mn := &nodes[sub.args[0]], sub.args[1]
+	if cv.kind != fkConvert || cv.dt != dtype.F64 {
+		return nil, nil
+	}
+	xl := cv.args[0]
+	x := &nodes[xl]
+	if x.kind != fkLeaf || x.strides != nil || x.dt != dtype.F32 || leaves[xl] == nil || nodes[mn].kind != fkLeaf ||
+		nodes[mn].dt != dtype.F64 || leaves[mn] == nil || !columnStrides(g, nodes[mn].strides) {
+		return nil, nil
+	}
+	src, mean := f32View(leaves[xl].Data), f64Bytes(leaves[mn].Data)
+	if len(src) != g.n || len(mean) != g.red.cols {
+		return nil, nil
+	}
+	return src, mean
+}
+
+// columnStrides reports whether a leaf read with strides (per dim of the
+// group's shape) reads element j of the column index: 0 on the reduced
+// dims, the kept dims' row-major strides on theirs.
+func columnStrides(g *fusedGroup, strides []int64) bool {
+	if len(strides) != len(g.shape) {
+		return false
+	}
+	// the kept dims are the ones after the leading reduced ones whose
+	// extents multiply to cols
+	rows, a := 1, 0
+	for a < len(g.shape) && rows < g.red.rows {
+		rows *= int(g.shape[a])
+		a++
+	}
+	if rows != g.red.rows {
+		return false
+	}
+	want := make([]int64, len(g.shape))
+	st, cols := int64(1), 1
+	b := a
+	for b < len(g.shape) && cols < g.red.cols {
+		cols *= int(g.shape[b])
+		b++
+	}
+	if cols != g.red.cols {
+		return false
+	}
+	for d := b - 1; d >= a; d-- {
+		want[d] = st
+		st *= g.shape[d]
+	}
+	for d, s := range strides {
+		if s != want[d] && g.shape[d] != 1 {
+			return false
+		}
+	}
+	return true
 }

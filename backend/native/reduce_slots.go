@@ -60,3 +60,24 @@ func (s *slots4) total(init float64) (float64, bool) {
 	t := init + ((s[0] + s[1]) + (s[2] + s[3]))
 	return t, t == t && !(t == 0 && math.Signbit(init))
 }
+
+// addSquaredDeviation adds (float64(x[i]) - m)² for the elements x, from
+// position pos on: the values the ops convert, subtract and multiply give.
+func (s *slots4) addSquaredDeviation(x []float32, m float64, pos int) {
+	sq := func(v float32) float64 { d := float64(v) - m; return d * d }
+	for len(x) > 0 && pos&3 != 0 {
+		s[pos&3] += sq(x[0])
+		x, pos = x[1:], pos+1
+	}
+	a, b, c, d := s[0], s[1], s[2], s[3]
+	for ; len(x) >= 4; x = x[4:] {
+		a += sq(x[0])
+		b += sq(x[1])
+		c += sq(x[2])
+		d += sq(x[3])
+	}
+	s[0], s[1], s[2], s[3] = a, b, c, d
+	for i, v := range x {
+		s[i] += sq(v)
+	}
+}
