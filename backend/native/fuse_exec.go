@@ -26,7 +26,11 @@ import (
 // such run) so that per-channel broadcasts (batch norm's scale and shift)
 // are uniform in every chunk.
 
-const fuseChunk = 512
+// fuseChunk bounds a chunk: each node's row costs a call and some
+// bookkeeping per chunk, which 512 elements did not amortise (GPT-2's
+// GELU chains, 6 and 13 ops: fused groups 7-17% faster at 1024), while a
+// group's rows (nodes × chunk × 4 or 8 bytes) stay in the L2 cache.
+const fuseChunk = 1024
 
 // fuseGrain is the element count per goroutine from which a group runs in
 // parallel.
