@@ -229,8 +229,9 @@ func foldGroups32(g *fusedGroup, leaves []*literal.Literal, res []float64, start
 }
 
 // foldSum64 is foldGroups for a float64 sum (a float32 mean accumulated
-// in float64, as aten lowers it), the add inlined: the generic fold's
-// float64 add, without a call per element.
+// in float64, as aten lowers it): each output's elements in the four
+// chains of reduce_slots.go, as the unfused kernel adds them, summed
+// again in one chain for a NaN total or a zero one from a -0 init.
 func foldSum64(g *fusedGroup, leaves []*literal.Literal, res []float64, start float64, lo, hi int) {
 	s := getScratch[float64](&scratch64, g)
 	defer scratch64.Put(s)
@@ -238,15 +239,24 @@ func foldSum64(g *fusedGroup, leaves []*literal.Literal, res []float64, start fl
 	views := leafViews[float64](g, leaves)
 	k := newChunker(g, lo*size)
 	for o := lo; o < hi; o++ {
-		acc := start
+		var ch slots4
 		for c, end := o*size, (o+1)*size; c < end; {
 			m, seg := k.len(c, end)
-			for _, x := range evalChunk(g, leaves, views, s, nil, c, m, seg) {
-				acc += x
-			}
+			ch.add(evalChunk(g, leaves, views, s, nil, c, m, seg), c-o*size)
 			c += m
 		}
-		res[o] = acc
+		t, ok := ch.total(start)
+		if !ok {
+			t = start
+			kk := newChunker(g, o*size)
+			for c, end := o*size, (o+1)*size; c < end; {
+				m, seg := kk.len(c, end)
+				t = sumChain(t, evalChunk(g, leaves, views, s, nil, c, m, seg))
+				c += m
+			}
+			k = newChunker(g, (o+1)*size)
+		}
+		res[o] = t
 	}
 }
 

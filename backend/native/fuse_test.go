@@ -295,9 +295,11 @@ var fuseModules = map[string]string{
 	// gradients (float32 converted to float64, leading dims; wide enough
 	// to split among threads), batch-norm statistics (dims 0, 2 and 3),
 	// a float32 sum with a non-zero init, a sum of every dim (one run:
-	// the trailing case) of finite values, and batch-norm's variance
-	// (squared deviations from a mean per channel).
-	"colsums": `func.func @main(%x: tensor<256x130xf32>, %y: tensor<3x5x7x9xf32>, %z: tensor<4x40x16x16xf32>, %w: tensor<4x6x33xf32>, %m: tensor<5xf64>) -> (tensor<130xf32>, tensor<5xf64>, tensor<40xf64>, tensor<6xf32>, tensor<33xf32>, tensor<f32>, tensor<5xf64>) {
+	// the trailing case) of finite values, batch-norm's variance
+	// (squared deviations from a mean per channel), and float64 sums of
+	// trailing dims (layer-norm statistics), of finite values and with
+	// NaNs, in one chunk and in several.
+	"colsums": `func.func @main(%x: tensor<256x130xf32>, %y: tensor<3x5x7x9xf32>, %z: tensor<4x40x16x16xf32>, %w: tensor<4x6x33xf32>, %m: tensor<5xf64>, %v: tensor<3x2500xf32>) -> (tensor<130xf32>, tensor<5xf64>, tensor<40xf64>, tensor<6xf32>, tensor<33xf32>, tensor<f32>, tensor<5xf64>, tensor<3x5x7xf64>, tensor<256xf64>, tensor<3xf64>) {
   %z64 = stablehlo.constant dense<0.0> : tensor<f64>
   %half = stablehlo.constant dense<0.5> : tensor<f32>
   %xc = stablehlo.convert %x : (tensor<256x130xf32>) -> tensor<256x130xf64>
@@ -328,11 +330,24 @@ var fuseModules = map[string]string{
   %ymin = stablehlo.minimum %ysel, %yhi : tensor<3x5x7x9xf32>
   %yfin = stablehlo.maximum %ymin, %ylo : tensor<3x5x7x9xf32>
   %yc2 = stablehlo.convert %yfin : (tensor<3x5x7x9xf32>) -> tensor<3x5x7x9xf64>
+  %xc2 = stablehlo.convert %x : (tensor<256x130xf32>) -> tensor<256x130xf64>
   %mb = stablehlo.broadcast_in_dim %m, dims = [1] : (tensor<5xf64>) -> tensor<3x5x7x9xf64>
   %yd = stablehlo.subtract %yc2, %mb : tensor<3x5x7x9xf64>
   %ysq = stablehlo.multiply %yd, %yd : tensor<3x5x7x9xf64>
   %yv = stablehlo.reduce(%ysq init: %z64) applies stablehlo.add across dimensions = [0, 2, 3] : (tensor<3x5x7x9xf64>, tensor<f64>) -> tensor<5xf64>
-  return %xo, %ys, %zs, %ws, %wl, %wt, %yv : tensor<130xf32>, tensor<5xf64>, tensor<40xf64>, tensor<6xf32>, tensor<33xf32>, tensor<f32>, tensor<5xf64>
+  %yc3 = stablehlo.convert %yfin : (tensor<3x5x7x9xf32>) -> tensor<3x5x7x9xf64>
+  %yr = stablehlo.reduce(%yc3 init: %z64) applies stablehlo.add across dimensions = [3] : (tensor<3x5x7x9xf64>, tensor<f64>) -> tensor<3x5x7xf64>
+  %xr = stablehlo.reduce(%xc2 init: %z64) applies stablehlo.add across dimensions = [1] : (tensor<256x130xf64>, tensor<f64>) -> tensor<256xf64>
+  %vok = stablehlo.compare EQ, %v, %v : (tensor<3x2500xf32>, tensor<3x2500xf32>) -> tensor<3x2500xi1>
+  %v0 = stablehlo.constant dense<0.0> : tensor<3x2500xf32>
+  %vlo = stablehlo.constant dense<-10.0> : tensor<3x2500xf32>
+  %vhi = stablehlo.constant dense<10.0> : tensor<3x2500xf32>
+  %vsel = stablehlo.select %vok, %v, %v0 : tensor<3x2500xi1>, tensor<3x2500xf32>
+  %vmin = stablehlo.minimum %vsel, %vhi : tensor<3x2500xf32>
+  %vfin = stablehlo.maximum %vmin, %vlo : tensor<3x2500xf32>
+  %vc = stablehlo.convert %vfin : (tensor<3x2500xf32>) -> tensor<3x2500xf64>
+  %vr = stablehlo.reduce(%vc init: %z64) applies stablehlo.add across dimensions = [1] : (tensor<3x2500xf64>, tensor<f64>) -> tensor<3xf64>
+  return %xo, %ys, %zs, %ws, %wl, %wt, %yv, %yr, %xr, %vr : tensor<130xf32>, tensor<5xf64>, tensor<40xf64>, tensor<6xf32>, tensor<33xf32>, tensor<f32>, tensor<5xf64>, tensor<3x5x7xf64>, tensor<256xf64>, tensor<3xf64>
 }`,
 	"regions": `func.func @main(%x: tensor<5x4xf32>) -> (tensor<5x4xf32>, tensor<5xf32>) {
   %c0 = stablehlo.constant dense<0> : tensor<i64>
@@ -478,7 +493,7 @@ func TestFusionMatchesInterpreter(t *testing.T) {
 			if name == "mask" && ep.folded < 3 {
 				t.Errorf("mask: %d ops evaluated once, want the iotas and the compare", ep.folded)
 			}
-			if (name == "norms" && reds < 2) || (name == "regions" && reds != 1) || (name == "colsums" && reds != 7) {
+			if (name == "norms" && reds < 2) || (name == "regions" && reds != 1) || (name == "colsums" && reds != 10) {
 				t.Errorf("%s: %d reduces fused", name, reds)
 			}
 			t.Logf("%s: %d groups (%d into reduces), %d ops fused; arena %+v", name, ep.groups, reds, ep.fused, st)

@@ -156,10 +156,23 @@ func reduceFast(name string, input, init, out *literal.Literal, groups, size int
 		src := decodeFloats(input)
 		start := init.Float64(0)
 		res := make([]float64, groups)
+		chains := idx == nil && k == foldAdd && d == dtype.F64
 		groupsParallel(groups, size, func(lo, hi int) {
 			for g := lo; g < hi; g++ {
 				acc := start
 				base := g * size
+				if chains {
+					// a float64 sum of trailing dims: four chains, as the
+					// fused fold adds them (reduce_slots.go)
+					var ch slots4
+					ch.add(src[base:base+size], 0)
+					if t, ok := ch.total(start); ok {
+						res[g] = t
+					} else {
+						res[g] = sumChain(start, src[base:base+size])
+					}
+					continue
+				}
 				if idx == nil {
 					for _, x := range src[base : base+size] {
 						acc = f(acc, x)
