@@ -43,6 +43,47 @@ type fusion struct {
 	inputs []finput
 	inIdx  map[inKey]int
 	key    []byte
+
+	// Slabs the calls' words, argument references and results are cut
+	// from: a few allocations per block instead of three per op. A slab
+	// that fills is replaced, never grown: cut slices keep pointing at
+	// the one they came from.
+	wordSlab []int64
+	refSlab  []fref
+	outSlab  []fout
+}
+
+// slabLen is the capacity of a new slab, in elements.
+const slabLen = 1024
+
+// words returns n words of the block's slab.
+func (f *fusion) words(n int) []int64 {
+	if len(f.wordSlab)+n > cap(f.wordSlab) {
+		f.wordSlab = make([]int64, 0, max(slabLen, n))
+	}
+	k := len(f.wordSlab)
+	f.wordSlab = f.wordSlab[:k+n]
+	return f.wordSlab[k : k+n : k+n]
+}
+
+// refs returns n argument references of the block's slab.
+func (f *fusion) refs(n int) []fref {
+	if len(f.refSlab)+n > cap(f.refSlab) {
+		f.refSlab = make([]fref, 0, max(slabLen/4, n))
+	}
+	k := len(f.refSlab)
+	f.refSlab = f.refSlab[:k+n]
+	return f.refSlab[k : k+n : k+n]
+}
+
+// outs returns n result places of the block's slab.
+func (f *fusion) outs(n int) []fout {
+	if len(f.outSlab)+n > cap(f.outSlab) {
+		f.outSlab = make([]fout, 0, max(slabLen/4, n))
+	}
+	k := len(f.outSlab)
+	f.outSlab = f.outSlab[:k+n]
+	return f.outSlab[k : k+n : k+n]
 }
 
 // fslot is one buffer of a block.
@@ -171,7 +212,7 @@ func (d *Device) record(p *plan, args []earg, results []*Buffer, targets []input
 			return false
 		}
 	}
-	c := fusedCall{p: p, ins: make([]fref, len(p.params)), outs: make([]fout, len(p.outs))}
+	c := fusedCall{p: p, ins: f.refs(len(p.params)), outs: f.outs(len(p.outs))}
 	f.keyInt(int64(p.id))
 	for k, pr := range p.params {
 		a := at(args, pr.arg, pr.item)

@@ -53,7 +53,12 @@ func (d *Device) Call(ctx context.Context, op int32, words []int64, flags int64,
 	o := d.ops[op]
 	// The views of the call outlive it (queued runs): they slice a Go copy
 	// of the words, taken once.
-	own := make([]int64, len(words))
+	var own []int64
+	if d.fuse != nil {
+		own = d.fuse.words(len(words)) // lives as long as the block
+	} else {
+		own = make([]int64, len(words))
+	}
 	copy(own, words)
 	args, err := d.dec.decode(op, own, d.args[:0])
 	d.args = args
