@@ -368,6 +368,13 @@ class FastCall:
         self._itemsizes = [t.element_size() for t in inputs]
         self._layouts: Optional[list[tuple[tuple[int, ...], tuple[int, ...]]]] = (
             [(shape, strides) for _, shape, strides in in_specs] if check_layout else None)
+        if check_layout:
+            # A call checks each input's layout against the bound one
+            # first, so a tensor that passes addresses exactly these bytes
+            # from its data pointer (and its storage holds them): the
+            # extents are set once, not read from every storage per call.
+            for i, (dt, shape, strides) in enumerate(in_specs):
+                self._in_ext[i] = _span_bytes(shape, strides, dt.itemsize)
         self._err = ctypes.c_void_p()
         # The call's arguments, made once: a call converts none of them.
         self._args = (ctypes.c_uint64(self.handle), self._in_data, self._in_ext, self._out_data, self._out_ext,
@@ -416,8 +423,9 @@ class FastCall:
         outs = [empty(o[1], o[2], dtype=o[0]) if o is not None else None for o in self._specs]
         with self._lock:
             self._in_data[:n] = [t.data_ptr() for t in inputs]
-            self._in_ext[:n] = [t.untyped_storage().nbytes() - t.storage_offset() * s
-                                for t, s in zip(inputs, self._itemsizes)]
+            if self._layouts is None:
+                self._in_ext[:n] = [t.untyped_storage().nbytes() - t.storage_offset() * s
+                                    for t, s in zip(inputs, self._itemsizes)]
             self._out_data[:self.n_out] = [o.data_ptr() if o is not None else None for o in outs]
             if self._run(*self._args) != 0:
                 err = ctypes.c_void_p(self._err.value)
