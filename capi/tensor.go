@@ -117,7 +117,7 @@ func (d *TensorDesc) literalInto(l *literal.Literal, shape []int64) error {
 		if err != nil {
 			return err
 		}
-		gather(g.Data, src, shape, d.Strides, size)
+		literal.Gather(g.Data, src, 0, shape, d.Strides, size)
 		*l = *g
 	}
 	return nil
@@ -134,12 +134,6 @@ func (d *TensorDesc) Copy() (*literal.Literal, error) {
 		l = &literal.Literal{DType: l.DType, Shape: l.Shape, Data: append([]byte(nil), l.Data...)}
 	}
 	return l, nil
-}
-
-// gather copies the strided elements of src (element strides) into dst
-// in row-major order.
-func gather(dst, src []byte, shape, strides []int64, size int64) {
-	literal.Gather(dst, src, 0, shape, strides, size)
 }
 
 // CopyTo copies l into caller memory dst of extent bytes, which must hold
@@ -182,7 +176,7 @@ func (d *TensorDesc) Store(l *literal.Literal) error {
 		copy(unsafe.Slice((*byte)(d.Data), n*size), l.Data)
 		return nil
 	}
-	scatter(unsafe.Slice((*byte)(d.Data), d.Extent), l.Data, d.Shape, d.Strides, size)
+	literal.Scatter(unsafe.Slice((*byte)(d.Data), d.Extent), l.Data, 0, d.Shape, d.Strides, size)
 	return nil
 }
 
@@ -196,10 +190,4 @@ func equalShape(a, b []int64) bool {
 		}
 	}
 	return true
-}
-
-// scatter copies the row-major elements of src into dst at the strided
-// positions (element strides): gather's inverse.
-func scatter(dst, src []byte, shape, strides []int64, size int64) {
-	literal.Scatter(dst, src, 0, shape, strides, size)
 }

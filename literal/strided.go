@@ -72,25 +72,9 @@ func moveRun(f, store []byte, off, inner, istride, size int64, scatter bool) {
 	aligned := uintptr(unsafe.Pointer(&s[0]))%uintptr(size) == 0 && uintptr(unsafe.Pointer(&f[0]))%uintptr(size) == 0
 	switch {
 	case size == 4 && aligned:
-		a := unsafe.Slice((*uint32)(unsafe.Pointer(&s[0])), len(s)/4)
-		b := unsafe.Slice((*uint32)(unsafe.Pointer(&f[0])), inner)
-		for j := range b {
-			if scatter {
-				a[int64(j)*istride] = b[j]
-			} else {
-				b[j] = a[int64(j)*istride]
-			}
-		}
+		moveTyped[uint32](f, s, inner, istride, scatter)
 	case size == 8 && aligned:
-		a := unsafe.Slice((*uint64)(unsafe.Pointer(&s[0])), len(s)/8)
-		b := unsafe.Slice((*uint64)(unsafe.Pointer(&f[0])), inner)
-		for j := range b {
-			if scatter {
-				a[int64(j)*istride] = b[j]
-			} else {
-				b[j] = a[int64(j)*istride]
-			}
-		}
+		moveTyped[uint64](f, s, inner, istride, scatter)
 	default:
 		for j := int64(0); j < inner; j++ {
 			e := s[j*istride*size : j*istride*size+size]
@@ -100,6 +84,24 @@ func moveRun(f, store []byte, off, inner, istride, size int64, scatter bool) {
 				copy(f[j*size:(j+1)*size], e)
 			}
 		}
+	}
+}
+
+// moveTyped is moveRun's loop for elements of T's size, both memories
+// aligned to it: element j of the run f is element j·istride of s.
+func moveTyped[T uint32 | uint64](f, s []byte, inner, istride int64, scatter bool) {
+	var e T
+	size := int(unsafe.Sizeof(e))
+	a := unsafe.Slice((*T)(unsafe.Pointer(&s[0])), len(s)/size)
+	b := unsafe.Slice((*T)(unsafe.Pointer(&f[0])), inner)
+	if scatter {
+		for j, v := range b {
+			a[int64(j)*istride] = v
+		}
+		return
+	}
+	for j := range b {
+		b[j] = a[int64(j)*istride]
 	}
 }
 

@@ -167,8 +167,8 @@ func (p *pool2d) argmaxPlane(src []float32, sidx []int64, ov []float32, oi []int
 	ox0, ox1 := interiorRange(p.ow, p.w, p.kw, p.sw, p.dw, p.pl)
 	for oy := 0; oy < p.oh; oy++ {
 		for ox := 0; ox < p.ow; ox++ {
-			bv, bi := v0, i0
 			if oy >= oy0 && oy < oy1 && ox >= ox0 && ox < ox1 {
+				bv, bi := v0, i0
 				base := (oy*p.sh-p.pt)*p.w + ox*p.sw - p.pl
 				for ky := 0; ky < p.kh; ky++ {
 					row := base + ky*p.dh*p.w
@@ -190,22 +190,35 @@ func (p *pool2d) argmaxPlane(src []float32, sidx []int64, ov []float32, oi []int
 				ov[oy*p.ow+ox], oi[oy*p.ow+ox] = bv, bi
 				continue
 			}
-			for ky := 0; ky < p.kh; ky++ {
-				y := oy*p.sh - p.pt + ky*p.dh
-				for kx := 0; kx < p.kw; kx++ {
-					x := ox*p.sw - p.pl + kx*p.dw
-					tv, ti := v0, i0 // a padding tap folds the init values
-					if y >= 0 && y < p.h && x >= 0 && x < p.w {
-						tv, ti = src[y*p.w+x], sidx[y*p.w+x]
-					}
-					if argmaxTake(bv, bi, tv, ti) {
-						bv, bi = tv, ti
-					}
-				}
-			}
-			ov[oy*p.ow+ox], oi[oy*p.ow+ox] = bv, bi
+			ov[oy*p.ow+ox], oi[oy*p.ow+ox] = p.argmaxBorder(src, sidx, oy, ox, v0, i0)
 		}
 	}
+}
+
+// argmaxBorder folds window (oy, ox), which touches the padding, with
+// argmaxTake: a padding tap folds the init values (v0, i0), a tap inside
+// the plane its value and its index (sidx, or its position when sidx is
+// nil).
+func (p *pool2d) argmaxBorder(src []float32, sidx []int64, oy, ox int, v0 float32, i0 int64) (float32, int64) {
+	bv, bi := v0, i0
+	for ky := 0; ky < p.kh; ky++ {
+		y := oy*p.sh - p.pt + ky*p.dh
+		for kx := 0; kx < p.kw; kx++ {
+			x := ox*p.sw - p.pl + kx*p.dw
+			tv, ti := v0, i0
+			if y >= 0 && y < p.h && x >= 0 && x < p.w {
+				j := y*p.w + x
+				tv, ti = src[j], int64(j)
+				if sidx != nil {
+					ti = sidx[j]
+				}
+			}
+			if argmaxTake(bv, bi, tv, ti) {
+				bv, bi = tv, ti
+			}
+		}
+	}
+	return bv, bi
 }
 
 // positionsSeen is what planePositions found for an op's index operand.
@@ -270,21 +283,7 @@ func (p *pool2d) argmaxPlanePos(src []float32, ov []float32, oi []int64, v0 floa
 				ov[oy*p.ow+ox], oi[oy*p.ow+ox] = bv, int64(bj)
 				continue
 			}
-			bv, bi := v0, i0
-			for ky := 0; ky < p.kh; ky++ {
-				y := oy*p.sh - p.pt + ky*p.dh
-				for kx := 0; kx < p.kw; kx++ {
-					x := ox*p.sw - p.pl + kx*p.dw
-					tv, ti := v0, i0 // a padding tap folds the init values
-					if y >= 0 && y < p.h && x >= 0 && x < p.w {
-						tv, ti = src[y*p.w+x], int64(y*p.w+x)
-					}
-					if argmaxTake(bv, bi, tv, ti) {
-						bv, bi = tv, ti
-					}
-				}
-			}
-			ov[oy*p.ow+ox], oi[oy*p.ow+ox] = bv, bi
+			ov[oy*p.ow+ox], oi[oy*p.ow+ox] = p.argmaxBorder(src, nil, oy, ox, v0, i0)
 		}
 	}
 }
