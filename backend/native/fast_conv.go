@@ -328,11 +328,19 @@ func (c *conv2d) run(dst []float32) {
 	}
 	mr, nr := pas[0].Rows(), pas[0].Cols()
 	images := func(g int) []float32 { return c.lhs[g*c.kerC*hw : (c.batch-1)*c.inC*hw+(g+1)*c.kerC*hw] }
+	// output is where group g's product goes; the epilogue runs on each
+	// micro-panel of rows as the GEMM completes it, while it is in cache
+	// (after the whole chunk, a 64-channel layer's rows 16 KB apart had
+	// left the cache: the epilogue read them back from memory)
 	output := func(g int) gemm.Out {
-		if c.outFB { // [outC, batch, oh·ow]
-			return gemm.Out{Data: dst[g*ocPer*c.batch*n:], Ldc: c.batch * n, Cols: n, ImgStride: n}
+		var done func(r0, r1, j0, j1 int)
+		if c.epi != nil {
+			done = func(r0, r1, j0, j1 int) { c.finish(g, r0, r1, j0, j1) }
 		}
-		return gemm.Out{Data: dst[g*ocPer*n:], Ldc: n, Cols: n, ImgStride: c.outC * n}
+		if c.outFB { // [outC, batch, oh·ow]
+			return gemm.Out{Data: dst[g*ocPer*c.batch*n:], Ldc: c.batch * n, Cols: n, ImgStride: n, Done: done}
+		}
+		return gemm.Out{Data: dst[g*ocPer*n:], Ldc: n, Cols: n, ImgStride: c.outC * n, Done: done}
 	}
 	// packer returns the B packer of group g's columns [j0, j0+nb) with its
 	// tables (the gather's, or where it cannot run, the column runs) and
@@ -396,9 +404,6 @@ func (c *conv2d) run(dst []float32) {
 					g, band := (it-packs)/bands, (it-packs)%bands
 					r0, r1 := band*panelsM/bands*mr, min(ocPer, (band+1)*panelsM/bands*mr)
 					pas[g].MulBlock(r0, r1, block(t-1, g), t-1, 0, cols, output(g), false)
-					if t == kBlocks {
-						c.finish(g, r0, r1, 0, cols) // the band's last k block: its rows are done
-					}
 				})
 			}
 			return
@@ -418,7 +423,6 @@ func (c *conv2d) run(dst []float32) {
 		pack, release := packer(g, j0, j1-j0)
 		pas[g].Mul(0, ocPer, pack, j0, j1-j0, output(g), false)
 		release()
-		c.finish(g, 0, ocPer, j0, j1)
 	})
 }
 

@@ -38,7 +38,7 @@ func (c *conv2d) runSmall(dst []float32) {
 		// the kernel covers the whole image, one group: per image a
 		// matrix-vector product of the weights [outC, k] and the image
 		for b := 0; b < c.batch; b++ {
-			gemv(c.lhs[b*c.inC*hw:b*c.inC*hw+k], c.rhs, k, dst[b*c.outC:(b+1)*c.outC])
+			gemvParallel(c.lhs[b*c.inC*hw:b*c.inC*hw+k], c.rhs, k, dst[b*c.outC:(b+1)*c.outC])
 		}
 		c.finish(0, 0, ocPer, 0, c.batch*n)
 		return

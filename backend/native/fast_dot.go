@@ -19,7 +19,7 @@ import (
 
 // gemvGrain is the multiply-adds per goroutine from which a
 // matrix-vector product splits its rows.
-const gemvGrain = 1 << 18
+const gemvGrain = 1 << 15
 
 // fastDotEnabled switches the fast path (tests compare both).
 var fastDotEnabled = true
@@ -178,15 +178,7 @@ func (p *fastDotPlan) run(a, b []float32, out *literal.Literal) {
 		// read in place, where the GEMM would pack all of b first
 		for i := 0; i < p.batch; i++ {
 			x := a[i*p.lb : i*p.lb+k]
-			dst := c[i*n : (i+1)*n]
-			parallelRange(n, max(4, gemvGrain/k), func(lo, hi int) {
-				// rows in fours: the parts' bounds on multiples of 4 but the last
-				lo &^= 3
-				if hi < n {
-					hi &^= 3
-				}
-				gemv(x, b[i*p.rb+lo*p.rn:], p.rn, dst[lo:hi])
-			})
+			gemvParallel(x, b[i*p.rb:], p.rn, c[i*n:(i+1)*n])
 		}
 		store()
 		return

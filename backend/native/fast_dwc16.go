@@ -111,9 +111,9 @@ func (c *conv2d) runC16(dst []float32) {
 			for p0 := 0; p0 < n; p0 += 16 {
 				transpose16(&dst[(b*c.outC+c0)*n+p0], 4*n, &out[p0*16], 64, min(16, n-p0), nch, nil)
 			}
-			for g := c0; g < c0+nch; g++ {
-				c.finish(g, 0, 1, b*n, (b+1)*n)
-			}
+			// one group per channel: the block's channels are rows
+			// [0, nch) of group c0 as finish counts them
+			c.finish(c0, 0, nch, b*n, (b+1)*n)
 		}
 	})
 }

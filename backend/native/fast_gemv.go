@@ -25,3 +25,18 @@ func gemv(x, w []float32, ldw int, y []float32) {
 		y[j] = dot32(x, w[j*ldw:j*ldw+k])
 	}
 }
+
+// gemvParallel is gemv with the rows of w shared among the threads (each
+// row's dot product is computed whole by one thread, so the split does not
+// change the result).
+func gemvParallel(x, w []float32, ldw int, y []float32) {
+	n, k := len(y), len(x)
+	parallelRange(n, max(4, gemvGrain/max(k, 1)), func(lo, hi int) {
+		// rows in fours: the parts' bounds on multiples of 4 but the last
+		lo &^= 3
+		if hi < n {
+			hi &^= 3
+		}
+		gemv(x, w[lo*ldw:], ldw, y[lo:hi])
+	})
+}

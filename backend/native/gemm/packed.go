@@ -147,9 +147,16 @@ func (p *PackedA) PackBlock(dst []float32, pack BPacker, kblock, j0, nb int) {
 // images of a batched convolution side by side): column j is column
 // j % Cols of image j / Cols, whose C starts at Data[j/Cols*ImgStride],
 // rows Ldc apart. Cols 0 means one image.
+//
+// Done, where set, is called once the last k block has been added to a
+// micro-panel of rows [r0, r1) over the call's columns [j0, j1): those
+// rows' elements of C are final and still in the first cache levels, the
+// place for an epilogue (a bias, a batch norm, an activation) to run
+// over them. It runs on the goroutine that computed them.
 type Out struct {
 	Data                 []float32
 	Ldc, Cols, ImgStride int
+	Done                 func(r0, r1, j0, j1 int)
 }
 
 // MulBlock computes rows [r0, r1) of C (+)= A·B over k block kblock
@@ -167,6 +174,9 @@ func (p *PackedA) MulBlock(r0, r1 int, bp []float32, kblock, j0, nb int, out Out
 	kb := min(p.kcb, p.k-pc)
 	w := roundUp(nb, p.nr)
 	scratch := p.scratchA(r0, r1)
+	if pc+kb < p.k {
+		out.Done = nil
+	}
 	macroOut(p.ks, p.aBlock(pc, kb, r0, r1, scratch), p.lda, bp[:kb*w], r0, r1-r0, j0, nb, kb, out, pc == 0 && !accumulate, tile)
 	if scratch != nil {
 		putBuf(scratch)
@@ -194,7 +204,11 @@ func (p *PackedA) Mul(r0, r1 int, pack BPacker, j0, nb int, out Out, accumulate 
 	for pc := 0; pc < p.k; pc += p.kcb {
 		kb := min(p.kcb, p.k-pc)
 		pack(bp.s[:kb*w], p.nr, pc, kb, j0, nb)
-		macroOut(p.ks, p.aBlock(pc, kb, r0, r1, scratch), p.lda, bp.s[:kb*w], r0, r1-r0, j0, nb, kb, out, pc == 0 && !accumulate, tile)
+		o := out
+		if pc+kb < p.k {
+			o.Done = nil
+		}
+		macroOut(p.ks, p.aBlock(pc, kb, r0, r1, scratch), p.lda, bp.s[:kb*w], r0, r1-r0, j0, nb, kb, o, pc == 0 && !accumulate, tile)
 	}
 	if scratch != nil {
 		putBuf(scratch)
@@ -203,7 +217,8 @@ func (p *PackedA) Mul(r0, r1 int, pack BPacker, j0, nb int, out Out, accumulate 
 
 // macroOut is macro for rows [r0, r0+mb) and columns [j0, j0+nb) of an
 // Out: a tile within one image goes to tileMul, one across images is
-// computed into tile and stored image by image. With lda > 0, ap is A
+// computed into tile and stored image by image; out.Done, where set, runs
+// after each micro-panel of rows. With lda > 0, ap is A
 // read in place (row r0 first, lda apart), else packed micro-panels.
 func macroOut(ks *kernelSet, ap []float32, lda int, bp []float32, r0, mb, j0, nb, kb int, out Out, first bool, tile *[maxTile]float32) {
 	mr, nr := ks.mr, ks.nr
@@ -241,6 +256,9 @@ func macroOut(ks *kernelSet, ap []float32, lda int, bp []float32, r0, mb, j0, nb
 				}
 				t += seg
 			}
+		}
+		if out.Done != nil {
+			out.Done(r0+ir, r0+ir+mm, j0, j0+nb)
 		}
 	}
 }

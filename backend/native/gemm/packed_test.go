@@ -10,7 +10,8 @@ import (
 // TestPackedOperands checks MulBlock and Mul on row bands and column
 // ranges against the float64 reference, for every kernel set, with A read
 // in place and packed, rows back to back and apart, and C as one matrix
-// and as images side by side (Out.Cols) of several widths.
+// and as images side by side (Out.Cols) of several widths; and that
+// Out.Done shows each element once, final, a micro-panel of rows at a time.
 func TestPackedOperands(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	for _, ks := range kernelSets() {
@@ -46,6 +47,7 @@ func TestPackedOperands(t *testing.T) {
 					name := fmt.Sprintf("%s %dx%dx%d cols=%d direct=%v pad=%d pre=%v", ks.name, m, n, k, cols, v.direct, v.pad, v.pre)
 					for _, acc := range []bool{false, true} {
 						out, get := newOut(r, m, n, cols)
+						done := watchDone(&out, ks.mr)
 						start := get()
 						for kb, bp := range blocks {
 							pa.MulBlock(mid, m, bp, kb, 0, n, out, acc)
@@ -53,14 +55,19 @@ func TestPackedOperands(t *testing.T) {
 						for kb, bp := range blocks {
 							pa.MulBlock(0, mid, bp, kb, 0, n, out, acc)
 						}
-						check(t, name+" MulBlock", k, get(), start, want, acc)
+						c := get()
+						check(t, name+" MulBlock", k, c, start, want, acc)
+						done(t, name+" MulBlock", c)
 						out, get = newOut(r, m, n, cols)
+						done = watchDone(&out, ks.mr)
 						start = get()
 						j1 := n / 3
 						pa.Mul(0, mid, MatrixPacker(b), 0, j1, out, acc)
 						pa.Mul(0, mid, MatrixPacker(b), j1, n-j1, out, acc)
 						pa.Mul(mid, m, MatrixPacker(b), 0, n, out, acc)
-						check(t, name+" Mul", k, get(), start, want, acc)
+						c = get()
+						check(t, name+" Mul", k, c, start, want, acc)
+						done(t, name+" Mul", c)
 					}
 				}
 			}
@@ -95,6 +102,55 @@ func newOut(r *rand.Rand, m, n, cols int) (Out, func() []float32) {
 			}
 		}
 		return c
+	}
+}
+
+// watchDone sets out.Done to record what it is shown: the returned check
+// fails unless every element of C was shown exactly once, in a call for
+// at most mr rows, holding its final value (c, read back row-major).
+func watchDone(out *Out, mr int) func(t *testing.T, what string, c []float32) {
+	o := *out
+	var seen []float32
+	var count []int
+	var bad string
+	out.Done = func(r0, r1, j0, j1 int) {
+		if seen == nil {
+			seen, count = make([]float32, len(o.Data)), make([]int, len(o.Data))
+		}
+		if r1-r0 > mr || r1 <= r0 || j1 <= j0 {
+			bad = fmt.Sprintf("Done(%d, %d, %d, %d)", r0, r1, j0, j1)
+		}
+		for i := r0; i < r1; i++ {
+			for j := j0; j < j1; j++ {
+				x := i*o.Ldc + j
+				if o.Cols > 0 {
+					x = j/o.Cols*o.ImgStride + i*o.Ldc + j%o.Cols
+				}
+				seen[x], count[x] = o.Data[x], count[x]+1
+			}
+		}
+	}
+	return func(t *testing.T, what string, c []float32) {
+		t.Helper()
+		if bad != "" {
+			t.Fatalf("%s: %s", what, bad)
+		}
+		idx := 0
+		for x := range o.Data {
+			if count == nil || count[x] == 0 {
+				continue
+			}
+			idx++
+			if count[x] != 1 {
+				t.Fatalf("%s: element at %d shown %d times", what, x, count[x])
+			}
+			if seen[x] != o.Data[x] {
+				t.Fatalf("%s: element at %d shown as %v, final %v", what, x, seen[x], o.Data[x])
+			}
+		}
+		if idx != len(c) {
+			t.Fatalf("%s: %d of %d elements shown", what, idx, len(c))
+		}
 	}
 }
 
