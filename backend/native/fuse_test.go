@@ -227,8 +227,9 @@ var fuseModules = map[string]string{
   return %6 : tensor<3x7x4x11xf32>
 }`,
 	// Softmax and layer norm: reduces over the trailing dim fed by groups
-	// (input fusion), one over a leading dim (not fused), max with NaNs.
-	"norms": `func.func @main(%x: tensor<64x4x33xf32>, %g: tensor<33xf32>) -> (tensor<64x4x33xf32>, tensor<64x4x33xf32>, tensor<4x33xf32>) {
+	// (input fusion), one over a leading dim (not fused), max with NaNs;
+	// a max over short rows fed by a group (several rows per chunk).
+	"norms": `func.func @main(%x: tensor<64x4x33xf32>, %g: tensor<33xf32>) -> (tensor<64x4x33xf32>, tensor<64x4x33xf32>, tensor<4x33xf32>, tensor<64x4xf32>) {
   %ninf = stablehlo.constant dense<0xFF800000> : tensor<f32>
   %zero = stablehlo.constant dense<0.0> : tensor<f32>
   %mx = stablehlo.reduce(%x init: %ninf) applies stablehlo.maximum across dimensions = [2] : (tensor<64x4x33xf32>, tensor<f32>) -> tensor<64x4xf32>
@@ -255,7 +256,9 @@ var fuseModules = map[string]string{
   %ln = stablehlo.multiply %c, %rb : tensor<64x4x33xf32>
   %ab = stablehlo.abs %x : tensor<64x4x33xf32>
   %lead = stablehlo.reduce(%ab init: %zero) applies stablehlo.add across dimensions = [0] : (tensor<64x4x33xf32>, tensor<f32>) -> tensor<4x33xf32>
-  return %sm, %ln, %lead : tensor<64x4x33xf32>, tensor<64x4x33xf32>, tensor<4x33xf32>
+  %xq = stablehlo.subtract %x, %gb : tensor<64x4x33xf32>
+  %gmx = stablehlo.reduce(%xq init: %ninf) applies stablehlo.maximum across dimensions = [2] : (tensor<64x4x33xf32>, tensor<f32>) -> tensor<64x4xf32>
+  return %sm, %ln, %lead, %gmx : tensor<64x4x33xf32>, tensor<64x4x33xf32>, tensor<4x33xf32>, tensor<64x4xf32>
 }`,
 	// A causal mask built from iotas and constants (evaluated once per
 	// plan), applied to an argument; the mask is also returned.
