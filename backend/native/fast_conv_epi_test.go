@@ -123,6 +123,8 @@ func TestConvEpilogueMatchesUnfused(t *testing.T) {
 		{2, 64, 32, 32, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 64},  // depthwise: the direct path
 		{1, 32, 28, 28, 64, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 32},  // depthwise, multiplier 2, stride 2
 		{1, 96, 7, 7, 96, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 96},    // depthwise, short runs
+		{1, 48, 1, 1, 96, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},     // squeeze-and-excitation: one position
+		{2, 40, 2, 2, 64, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},     // runs of 4: after the loop
 	}
 	kinds := map[string]bool{ // kind -> planned as an epilogue
 		"bn": true, "bnrelu": true, "bnres": true, "scalars": true, "generic": true, "bias": true,
@@ -173,8 +175,11 @@ func TestConvEpilogueMatchesUnfused(t *testing.T) {
 				fused, later := convEpiHits.Load() > hits, convEpiAfter.Load() > after
 				_, fast := fastConvShape(cc.op(t), []Value{args[0], args[1]})
 				// without the vector affine pass (purego, no AVX2) every kind runs as
-				// a generic chain: in the loop for long runs, else after it
-				if fused == later && (fused || merged && fast) || kind != "generic" && simdRows && later {
+				// a generic chain: in the loop for long runs, else after it; the
+				// affine pass runs in the loop unless its runs are shorter than
+				// convEpiAffineRun
+				oh, ow := cc.outHW()
+				if fused == later && (fused || merged && fast) || kind != "generic" && simdRows && later && oh*ow >= convEpiAffineRun {
 					t.Errorf("%s: epilogue in the convolution's loop %v, after it %v", name, fused, later)
 				}
 				if kind == "generic" && fused {

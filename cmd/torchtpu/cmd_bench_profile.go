@@ -108,9 +108,9 @@ func printProfile(w io.Writer, bp *benchProfile) {
 	for _, e := range bp.Kinds {
 		fmt.Fprintf(w, "  %-24s %10.3f %6.1f%% %10.3f %10.3f %10.3f %10.1f\n", e.Kind, e.MS, 100*e.Share, e.MeanMS, e.SerialMS, e.HelpersMS, e.Calls)
 	}
-	fmt.Fprintf(w, "  top steps (ms/run: the median run's; mean: over all runs):\n")
-	fmt.Fprintf(w, "  %10s %7s %10s %6s  %s\n", "ms/run", "share", "mean ms", "calls", "step")
+	fmt.Fprintf(w, "  top steps (ms/run: the median run's; mean and serial: over all runs; serial: with no parallel loop):\n")
+	fmt.Fprintf(w, "  %10s %7s %10s %10s %6s  %s\n", "ms/run", "share", "mean ms", "serial ms", "calls", "step")
 	for _, e := range bp.Steps {
-		fmt.Fprintf(w, "  %10.3f %6.1f%% %10.3f %6.1f  %s: %s\n", e.MS, 100*e.Share, e.MeanMS, e.Calls, e.Kind, e.Name)
+		fmt.Fprintf(w, "  %10.3f %6.1f%% %10.3f %10.3f %6.1f  %s: %s\n", e.MS, 100*e.Share, e.MeanMS, e.SerialMS, e.Calls, e.Kind, e.Name)
 	}
 }
