@@ -534,7 +534,7 @@ func (e *convEpilogue) rows(img, ch, rows, pos, m int) {
 	if e.b >= 0 {
 		a.b, a.sb = &e.bv[ch*e.sb], e.sb
 	}
-	affineRows32(&a)
+	affineRows(&a)
 	if e.act != nil {
 		for r := 0; r < rows; r++ {
 			row := e.out[off+r*e.n : off+r*e.n+m]

@@ -176,3 +176,158 @@ next:
 done:
 	VZEROUPPER
 	RET
+
+// func affineRows16(p *epiArgs)
+//
+// affineRows32 in AVX-512: sixteen lanes per step and a masked last step,
+// the same operations per element (multiply, add, the row's add, ReLU's
+// select as a masked move, the clamp's two-sided maximum/minimum with a
+// NaN kept), so the same bits.
+TEXT ·affineRows16(SB), NOSPLIT, $0-8
+	MOVQ p+0(FP), R8
+	MOVQ 0(R8), DI
+	MOVQ 8(R8), DX
+	MOVQ 16(R8), R12
+	MOVQ 24(R8), R13
+	VBROADCASTSS 32(R8), Z4
+	VBROADCASTSS 36(R8), Z5
+	VBROADCASTSS 96(R8), Z7
+	VBROADCASTSS 100(R8), Z8
+	MOVQ 40(R8), CX
+	MOVQ 48(R8), R14
+	MOVQ 88(R8), R11
+	MOVQ CX, BX
+	ANDQ $-16, BX
+	// K3: the last step's lanes (n mod 16 of them)
+	MOVQ CX, R9
+	ANDQ $15, R9
+	MOVQ $1, R10
+	SHLXQ R9, R10, R10
+	DECQ R10
+	KMOVW R10, K3
+
+z_row:
+	TESTQ R14, R14
+	JLE z_done
+	VBROADCASTSS (R12), Z2
+	VBROADCASTSS (R13), Z3
+	XORQ AX, AX
+
+z_loop:
+	CMPQ AX, BX
+	JAE z_tail
+	VMOVUPS (DI)(AX*4), Z0
+	TESTQ $4, R11
+	JZ z_nomul
+	VMULPS Z2, Z0, Z0
+
+z_nomul:
+	TESTQ $8, R11
+	JZ z_noadd
+	VADDPS Z3, Z0, Z0
+
+z_noadd:
+	TESTQ $1, R11
+	JZ z_norow
+	VADDPS (DX)(AX*4), Z0, Z0
+
+z_norow:
+	TESTQ $2, R11
+	JZ z_nosel
+	VCMPPS $0x11, Z4, Z0, K1
+	VMOVAPS Z5, K1, Z0
+
+z_nosel:
+	TESTQ $48, R11
+	JZ z_store
+	VCMPPS $3, Z0, Z0, K2
+	VMOVAPS Z0, Z10
+	TESTQ $16, R11
+	JZ z_nolo
+	VMAXPS Z7, Z10, Z11
+	VMAXPS Z10, Z7, Z12
+	VANDPS Z11, Z12, Z10
+
+z_nolo:
+	TESTQ $32, R11
+	JZ z_nohi
+	VMINPS Z8, Z10, Z11
+	VMINPS Z10, Z8, Z12
+	VORPS Z11, Z12, Z10
+
+z_nohi:
+	VMOVAPS Z0, K2, Z10
+	VMOVAPS Z10, Z0
+
+z_store:
+	VMOVUPS Z0, (DI)(AX*4)
+	ADDQ $16, AX
+	JMP z_loop
+
+z_tail:
+	CMPQ AX, CX
+	JAE z_next
+	VPXORD Z0, Z0, Z0
+	VMOVUPS (DI)(AX*4), K3, Z0
+	TESTQ $4, R11
+	JZ z_tnomul
+	VMULPS Z2, Z0, Z0
+
+z_tnomul:
+	TESTQ $8, R11
+	JZ z_tnoadd
+	VADDPS Z3, Z0, Z0
+
+z_tnoadd:
+	TESTQ $1, R11
+	JZ z_tnorow
+	VPXORD Z6, Z6, Z6
+	VMOVUPS (DX)(AX*4), K3, Z6
+	VADDPS Z6, Z0, Z0
+
+z_tnorow:
+	TESTQ $2, R11
+	JZ z_tnosel
+	VCMPPS $0x11, Z4, Z0, K1
+	VMOVAPS Z5, K1, Z0
+
+z_tnosel:
+	TESTQ $48, R11
+	JZ z_tstore
+	VCMPPS $3, Z0, Z0, K2
+	VMOVAPS Z0, Z10
+	TESTQ $16, R11
+	JZ z_tnolo
+	VMAXPS Z7, Z10, Z11
+	VMAXPS Z10, Z7, Z12
+	VANDPS Z11, Z12, Z10
+
+z_tnolo:
+	TESTQ $32, R11
+	JZ z_tnohi
+	VMINPS Z8, Z10, Z11
+	VMINPS Z10, Z8, Z12
+	VORPS Z11, Z12, Z10
+
+z_tnohi:
+	VMOVAPS Z0, K2, Z10
+	VMOVAPS Z10, Z0
+
+z_tstore:
+	VMOVUPS Z0, K3, (DI)(AX*4)
+
+z_next:
+	MOVQ 56(R8), R9
+	LEAQ (DI)(R9*4), DI
+	MOVQ 64(R8), R9
+	LEAQ (DX)(R9*4), DX
+	MOVQ 72(R8), R9
+	LEAQ (R12)(R9*4), R12
+	MOVQ 80(R8), R9
+	LEAQ (R13)(R9*4), R13
+	DECQ R14
+	JMP z_row
+
+z_done:
+	VZEROUPPER
+	RET
