@@ -23,6 +23,10 @@ var convDirectEnabled = convDirectOK
 // that the phase planes stay small.
 const convDirectMaxK = 160
 
+// convDirectBandRun is the positions per channel from which a band of
+// output rows is finished in one epilogue call.
+const convDirectBandRun = 256
+
 // useDirectConv reports whether runDirectConv takes c.
 func (c *conv2d) useDirectConv() bool {
 	k := c.kerC * c.kh * c.kw
@@ -52,9 +56,16 @@ func (c *conv2d) runDirectConv(dst []float32) {
 			}
 		}
 	}
-	c.epiRuns(c.ow)
 	work := int64(c.outC) * int64(n) * int64(k)
 	threads := int(min(int64(Threads()), int64(c.oh), max(1, work/convWorkPerThread)))
+	// bands of output rows, each finished (its epilogue run) in one call:
+	// runs of at least convDirectBandRun positions per channel where the
+	// threads still get several bands each (row by row, a MobileNet
+	// stem's epilogue cost more than its products: 16 channels × 64 rows
+	// of 64 positions, an activation call each)
+	rb := max(1, min((convDirectBandRun+c.ow-1)/c.ow, c.oh/(convItemsPerThread*threads)))
+	bands := (c.oh + rb - 1) / rb
+	c.epiRuns(rb * c.ow)
 	for b := 0; b < c.batch; b++ {
 		for ci := 0; ci < c.kerC; ci++ {
 			img := c.lhs[(b*c.inC+ci)*hw:][:hw]
@@ -63,12 +74,10 @@ func (c *conv2d) runDirectConv(dst []float32) {
 			}
 		}
 		out := dst[b*c.outC*n:]
-		row := func(oy int) {
-			var offs [convDirectMaxK]int
+		row := func(oy int, offs *[convDirectMaxK]int, tile *[8 * 32]float32) {
 			for t, o := range base {
 				offs[t] = 4 * (o + oy*c.sh*pwp)
 			}
-			var tile [8 * 32]float32
 			for ox := 0; ox < c.ow; ox += 32 {
 				cols := min(32, c.ow-ox)
 				for pi := 0; pi < panels; pi++ {
@@ -86,13 +95,21 @@ func (c *conv2d) runDirectConv(dst []float32) {
 					}
 				}
 			}
-			c.finish(0, 0, c.outC, b*n+oy*c.ow, b*n+(oy+1)*c.ow)
+		}
+		band := func(bi int) {
+			var offs [convDirectMaxK]int
+			var tile [8 * 32]float32
+			y0, y1 := bi*rb, min(c.oh, (bi+1)*rb)
+			for oy := y0; oy < y1; oy++ {
+				row(oy, &offs, &tile)
+			}
+			c.finish(0, 0, c.outC, b*n+y0*c.ow, b*n+y1*c.ow)
 		}
 		if threads > 1 {
-			parallel(threads, c.oh, row)
+			parallel(threads, bands, band)
 		} else {
-			for oy := 0; oy < c.oh; oy++ {
-				row(oy)
+			for bi := 0; bi < bands; bi++ {
+				band(bi)
 			}
 		}
 	}
