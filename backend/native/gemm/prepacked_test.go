@@ -8,8 +8,9 @@ import (
 )
 
 // TestSgemmPackedB checks products on a prepacked B against float64, for
-// every kernel set, layout of B, odd shapes and thread counts, and that a
-// NaN or an infinity in B reaches the elements it should.
+// every kernel set, layout of B, odd shapes and thread counts, with A
+// packed (run) and read in place (runDirectA), and that a NaN or an
+// infinity in B reaches the elements it should.
 func TestSgemmPackedB(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	shapes := [][3]int{{1, 1, 1}, {3, 5, 7}, {17, 33, 385}, {14, 600, 481}, {64, 1000, 256}, {129, 70, 800}}
@@ -20,12 +21,22 @@ func TestSgemmPackedB(t *testing.T) {
 				a := operand(r, m, k, 'N')
 				b := operand(r, k, n, layout)
 				pb := packB(ks, k, n, b)
-				for _, acc := range []bool{false, true} {
+				for _, v := range []struct {
+					acc, direct bool
+				}{{false, false}, {true, false}, {false, true}, {true, true}} {
+					acc := v.acc
+					if v.direct && ks.direct == nil {
+						continue
+					}
 					ldc := n + 3
 					c := randMat(r, m*ldc)
 					want := reference(m, n, k, a, b, c, ldc, acc)
 					pad := append([]float32(nil), c...)
-					run(ks, m, n, k, a, Matrix{}, pb, c, ldc, acc, 1+r.IntN(3))
+					if v.direct { // A read in place (runDirectA)
+						runDirectA(ks, m, a, pb, c, ldc, acc, 1+r.IntN(3))
+					} else {
+						run(ks, m, n, k, a, Matrix{}, pb, c, ldc, acc, 1+r.IntN(3))
+					}
 					for i := 0; i < m; i++ {
 						for j := 0; j < ldc; j++ {
 							x := i*ldc + j
@@ -37,7 +48,7 @@ func TestSgemmPackedB(t *testing.T) {
 							}
 							tol := 1e-4 * math.Sqrt(float64(k)+1) * (1 + math.Abs(want[x]))
 							if math.Abs(float64(c[x])-want[x]) > tol {
-								t.Fatalf("%s %dx%dx%d %c acc=%v: c[%d][%d] = %v, want %v", ks.name, m, n, k, layout, acc, i, j, c[x], want[x])
+								t.Fatalf("%s %dx%dx%d %c acc=%v direct=%v: c[%d][%d] = %v, want %v", ks.name, m, n, k, layout, acc, v.direct, i, j, c[x], want[x])
 							}
 						}
 					}
