@@ -93,6 +93,10 @@ func run(ks *kernelSet, m, n, k int, a, b Matrix, pb *PackedB, c []float32, ldc 
 	}
 	threads = int(min(int64(threads), max(1, int64(m)*int64(n)*int64(k)/minWorkPerThread)))
 	mr, nr := ks.mr, ks.nr
+	if pb == nil && n <= sharedN && useDirectA(ks, a) && int64(k)*int64(roundUp(n, nr)) <= directBMax {
+		runDirectAB(ks, m, n, k, a, b, c, ldc, accumulate, threads)
+		return
+	}
 	nk := (k + kcMax - 1) / kcMax
 	kcb := min(k, roundUp((k+nk-1)/nk, 8)) // k blocks of even depth
 	rowsA := max(mr, min(roundUp(m, mr), packAElems/k/mr*mr))

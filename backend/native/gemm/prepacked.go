@@ -51,7 +51,7 @@ func SgemmPackedB(m int, a Matrix, pb *PackedB, c []float32, ldc int, accumulate
 		}
 		return
 	}
-	if a.ColStride == 1 && a.RowStride > 0 && a.RowStride%directAliasFloats != 0 && pb.ks.direct != nil && directA && directPackedB {
+	if useDirectA(pb.ks, a) {
 		runDirectA(pb.ks, m, a, pb, c, ldc, accumulate, threads)
 		return
 	}
@@ -68,6 +68,42 @@ var directPackedB = true
 // 187-190 packed, while 1536 and 2560 (2 KB apart modulo 4 KB) ran 190
 // against 167-189.
 const directAliasFloats = 1024
+
+// useDirectA reports whether the direct kernels read a in place.
+func useDirectA(ks *kernelSet, a Matrix) bool {
+	return a.ColStride == 1 && a.RowStride > 0 && a.RowStride%directAliasFloats != 0 && ks.direct != nil && directA && directPackedB
+}
+
+// directBMax bounds the floats of a B that runDirectAB packs whole.
+const directBMax = 1 << 20
+
+// runDirectAB is run for a row-major A read in place: B is packed whole
+// first (its micro-panels shared out over the threads), then multiplied
+// as a prepacked B (runDirectA).
+func runDirectAB(ks *kernelSet, m, n, k int, a, b Matrix, c []float32, ldc int, accumulate bool, threads int) {
+	nr := ks.nr
+	kcb := KBlock(k)
+	bpanels := (n + nr - 1) / nr
+	bp := getBuf(k * bpanels * nr)
+	defer putBuf(bp)
+	nkb := (k + kcb - 1) / kcb
+	units := nkb * bpanels
+	pack := func(g int) {
+		for u := 4 * g; u < min(4*g+4, units); u++ {
+			pc, j := u/bpanels*kcb, u%bpanels*nr
+			kb := min(kcb, k-pc)
+			packBBlock(nr, bp.s[pc*bpanels*nr+j*kb:], b, pc, j, kb, min(nr, n-j))
+		}
+	}
+	if threads > 1 {
+		pool.Run(threads, (units+3)/4, pack)
+	} else {
+		for g := 0; g < (units+3)/4; g++ {
+			pack(g)
+		}
+	}
+	runDirectA(ks, m, a, &PackedB{ks: ks, k: k, n: n, kcb: kcb, nr: nr, data: bp.s}, c, ldc, accumulate, threads)
+}
 
 // runDirectA is SgemmPackedB for a row-major A: the direct kernels read A
 // in place, so nothing is packed at all (the weight was packed once; the
