@@ -15,7 +15,9 @@
 // and column strides, so transposed operands need no copy beyond the
 // packing every operand gets anyway. Each kernel set also has direct
 // kernels that read a row-major A in place; PackedA (packed.go) uses them,
-// so products whose caller packs B (convolutions) never pack A.
+// so products whose caller packs B (convolutions) never pack A, and so do
+// products on a prepacked B and those of at most sharedN columns whose A
+// is row-major (runDirectA, prepacked.go: B packed whole, A never).
 package gemm
 
 //go:generate go run ./gen
