@@ -77,11 +77,17 @@ func TestSgemmAgainstFloat64(t *testing.T) {
 	if testing.Short() {
 		shapes = shapes[:8]
 	}
-	for _, ks := range kernelSets() {
-		for _, s := range shapes {
-			for _, layout := range []string{"NN", "TN", "NT", "TT"} {
-				for _, acc := range []bool{false, true} {
-					checkSgemm(t, ks, s[0], s[1], s[2], layout, acc, 1+r.IntN(3), r)
+	// a row-major A is read in place (runDirectAB) where the CPU has the
+	// direct kernels; directA off packs it, as every A was before
+	defer func(old bool) { directA = old }(directA)
+	for _, direct := range []bool{true, false} {
+		directA = direct
+		for _, ks := range kernelSets() {
+			for _, s := range shapes {
+				for _, layout := range []string{"NN", "TN", "NT", "TT"} {
+					for _, acc := range []bool{false, true} {
+						checkSgemm(t, ks, s[0], s[1], s[2], layout, acc, 1+r.IntN(3), r)
+					}
 				}
 			}
 		}

@@ -91,8 +91,8 @@ func newBandA(ks *kernelSet, m, k int, a Matrix) *PackedA {
 	return p
 }
 
-// directA switches the direct kernels for band A operands (tests and
-// benchmarks compare with packing).
+// directA switches the direct kernels for A operands read in place (band
+// A operands, and runDirectA's; tests and benchmarks compare with packing).
 var directA = true
 
 // aBlock returns k block pc (kb deep) of rows [r0, r1) of A: read in

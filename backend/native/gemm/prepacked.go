@@ -58,9 +58,6 @@ func SgemmPackedB(m int, a Matrix, pb *PackedB, c []float32, ldc int, accumulate
 	run(pb.ks, m, n, k, a, Matrix{}, pb, c, ldc, accumulate, threads)
 }
 
-// directPackedB switches runDirectA (tests and benchmarks compare).
-var directPackedB = true
-
 // directAliasFloats: rows of A a multiple of this many floats (4 KB) apart
 // are packed after all. The direct kernels read 14 rows at once, and rows
 // 4 KB apart fall in the same set of the first-level cache (8 ways): with
@@ -71,7 +68,7 @@ const directAliasFloats = 1024
 
 // useDirectA reports whether the direct kernels read a in place.
 func useDirectA(ks *kernelSet, a Matrix) bool {
-	return a.ColStride == 1 && a.RowStride > 0 && a.RowStride%directAliasFloats != 0 && ks.direct != nil && directA && directPackedB
+	return a.ColStride == 1 && a.RowStride > 0 && a.RowStride%directAliasFloats != 0 && ks.direct != nil && directA
 }
 
 // directBMax bounds the floats of a B that runDirectAB packs whole.
