@@ -122,6 +122,44 @@ func selRRNGT(d, a *float32, b float32, x, y *float32, n int)
 //go:noescape
 func selRRNGE(d, a *float32, b float32, x, y *float32, n int)
 
+// selRRR* are d = (a pred b) ? x : y over n lanes, every operand a row.
+//
+//go:noescape
+func selRRREQ(d, a, b, x, y *float32, n int)
+
+//go:noescape
+func selRRRNE(d, a, b, x, y *float32, n int)
+
+//go:noescape
+func selRRRLT(d, a, b, x, y *float32, n int)
+
+//go:noescape
+func selRRRLE(d, a, b, x, y *float32, n int)
+
+//go:noescape
+func selRRRGT(d, a, b, x, y *float32, n int)
+
+//go:noescape
+func selRRRGE(d, a, b, x, y *float32, n int)
+
+// selRRR takes a predicate index (predEQ ... predGE).
+func selRRR(p int, d, a, b, x, y *float32, n int) {
+	switch p {
+	case predEQ:
+		selRRREQ(d, a, b, x, y, n)
+	case predNE:
+		selRRRNE(d, a, b, x, y, n)
+	case predLT:
+		selRRRLT(d, a, b, x, y, n)
+	case predLE:
+		selRRRLE(d, a, b, x, y, n)
+	case predGT:
+		selRRRGT(d, a, b, x, y, n)
+	case predGE:
+		selRRRGE(d, a, b, x, y, n)
+	}
+}
+
 // selPRR32 is d = p != 0 ? x : y over n lanes.
 //
 //go:noescape

@@ -185,6 +185,58 @@ done: \
 	VZEROUPPER \
 	RET
 
+// d = (a pred b) ? x : y, every operand a row
+#define SELRRR(name, pred) \
+TEXT name(SB), NOSPLIT, $0-48 \
+	MOVQ d+0(FP), DI \
+	MOVQ a+8(FP), SI \
+	MOVQ b+16(FP), R11 \
+	MOVQ x+24(FP), R8 \
+	MOVQ y+32(FP), DX \
+	MOVQ n+40(FP), CX \
+	HEAD \
+loop: \
+	CMPQ AX, BX \
+	JAE tail \
+	VMOVUPS (SI)(AX*4), Y0 \
+	VMOVUPS (R11)(AX*4), Y2 \
+	VCMPPS pred, Y2, Y0, Y1 \
+	VMOVUPS (DX)(AX*4), Y4 \
+	VBLENDVPS Y1, (R8)(AX*4), Y4, Y5 \
+	VMOVUPS Y5, (DI)(AX*4) \
+	ADDQ $8, AX \
+	JMP loop \
+tail: \
+	TAILMASK \
+	VMASKMOVPS (SI)(AX*4), Y15, Y0 \
+	VMASKMOVPS (R11)(AX*4), Y15, Y2 \
+	VCMPPS pred, Y2, Y0, Y1 \
+	VMASKMOVPS (DX)(AX*4), Y15, Y4 \
+	VMASKMOVPS (R8)(AX*4), Y15, Y6 \
+	VBLENDVPS Y1, Y6, Y4, Y5 \
+	VMASKMOVPS Y5, Y15, (DI)(AX*4) \
+done: \
+	VZEROUPPER \
+	RET
+
+// func selRRREQ(d, a, b, x, y *float32, n int)
+SELRRR(·selRRREQ, $0x00)
+
+// func selRRRNE(d, a, b, x, y *float32, n int)
+SELRRR(·selRRRNE, $0x04)
+
+// func selRRRLT(d, a, b, x, y *float32, n int)
+SELRRR(·selRRRLT, $0x11)
+
+// func selRRRLE(d, a, b, x, y *float32, n int)
+SELRRR(·selRRRLE, $0x12)
+
+// func selRRRGT(d, a, b, x, y *float32, n int)
+SELRRR(·selRRRGT, $0x1e)
+
+// func selRRRGE(d, a, b, x, y *float32, n int)
+SELRRR(·selRRRGE, $0x1d)
+
 // func addRR32(d, x, y *float32, n int)
 BINRR(·addRR32, VADDPS)
 

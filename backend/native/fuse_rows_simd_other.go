@@ -14,3 +14,5 @@ func selRR(p int, d, a *float32, b float32, x, y *float32, n int)  { panic("no v
 func nanSel(d, a, y []float32)                                     { panic("no vector loops") }
 
 func selPRR32(d, p, x, y *float32, n int) { panic("no vector loops") }
+
+func selRRR(p int, d, a, b, x, y *float32, n int) { panic("no vector loops") }
