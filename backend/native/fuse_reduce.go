@@ -260,19 +260,9 @@ func foldShortRows32(g *fusedGroup, leaves []*literal.Literal, views [][]float32
 			x := buf[(o-o0)*size : (o-o0+1)*size]
 			if isMax {
 				res[o] = float64(maxRow32(start, x))
-				continue
+			} else {
+				res[o] = float64(sum32(start, x)) // a whole row: the slots' order, redone in one chain where needed
 			}
-			var sum rowSum
-			sum.add(x, 0)
-			t := start + sum.total()
-			if t != t || t == 0 && math.Signbit(float64(start)) {
-				// a NaN or -0 result: summed again in one chain
-				t = start
-				for _, v := range x {
-					t += v
-				}
-			}
-			res[o] = float64(t)
 		}
 	}
 }
