@@ -18,13 +18,33 @@ type PackedB struct {
 func PackB(k, n int, b Matrix) *PackedB { return packB(active, k, n, b) }
 
 func packB(ks *kernelSet, k, n int, b Matrix) *PackedB {
+	return packBInto(ks, make([]float32, k*roundUp(n, ks.nr)), k, n, b, 1)
+}
+
+// packBInto packs the k×n matrix b into dst (k·roundUp(n, nr) floats) on
+// up to threads goroutines: units of four micro-panels of a k block
+// shared out, or on one thread each k block whole.
+func packBInto(ks *kernelSet, dst []float32, k, n int, b Matrix, threads int) *PackedB {
 	nr := ks.nr
-	pb := &PackedB{ks: ks, k: k, n: n, kcb: KBlock(k), nr: nr}
+	pb := &PackedB{ks: ks, k: k, n: n, kcb: KBlock(k), nr: nr, data: dst}
 	bpanels := (n + nr - 1) / nr
-	pb.data = make([]float32, k*bpanels*nr)
-	for pc := 0; pc < k; pc += pb.kcb {
+	group := bpanels // micro-panels per unit
+	if threads > 1 {
+		group = 4
+	}
+	per := (bpanels + group - 1) / group // units per k block
+	units := (k + pb.kcb - 1) / pb.kcb * per
+	pack := func(u int) {
+		pc, j := u/per*pb.kcb, u%per*group*nr
 		kb := min(pb.kcb, k-pc)
-		packBBlock(nr, pb.data[pc*bpanels*nr:], b, pc, 0, kb, n)
+		packBBlock(nr, dst[pc*bpanels*nr+j*kb:], b, pc, j, kb, min(group*nr, n-j))
+	}
+	if threads > 1 {
+		pool.Run(threads, units, pack)
+	} else {
+		for u := 0; u < units; u++ {
+			pack(u)
+		}
 	}
 	return pb
 }
@@ -78,28 +98,9 @@ const directBMax = 1 << 20
 // first (its micro-panels shared out over the threads), then multiplied
 // as a prepacked B (runDirectA).
 func runDirectAB(ks *kernelSet, m, n, k int, a, b Matrix, c []float32, ldc int, accumulate bool, threads int) {
-	nr := ks.nr
-	kcb := KBlock(k)
-	bpanels := (n + nr - 1) / nr
-	bp := getBuf(k * bpanels * nr)
+	bp := getBuf(k * roundUp(n, ks.nr))
 	defer putBuf(bp)
-	nkb := (k + kcb - 1) / kcb
-	units := nkb * bpanels
-	pack := func(g int) {
-		for u := 4 * g; u < min(4*g+4, units); u++ {
-			pc, j := u/bpanels*kcb, u%bpanels*nr
-			kb := min(kcb, k-pc)
-			packBBlock(nr, bp.s[pc*bpanels*nr+j*kb:], b, pc, j, kb, min(nr, n-j))
-		}
-	}
-	if threads > 1 {
-		pool.Run(threads, (units+3)/4, pack)
-	} else {
-		for g := 0; g < (units+3)/4; g++ {
-			pack(g)
-		}
-	}
-	runDirectA(ks, m, a, &PackedB{ks: ks, k: k, n: n, kcb: kcb, nr: nr, data: bp.s}, c, ldc, accumulate, threads)
+	runDirectA(ks, m, a, packBInto(ks, bp.s, k, n, b, threads), c, ldc, accumulate, threads)
 }
 
 // runDirectA is SgemmPackedB for a row-major A: the direct kernels read A
