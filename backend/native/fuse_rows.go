@@ -178,16 +178,10 @@ func cmpSelectRow[T fnum](dst, a, b, x, y []T, dir string) {
 			nanSel(d, any(a).([]float32), any(y).([]float32))
 			return
 		}
-		if p, _ := simdPred(dir); simdRows && p >= 0 && len(d) > 0 {
-			// every operand a row: the vector loop (the same lanes: a
-			// compare false on NaN but for NE, a bitwise pick of x or y)
-			a, b, x, y := any(a).([]float32), any(b).([]float32), any(x).([]float32), any(y).([]float32)
-			n := len(d)
-			a, b, x, y = a[:n], b[:n], x[:n], y[:n]
-			selRRR(p, &d[0], &a[0], &b[0], &x[0], &y[0], n)
-			return
+		a, b, x, y := any(a).([]float32), any(b).([]float32), any(x).([]float32), any(y).([]float32)
+		if !simdCmpSelectRows(dir, d, a, b, x, y) {
+			cmpSelect32(d, a, b, x, y, dir)
 		}
-		cmpSelect32(d, any(a).([]float32), any(b).([]float32), any(x).([]float32), any(y).([]float32), dir)
 	case []float64:
 		cmpSelect64(d, any(a).([]float64), any(b).([]float64), any(x).([]float64), any(y).([]float64), dir)
 	}

@@ -114,6 +114,21 @@ func simdCmpSelect(dir string, d, a []float32, b float32, x, y []float32, ux, uy
 	return true
 }
 
+// simdCmpSelectRows computes d = (a dir b) ? x : y over len(d) elements,
+// every operand a row (the same lanes as cmpSelect32: a compare false on
+// NaN but for NE, a bitwise pick of x or y). It reports false where the
+// vector loops do not apply.
+func simdCmpSelectRows(dir string, d, a, b, x, y []float32) bool {
+	p, _ := simdPred(dir)
+	if !simdRows || p < 0 || len(d) == 0 {
+		return false
+	}
+	n := len(d)
+	a, b, x, y = a[:n], b[:n], x[:n], y[:n]
+	selRRR(p, &d[0], &a[0], &b[0], &x[0], &y[0], n)
+	return true
+}
+
 // segsSIMD computes a binary or compare-select node over segments of seg
 // elements, uniform operands holding one value per segment, straight
 // through the vector loops (the per-segment path of computeNode without

@@ -105,36 +105,9 @@ func TestSimdBinaryMatchesScalar(t *testing.T) {
 	}
 }
 
-// TestSimdCmpSelectRowsMatchesScalar checks the all-rows compare-select
-// loop against the scalar one, bit for bit.
-func TestSimdCmpSelectRowsMatchesScalar(t *testing.T) {
-	if !simdRows {
-		t.Skip("no vector loops on this machine")
-	}
-	r := rand.New(rand.NewPCG(35, 36))
-	for _, n := range []int{1, 5, 8, 13, 16, 40, 49, 512} {
-		for _, dir := range []string{"EQ", "NE", "LT", "LE", "GT", "GE"} {
-			for rep := 0; rep < 20; rep++ {
-				a, b, x, y := simdTestRow(r, n), simdTestRow(r, n), simdTestRow(r, n), simdTestRow(r, n)
-				if rep%2 == 0 {
-					for i := range b {
-						if r.IntN(3) == 0 {
-							b[i] = a[i] // ties
-						}
-					}
-				}
-				got, want := make([]float32, n), make([]float32, n)
-				p, _ := simdPred(dir)
-				selRRR(p, &got[0], &a[0], &b[0], &x[0], &y[0], n)
-				cmpSelect32(want, a, b, x, y, dir)
-				if i := sameBits(got, want); i >= 0 {
-					t.Fatalf("%s n=%d: element %d: a %v b %v: %#x, scalar loop %#x", dir, n, i, a[i], b[i], math.Float32bits(got[i]), math.Float32bits(want[i]))
-				}
-			}
-		}
-	}
-}
-
+// TestSimdCmpSelectMatchesScalar checks the compare-select loops against
+// the scalar one, bit for bit: b uniform with x, y or neither uniform, and
+// every operand a row.
 func TestSimdCmpSelectMatchesScalar(t *testing.T) {
 	if !simdRows {
 		t.Skip("no vector loops on this machine")
@@ -164,6 +137,21 @@ func TestSimdCmpSelectMatchesScalar(t *testing.T) {
 					if i := sameBits(got, want); i >= 0 {
 						t.Fatalf("%s n=%d ux=%v uy=%v: element %d: a %v b %v: %#x, scalar loop %#x", dir, n, ux, uy, i, a[i], b[0], math.Float32bits(got[i]), math.Float32bits(want[i]))
 					}
+				}
+				// every operand a row, b tying a in a third of its lanes
+				br := simdTestRow(r, n)
+				for i := range br {
+					if r.IntN(3) == 0 {
+						br[i] = a[i]
+					}
+				}
+				got, want := make([]float32, n), make([]float32, n)
+				if !simdCmpSelectRows(dir, got, a, br, x, y) {
+					t.Fatalf("%s: rows loop not taken", dir)
+				}
+				cmpSelect32(want, a, br, x, y, dir)
+				if i := sameBits(got, want); i >= 0 {
+					t.Fatalf("%s n=%d rows: element %d: a %v b %v: %#x, scalar loop %#x", dir, n, i, a[i], br[i], math.Float32bits(got[i]), math.Float32bits(want[i]))
 				}
 			}
 		}
