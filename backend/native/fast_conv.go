@@ -328,19 +328,25 @@ func (c *conv2d) run(dst []float32) {
 	}
 	mr, nr := pas[0].Rows(), pas[0].Cols()
 	images := func(g int) []float32 { return c.lhs[g*c.kerC*hw : (c.batch-1)*c.inC*hw+(g+1)*c.kerC*hw] }
-	// output is where group g's product goes; the epilogue runs on each
-	// micro-panel of rows as the GEMM completes it, while it is in cache
-	// (after the whole chunk, a 64-channel layer's rows 16 KB apart had
-	// left the cache: the epilogue read them back from memory)
-	output := func(g int) gemm.Out {
-		var done func(r0, r1, j0, j1 int)
-		if c.epi != nil {
-			done = func(r0, r1, j0, j1 int) { c.finish(g, r0, r1, j0, j1) }
+	// outputs returns where each group's product goes, once epiRuns has
+	// settled the epilogue: it runs on each micro-panel of rows as the
+	// GEMM completes it, while it is in cache (after the whole chunk, a
+	// 64-channel layer's rows 16 KB apart had left the cache: the epilogue
+	// read them back from memory)
+	outputs := func() []gemm.Out {
+		outs := make([]gemm.Out, c.groups)
+		for g := range outs {
+			var done func(r0, r1, j0, j1 int)
+			if c.epi != nil {
+				done = func(r0, r1, j0, j1 int) { c.finish(g, r0, r1, j0, j1) }
+			}
+			if c.outFB { // [outC, batch, oh·ow]
+				outs[g] = gemm.Out{Data: dst[g*ocPer*c.batch*n:], Ldc: c.batch * n, Cols: n, ImgStride: n, Done: done}
+			} else {
+				outs[g] = gemm.Out{Data: dst[g*ocPer*n:], Ldc: n, Cols: n, ImgStride: c.outC * n, Done: done}
+			}
 		}
-		if c.outFB { // [outC, batch, oh·ow]
-			return gemm.Out{Data: dst[g*ocPer*c.batch*n:], Ldc: c.batch * n, Cols: n, ImgStride: n, Done: done}
-		}
-		return gemm.Out{Data: dst[g*ocPer*n:], Ldc: n, Cols: n, ImgStride: c.outC * n, Done: done}
+		return outs
 	}
 	// packer returns the B packer of group g's columns [j0, j0+nb) with its
 	// tables (the gather's, or where it cannot run, the column runs) and
@@ -375,6 +381,7 @@ func (c *conv2d) run(dst []float32) {
 			// blocks are held at a time, not all of B.
 			bands := min(panelsM, max((want+c.groups-1)/c.groups, (panelsM+1)/2))
 			c.epiRuns(n)
+			outs := outputs()
 			kBlocks := pas[0].KBlocks()
 			blocks := gemm.GetBuffer(2 * c.groups * bLen)
 			defer gemm.PutBuffer(blocks)
@@ -403,7 +410,7 @@ func (c *conv2d) run(dst []float32) {
 					}
 					g, band := (it-packs)/bands, (it-packs)%bands
 					r0, r1 := band*panelsM/bands*mr, min(ocPer, (band+1)*panelsM/bands*mr)
-					pas[g].MulBlock(r0, r1, block(t-1, g), t-1, 0, cols, output(g), false)
+					pas[g].MulBlock(r0, r1, block(t-1, g), t-1, 0, cols, outs[g], false)
 				})
 			}
 			return
@@ -415,13 +422,14 @@ func (c *conv2d) run(dst []float32) {
 		chunks = min(panelsN, roundUpInt(chunks, threads))
 	}
 	c.epiRuns(min(n, (cols+chunks-1)/chunks))
+	outs := outputs()
 	// each item packs its chunk of columns (whole micro-panels, chunks of
 	// even width) block by block as the GEMM needs them
 	parallel(threads, c.groups*chunks, func(it int) {
 		g, ch := it/chunks, it%chunks
 		j0, j1 := ch*panelsN/chunks*nr, min(cols, (ch+1)*panelsN/chunks*nr)
 		pack, release := packer(g, j0, j1-j0)
-		pas[g].Mul(0, ocPer, pack, j0, j1-j0, output(g), false)
+		pas[g].Mul(0, ocPer, pack, j0, j1-j0, outs[g], false)
 		release()
 	})
 }
