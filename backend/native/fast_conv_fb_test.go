@@ -72,3 +72,35 @@ func checkRunExact(t *testing.T, what any, c *conv2d, op *stablehlo.Op, x, w *li
 		}
 	}
 }
+
+// BenchmarkFastConvWeightGrad runs the weight gradients of compile_bench's
+// ResNet-18 training step (batch 8 at 112×112) as the backward graph
+// lowers them: the input's channels as images, the batch as features, the
+// output gradient as a 28×28 (… 4×4) kernel, result [o, i, 3, 3].
+func BenchmarkFastConvWeightGrad(b *testing.B) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, cc := range []convCase{
+		{64, 8, 28, 28, 64, 28, 28, 1, 1, 1, 1, 1, 1, 1, 1, 1},
+		{128, 8, 14, 14, 128, 14, 14, 1, 1, 1, 1, 1, 1, 1, 1, 1},
+		{256, 8, 7, 7, 256, 7, 7, 1, 1, 1, 1, 1, 1, 1, 1, 1},
+		{512, 8, 4, 4, 512, 4, 4, 1, 1, 1, 1, 1, 1, 1, 1, 1},
+	} {
+		b.Run(fmt.Sprintf("%dx%dx%d", cc.b, cc.h, cc.w), func(b *testing.B) {
+			t := &testing.T{}
+			x := randF32Literal(t, r, int64(cc.b), int64(cc.c), int64(cc.h), int64(cc.w))
+			w := randF32Literal(t, r, int64(cc.o), int64(cc.c), int64(cc.kh), int64(cc.kw))
+			c, ok := fastConvShape(cc.opFB(t), []Value{x, w})
+			if !ok || !c.outFB {
+				b.Fatal("fast path not taken")
+			}
+			oh, ow := cc.outHW()
+			dst := make([]float32, cc.b*cc.o*oh*ow)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				c.run(dst)
+			}
+			flops := 2 * float64(cc.b*cc.o*oh*ow) * float64(cc.c*cc.kh*cc.kw) * float64(b.N)
+			b.ReportMetric(flops/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+		})
+	}
+}

@@ -108,7 +108,7 @@ func TestFastConvKernelIOReversed(t *testing.T) {
 // for channel counts around the tile and sizes that split among threads.
 func TestTransposeKernelMatchesCopy(t *testing.T) {
 	r := rand.New(rand.NewPCG(43, 44))
-	for _, sz := range [][4]int{{5, 3, 3, 3}, {17, 33, 3, 3}, {64, 130, 3, 3}, {40, 7, 1, 1}, {33, 20, 2, 3}} {
+	for _, sz := range [][4]int{{5, 3, 3, 3}, {17, 33, 3, 3}, {64, 130, 3, 3}, {40, 7, 1, 1}, {130, 70, 1, 1}, {33, 20, 2, 3}} {
 		for _, rev := range []bool{false, true} {
 			c := &conv2d{outC: sz[0], kerC: sz[1], kh: sz[2], kw: sz[3], kernIO: true, revH: rev, revW: rev}
 			c.rhs = make([]float32, sz[0]*sz[1]*sz[2]*sz[3])
@@ -132,5 +132,21 @@ func TestTransposeKernelMatchesCopy(t *testing.T) {
 				t.Fatalf("%v reversed %v: the tiled transpose differs from the copy", sz, rev)
 			}
 		}
+	}
+}
+
+// BenchmarkTransposeKernel transposes (and reverses) the input gradients'
+// kernels of ResNet-18's last layers, [i, o, 3, 3] into [o, i, 3, 3].
+func BenchmarkTransposeKernel(b *testing.B) {
+	for _, ch := range []int{256, 512} {
+		b.Run(fmt.Sprintf("%dx%dx3x3", ch, ch), func(b *testing.B) {
+			c := &conv2d{outC: ch, kerC: ch, kh: 3, kw: 3, kernIO: true, revH: true, revW: true}
+			c.rhs = make([]float32, ch*ch*9)
+			w := make([]float32, len(c.rhs))
+			b.SetBytes(int64(4 * len(w)))
+			for i := 0; i < b.N; i++ {
+				c.transposeKernel(w, true)
+			}
+		})
 	}
 }

@@ -76,8 +76,20 @@ func BenchmarkFusedGroup(b *testing.B) {
   %8 = stablehlo.divide %3, %7 : tensor<1x96x64x64xf32>
   return %8 : tensor<1x96x64x64xf32>
 }`,
+		// GPT-2's tanh GELU inner chain (its tanh is saved for the backward)
+		"gelu_tanh_4x64x512": `func.func @main(%x: tensor<4x64x512xf32>) -> tensor<4x64x512xf32> {
+  %0 = stablehlo.multiply %x, %x : tensor<4x64x512xf32>
+  %1 = stablehlo.multiply %0, %x : tensor<4x64x512xf32>
+  %2 = stablehlo.constant dense<0.044715> : tensor<4x64x512xf32>
+  %3 = stablehlo.multiply %1, %2 : tensor<4x64x512xf32>
+  %4 = stablehlo.add %x, %3 : tensor<4x64x512xf32>
+  %5 = stablehlo.constant dense<0.7978845834732056> : tensor<4x64x512xf32>
+  %6 = stablehlo.multiply %4, %5 : tensor<4x64x512xf32>
+  %7 = stablehlo.tanh %6 : tensor<4x64x512xf32>
+  return %7 : tensor<4x64x512xf32>
+}`,
 	}
-	for _, name := range []string{"bn_relu_64x112x112", "bn_relu_256x14x14", "bn_relu_512x7x7", "bn_relu_256x4x16", "bn_relu_512x1x16", "bn_add_relu_64x56x56", "bn_silu_96x64x64"} {
+	for _, name := range []string{"gelu_tanh_4x64x512", "bn_relu_64x112x112", "bn_relu_256x14x14", "bn_relu_512x7x7", "bn_relu_256x4x16", "bn_relu_512x1x16", "bn_add_relu_64x56x56", "bn_silu_96x64x64"} {
 		m, err := stablehlo.ParseModule(name, []byte("module {\n"+mods[name]+"\n}"))
 		if err != nil {
 			b.Fatal(err)
