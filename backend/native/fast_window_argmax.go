@@ -265,9 +265,17 @@ func planePositions(op *stablehlo.Op, idx *literal.Literal, is []int64, hw int) 
 func (p *pool2d) argmaxPlanePos(src []float32, ov []float32, oi []int64, v0 float32, i0 int64) {
 	oy0, oy1 := interiorRange(p.oh, p.h, p.kh, p.sh, p.dh, p.pt)
 	ox0, ox1 := interiorRange(p.ow, p.w, p.kw, p.sw, p.dw, p.pl)
+	vec := argmaxSIMD && p.kh >= 1 && p.kw == 3 && p.sw == 2 && p.dw == 1 && len(src) < math.MaxInt32
 	for oy := 0; oy < p.oh; oy++ {
 		inRow := oy >= oy0 && oy < oy1
+		skip := -1 // interior outputs before it were computed by vectors
+		if inRow && vec {
+			skip = ox0 + p.argmaxRowSIMD(src, ov, oi, oy, ox0, ox1)
+		}
 		for ox := 0; ox < p.ow; ox++ {
+			if ox >= ox0 && ox < skip {
+				continue
+			}
 			if inRow && ox >= ox0 && ox < ox1 {
 				base := (oy*p.sh-p.pt)*p.w + ox*p.sw - p.pl
 				bv, bj := src[base], base
@@ -286,4 +294,35 @@ func (p *pool2d) argmaxPlanePos(src []float32, ov []float32, oi []int64, v0 floa
 			ov[oy*p.ow+ox], oi[oy*p.ow+ox] = p.argmaxBorder(src, nil, oy, ox, v0, i0)
 		}
 	}
+}
+
+// argmaxSIMD switches argmaxRowSIMD (tests compare it with the Go loop).
+var argmaxSIMD = simdPool
+
+// argmaxRowSIMD computes interior outputs of row oy from ox0 on by
+// argmax3s2x8, in whole groups of 8 before ox1 whose reads (one float
+// past the last tap) stay inside src, and returns how many it computed.
+// A last partial group is computed as the 8 outputs ending at ox1,
+// overlapping the previous group (its outputs written twice, the same).
+func (p *pool2d) argmaxRowSIMD(src []float32, ov []float32, oi []int64, oy, ox0, ox1 int) int {
+	rowStep := p.dh * p.w
+	first := func(ox int) int { return (oy*p.sh-p.pt)*p.w + ox*p.sw - p.pl }
+	fits := func(ox, g int) bool { return first(ox)+(p.kh-1)*rowStep+16*g+1 < len(src) }
+	run := func(ox, g int) {
+		o := oy*p.ow + ox
+		argmax3s2x8(&src[first(ox)], rowStep, p.kh, &ov[o], &oi[o], first(ox), g)
+	}
+	g := (ox1 - ox0) / 8
+	for g > 0 && !fits(ox0, g) {
+		g--
+	}
+	if g == 0 {
+		return 0
+	}
+	run(ox0, g)
+	if done := 8 * g; done < ox1-ox0 && fits(ox1-8, 1) {
+		run(ox1-8, 1)
+		return ox1 - ox0
+	}
+	return 8 * g
 }

@@ -77,10 +77,12 @@ func TestFastArgmaxWindow(t *testing.T) {
 	rng := rand.New(rand.NewSource(8))
 	special := []float32{float32(math.NaN()), 0, float32(math.Copysign(0, -1)), 1, 1, float32(math.Inf(-1)), float32(math.Inf(1))}
 	// planes with NaNs, and (the second round of shapes) without
-	for n, c := range []struct{ h, w, k, s, d, pad int }{{9, 10, 3, 2, 1, 1}, {8, 8, 2, 2, 1, 0}, {11, 7, 3, 1, 2, 1}, {6, 6, 5, 3, 1, 2},
-		{9, 10, 3, 2, 1, 1}, {8, 8, 2, 2, 1, 0}, {11, 7, 3, 1, 2, 1}, {6, 6, 5, 3, 1, 2}, {20, 17, 3, 2, 1, 1}} {
+	// (3 columns at stride 2 with rows of 8 interior windows or more also
+	// run argmax3s2x8, up to the plane's end: {30, 40, ...}, {17, 53, ...})
+	for n, c := range []struct{ h, w, k, s, d, pad int }{{9, 10, 3, 2, 1, 1}, {8, 8, 2, 2, 1, 0}, {11, 7, 3, 1, 2, 1}, {6, 6, 5, 3, 1, 2}, {30, 40, 3, 2, 1, 1}, {17, 53, 3, 2, 1, 0},
+		{9, 10, 3, 2, 1, 1}, {8, 8, 2, 2, 1, 0}, {11, 7, 3, 1, 2, 1}, {6, 6, 5, 3, 1, 2}, {20, 17, 3, 2, 1, 1}, {30, 40, 3, 2, 1, 1}, {17, 53, 3, 2, 1, 0}} {
 		special := special
-		if n >= 4 {
+		if n >= 6 {
 			special = special[1:] // no NaN
 		}
 		oh := (c.h+2*c.pad+1-(c.k-1)*c.d-1)/c.s + 1
@@ -115,19 +117,23 @@ func TestFastArgmaxWindow(t *testing.T) {
 				return strings.Replace(r, lt, strings.Replace(lt, "LT>", "GT>", 1), 1)
 			}} {
 				op := argmaxModule(t, c.h, c.w, c.k, c.s, c.d, c.pad, oh, ow, edit)
-				fast, took := fastArgmaxWindow(mvEnv{}, op, in)
-				if took != (edit == nil) {
-					t.Fatalf("%+v (edited body %v): fast path taken %v", c, edit != nil, took)
-				}
 				fastWindowEnabled = false
 				slow := mvRun(t, mvEnv{}, op, in...)
 				fastWindowEnabled = true
-				if !took {
-					continue
-				}
-				for r := 0; r < 2; r++ {
-					if !bytes.Equal(fast[r].(*literal.Literal).Data, slow[r].(*literal.Literal).Data) {
-						t.Fatalf("%+v (frozen indices %v): result %d differs from the generic kernel", c, ix.Frozen, r)
+				for _, vec := range []bool{false, simdPool} {
+					argmaxSIMD = vec
+					fast, took := fastArgmaxWindow(mvEnv{}, op, in)
+					argmaxSIMD = simdPool
+					if took != (edit == nil) {
+						t.Fatalf("%+v (edited body %v): fast path taken %v", c, edit != nil, took)
+					}
+					if !took {
+						continue
+					}
+					for r := 0; r < 2; r++ {
+						if !bytes.Equal(fast[r].(*literal.Literal).Data, slow[r].(*literal.Literal).Data) {
+							t.Fatalf("%+v (frozen indices %v, vectors %v): result %d differs from the generic kernel", c, ix.Frozen, vec, r)
+						}
 					}
 				}
 			}

@@ -12,3 +12,12 @@ func maxExact8(d, a, b *float32, n int) (nan bool)
 // simdPool reports whether maxExact8 runs here (the CPU check of the
 // fused loops' kernels: AVX2).
 var simdPool = simdRows
+
+// argmax3s2x8 folds groups of 8 adjacent windows 3 columns wide at column
+// stride 2 (kh rows, rowStep floats apart) with positions as indices, in
+// fast_window_argmax_amd64.s: src is the first tap of the first window,
+// pos its position; each group's values go to ov, positions to oi. It
+// reads src up to (kh-1)·rowStep + 16·groups + 1 floats on.
+//
+//go:noescape
+func argmax3s2x8(src *float32, rowStep, kh int, ov *float32, oi *int64, pos, groups int)

@@ -6,3 +6,7 @@ package native
 var simdPool = false
 
 func maxExact8(d, a, b *float32, n int) bool { panic("no vector loops") }
+
+func argmax3s2x8(src *float32, rowStep, kh int, ov *float32, oi *int64, pos, groups int) {
+	panic("no vector loops")
+}
