@@ -13,6 +13,24 @@ import (
 // LowerCtx API stays the registry's.
 
 func emitTranspose(c *LowerCtx, v *stablehlo.Value, perm []int64) *stablehlo.Value {
+	// a transpose of a transpose is one transpose of the first's operand,
+	// none where they cancel (a tied weight's gradient, permuted there and
+	// back, is then read as the product made it, not through two copies)
+	if v != nil && v.Def != nil && v.Def.Name == "stablehlo.transpose" && len(v.Def.Operands) == 1 && v.Def.Operands[0] != nil {
+		if q, ok := v.Def.Ints("permutation"); ok && len(q) == len(perm) {
+			composed := make([]int64, len(perm))
+			for i, p := range perm {
+				if p < 0 || int(p) >= len(q) {
+					composed = nil
+					break
+				}
+				composed[i] = q[p]
+			}
+			if composed != nil {
+				return emitTranspose(c, v.Def.Operands[0], composed)
+			}
+		}
+	}
 	identity := true
 	for i, p := range perm {
 		if p != int64(i) {
