@@ -59,6 +59,9 @@ func (r *rowSum) total() float32 {
 
 // sum32 returns init + Σ x (x a whole row) in the slots' order.
 func sum32(init float32, x []float32) float32 {
+	if sumSIMDOK && len(x) > 0 {
+		return sumResult(init, sum32x(&x[0], len(x)), x)
+	}
 	var r rowSum
 	r.add(x, 0)
 	return sumResult(init, r.total(), x)

@@ -17,3 +17,9 @@ func sum64add(acc *[64]float32, x *float32, blocks int)
 func max32x(x *float32, n int) (m float32, nan bool)
 
 var sumSIMDOK = cpu.X86.HasAVX512F
+
+// sum32x is the slots' total of x[:n] (rowSum's add and total in one
+// pass, sum_amd64.s).
+//
+//go:noescape
+func sum32x(x *float32, n int) float32

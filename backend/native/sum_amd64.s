@@ -83,3 +83,83 @@ mred:
 	SETNE nan+20(FP)
 	VZEROUPPER
 	RET
+
+// func sum32x(x *float32, n int) float32
+// The slots' total of x[:n] (rowSum.add then rowSum.total): element i in
+// slot i%64, four accumulators of sixteen lanes (the last n%64 elements
+// added under a mask, the other lanes left as they are), then the same
+// tree as total: accumulators pairwise, lanes by halves.
+TEXT ·sum32x(SB), NOSPLIT, $0-20
+	MOVQ x+0(FP), SI
+	MOVQ n+8(FP), CX
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	MOVQ CX, BX
+	SHRQ $6, BX
+	JEQ ttail
+tloop:
+	VADDPS (SI), Z0, Z0
+	VADDPS 64(SI), Z1, Z1
+	VADDPS 128(SI), Z2, Z2
+	VADDPS 192(SI), Z3, Z3
+	ADDQ $256, SI
+	DECQ BX
+	JNE tloop
+ttail:
+	ANDQ $63, CX
+	JEQ tred
+	MOVQ $1, AX
+	CMPQ CX, $16
+	JAE t0full
+	SHLXQ CX, AX, AX
+	DECQ AX
+	KMOVW AX, K1
+	VADDPS (SI), Z0, K1, Z0
+	JMP tred
+t0full:
+	VADDPS (SI), Z0, Z0
+	SUBQ $16, CX
+	JEQ tred
+	CMPQ CX, $16
+	JAE t1full
+	SHLXQ CX, AX, AX
+	DECQ AX
+	KMOVW AX, K1
+	VADDPS 64(SI), Z1, K1, Z1
+	JMP tred
+t1full:
+	VADDPS 64(SI), Z1, Z1
+	SUBQ $16, CX
+	JEQ tred
+	CMPQ CX, $16
+	JAE t2full
+	SHLXQ CX, AX, AX
+	DECQ AX
+	KMOVW AX, K1
+	VADDPS 128(SI), Z2, K1, Z2
+	JMP tred
+t2full:
+	VADDPS 128(SI), Z2, Z2
+	SUBQ $16, CX
+	JEQ tred
+	SHLXQ CX, AX, AX
+	DECQ AX
+	KMOVW AX, K1
+	VADDPS 192(SI), Z3, K1, Z3
+tred:
+	VADDPS Z1, Z0, Z0
+	VADDPS Z3, Z2, Z2
+	VADDPS Z2, Z0, Z0
+	VEXTRACTF64X4 $1, Z0, Y1
+	VADDPS Y1, Y0, Y0
+	VEXTRACTF128 $1, Y0, X1
+	VADDPS X1, X0, X0
+	VMOVHLPS X0, X0, X1
+	VADDPS X1, X0, X0
+	VMOVSHDUP X0, X1
+	VADDSS X1, X0, X0
+	MOVSS X0, ret+16(FP)
+	VZEROUPPER
+	RET
