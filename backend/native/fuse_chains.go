@@ -43,8 +43,71 @@ func foldChains(nodes []fuseNode) {
 		}
 		return nodes[i].args[0], true
 	}
+	// times returns x where node i is multiply(x, c) or multiply(c, x),
+	// read once
+	times := func(i int, c float32) (int, bool) {
+		if !only(i, fkBinary, "stablehlo.multiply") {
+			return 0, false
+		}
+		a, b := nodes[i].args[0], nodes[i].args[1]
+		switch {
+		case isConst(b, c):
+			return a, true
+		case isConst(a, c):
+			return b, true
+		}
+		return 0, false
+	}
+	// geluTanhIn returns x and the inner nodes where node t, read once or
+	// not (the root), is tanh(K2 · (x + K1 · x·x·x)) with each
+	// intermediate read once, in either operand order (only x is ever a
+	// NaN in the chain, so the order decides no NaN's payload)
+	geluTanhIn := func(t int) (x int, inner []int, ok bool) {
+		nd := &nodes[t]
+		if nd.kind != fkUnary || nd.name != "stablehlo.tanh" || nd.dt != dtype.F32 {
+			return 0, nil, false
+		}
+		t3 := nd.args[0]
+		t2, ok := times(t3, vmGeluK2)
+		if !ok || !only(t2, fkBinary, "stablehlo.add") {
+			return 0, nil, false
+		}
+		for _, pick := range [2][2]int{{0, 1}, {1, 0}} {
+			x, t1 := nodes[t2].args[pick[0]], nodes[t2].args[pick[1]]
+			x3, ok := times(t1, vmGeluK1)
+			if !ok || !only(x3, fkBinary, "stablehlo.multiply") {
+				continue
+			}
+			p, q := nodes[x3].args[0], nodes[x3].args[1]
+			if q != x {
+				p, q = q, p
+			}
+			if q != x || !only(p, fkBinary, "stablehlo.multiply") || nodes[p].args[0] != x || nodes[p].args[1] != x {
+				continue
+			}
+			return x, []int{t3, t2, t1, x3, p}, true
+		}
+		return 0, nil, false
+	}
 	for i := range nodes {
 		nd := &nodes[i]
+		if x, inner, ok := geluTanhIn(i); ok {
+			// the tanh-approximate GELU's inner chain (in a training
+			// graph, its tanh is saved for the backward)
+			*nd = fuseNode{kind: fkUnary, dt: dtype.F32, args: [4]int{x}, name: "gelu_tanh_in", v32: geluTanhInRow, s32: geluTanhIn32}
+			for _, j := range inner {
+				nodes[j].kind = fkNop
+			}
+			continue
+		}
+		if x, h, p, y, ok := geluTanhOuter(nodes, only, times, plusOne, i); ok {
+			// the whole tanh-approximate GELU: (x·0.5)·(1 + tanh(...))
+			*nd = fuseNode{kind: fkUnary, dt: dtype.F32, args: [4]int{x}, name: "gelu_tanh", v32: geluTanhRow, s32: geluTanh32}
+			for _, j := range []int{h, p, y} {
+				nodes[j].kind = fkNop
+			}
+			continue
+		}
 		if nd.kind == fkBinary && nd.name == "stablehlo.multiply" && nd.dt == dtype.F32 {
 			// exact GELU as aten lowers it:
 			// multiply(multiply(x, 0.5), add(1, erf(multiply(x, 1/sqrt 2))))
@@ -91,6 +154,25 @@ func foldChains(nodes []fuseNode) {
 			nodes[j].kind = fkNop
 		}
 	}
+}
+
+// geluTanhOuter matches node i as multiply(h, p) (either order) with
+// h = x·0.5 and p = y + 1, y the folded inner chain of x (folded first:
+// it comes before i), each read once: the nodes h, p and y it replaces.
+func geluTanhOuter(nodes []fuseNode, only func(int, fuseKind, string) bool, times func(int, float32) (int, bool), plusOne func(int) (int, bool), i int) (x, h, p, y int, ok bool) {
+	nd := &nodes[i]
+	if nd.kind != fkBinary || nd.name != "stablehlo.multiply" || nd.dt != dtype.F32 {
+		return 0, 0, 0, 0, false
+	}
+	for _, pick := range [2][2]int{{0, 1}, {1, 0}} {
+		h, p := nd.args[pick[0]], nd.args[pick[1]]
+		x, ok1 := times(h, 0.5)
+		y, ok2 := plusOne(p)
+		if ok1 && ok2 && only(y, fkUnary, "gelu_tanh_in") && nodes[y].args[0] == x {
+			return x, h, p, y, true
+		}
+	}
+	return 0, 0, 0, 0, false
 }
 
 // hardswishChain matches node i, a divide, as hardswish of x: the

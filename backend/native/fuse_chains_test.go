@@ -11,7 +11,8 @@ import (
 // where their inner values are read nowhere else, and stay chains where
 // they are.
 func TestFoldChains(t *testing.T) {
-	for name, want := range map[string]string{"bn_silu": "silu", "silu_shared": "", "gelu": "gelu", "bn_hardswish": "hardswish"} {
+	for name, want := range map[string]string{"bn_silu": "silu", "silu_shared": "", "gelu": "gelu", "bn_hardswish": "hardswish",
+		"gelu_tanh": "gelu_tanh", "gelu_tanh_aten": "gelu_tanh", "gelu_tanh_saved": "gelu_tanh_in"} {
 		m, err := stablehlo.ParseModule(name, []byte("module {\n"+fuseModules[name]+"\n}"))
 		if err != nil {
 			t.Fatal(err)
@@ -23,8 +24,13 @@ func TestFoldChains(t *testing.T) {
 				continue
 			}
 			for _, nd := range st.group.nodes {
-				if nd.name == "silu" || nd.name == "gelu" || nd.name == "hardswish" {
+				switch nd.name {
+				case "silu", "gelu", "hardswish", "gelu_tanh":
 					folded = nd.name
+				case "gelu_tanh_in":
+					if folded == "" {
+						folded = nd.name
+					}
 				}
 			}
 		}
@@ -123,6 +129,47 @@ func TestHardswishRowBits(t *testing.T) {
 					want := m / 6
 					if math.Float32bits(got[i]) != math.Float32bits(want) && !(got[i] != got[i] && want != want) {
 						t.Fatalf("hardswish(%g) = %g (bits %#x), the ops one by one give %g (%#x)", v, got[i], math.Float32bits(got[i]), want, math.Float32bits(want))
+					}
+				}
+			}
+		}
+	})
+}
+
+// TestGELUTanhRowBits compares the one-loop tanh-approximate GELU, whole
+// and its inner chain, with its ops run one by one (multiplies, add, the
+// tanh row, add 1, multiplies).
+func TestGELUTanhRowBits(t *testing.T) {
+	nan := float32(math.NaN())
+	vals := []float32{nan, -nan, float32(math.Inf(1)), float32(math.Inf(-1)), 0, float32(math.Copysign(0, -1)),
+		math.Float32frombits(1), -math.Float32frombits(1), 0x1p-126, 0.7, -0.7, 1.1, -1.1, 3.2, -3.2, 6e12, -6e12, 1, -1, 0.5, -3.25, 20, -20, 3e38, -3e38}
+	forLanes(t, func(t *testing.T) {
+		for n := 1; n <= 40; n++ {
+			for off := range vals {
+				x := make([]float32, n)
+				for i := range x {
+					x[i] = vals[(off+i)%len(vals)] * float32(1+i%3)
+				}
+				got, in := make([]float32, n), make([]float32, n)
+				geluTanhRow(got, x)
+				geluTanhInRow(in, x)
+				e := make([]float32, n)
+				for i, v := range x {
+					c := v * v
+					c *= v
+					c *= vmGeluK1
+					s := v + c
+					e[i] = s * vmGeluK2
+				}
+				unaryTable["stablehlo.tanh"].v32(e, e)
+				for i, v := range x {
+					h, p := v*0.5, e[i]+1
+					want := h * p
+					if math.Float32bits(got[i]) != math.Float32bits(want) && !(got[i] != got[i] && want != want) {
+						t.Fatalf("gelu_tanh(%g) = %g (bits %#x), the ops one by one give %g (%#x)", v, got[i], math.Float32bits(got[i]), want, math.Float32bits(want))
+					}
+					if math.Float32bits(in[i]) != math.Float32bits(e[i]) && !(in[i] != in[i] && e[i] != e[i]) {
+						t.Fatalf("gelu_tanh_in(%g) = %g (bits %#x), the ops one by one give %g (%#x)", v, in[i], math.Float32bits(in[i]), e[i], math.Float32bits(e[i]))
 					}
 				}
 			}

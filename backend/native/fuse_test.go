@@ -73,6 +73,60 @@ var fuseModules = map[string]string{
   %4 = stablehlo.multiply %3, %2 : tensor<4x300xf32>
   return %4 : tensor<4x300xf32>
 }`,
+	// the tanh-approximate GELU as HuggingFace's gelu_new is lowered (one
+	// vector loop)
+	"gelu_tanh": `func.func @main(%x: tensor<4x300xf32>) -> tensor<4x300xf32> {
+  %h = stablehlo.constant dense<0.5> : tensor<4x300xf32>
+  %0 = stablehlo.multiply %x, %h : tensor<4x300xf32>
+  %1 = stablehlo.multiply %x, %x : tensor<4x300xf32>
+  %2 = stablehlo.multiply %1, %x : tensor<4x300xf32>
+  %k1 = stablehlo.constant dense<4.4714998453855515e-02> : tensor<4x300xf32>
+  %3 = stablehlo.multiply %2, %k1 : tensor<4x300xf32>
+  %4 = stablehlo.add %x, %3 : tensor<4x300xf32>
+  %k2 = stablehlo.constant dense<7.978845834732056e-01> : tensor<4x300xf32>
+  %5 = stablehlo.multiply %4, %k2 : tensor<4x300xf32>
+  %6 = stablehlo.tanh %5 : tensor<4x300xf32>
+  %one = stablehlo.constant dense<1.0> : tensor<4x300xf32>
+  %7 = stablehlo.add %6, %one : tensor<4x300xf32>
+  %8 = stablehlo.multiply %0, %7 : tensor<4x300xf32>
+  return %8 : tensor<4x300xf32>
+}`,
+	// the same with the constants first and the halving last, as aten's
+	// decomposition of gelu(approximate="tanh") orders them
+	"gelu_tanh_aten": `func.func @main(%x: tensor<4x300xf32>) -> tensor<4x300xf32> {
+  %1 = stablehlo.multiply %x, %x : tensor<4x300xf32>
+  %2 = stablehlo.multiply %x, %1 : tensor<4x300xf32>
+  %k1 = stablehlo.constant dense<4.4714998453855515e-02> : tensor<4x300xf32>
+  %3 = stablehlo.multiply %k1, %2 : tensor<4x300xf32>
+  %4 = stablehlo.add %3, %x : tensor<4x300xf32>
+  %k2 = stablehlo.constant dense<7.978845834732056e-01> : tensor<4x300xf32>
+  %5 = stablehlo.multiply %k2, %4 : tensor<4x300xf32>
+  %6 = stablehlo.tanh %5 : tensor<4x300xf32>
+  %one = stablehlo.constant dense<1.0> : tensor<4x300xf32>
+  %7 = stablehlo.add %one, %6 : tensor<4x300xf32>
+  %h = stablehlo.constant dense<0.5> : tensor<4x300xf32>
+  %0 = stablehlo.multiply %h, %x : tensor<4x300xf32>
+  %8 = stablehlo.multiply %7, %0 : tensor<4x300xf32>
+  return %8 : tensor<4x300xf32>
+}`,
+	// a training graph's: the tanh is returned too (saved for the
+	// backward), so only the chain up to it folds
+	"gelu_tanh_saved": `func.func @main(%x: tensor<4x300xf32>) -> (tensor<4x300xf32>, tensor<4x300xf32>) {
+  %h = stablehlo.constant dense<0.5> : tensor<4x300xf32>
+  %0 = stablehlo.multiply %x, %h : tensor<4x300xf32>
+  %1 = stablehlo.multiply %x, %x : tensor<4x300xf32>
+  %2 = stablehlo.multiply %1, %x : tensor<4x300xf32>
+  %k1 = stablehlo.constant dense<4.4714998453855515e-02> : tensor<4x300xf32>
+  %3 = stablehlo.multiply %2, %k1 : tensor<4x300xf32>
+  %4 = stablehlo.add %x, %3 : tensor<4x300xf32>
+  %k2 = stablehlo.constant dense<7.978845834732056e-01> : tensor<4x300xf32>
+  %5 = stablehlo.multiply %4, %k2 : tensor<4x300xf32>
+  %6 = stablehlo.tanh %5 : tensor<4x300xf32>
+  %one = stablehlo.constant dense<1.0> : tensor<4x300xf32>
+  %7 = stablehlo.add %6, %one : tensor<4x300xf32>
+  %8 = stablehlo.multiply %0, %7 : tensor<4x300xf32>
+  return %8, %6 : tensor<4x300xf32>, tensor<4x300xf32>
+}`,
 	"silu_shared": `func.func @main(%x: tensor<3x333xf32>) -> tensor<3x333xf32> {
   %4 = stablehlo.negate %x : tensor<3x333xf32>
   %5 = stablehlo.exponential %4 : tensor<3x333xf32>

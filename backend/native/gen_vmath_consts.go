@@ -15,6 +15,8 @@ const (
 	vmErfCut  = float32(1)
 	vmErfMax  = float32(4)
 	vmRsqrt2  = float32(0.70710677)
+	vmGeluK1  = float32(0.044715)
+	vmGeluK2  = float32(0.7978846)
 )
 
 var vmExpP = [...]float32{0.5, 0.16666666, 0.04166627, 0.00833343, 0.0013946021, 0.00019826496}

@@ -167,6 +167,30 @@ func gelu32(x float32) float32 {
 // geluRow is gelu32 over a row (one vector loop for the five ops).
 func geluRow(d, x []float32) { vrow(vkGELU, gelu32, d, x) }
 
+// geluTanhIn32 is tanh(((x·x)·x·K1 + x)·K2), K1 = 0.044715 and K2 =
+// sqrt(2/π) in float32, each op rounding as it does alone (the explicit
+// conversions keep a compiler from fusing a multiply into an add): the
+// inner chain of the tanh-approximate GELU, as aten and HuggingFace's
+// gelu_new lower it.
+func geluTanhIn32(x float32) float32 {
+	c := float32(float32(x*x) * x)
+	c = float32(c * vmGeluK1)
+	t := float32(x + c)
+	return tanh32(float32(t * vmGeluK2))
+}
+
+// geluTanh32 is (x·0.5)·(geluTanhIn32(x) + 1), each op rounding alone.
+func geluTanh32(x float32) float32 {
+	p := float32(geluTanhIn32(x) + 1)
+	h := float32(x * 0.5)
+	return h * p
+}
+
+// geluTanhRow and geluTanhInRow are their functions over a row (one
+// vector loop for the nine and the six ops).
+func geluTanhRow(d, x []float32)   { vrow(vkGELUTanh, geluTanh32, d, x) }
+func geluTanhInRow(d, x []float32) { vrow(vkGELUTanhIn, geluTanhIn32, d, x) }
+
 func abs32(x float32) float32 { return math.Float32frombits(math.Float32bits(x) &^ (1 << 31)) }
 
 func copysign32(x, s float32) float32 {
@@ -224,6 +248,8 @@ const (
 	vkTanh
 	vkErf
 	vkHardswish
+	vkGELUTanh
+	vkGELUTanhIn
 )
 
 // vrow runs kernel k over the whole vectors of x, and f over the rest.

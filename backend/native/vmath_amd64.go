@@ -59,6 +59,18 @@ func verf8(d, x *float32, n int)
 func vhardswish16(d, x *float32, n int)
 
 //go:noescape
+func vgelutanh16(d, x *float32, n int)
+
+//go:noescape
+func vgelutanh8(d, x *float32, n int)
+
+//go:noescape
+func vgelutanhin16(d, x *float32, n int)
+
+//go:noescape
+func vgelutanhin8(d, x *float32, n int)
+
+//go:noescape
 func vhardswish8(d, x *float32, n int)
 
 // vmathLanes is 16 where the AVX-512 loops run, 8 where the AVX2 ones do,
@@ -118,6 +130,10 @@ func vloops(k int, d, x []float32) int {
 			verf16(&d[0], &x[0], n)
 		case vkHardswish:
 			vhardswish16(&d[0], &x[0], n)
+		case vkGELUTanh:
+			vgelutanh16(&d[0], &x[0], n)
+		case vkGELUTanhIn:
+			vgelutanhin16(&d[0], &x[0], n)
 		}
 		return n
 	}
@@ -140,6 +156,10 @@ func vloops(k int, d, x []float32) int {
 		verf8(&d[0], &x[0], n)
 	case vkHardswish:
 		vhardswish8(&d[0], &x[0], n)
+	case vkGELUTanh:
+		vgelutanh8(&d[0], &x[0], n)
+	case vkGELUTanhIn:
+		vgelutanhin8(&d[0], &x[0], n)
 	}
 	return n
 }

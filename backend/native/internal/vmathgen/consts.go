@@ -51,6 +51,10 @@ var scalars = []constant{
 	{name: "ErfMax", val: 4, scalar: true},
 	// GELU's constants as aten's lowering rounds them to float32
 	{name: "Rsqrt2", val: float32(1 / math.Sqrt2), scalar: true},
+	// the tanh-approximate GELU's, as aten's decomposition and
+	// HuggingFace's gelu_new round them: 0.044715 and sqrt(2/pi)
+	{name: "GeluK1", val: float32(0.044715), scalar: true},
+	{name: "GeluK2", val: float32(math.Sqrt(2 / math.Pi)), scalar: true},
 	{name: "Half", val: 0.5},
 	{name: "Zero", val: 0},
 	{name: "One", val: 1},

@@ -14,6 +14,8 @@ var funcs = []fn{
 	{"vexp", expBody},
 	{"vsilu", siluBody},
 	{"vgelu", geluBody},
+	{"vgelutanh", geluTanhBody},
+	{"vgelutanhin", func(e *emitter) reg { return geluTanhInOf(e) }},
 	{"vlogistic", logisticBody},
 	{"vtanh", tanhBody},
 	{"verf", erfBody},
@@ -97,9 +99,13 @@ func logisticBody(e *emitter) reg {
 // tanh(x) = sign(x) t(|x|): t(a) = a + a^3 P(a^2) for a < TanhCut, else
 // 1 - 2/(1 + e) with e = exp(2 min(a, TanhMax)) = s (1 + q), 1 + e
 // rounding once.
-func tanhBody(e *emitter) reg {
+func tanhBody(e *emitter) reg { return tanhOf(e, 0) }
+
+// tanhOf computes tanh of register x (kept) into register 2, with
+// registers 1-8 as scratch.
+func tanhOf(e *emitter, x reg) reg {
 	const a, q, n, r2, s, t, small, x2 = 1, 2, 3, 4, 5, 6, 7, 8
-	e.andc(0, "AbsMask", a)
+	e.andc(x, "AbsMask", a)
 	e.mul(a, a, x2)
 	e.horner("TanhP", x2, small)
 	e.mul(x2, a, x2) // a^3
@@ -116,9 +122,9 @@ func tanhBody(e *emitter) reg {
 	e.sub(q, t, q)
 	e.cmpc(predLT, a, "TanhCut", 1)
 	e.blend(1, small, q, q)
-	e.andc(0, "SignMask", t)
+	e.andc(x, "SignMask", t)
 	e.or(q, t, q)
-	return nanBlend(e, q)
+	return nanBlendOf(e, x, q)
 }
 
 // erf(x) = sign(x) f(|x|): f(a) = a P(a^2) for a < ErfCut, else 1 - E
@@ -179,4 +185,30 @@ func hardswishBody(e *emitter) reg {
 	e.bcast("Six", six)
 	e.div(t, six, t)
 	return nanBlend(e, t)
+}
+
+// geluTanhInOf computes tanh(((x + (x·x)·x · K1)) · K2) into register 2,
+// each step rounding as the ops of the tanh-approximate GELU do one by
+// one (x·x, then ·x, ·K1, x +, ·K2, tanh; registers 9 and 10 hold the
+// steps, 1-8 tanh's scratch): the chain of a training graph, whose tanh
+// is saved for the backward.
+func geluTanhInOf(e *emitter) reg {
+	const c, t = 9, 10
+	e.mul(0, 0, c)
+	e.mul(c, 0, c)
+	e.mulc(c, "GeluK1", c)
+	e.add(0, c, t)
+	e.mulc(t, "GeluK2", t)
+	return tanhOf(e, t)
+}
+
+// geluTanhBody is the tanh-approximate GELU, (x · 0.5) · (tanh(...) + 1)
+// with the inner chain of geluTanhInOf, each step rounding as its op does.
+func geluTanhBody(e *emitter) reg {
+	const h = 11
+	q := geluTanhInOf(e)
+	e.addc(q, "One", q)
+	e.mulc(0, "Half", h)
+	e.mul(h, q, q)
+	return q
 }
