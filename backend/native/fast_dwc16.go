@@ -70,16 +70,30 @@ func (c *conv2d) dwc16Weights() []float32 {
 }
 
 // runC16 computes c (depthwise, one input channel per group) into dst.
+// The work items are (image, block of sixteen channels) and, where those
+// are fewer than the threads (a 16-channel layer of one image), bands of
+// output rows of them, each filling only the padded rows its band reads.
 func (c *conv2d) runC16(dst []float32) {
 	taps := c.kh * c.kw
 	n := c.oh * c.ow
 	hw := c.h * c.w
 	blocks := (c.outC + 15) / 16
 	spanH, spanW := (c.kh-1)*c.dh+1, (c.kw-1)*c.dw+1
-	ph := (c.oh-1)*c.sh + spanH        // padded rows read
-	pwp := c.ow + (spanW-1)/c.sw       // columns per phase plane
-	plane := ph * pwp * 16             // floats per phase plane
-	size := c.sw*plane + n*16 + c.w*16 // scratch: the planes, the outputs, a transposed row
+	w := c.dwc16Weights()
+	work := int64(c.batch) * int64(c.outC) * int64(n) * int64(taps)
+	units := c.batch * blocks
+	threads := int(min(int64(Threads()), max(1, work/dwWorkPerThread)))
+	bands := 1
+	if units < threads {
+		bands = min(c.oh, (convItemsPerThread*threads+units-1)/units)
+	}
+	threads = min(threads, units*bands)
+	bandRows := (c.oh + bands - 1) / bands
+	bands = (c.oh + bandRows - 1) / bandRows
+	ph := (bandRows-1)*c.sh + spanH                // padded rows a band reads at most
+	pwp := c.ow + (spanW-1)/c.sw                   // columns per phase plane
+	plane := ph * pwp * 16                         // floats per phase plane
+	size := c.sw*plane + bandRows*c.ow*16 + c.w*16 // scratch: the planes, the outputs, a transposed row
 	offs := make([]int, taps)
 	for ky := 0; ky < c.kh; ky++ {
 		for kx := 0; kx < c.kw; kx++ {
@@ -87,33 +101,33 @@ func (c *conv2d) runC16(dst []float32) {
 			offs[ky*c.kw+kx] = 4 * ((tx%c.sw)*plane + (ky*c.dh*pwp+tx/c.sw)*16)
 		}
 	}
-	w := c.dwc16Weights()
-	work := int64(c.batch) * int64(c.outC) * int64(n) * int64(taps)
-	threads := int(min(int64(Threads()), int64(c.batch*blocks), max(1, work/dwWorkPerThread)))
-	c.epiRuns(n)
-	units := c.batch * blocks
+	c.epiRuns((c.oh - (bands-1)*bandRows) * c.ow) // the last band's run is the shortest
+	items := units * bands
 	chunks := 1
 	if threads > 1 {
-		chunks = min(units, convItemsPerThread*threads)
+		chunks = min(items, convItemsPerThread*threads)
 	}
 	parallel(threads, chunks, func(ch int) {
 		sc := gemm.GetBuffer(size)
 		defer gemm.PutBuffer(sc)
-		pad, out, row := sc[:c.sw*plane], sc[c.sw*plane:c.sw*plane+n*16], sc[c.sw*plane+n*16:]
-		for it := ch * units / chunks; it < (ch+1)*units/chunks; it++ {
-			b, blk := it/blocks, it%blocks
+		pad, out, row := sc[:c.sw*plane], sc[c.sw*plane:c.sw*plane+bandRows*c.ow*16], sc[c.sw*plane+bandRows*c.ow*16:]
+		for it := ch * items / chunks; it < (ch+1)*items/chunks; it++ {
+			u, band := it/bands, it%bands
+			b, blk := u/blocks, u%blocks
 			c0 := blk * 16
 			nch := min(16, c.outC-c0)
-			c.fillC16(pad, row, c.lhs[(b*c.inC+c0)*hw:], hw, plane, pwp, nch)
+			oy0, oy1 := band*bandRows, min(c.oh, (band+1)*bandRows)
+			r0 := oy0 * c.sh // the band's first padded row
+			c.fillC16(pad, row, c.lhs[(b*c.inC+c0)*hw:], hw, plane, pwp, nch, r0, (oy1-oy0-1)*c.sh+spanH)
 			a := dwcArgs{dst: &out[0], src: &pad[0], w: &w[blk*taps*16], offs: &offs[0], taps: taps,
-				oh: c.oh, ow: c.ow, sy: 4 * c.sh * pwp * 16}
+				oh: oy1 - oy0, ow: c.ow, sy: 4 * c.sh * pwp * 16}
 			dwc16(&a)
-			for p0 := 0; p0 < n; p0 += 16 {
-				transpose16(&dst[(b*c.outC+c0)*n+p0], 4*n, &out[p0*16], 64, min(16, n-p0), nch, nil)
+			for p0 := oy0 * c.ow; p0 < oy1*c.ow; p0 += 16 {
+				transpose16(&dst[(b*c.outC+c0)*n+p0], 4*n, &out[(p0-oy0*c.ow)*16], 64, min(16, oy1*c.ow-p0), nch, nil)
 			}
 			// one group per channel: the block's channels are rows
 			// [0, nch) of group c0 as finish counts them
-			c.finish(c0, 0, nch, b*n, (b+1)*n)
+			c.finish(c0, 0, nch, b*n+oy0*c.ow, b*n+oy1*c.ow)
 		}
 	})
 }
@@ -125,14 +139,14 @@ func (c *conv2d) runC16(dst []float32) {
 // straight into their places (for stride 2, alternately into the two
 // phases); wider strides transpose each input row into row first
 // ([w][16]) and deal its pixels to the phases.
-func (c *conv2d) fillC16(pad, row, img []float32, hw, plane, pwp, nch int) {
+func (c *conv2d) fillC16(pad, row, img []float32, hw, plane, pwp, nch, r0, rows int) {
 	clear(pad)
-	ph := plane / (pwp * 16)
-	rA, rB := c.validRange(-c.padT, 1, c.h, ph) // padded rows inside the image
+	// the padded rows [r0, r0+rows) inside the image, to plane rows from 0
+	rA, rB := c.validRange(r0-c.padT, 1, c.h, rows)
 	// the input columns [x0, x1) some phase plane holds
 	x1 := min(c.w, c.sw*pwp-c.padL)
 	for r := rA; r < rB; r++ {
-		src := img[(r-c.padT)*c.w:]
+		src := img[(r0+r-c.padT)*c.w:]
 		switch c.sw {
 		case 1, 2:
 			for x := 0; x < x1; x += 16 {
