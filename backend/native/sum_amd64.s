@@ -108,46 +108,25 @@ tloop:
 	DECQ BX
 	JNE tloop
 ttail:
+	// the last n%64 elements: slot lanes under the mask of that many ones,
+	// sixteen bits per accumulator (the masked-off lanes neither read
+	// memory nor change)
 	ANDQ $63, CX
 	JEQ tred
 	MOVQ $1, AX
-	CMPQ CX, $16
-	JAE t0full
 	SHLXQ CX, AX, AX
 	DECQ AX
 	KMOVW AX, K1
+	SHRQ $16, AX
+	KMOVW AX, K2
+	SHRQ $16, AX
+	KMOVW AX, K3
+	SHRQ $16, AX
+	KMOVW AX, K4
 	VADDPS (SI), Z0, K1, Z0
-	JMP tred
-t0full:
-	VADDPS (SI), Z0, Z0
-	SUBQ $16, CX
-	JEQ tred
-	CMPQ CX, $16
-	JAE t1full
-	SHLXQ CX, AX, AX
-	DECQ AX
-	KMOVW AX, K1
-	VADDPS 64(SI), Z1, K1, Z1
-	JMP tred
-t1full:
-	VADDPS 64(SI), Z1, Z1
-	SUBQ $16, CX
-	JEQ tred
-	CMPQ CX, $16
-	JAE t2full
-	SHLXQ CX, AX, AX
-	DECQ AX
-	KMOVW AX, K1
-	VADDPS 128(SI), Z2, K1, Z2
-	JMP tred
-t2full:
-	VADDPS 128(SI), Z2, Z2
-	SUBQ $16, CX
-	JEQ tred
-	SHLXQ CX, AX, AX
-	DECQ AX
-	KMOVW AX, K1
-	VADDPS 192(SI), Z3, K1, Z3
+	VADDPS 64(SI), Z1, K2, Z1
+	VADDPS 128(SI), Z2, K3, Z2
+	VADDPS 192(SI), Z3, K4, Z3
 tred:
 	VADDPS Z1, Z0, Z0
 	VADDPS Z3, Z2, Z2
