@@ -140,9 +140,25 @@ func (c *conv2d) runC16(dst []float32) {
 // phases); wider strides transpose each input row into row first
 // ([w][16]) and deal its pixels to the phases.
 func (c *conv2d) fillC16(pad, row, img []float32, hw, plane, pwp, nch, r0, rows int) {
-	clear(pad)
 	// the padded rows [r0, r0+rows) inside the image, to plane rows from 0
 	rA, rB := c.validRange(r0-c.padT, 1, c.h, rows)
+	// Only the padding is cleared: the transposes below write every
+	// pixel of the image's rows and columns whole (sixteen lanes, zero
+	// past nch).
+	for p := 0; p < c.sw; p++ {
+		ph := pad[p*plane : p*plane+rows*pwp*16]
+		j0, j1 := c.validRange(p-c.padL, c.sw, c.w, pwp)
+		if 4*(rB-rA)*(j1-j0) < 3*rows*pwp {
+			clear(ph) // mostly padding
+			continue
+		}
+		clear(ph[:rA*pwp*16])
+		clear(ph[rB*pwp*16:])
+		for r := rA; r < rB; r++ {
+			clear(ph[r*pwp*16 : (r*pwp+j0)*16])
+			clear(ph[(r*pwp+j1)*16 : (r+1)*pwp*16])
+		}
+	}
 	// the input columns [x0, x1) some phase plane holds
 	x1 := min(c.w, c.sw*pwp-c.padL)
 	for r := rA; r < rB; r++ {

@@ -297,6 +297,14 @@ func (p *pool2d) wholeSums() func(src, dst []float32, lo, hi int) {
 	h, w, init := p.h, p.w, p.init
 	switch {
 	case p.kh == h && p.dh == 1 && p.kw == 1 && p.sw == 1 && p.ow == w:
+		if simdColSums && h >= 1 && w >= 1 {
+			return func(src, dst []float32, lo, hi int) {
+				if lo < hi {
+					_, _ = src[hi*h*w-1], dst[hi*w-1]
+					colSums(&src[lo*h*w], &dst[lo*w], hi-lo, h, w, init)
+				}
+			}
+		}
 		return func(src, dst []float32, lo, hi int) {
 			for pl := lo; pl < hi; pl++ {
 				in, out := src[pl*h*w:(pl+1)*h*w], dst[pl*w:(pl+1)*w]

@@ -2,6 +2,8 @@
 
 package native
 
+import "golang.org/x/sys/cpu"
+
 // maxExact8 is d[i] = max(a[i], b[i]) for i < n, n a multiple of 8, in
 // fast_window_simd_amd64.s; it reports whether any a[i] or b[i] is NaN
 // (then d is not the generic maximum there).
@@ -21,3 +23,13 @@ var simdPool = simdRows
 //
 //go:noescape
 func argmax3s2x8(src *float32, rowStep, kh int, ov *float32, oi *int64, pos, groups int)
+
+// colSums writes, for each of planes h×w planes of src (one after
+// another), its column sums init + row 0 + row 1 + ... (in that order) to
+// w elements of dst, in fast_window_simd_amd64.s. h ≥ 1.
+//
+//go:noescape
+func colSums(src, dst *float32, planes, h, w int, init float32)
+
+// simdColSums reports whether colSums runs here (AVX-512).
+var simdColSums = cpu.X86.HasAVX512F

@@ -36,3 +36,57 @@ done:
 	SETNE nan+32(FP)
 	VZEROUPPER
 	RET
+
+// func colSums(src, dst *float32, planes, h, w int, init float32)
+//
+// For each of planes h×w planes (src, one after another) and each column
+// x: dst[x] = init + src[0][x] + src[1][x] + ... + src[h-1][x], added
+// in that order; dst advances w per plane. Sixteen columns per vector,
+// the last w%16 under a mask. h ≥ 1.
+TEXT ·colSums(SB), NOSPLIT, $0-44
+	MOVQ src+0(FP), SI
+	MOVQ dst+8(FP), DI
+	MOVQ planes+16(FP), R8
+	MOVQ h+24(FP), R9
+	MOVQ w+32(FP), R10
+	VBROADCASTSS init+40(FP), Z1
+	MOVQ R10, R11
+	SHLQ $2, R11 // a row, in bytes
+	MOVQ R9, R12
+	IMULQ R11, R12 // a plane, in bytes
+	TESTQ R8, R8
+	JEQ csdone
+csplane:
+	XORQ AX, AX // the chunk's first column
+cschunk:
+	MOVQ R10, CX
+	SUBQ AX, CX
+	JLE csnext
+	MOVL $0xFFFF, DX
+	CMPQ CX, $16
+	JGE csfull
+	MOVL $1, DX
+	SHLL CX, DX
+	DECL DX
+csfull:
+	KMOVW DX, K1
+	VMOVAPS Z1, Z0
+	LEAQ (SI)(AX*4), BX
+	MOVQ R9, CX
+csrow:
+	VMOVUPS.Z (BX), K1, Z2
+	VADDPS Z2, Z0, Z0
+	ADDQ R11, BX
+	DECQ CX
+	JNE csrow
+	VMOVUPS Z0, K1, (DI)(AX*4)
+	ADDQ $16, AX
+	JMP cschunk
+csnext:
+	ADDQ R12, SI
+	ADDQ R11, DI
+	DECQ R8
+	JNE csplane
+csdone:
+	VZEROUPPER
+	RET

@@ -10,3 +10,8 @@ func maxExact8(d, a, b *float32, n int) bool { panic("no vector loops") }
 func argmax3s2x8(src *float32, rowStep, kh int, ov *float32, oi *int64, pos, groups int) {
 	panic("no vector loops")
 }
+
+// No vector column sums here: never called.
+const simdColSums = false
+
+func colSums(src, dst *float32, planes, h, w int, init float32) { panic("no vector loops") }

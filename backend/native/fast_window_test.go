@@ -60,8 +60,12 @@ func TestFastWindowBitsMatchGeneric(t *testing.T) {
 		{[]int64{1, 1152, 1, 4}, []int64{1, 1, 1, 4}, []int64{1, 1, 1, 1}, []int64{1, 1, 1, 1}, []int64{0, 0, 0, 0, 0, 0, 0, 0}},
 		{[]int64{2, 7, 5, 21}, []int64{1, 1, 5, 1}, []int64{1, 1, 1, 1}, []int64{1, 1, 1, 1}, []int64{0, 0, 0, 0, 0, 0, 0, 0}},
 		{[]int64{2, 7, 1, 33}, []int64{1, 1, 1, 33}, []int64{1, 1, 1, 1}, []int64{1, 1, 1, 1}, []int64{0, 0, 0, 0, 0, 0, 0, 0}},
+		// the vector column sums: whole vectors, and two plus a tail
+		{[]int64{1, 3, 16, 16}, []int64{1, 1, 16, 1}, []int64{1, 1, 1, 1}, []int64{1, 1, 1, 1}, []int64{0, 0, 0, 0, 0, 0, 0, 0}},
+		{[]int64{1, 2, 3, 37}, []int64{1, 1, 3, 1}, []int64{1, 1, 1, 1}, []int64{1, 1, 1, 1}, []int64{0, 0, 0, 0, 0, 0, 0, 0}},
+		{[]int64{1, 40, 7, 7}, []int64{1, 1, 7, 1}, []int64{1, 1, 1, 1}, []int64{1, 1, 1, 1}, []int64{0, 0, 0, 0, 0, 0, 0, 0}},
 	}
-	for _, c := range cases {
+	for ci, c := range cases {
 		var out []int64
 		for d := range c.in {
 			span := (c.win[d]-1)*c.dil[d] + 1
@@ -76,6 +80,8 @@ func TestFastWindowBitsMatchGeneric(t *testing.T) {
 			init, _ := literal.New(dtype.F32, nil)
 			if body == "stablehlo.maximum" {
 				init.SetFloat64(0, math.Inf(-1))
+			} else if ci%2 == 1 {
+				init.SetFloat64(0, [...]float64{0.25, math.Copysign(0, -1)}[ci/2%2]) // folded first, into every sum
 			}
 			if _, ok := fastWindow(nil, op, []Value{x, init}); !ok {
 				t.Fatalf("%v %s: fast path not taken", c, body)
