@@ -142,14 +142,14 @@ func (c *conv2d) runC16(dst []float32) {
 func (c *conv2d) fillC16(pad, row, img []float32, hw, plane, pwp, nch, r0, rows int) {
 	// the padded rows [r0, r0+rows) inside the image, to plane rows from 0
 	rA, rB := c.validRange(r0-c.padT, 1, c.h, rows)
-	// Only the padding is cleared: the transposes below write every
-	// pixel of the image's rows and columns whole (sixteen lanes, zero
-	// past nch).
+	// Only the padding is cleared where the transposes below write all
+	// sixteen lanes of every pixel of the image's rows and columns (a
+	// whole block: they store nch lanes).
 	for p := 0; p < c.sw; p++ {
 		ph := pad[p*plane : p*plane+rows*pwp*16]
 		j0, j1 := c.validRange(p-c.padL, c.sw, c.w, pwp)
-		if 4*(rB-rA)*(j1-j0) < 3*rows*pwp {
-			clear(ph) // mostly padding
+		if nch < 16 || 4*(rB-rA)*(j1-j0) < 3*rows*pwp {
+			clear(ph) // a partial block, or mostly padding
 			continue
 		}
 		clear(ph[:rA*pwp*16])
