@@ -271,6 +271,7 @@ func (b *groupBuilder) finish() {
 		foldChains(b.grp.nodes)
 	}
 	b.grp.period = chunkPeriod(b.grp.nodes)
+	b.grp.planes = planeOpOf(b.grp)
 	ident := map[int]bool{}
 	strided := map[int]bool{}
 	for _, nd := range b.grp.nodes {

@@ -82,6 +82,8 @@ type fusedGroup struct {
 	// die at this group: read only with identity indexing, same element
 	// size.
 	inplace []int
+	// planes is the group's per-plane form (fuse_planes.go), nil if none.
+	planes *planeOp
 }
 
 // fusibleDType is the set of element types the fused loops compute.

@@ -27,6 +27,30 @@ func init() {
 // bytes, on every run of the planned executable (the arena is reused).
 
 var fuseModules = map[string]string{
+	// one op between a tensor and a value per plane (fuse_planes.go):
+	// squeeze-and-excitation's gate over 7×7 planes (runs of 49, the last
+	// vector masked), the value first (4×4), per-channel values of one
+	// image (8×8) on every binary op, a gate large enough for two threads
+	// over a value the group may overwrite, and 2×2 planes (too short:
+	// the chunked loop)
+	"planes": `func.func @main(%x: tensor<2x24x7x7xf32>, %g: tensor<2x24x1x1xf32>, %y: tensor<2x24x4x4xf32>, %c: tensor<24xf32>, %z: tensor<1x24x8x8xf32>, %w: tensor<1x64x16x16xf32>, %h: tensor<64xf32>, %v: tensor<2x24x2x2xf32>) -> (tensor<2x24x7x7xf32>, tensor<2x24x4x4xf32>, tensor<1x24x8x8xf32>, tensor<1x24x8x8xf32>, tensor<1x24x8x8xf32>, tensor<1x24x8x8xf32>, tensor<1x24x8x8xf32>, tensor<1x64x16x16xf32>, tensor<2x24x2x2xf32>) {
+  %0 = stablehlo.broadcast_in_dim %g, dims = [0, 1, 2, 3] : (tensor<2x24x1x1xf32>) -> tensor<2x24x7x7xf32>
+  %1 = stablehlo.multiply %x, %0 : tensor<2x24x7x7xf32>
+  %2 = stablehlo.broadcast_in_dim %g, dims = [0, 1, 2, 3] : (tensor<2x24x1x1xf32>) -> tensor<2x24x4x4xf32>
+  %3 = stablehlo.subtract %2, %y : tensor<2x24x4x4xf32>
+  %4 = stablehlo.broadcast_in_dim %c, dims = [1] : (tensor<24xf32>) -> tensor<1x24x8x8xf32>
+  %5 = stablehlo.add %z, %4 : tensor<1x24x8x8xf32>
+  %6 = stablehlo.divide %4, %z : tensor<1x24x8x8xf32>
+  %7 = stablehlo.maximum %z, %4 : tensor<1x24x8x8xf32>
+  %8 = stablehlo.minimum %4, %z : tensor<1x24x8x8xf32>
+  %9 = stablehlo.divide %z, %4 : tensor<1x24x8x8xf32>
+  %r = stablehlo.reverse %w, dims = [3] : tensor<1x64x16x16xf32>
+  %10 = stablehlo.broadcast_in_dim %h, dims = [1] : (tensor<64xf32>) -> tensor<1x64x16x16xf32>
+  %11 = stablehlo.multiply %10, %r : tensor<1x64x16x16xf32>
+  %12 = stablehlo.broadcast_in_dim %g, dims = [0, 1, 2, 3] : (tensor<2x24x1x1xf32>) -> tensor<2x24x2x2xf32>
+  %13 = stablehlo.multiply %v, %12 : tensor<2x24x2x2xf32>
+  return %1, %3, %5, %6, %7, %8, %9, %11, %13 : tensor<2x24x7x7xf32>, tensor<2x24x4x4xf32>, tensor<1x24x8x8xf32>, tensor<1x24x8x8xf32>, tensor<1x24x8x8xf32>, tensor<1x24x8x8xf32>, tensor<1x24x8x8xf32>, tensor<1x64x16x16xf32>, tensor<2x24x2x2xf32>
+}`,
 	// SiLU after batch norm, as aten lowers it (one vector loop,
 	// fuse_chains.go), and one whose exp is read twice (not folded)
 	"bn_silu": `func.func @main(%x: tensor<2x8x5x7xf32>, %s: tensor<8xf32>, %b: tensor<8xf32>) -> tensor<2x8x5x7xf32> {
@@ -543,6 +567,15 @@ func TestFusionMatchesInterpreter(t *testing.T) {
 			}
 			if name == "norms" && pipes == 0 {
 				t.Errorf("norms: no row pipeline")
+			}
+			perPlane := 0
+			for _, st := range ep.steps {
+				if st.group != nil && st.group.planes != nil {
+					perPlane++
+				}
+			}
+			if want := map[bool]int{true: 8}[name == "planes" && simdRows && planesEnabled]; name == "planes" && perPlane != want {
+				t.Errorf("planes: %d groups run per plane, want %d", perPlane, want)
 			}
 			if name == "transpose" && len(ep.steps) != 1 {
 				t.Errorf("transpose: %d steps, want the transposes inlined in one group", len(ep.steps))
