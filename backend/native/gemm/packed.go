@@ -130,8 +130,12 @@ func (p *PackedA) Cols() int { return p.nr }
 // KBlocks is the number of k blocks (the units of PackBlock and MulBlock).
 func (p *PackedA) KBlocks() int { return (p.k + p.kcb - 1) / p.kcb }
 
+// BlockDepth is the number of rows of B (of k) in k block kblock.
+func (p *PackedA) BlockDepth(kblock int) int { return min(p.kcb, p.k-kblock*p.kcb) }
+
 // BlockLen is the length of a buffer for one k block of nb columns of B
-// packed by PackBlock.
+// packed by PackBlock. A block's columns [j0, j0+nb), j0 a multiple of
+// Cols(), are the part of it from BlockDepth(kblock)·j0 on.
 func (p *PackedA) BlockLen(nb int) int { return min(p.kcb, p.k) * roundUp(nb, p.nr) }
 
 // PackBlock packs k block kblock of columns [j0, j0+nb) of B into dst (of
