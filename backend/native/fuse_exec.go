@@ -82,9 +82,13 @@ func getScratch[T fnum](pool *sync.Pool, g *fusedGroup) *fuseScratch[T] {
 	for i := range s.runs {
 		s.runs[i].ok, s.runs[i].have = false, false
 	}
-	// A chunk holds at most fuseChunk elements and at most the group's:
-	// a small group's scalar rows need no more.
-	fill := fuseChunk
+	// A chunk reads a constant's row as its value per segment, of at
+	// least minPeriod elements (evalChunk): a chunk holds at most
+	// fuseChunk/minPeriod segments, and at most the group's elements.
+	// Where a constant is needed as a whole row, spread fills it. (Filling
+	// whole rows here took 5% of a small transformer's run: a thousand
+	// stores per constant per group, most never read.)
+	fill := fuseChunk / minPeriod
 	if n := mvProd(g.shape); n < int64(fill) {
 		fill = int(max(n, 1))
 	}
@@ -366,14 +370,18 @@ func computeNode[T fnum](nodes []fuseNode, nd *fuseNode, s *fuseScratch[T], own 
 }
 
 // spread turns uniform node i into a row of m elements: its scratch row,
-// each segment filled with its value (constants' rows are filled once per
-// worker).
+// each segment filled with its value (a constant's, all of it).
 func spread[T fnum](s *fuseScratch[T], nodes []fuseNode, i, m, seg int) {
 	if !s.uni[i] {
 		return
 	}
 	r := s.rows[i*fuseChunk : i*fuseChunk+m]
-	if nodes[i].kind != fkScalar {
+	if nd := &nodes[i]; nd.kind == fkScalar {
+		v := T(nd.scalar)
+		for k := range r {
+			r[k] = v
+		}
+	} else {
 		spreadSegs(r, s.cur[i], seg)
 	}
 	s.cur[i], s.uni[i] = r, false

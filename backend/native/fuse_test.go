@@ -27,6 +27,17 @@ func init() {
 // bytes, on every run of the planned executable (the arena is reused).
 
 var fuseModules = map[string]string{
+	// runs of 16 (the shortest period): a chunk of 64 segments, each
+	// reading the constant's row at its segment (getScratch fills that
+	// much of it)
+	"period16": `func.func @main(%x: tensor<4x8x16x16xf32>, %b: tensor<4x8x16xf32>) -> tensor<4x8x16x16xf32> {
+  %0 = stablehlo.broadcast_in_dim %b, dims = [0, 1, 2] : (tensor<4x8x16xf32>) -> tensor<4x8x16x16xf32>
+  %1 = stablehlo.add %x, %0 : tensor<4x8x16x16xf32>
+  %c = stablehlo.constant dense<2.5> : tensor<4x8x16x16xf32>
+  %2 = stablehlo.multiply %1, %c : tensor<4x8x16x16xf32>
+  %3 = stablehlo.subtract %c, %2 : tensor<4x8x16x16xf32>
+  return %3 : tensor<4x8x16x16xf32>
+}`,
 	// one op between a tensor and a value per plane (fuse_planes.go):
 	// squeeze-and-excitation's gate over 7×7 planes (runs of 49, the last
 	// vector masked), the value first (4×4), per-channel values of one
