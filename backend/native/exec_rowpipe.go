@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/torchtpu/torchtpu/dtype"
 	"github.com/torchtpu/torchtpu/literal"
@@ -28,6 +29,11 @@ type rowPipe struct {
 	stages []pipeStage
 	rdims  []int64 // the row dims R, leading in every stage
 	rows   int     // their product
+	// runs holds the per-run state of finished runs (*pipeRun), its
+	// slices sized for these stages: a run allocates none of them (they
+	// were 16 KB per run of a small transformer, a third of what it
+	// allocated)
+	runs sync.Pool
 }
 
 type pipeKind uint8
@@ -302,9 +308,8 @@ type pipeRun struct {
 // reshapes as views of them), then the blocks of rows run every stage in
 // turn, shared among the threads.
 func (fr *frame) runPipe(p *rowPipe, al *aliases, persist *spanSet) error {
-	n := len(p.stages)
-	pr := pipeRun{out: make([][]byte, n), outLit: make([]*literal.Literal, n), leaves: make([][]*literal.Literal, n),
-		v32: make([][][]float32, n), v64: make([][][]float64, n), res: make([][]float64, n), start: make([]float64, n), in32: make([][]float32, n)}
+	pr := p.getRun()
+	defer p.putRun(pr)
 	maxInner := 1
 	for i := range p.stages {
 		ps := &p.stages[i]
@@ -345,7 +350,7 @@ func (fr *frame) runPipe(p *rowPipe, al *aliases, persist *spanSet) error {
 			continue
 		}
 		g := ps.st.group
-		leaves := make([]*literal.Literal, len(g.nodes))
+		leaves := pr.leaves[i]
 		for k := range g.nodes {
 			nd := &g.nodes[k]
 			if nd.kind != fkLeaf || g.n == 0 {
@@ -357,11 +362,10 @@ func (fr *frame) runPipe(p *rowPipe, al *aliases, persist *spanSet) error {
 			}
 			leaves[k] = l
 		}
-		pr.leaves[i] = leaves
 		if g.f32 {
-			pr.v32[i] = leafViews[float32](g, leaves)
+			leafViewsInto(pr.v32[i], g, leaves)
 		} else {
-			pr.v64[i] = leafViews[float64](g, leaves)
+			leafViewsInto(pr.v64[i], g, leaves)
 		}
 		slot, shape := g.out, g.shape
 		if g.red != nil {
@@ -371,7 +375,6 @@ func (fr *frame) runPipe(p *rowPipe, al *aliases, persist *spanSet) error {
 				return fmt.Errorf("%s (%s): init value %v", g.root.Name, g.root.Loc, fr.slots[g.red.init])
 			}
 			pr.start[i] = init.Float64(0)
-			pr.res[i] = make([]float64, p.rows)
 		}
 		l, err := fr.pipeOut(slot, g.dt, shape)
 		if err != nil {
@@ -387,7 +390,7 @@ func (fr *frame) runPipe(p *rowPipe, al *aliases, persist *spanSet) error {
 	run := func(b int) {
 		r0, r1 := b*blockRows, min(p.rows, (b+1)*blockRows)
 		for i := range p.stages {
-			fr.pipeStageRows(p, i, &pr, r0, r1)
+			fr.pipeStageRows(p, i, pr, r0, r1)
 		}
 	}
 	if threads > 1 {
@@ -398,6 +401,46 @@ func (fr *frame) runPipe(p *rowPipe, al *aliases, persist *spanSet) error {
 		}
 	}
 	return nil
+}
+
+// getRun returns a pipeRun for p: one a finished run left, or new, its
+// slices sized for p's stages.
+func (p *rowPipe) getRun() *pipeRun {
+	if pr, _ := p.runs.Get().(*pipeRun); pr != nil {
+		return pr
+	}
+	n := len(p.stages)
+	pr := &pipeRun{out: make([][]byte, n), outLit: make([]*literal.Literal, n), leaves: make([][]*literal.Literal, n),
+		v32: make([][][]float32, n), v64: make([][][]float64, n), res: make([][]float64, n), start: make([]float64, n), in32: make([][]float32, n)}
+	for i := range p.stages {
+		g := p.stages[i].st.group
+		if p.stages[i].kind != psGroup && p.stages[i].kind != psReduceGroup || g == nil {
+			continue
+		}
+		pr.leaves[i] = make([]*literal.Literal, len(g.nodes))
+		if g.f32 {
+			pr.v32[i] = make([][]float32, len(g.nodes))
+		} else {
+			pr.v64[i] = make([][]float64, len(g.nodes))
+		}
+		if g.red != nil {
+			pr.res[i] = make([]float64, p.rows)
+		}
+	}
+	return pr
+}
+
+// putRun keeps pr for p's next run, holding no value of this one.
+func (p *rowPipe) putRun(pr *pipeRun) {
+	clear(pr.out)
+	clear(pr.outLit)
+	clear(pr.in32)
+	for i := range pr.leaves {
+		clear(pr.leaves[i])
+		clear(pr.v32[i])
+		clear(pr.v64[i])
+	}
+	p.runs.Put(pr)
 }
 
 const (
