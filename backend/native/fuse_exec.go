@@ -54,6 +54,9 @@ type fuseScratch[T fnum] struct {
 	uni []bool
 	// runs holds the position of broadcast leaves (fuse_runs.go).
 	runs []leafRun
+	// full marks the constants whose whole rows spread has filled since
+	// getScratch (which fills only what chunks read per segment).
+	full []bool
 }
 
 var scratch32, scratch64 sync.Pool
@@ -77,8 +80,10 @@ func getScratch[T fnum](pool *sync.Pool, g *fusedGroup) *fuseScratch[T] {
 		s.cur = make([][]T, nodes)
 		s.uni = make([]bool, nodes)
 		s.runs = make([]leafRun, nodes)
+		s.full = make([]bool, nodes)
 	}
-	s.cur, s.uni, s.runs = s.cur[:nodes], s.uni[:nodes], s.runs[:nodes]
+	s.cur, s.uni, s.runs, s.full = s.cur[:nodes], s.uni[:nodes], s.runs[:nodes], s.full[:nodes]
+	clear(s.full)
 	for i := range s.runs {
 		s.runs[i].ok, s.runs[i].have = false, false
 	}
@@ -370,16 +375,21 @@ func computeNode[T fnum](nodes []fuseNode, nd *fuseNode, s *fuseScratch[T], own 
 }
 
 // spread turns uniform node i into a row of m elements: its scratch row,
-// each segment filled with its value (a constant's, all of it).
+// each segment filled with its value (a constant's whole row, once per
+// worker: its row is not written otherwise).
 func spread[T fnum](s *fuseScratch[T], nodes []fuseNode, i, m, seg int) {
 	if !s.uni[i] {
 		return
 	}
 	r := s.rows[i*fuseChunk : i*fuseChunk+m]
 	if nd := &nodes[i]; nd.kind == fkScalar {
-		v := T(nd.scalar)
-		for k := range r {
-			r[k] = v
+		if !s.full[i] {
+			v := T(nd.scalar)
+			row := s.rows[i*fuseChunk : (i+1)*fuseChunk]
+			for k := range row {
+				row[k] = v
+			}
+			s.full[i] = true
 		}
 	} else {
 		spreadSegs(r, s.cur[i], seg)
