@@ -175,6 +175,9 @@ func (p *pool2d) plane(src, dst, buf []float32) {
 			}
 			continue
 		}
+		if p.max3s2() && p.max3Row(src, out[ox0:ox1], oy, ox0) {
+			continue // no NaN in these windows
+		}
 		if vec && p.interiorRowMaxSIMD(src, out[ox0:ox1], oy, ox0, buf, 0, p.kh) {
 			continue // no NaN in these windows or the init value
 		}
@@ -371,4 +374,41 @@ func (p *pool2d) columnSums(src, dst []float32) {
 			}
 		}
 	}
+}
+
+// max3s2 reports whether p is the ResNet stem's max pooling, 3×3 windows
+// at stride 2 from -Inf, which max3Row folds 16 windows per AVX-512 step
+// (the rows of vector maxima took 0.465 ms on one thread where ONNX
+// Runtime took 0.161).
+func (p *pool2d) max3s2() bool {
+	return simdColSums && max3Enabled && p.max && p.kh == 3 && p.kw == 3 && p.sh == 2 && p.sw == 2 &&
+		p.dh == 1 && p.dw == 1 && math.IsInf(float64(p.init), -1)
+}
+
+// max3Enabled switches max3Row (tests compare both).
+var max3Enabled = true
+
+// max3Row computes the interior outputs out (ox0 on) of output row oy of
+// a max3s2 pooling with max3s2x16: whole groups of 16, and the last 16
+// again where a part remains (the groups overlap). It reports false, out
+// unspecified, where a window holds a NaN or the row has fewer than 16.
+func (p *pool2d) max3Row(src, out []float32, oy, ox0 int) bool {
+	n := len(out)
+	if n < 16 {
+		return false
+	}
+	base := (oy*p.sh-p.pt)*p.w + ox0*p.sw - p.pl
+	groups := n / 16
+	// the last float read: column 2n of the third row (inside: the
+	// outputs are the interior ones)
+	if base < 0 || base+2*p.w+2*n >= len(src) {
+		return false
+	}
+	if max3s2x16(&src[base], p.w, &out[0], groups) {
+		return false
+	}
+	if o := n - 16; n%16 != 0 && max3s2x16(&src[base+2*o], p.w, &out[o], 1) {
+		return false
+	}
+	return true
 }

@@ -33,3 +33,12 @@ func colSums(src, dst *float32, planes, h, w int, init float32)
 
 // simdColSums reports whether colSums runs here (AVX-512).
 var simdColSums = cpu.X86.HasAVX512F
+
+// max3s2x16 folds groups of 16 adjacent 3×3 windows at stride 2 of one
+// output row (src: the first window's first tap; rowStep floats between
+// input rows) into dst, 16 maxima per group, in
+// fast_window_simd_amd64.s; it reports whether a tap was NaN (dst is then
+// not the generic maximum). It reads 32·groups + 1 columns of 3 rows.
+//
+//go:noescape
+func max3s2x16(src *float32, rowStep int, dst *float32, groups int) (nan bool)

@@ -15,3 +15,5 @@ func argmax3s2x8(src *float32, rowStep, kh int, ov *float32, oi *int64, pos, gro
 const simdColSums = false
 
 func colSums(src, dst *float32, planes, h, w int, init float32) { panic("no vector loops") }
+
+func max3s2x16(src *float32, rowStep int, dst *float32, groups int) bool { panic("no vector loops") }

@@ -95,3 +95,59 @@ func TestColSums(t *testing.T) {
 		}
 	}
 }
+
+// TestMax3s2x16 checks the vector 3×3 stride-2 maximum against the
+// generic fold (maxF32) bit for bit on windows without NaN (zeros of both
+// signs, equal values, infinities), that it reports a NaN tap in any of
+// the 9 positions of any lane, and that it writes 16 outputs per group
+// and no more.
+func TestMax3s2x16(t *testing.T) {
+	if !simdColSums {
+		t.Skip("no AVX-512 on this machine")
+	}
+	r := rand.New(rand.NewPCG(45, 46))
+	vals := []float32{0, float32(math.Copysign(0, -1)), 1, -1, 2, float32(math.Inf(1)), float32(math.Inf(-1))}
+	for _, groups := range []int{1, 2, 3} {
+		w := 32*groups + 1 + r.IntN(7)
+		for rep := 0; rep < 50; rep++ {
+			src := make([]float32, 3*w)
+			for i := range src {
+				if rep%2 == 0 {
+					src[i] = vals[r.IntN(len(vals))]
+				} else {
+					src[i] = float32(r.NormFloat64())
+				}
+			}
+			dst := make([]float32, 16*groups+8)
+			guard := float32(math.Float32frombits(0x7fc0beef))
+			for i := range dst {
+				dst[i] = guard
+			}
+			if max3s2x16(&src[0], w, &dst[0], groups) {
+				t.Fatalf("groups=%d: NaN reported without one", groups)
+			}
+			for o := 0; o < 16*groups; o++ {
+				want := float32(math.Inf(-1))
+				for y := 0; y < 3; y++ {
+					for x := 0; x < 3; x++ {
+						want = maxF32(want, src[y*w+2*o+x])
+					}
+				}
+				if math.Float32bits(dst[o]) != math.Float32bits(want) {
+					t.Fatalf("groups=%d window %d: %v, want %v", groups, o, dst[o], want)
+				}
+			}
+			for i := 16 * groups; i < len(dst); i++ {
+				if math.Float32bits(dst[i]) != math.Float32bits(guard) {
+					t.Fatalf("groups=%d: element %d past the outputs written", groups, i)
+				}
+			}
+			// a NaN in any tap of any window is reported
+			o, y, x := r.IntN(16*groups), r.IntN(3), r.IntN(3)
+			src[y*w+2*o+x] = float32(math.NaN())
+			if !max3s2x16(&src[0], w, &dst[0], groups) {
+				t.Fatalf("groups=%d: NaN at window %d tap (%d, %d) not reported", groups, o, y, x)
+			}
+		}
+	}
+}

@@ -124,3 +124,46 @@ func TestFastPathsWired(t *testing.T) {
 		t.Fatalf("%d of 3 ops took a fast path: a wrapper is not installed", got)
 	}
 }
+
+// TestMax3PoolMatchesGeneric runs 3×3 stride-2 max pools wide enough for
+// max3Row (16 interior windows a row and more, a part left over) on
+// inputs of ±0, equal values, infinities and a few NaNs, against the
+// generic kernel, bit for bit, with max3Row on and off.
+func TestMax3PoolMatchesGeneric(t *testing.T) {
+	r := rand.New(rand.NewPCG(17, 18))
+	for _, in := range [][]int64{{1, 3, 40, 70}, {2, 2, 35, 67}, {1, 1, 9, 33}} {
+		out := []int64{in[0], in[1], (in[2]+2-3)/2 + 1, (in[3]+2-3)/2 + 1}
+		op := poolOp(t, "stablehlo.maximum", in, []int64{1, 1, 3, 3}, []int64{1, 1, 2, 2}, []int64{1, 1, 1, 1}, []int64{0, 0, 0, 0, 1, 1, 1, 1}, out)
+		for _, nans := range []int{0, 3} {
+			x := randF32Literal(t, r, in...)
+			for i := 0; i < x.Len(); i++ {
+				if r.IntN(4) == 0 {
+					x.SetFloat64(i, []float64{0, math.Copysign(0, -1), 1, math.Inf(1), math.Inf(-1)}[r.IntN(5)])
+				}
+			}
+			for k := 0; k < nans; k++ {
+				x.SetFloat64(r.IntN(x.Len()), math.NaN())
+			}
+			init, _ := literal.New(dtype.F32, nil)
+			init.SetFloat64(0, math.Inf(-1))
+			run := func(fast, max3 bool) *literal.Literal {
+				defer func(old, m bool) { fastWindowEnabled, max3Enabled = old, m }(fastWindowEnabled, max3Enabled)
+				fastWindowEnabled, max3Enabled = fast, max3
+				res, err := kernels["stablehlo.reduce_window"](nil, op, []Value{x, init})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return res[0].(*literal.Literal)
+			}
+			want := run(false, false)
+			for _, max3 := range []bool{true, false} {
+				got := run(true, max3)
+				for i := 0; i < want.Len(); i++ {
+					if math.Float64bits(got.Float64(i)) != math.Float64bits(want.Float64(i)) {
+						t.Fatalf("%v nans=%d max3=%v: element %d = %v, generic %v", in, nans, max3, i, got.Float64(i), want.Float64(i))
+					}
+				}
+			}
+		}
+	}
+}
