@@ -374,54 +374,10 @@ func (c *conv2d) run(dst []float32) {
 	if threads > 1 && c.groups*chunks < want {
 		bLen := pas[0].BlockLen(cols)
 		if cols <= convSharedCols && 2*int64(c.groups)*int64(bLen) <= convSharedMax {
-			// few columns (the large late layers, whose weights dominate
-			// at batch 1): k block by k block, the columns are packed once
-			// and shared by bands of output rows. Loop t packs block t
-			// (its first items) while the bands multiply block t-1, so two
-			// blocks are held at a time, not all of B.
+			// few columns: fast_conv_shared.go
 			bands := min(panelsM, max((want+c.groups-1)/c.groups, (panelsM+1)/2))
 			c.epiRuns(n)
-			outs := outputs()
-			kBlocks := pas[0].KBlocks()
-			blocks := gemm.GetBuffer(2 * c.groups * bLen)
-			defer gemm.PutBuffer(blocks)
-			block := func(t, g int) []float32 {
-				o := (t%2*c.groups + g) * bLen
-				return blocks[o : o+bLen]
-			}
-			// each block is packed in parts of whole micro-panels, one
-			// per thread (one part took a core for a block's time while
-			// the others ran out of bands: 12% of a 14×14 layer's two
-			// cores idle)
-			parts := min(threads, panelsN)
-			packers := make([]gemm.BPacker, c.groups*parts)
-			for i := range packers {
-				g, part := i/parts, i%parts
-				j0, j1 := part*panelsN/parts*nr, min(cols, (part+1)*panelsN/parts*nr)
-				var release func()
-				packers[i], release = packer(g, j0, j1-j0)
-				defer release()
-			}
-			for t := 0; t <= kBlocks; t++ {
-				packs, mults := c.groups*parts, c.groups*bands
-				if t == kBlocks {
-					packs = 0
-				}
-				if t == 0 {
-					mults = 0
-				}
-				parallel(threads, packs+mults, func(it int) {
-					if it < packs {
-						g, part := it/parts, it%parts
-						j0, j1 := part*panelsN/parts*nr, min(cols, (part+1)*panelsN/parts*nr)
-						pas[g].PackBlock(block(t, g)[pas[g].BlockDepth(t)*j0:], packers[it], t, j0, j1-j0)
-						return
-					}
-					g, band := (it-packs)/bands, (it-packs)%bands
-					r0, r1 := band*panelsM/bands*mr, min(ocPer, (band+1)*panelsM/bands*mr)
-					pas[g].MulBlock(r0, r1, block(t-1, g), t-1, 0, cols, outs[g], false)
-				})
-			}
+			c.runSharedB(threads, bands, cols, pas, packer, outputs())
 			return
 		}
 		chunks = min(panelsN, (want+c.groups-1)/c.groups)

@@ -300,7 +300,7 @@ func (p *pool2d) wholeSums() func(src, dst []float32, lo, hi int) {
 	h, w, init := p.h, p.w, p.init
 	switch {
 	case p.kh == h && p.dh == 1 && p.kw == 1 && p.sw == 1 && p.ow == w:
-		if simdColSums && h >= 1 && w >= 1 {
+		if simdWindow512 && h >= 1 && w >= 1 {
 			return func(src, dst []float32, lo, hi int) {
 				if lo < hi {
 					_, _ = src[hi*h*w-1], dst[hi*w-1]
@@ -381,7 +381,7 @@ func (p *pool2d) columnSums(src, dst []float32) {
 // (the rows of vector maxima took 0.465 ms on one thread where ONNX
 // Runtime took 0.161).
 func (p *pool2d) max3s2() bool {
-	return simdColSums && max3Enabled && p.max && p.kh == 3 && p.kw == 3 && p.sh == 2 && p.sw == 2 &&
+	return simdWindow512 && max3Enabled && p.max && p.kh == 3 && p.kw == 3 && p.sh == 2 && p.sw == 2 &&
 		p.dh == 1 && p.dw == 1 && math.IsInf(float64(p.init), -1)
 }
 

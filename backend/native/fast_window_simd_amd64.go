@@ -31,8 +31,9 @@ func argmax3s2x8(src *float32, rowStep, kh int, ov *float32, oi *int64, pos, gro
 //go:noescape
 func colSums(src, dst *float32, planes, h, w int, init float32)
 
-// simdColSums reports whether colSums runs here (AVX-512).
-var simdColSums = cpu.X86.HasAVX512F
+// simdWindow512 reports whether the AVX-512 window kernels (colSums,
+// max3s2x16) run here.
+var simdWindow512 = cpu.X86.HasAVX512F
 
 // max3s2x16 folds groups of 16 adjacent 3×3 windows at stride 2 of one
 // output row (src: the first window's first tap; rowStep floats between

@@ -11,8 +11,8 @@ func argmax3s2x8(src *float32, rowStep, kh int, ov *float32, oi *int64, pos, gro
 	panic("no vector loops")
 }
 
-// No vector column sums here: never called.
-const simdColSums = false
+// No AVX-512 window kernels here: never called.
+const simdWindow512 = false
 
 func colSums(src, dst *float32, planes, h, w int, init float32) { panic("no vector loops") }
 

@@ -49,7 +49,7 @@ func TestMaxRowsMatchesGeneric(t *testing.T) {
 // inside larger buffers: a lane read past a row's end would change a
 // sum, one written past a plane's outputs would overwrite the guard.
 func TestColSums(t *testing.T) {
-	if !simdColSums {
+	if !simdWindow512 {
 		t.Skip("no vector column sums on this machine")
 	}
 	r := rand.New(rand.NewPCG(43, 44))
@@ -102,7 +102,7 @@ func TestColSums(t *testing.T) {
 // the 9 positions of any lane, and that it writes 16 outputs per group
 // and no more.
 func TestMax3s2x16(t *testing.T) {
-	if !simdColSums {
+	if !simdWindow512 {
 		t.Skip("no AVX-512 on this machine")
 	}
 	r := rand.New(rand.NewPCG(45, 46))

@@ -153,16 +153,11 @@ func execFused(g *fusedGroup, leaves []*literal.Literal, out []byte) {
 func execFusedT[T fnum](g *fusedGroup, leaves []*literal.Literal, out []byte, pool *sync.Pool) {
 	vb := getViewsBuf[T](len(g.nodes))
 	views := leafViewsInto(*vb, g, leaves)
-	if v32, ok := any(views).([][]float32); ok && g.planes != nil {
-		if o := viewAs[float32](out, g.dt); o != nil && g.planes.run(g, v32, leaves, o) {
-			clear(views)
-			viewsBufs.Put(vb)
-			return
-		}
-	}
-	if g.n < 2*fuseGrain || Threads() == 1 {
+	switch v32, _ := any(views).([][]float32); {
+	case g.planes != nil && v32 != nil && g.planes.run(g, v32, leaves, viewAs[float32](out, g.dt)):
+	case g.n < 2*fuseGrain || Threads() == 1:
 		fusedRange(g, leaves, views, out, 0, g.n, pool) // no closure to allocate
-	} else {
+	default:
 		parallelRange(g.n, fuseGrain, func(lo, hi int) { fusedRange(g, leaves, views, out, lo, hi, pool) })
 	}
 	clear(views)

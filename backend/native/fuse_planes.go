@@ -83,7 +83,9 @@ func (p *planeOp) run(g *fusedGroup, views [][]float32, leaves []*literal.Litera
 	if x == nil || len(x) < g.n || len(out) < g.n || len(s) < runs {
 		return false
 	}
-	body := func(lo, hi int) {
+	// runs shared among the threads from 2·fuseGrain elements, as the
+	// chunked loop's elements
+	parallelRange(runs, max(1, fuseGrain/p.n), func(lo, hi int) {
 		for r := lo; r < hi; r++ {
 			c := s[r]
 			o := r * p.n
@@ -93,11 +95,6 @@ func (p *planeOp) run(g *fusedGroup, views [][]float32, leaves []*literal.Litera
 				binRS(p.op, &out[o], &x[o], c, p.n)
 			}
 		}
-	}
-	if g.n < 2*fuseGrain || Threads() == 1 {
-		body(0, runs)
-	} else {
-		parallelRange(runs, max(1, fuseGrain/p.n), body)
-	}
+	})
 	return true
 }

@@ -44,7 +44,7 @@ func evalSelectAndScatter(env Env, op *stablehlo.Op, in []Value) ([]Value, error
 	if err := checkComputedShape(op, 0, operand.Shape); err != nil {
 		return nil, err
 	}
-	tab := w.table(operand.Shape, nw)
+	tab := w.cachedTable(op, operand.Shape, nw)
 	groups, size := elemCount(nw), elemCount(w.size)
 
 	// pick the selected operand index of every window

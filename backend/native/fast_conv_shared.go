@@ -1,0 +1,59 @@
+package native
+
+import "github.com/torchtpu/torchtpu/backend/native/gemm"
+
+// runSharedB is run's path for few columns (the large late layers, whose
+// weights dominate at batch 1; the small images of a training batch): k
+// block by k block, the columns are packed once and shared by bands of
+// output rows. Loop t packs block t (its first items) while the bands
+// multiply block t-1, so two blocks are held at a time, not all of B.
+// Each block is packed in parts of whole micro-panels, one per thread
+// (one part took a core for a block's time while the others ran out of
+// bands: 12% of a 14×14 layer's two cores idle). packer returns group g's
+// B packer for columns [j0, j0+nb) and its release; outs are the groups'
+// outputs.
+func (c *conv2d) runSharedB(threads, bands, cols int, pas []*gemm.PackedA, packer func(g, j0, nb int) (gemm.BPacker, func()), outs []gemm.Out) {
+	ocPer := c.outC / c.groups
+	mr, nr := pas[0].Rows(), pas[0].Cols()
+	panelsM, panelsN := (ocPer+mr-1)/mr, (cols+nr-1)/nr
+	bLen := pas[0].BlockLen(cols)
+	kBlocks := pas[0].KBlocks()
+	blocks := gemm.GetBuffer(2 * c.groups * bLen)
+	defer gemm.PutBuffer(blocks)
+	block := func(t, g int) []float32 {
+		o := (t%2*c.groups + g) * bLen
+		return blocks[o : o+bLen]
+	}
+	parts := min(threads, panelsN)
+	bound := make([]int, parts+1) // part p packs columns [bound[p], bound[p+1])
+	for p := range bound {
+		bound[p] = min(cols, p*panelsN/parts*nr)
+	}
+	packers := make([]gemm.BPacker, c.groups*parts)
+	for i := range packers {
+		g, p := i/parts, i%parts
+		var release func()
+		packers[i], release = packer(g, bound[p], bound[p+1]-bound[p])
+		defer release()
+	}
+	for t := 0; t <= kBlocks; t++ {
+		packs, mults := c.groups*parts, c.groups*bands
+		if t == kBlocks {
+			packs = 0
+		}
+		if t == 0 {
+			mults = 0
+		}
+		parallel(threads, packs+mults, func(it int) {
+			if it < packs {
+				g, p := it/parts, it%parts
+				j0 := bound[p]
+				pas[g].PackBlock(block(t, g)[pas[g].BlockDepth(t)*j0:], packers[it], t, j0, bound[p+1]-j0)
+				return
+			}
+			g, band := (it-packs)/bands, (it-packs)%bands
+			r0, r1 := band*panelsM/bands*mr, min(ocPer, (band+1)*panelsM/bands*mr)
+			pas[g].MulBlock(r0, r1, block(t-1, g), t-1, 0, cols, outs[g], false)
+		})
+	}
+}
