@@ -52,17 +52,26 @@ def optimizer(params: Any) -> torch.optim.Optimizer:
     return torch.optim.SGD(params, lr=0.1, momentum=0.9)
 
 
-def reference(batches: list[tuple[torch.Tensor, torch.Tensor]]) -> tuple[list[float], dict[str, torch.Tensor]]:
-    """Single-process CPU training on the whole batch."""
-    m = new_model()
-    opt = optimizer(m.parameters())
+def sgd_steps(step: Callable[[torch.Tensor], torch.Tensor], params: Any, batches: Any,
+              share: Callable[[torch.Tensor], torch.Tensor], record: Callable[[torch.Tensor], float]) -> list[float]:
+    """The training loop of every mode: the optimizer over params, one step
+    per batch on the part of it share picks (and moves), the MSE loss of
+    each step as record gives it."""
+    opt = optimizer(params)
     losses = []
     for x, y in batches:
         opt.zero_grad()
-        loss = F.mse_loss(m(x), y)
+        loss = F.mse_loss(step(share(x)), share(y))
         loss.backward()
         opt.step()
-        losses.append(loss.item())
+        losses.append(record(loss))
+    return losses
+
+
+def reference(batches: list[tuple[torch.Tensor, torch.Tensor]]) -> tuple[list[float], dict[str, torch.Tensor]]:
+    """Single-process CPU training on the whole batch."""
+    m = new_model()
+    losses = sgd_steps(m, m.parameters(), batches, lambda t: t, lambda l: l.item())
     return losses, {k: v.detach().clone() for k, v in m.state_dict().items()}
 
 
@@ -93,14 +102,7 @@ def train_ddp(batches: Any, compiled: bool = False) -> tuple[list[float], dict[s
     step = model
     if compiled:
         step = torch.compile(model, backend="torchtpu", options={"device": os.environ.get("TORCHTPU_DEVICE", "cpu")})
-    opt = optimizer(model.parameters())
-    losses = []
-    for x, y in batches:
-        opt.zero_grad()
-        loss = F.mse_loss(step(_mine(x).to(DEV)), _mine(y).to(DEV))
-        loss.backward()
-        opt.step()
-        losses.append(_global_loss(loss))
+    losses = sgd_steps(step, model.parameters(), batches, lambda t: _mine(t).to(DEV), _global_loss)
     return losses, _full(model.module.state_dict())
 
 
@@ -113,14 +115,7 @@ def train_fsdp(batches: Any) -> tuple[list[float], dict[str, torch.Tensor]]:
     for layer in (model.fc1, model.fc2):
         fully_shard(layer, mesh=mesh, reshard_after_forward=True)
     fully_shard(model, mesh=mesh, reshard_after_forward=True)
-    opt = optimizer(model.parameters())
-    losses = []
-    for x, y in batches:
-        opt.zero_grad()
-        loss = F.mse_loss(model(_mine(x).to(DEV)), _mine(y).to(DEV))
-        loss.backward()
-        opt.step()
-        losses.append(_global_loss(loss))
+    losses = sgd_steps(model, model.parameters(), batches, lambda t: _mine(t).to(DEV), _global_loss)
     return losses, _full(model.state_dict())
 
 
@@ -130,14 +125,8 @@ def train_tp(batches: Any) -> tuple[list[float], dict[str, torch.Tensor]]:
 
     mesh = init_device_mesh(DEV, (world(),))
     model = parallelize_module(new_model().to(DEV), mesh, {"fc1": ColwiseParallel(), "fc2": RowwiseParallel()})
-    opt = optimizer(model.parameters())
-    losses = []
-    for x, y in batches:  # every rank the whole batch: the model is split, not the data
-        opt.zero_grad()
-        loss = F.mse_loss(model(x.to(DEV)), y.to(DEV))
-        loss.backward()
-        opt.step()
-        losses.append(loss.item())
+    # every rank the whole batch: the model is split, not the data
+    losses = sgd_steps(model, model.parameters(), batches, lambda t: t.to(DEV), lambda l: l.item())
     return losses, _full(model.state_dict())
 
 
@@ -153,17 +142,14 @@ def train_fsdp_tp(batches: Any) -> tuple[list[float], dict[str, torch.Tensor]]:
     mesh = init_device_mesh(DEV, (dp, 2), mesh_dim_names=("dp", "tp"))
     model = parallelize_module(new_model().to(DEV), mesh["tp"], {"fc1": ColwiseParallel(), "fc2": RowwiseParallel()})
     fully_shard(model, mesh=mesh["dp"])
-    opt = optimizer(model.parameters())
     d, rows = mesh["dp"].get_local_rank(), PER_RANK * 2
-    losses = []
-    for x, y in batches:
-        opt.zero_grad()
-        loss = F.mse_loss(model(x[d * rows:(d + 1) * rows].to(DEV)), y[d * rows:(d + 1) * rows].to(DEV))
-        loss.backward()
-        opt.step()
+
+    def dp_loss(loss: torch.Tensor) -> float:
         l = loss.detach().clone()
         dist.all_reduce(l, op=dist.ReduceOp.AVG, group=mesh["dp"].get_group())
-        losses.append(l.item())
+        return l.item()
+
+    losses = sgd_steps(model, model.parameters(), batches, lambda t: t[d * rows:(d + 1) * rows].to(DEV), dp_loss)
     return losses, _full(model.state_dict())
 
 
