@@ -74,7 +74,7 @@ func Lend(f func()) {
 		g.here.Store(true)
 		since, idle := time.Now(), time.Now()
 		for spins := 0; !lr.done.Load(); spins++ {
-			if serve(&g.job) {
+			if serve(&g.job, i+1) {
 				idle, spins = time.Now(), 0
 				continue
 			}
@@ -126,7 +126,7 @@ func runLent(j *loopJob, threads int) bool {
 	if posted == 0 {
 		return false
 	}
-	j.work()
+	j.work(0)
 	for i := 0; i < k; i++ {
 		if lr.guests[i].job.CompareAndSwap(j, nil) {
 			j.left.Add(-1) // not taken: the caller did its share

@@ -32,34 +32,89 @@ const Spin = 300 * time.Microsecond
 // once every helper is done with the loop, where the run turns it into an
 // error; a helper lives on for the next loop.
 
-// loopJob is one parallel loop: f(0) … f(n-1), indexes taken in turn.
+// loopJob is one parallel loop: f(0) … f(n-1). Each goroutine of the
+// loop (the caller 0, helper or lent thread t the t-th) owns a contiguous
+// share of the indexes, [t·n/T, (t+1)·n/T), and takes them in turn; done
+// with its own, it takes what is left of the others' shares, the next
+// goroutine's first. So a loop's items run where the same items of the
+// last loop ran (a layer repeated, or the next over the same data), their
+// data still in that core's cache, instead of being dealt out in the
+// order the goroutines come back for more.
 type loopJob struct {
-	f      func(i int)
-	n      int64
-	next   atomic.Int64
-	left   atomic.Int32 // helpers that have not finished with the job
-	caught rescue.First
+	f        func(i int)
+	n        int64
+	parts    []partCursor // one per goroutine of the loop
+	arrivals atomic.Int32 // goroutines that came without a number (a host's)
+	left     atomic.Int32 // helpers that have not finished with the job
+	caught   rescue.First
 }
 
-// work runs indexes of j until none is left, keeping a panic of f for the
-// caller of Run.
-func (j *loopJob) work() {
-	if !j.caught.Run(j.run) {
-		j.next.Store(j.n) // hand out no more indexes
+// partCursor is one goroutine's share of a loop: the next index to take
+// and the end, alone in a cache line.
+type partCursor struct {
+	next atomic.Int64
+	end  int64
+	_    [48]byte
+}
+
+// jobs recycles loopJobs: a helper touches a job only while it counts in
+// left (or to compare the pointer in its slot), so once Run has waited
+// for the helpers the job is free.
+var jobs = sync.Pool{New: func() any { return new(loopJob) }}
+
+func newJob(f func(i int), n, threads int) *loopJob {
+	j := jobs.Get().(*loopJob)
+	j.f, j.n = f, int64(n)
+	if cap(j.parts) < threads {
+		j.parts = make([]partCursor, threads)
 	}
+	j.parts = j.parts[:threads]
+	for t := range j.parts {
+		j.parts[t].next.Store(int64(t * n / threads))
+		j.parts[t].end = int64((t + 1) * n / threads)
+	}
+	j.arrivals.Store(0)
+	j.caught = rescue.First{}
+	return j
 }
 
-func (j *loopJob) run() {
-	for {
-		i := j.next.Add(1) - 1
-		if i >= j.n {
-			return
+func freeJob(j *loopJob) {
+	j.f = nil
+	jobs.Put(j)
+}
+
+// work runs indexes of j as goroutine t until none is left, keeping a
+// panic of f for the caller of Run.
+func (j *loopJob) work(t int) {
+	if !j.caught.Run(func() { j.run(t) }) {
+		for i := range j.parts { // hand out no more indexes
+			j.parts[i].next.Store(j.parts[i].end)
 		}
-		j.f(int(i))
 	}
+}
+
+func (j *loopJob) run(t int) {
+	parts := len(j.parts)
+	for k := 0; k < parts; k++ {
+		c := &j.parts[(t+k)%parts]
+		for {
+			i := c.next.Add(1) - 1
+			if i >= c.end {
+				break
+			}
+			j.f(int(i))
+		}
+	}
+}
+
+// anyone is the goroutine number of a call of the loop that came without
+// one: the next not yet taken, in order of arrival.
+func (j *loopJob) anyone() int {
+	return int(j.arrivals.Add(1)-1) % len(j.parts)
 }
 
 type loopHelper struct {
+	id     int // its goroutine number in a loop (1, 2, …)
 	job    atomic.Pointer[loopJob]
 	asleep atomic.Bool
 	wake   chan struct{} // a token after job is set while asleep
@@ -75,7 +130,7 @@ var loopPool struct {
 func (h *loopHelper) loop() {
 	idle := time.Now()
 	for spins := 0; ; spins++ {
-		if serve(&h.job) {
+		if serve(&h.job, h.id) {
 			idle, spins = time.Now(), 0
 			continue
 		}
@@ -116,13 +171,13 @@ func Counters() (parallelLoops int64, helpers time.Duration) {
 }
 
 // workTimed is j.work, its time added to helperBusy when accounting.
-func (j *loopJob) workTimed() {
+func (j *loopJob) workTimed(id int) {
 	if !accounting.Load() {
-		j.work()
+		j.work(id)
 		return
 	}
 	t := time.Now()
-	j.work()
+	j.work(id)
 	helperBusy.Add(int64(time.Since(t)))
 }
 
@@ -131,8 +186,9 @@ func (j *loopJob) workTimed() {
 const loopYield = 1024
 
 // Run runs f(0) … f(n-1) on up to threads goroutines (the caller's
-// included), each taking the next index when done with its last, and
-// returns when all are done. Indexes may run on fewer goroutines than
+// included), each taking the indexes of its share in order and then
+// what is left of the others' (see loopJob), and returns when all are
+// done. Indexes may run on fewer goroutines than
 // threads (all on the caller's, when the helpers are slow to wake): f must
 // not wait for another index.
 func Run(threads, n int, f func(i int)) {
@@ -144,12 +200,13 @@ func Run(threads, n int, f func(i int)) {
 		return
 	}
 	loops.Add(1)
-	j := &loopJob{f: f, n: int64(n)}
+	j := newJob(f, n, threads)
+	defer freeJob(j)
 	if runLent(j, threads) {
 		j.caught.Raise()
 		return
 	}
-	if h := host.Load(); h != nil && h.Run != nil && !h.PerRun && h.run(threads, j.work) {
+	if h := host.Load(); h != nil && h.Run != nil && !h.PerRun && h.run(threads, func() { j.work(j.anyone()) }) {
 		j.caught.Raise()
 		return
 	}
@@ -157,16 +214,16 @@ func Run(threads, n int, f func(i int)) {
 		var wg sync.WaitGroup
 		for t := 1; t < threads; t++ {
 			wg.Add(1)
-			go func() { defer wg.Done(); j.workTimed() }()
+			go func() { defer wg.Done(); j.workTimed(t) }()
 		}
-		j.work()
+		j.work(0)
 		wg.Wait()
 		j.caught.Raise()
 		return
 	}
 	defer loopPool.Unlock()
 	for len(loopPool.helpers) < threads-1 {
-		h := &loopHelper{wake: make(chan struct{}, 1)}
+		h := &loopHelper{id: len(loopPool.helpers) + 1, wake: make(chan struct{}, 1)}
 		loopPool.helpers = append(loopPool.helpers, h)
 		go h.loop()
 	}
@@ -181,7 +238,7 @@ func Run(threads, n int, f func(i int)) {
 			}
 		}
 	}
-	j.work()
+	j.work(0)
 	// a helper that has not taken the job yet (still waking) is not waited for
 	for _, h := range helpers {
 		if h.job.CompareAndSwap(j, nil) {
@@ -195,12 +252,12 @@ func Run(threads, n int, f func(i int)) {
 // serve runs the job posted in slot, if there is one (taken by CAS, so
 // that the poster can take back a job no helper took), and reports
 // whether it did.
-func serve(slot *atomic.Pointer[loopJob]) bool {
+func serve(slot *atomic.Pointer[loopJob], id int) bool {
 	j := slot.Load()
 	if j == nil || !slot.CompareAndSwap(j, nil) {
 		return false
 	}
-	j.workTimed()
+	j.workTimed(id)
 	j.left.Add(-1)
 	return true
 }

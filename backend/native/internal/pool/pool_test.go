@@ -2,6 +2,7 @@ package pool
 
 import (
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -53,6 +54,53 @@ func TestParallelPool(t *testing.T) {
 	wg.Wait()
 }
 
+// TestRunShares checks that each goroutine of a loop starts on its own
+// share of the indexes (the caller on [0, n/2), the helper on [n/2, n)),
+// so a loop's items run where the same items of the last loop ran, and
+// that a goroutine done with its share takes the rest of another's.
+func TestRunShares(t *testing.T) {
+	const n = 8
+	wait := func(cond func() bool) bool {
+		for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); {
+			if cond() {
+				return true
+			}
+			runtime.Gosched()
+		}
+		return false
+	}
+	// index 0 (the caller's first) waits for the helper to start: its
+	// first index must be the first of its share, not the next dealt out
+	caller := goroutineID()
+	var helperFirst atomic.Int32
+	helperFirst.Store(-1)
+	Run(2, n, func(i int) {
+		if goroutineID() != caller {
+			helperFirst.CompareAndSwap(-1, int32(i))
+		}
+		if i == 0 {
+			wait(func() bool { return helperFirst.Load() >= 0 })
+		}
+	})
+	if f := helperFirst.Load(); f != n/2 {
+		t.Fatalf("the helper's first index: %d, want %d, the start of its share", f, n/2)
+	}
+	var ran atomic.Int32
+	// the helper's first index waits for every other: the caller, done
+	// with its share, must take the rest of the helper's (a helper late
+	// to wake leaves the whole loop to the caller, which is no wait)
+	stolen := true
+	Run(2, n, func(i int) {
+		ran.Add(1)
+		if i == n/2 && goroutineID() != caller && !wait(func() bool { return ran.Load() == n }) {
+			stolen = false
+		}
+	})
+	if !stolen {
+		t.Fatalf("the caller did not take the rest of the helper's share (ran %d of %d)", ran.Load(), n)
+	}
+}
+
 // BenchmarkRunOverhead times a parallel loop of two trivial indexes on two
 // threads back to back (the helper spinning between them): the fork-join
 // cost a step pays for splitting.
@@ -94,4 +142,14 @@ func TestHostThreads(t *testing.T) {
 	if got := Threads(); got != runtime.GOMAXPROCS(0) {
 		t.Fatalf("Threads() = %d without a host, want GOMAXPROCS %d", got, runtime.GOMAXPROCS(0))
 	}
+}
+
+// goroutineID is the calling goroutine's number, from its stack's header.
+func goroutineID() string {
+	var buf [64]byte
+	f := strings.Fields(string(buf[:runtime.Stack(buf[:], false)]))
+	if len(f) < 2 {
+		return ""
+	}
+	return f[1]
 }
