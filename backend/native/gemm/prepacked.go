@@ -132,8 +132,16 @@ func runDirectA(ks *kernelSet, m int, a Matrix, pb *PackedB, c []float32, ldc in
 	}
 	out := Out{Data: c, Ldc: ldc}
 	kblocks := pa.KBlocks()
+	// pool.Run gives each thread a contiguous share of the items: with
+	// more columns than rows, items run chunk by chunk (each thread
+	// streams its share of the packed weight, not all of it), else band
+	// by band
+	colMajor := n > m
 	item := func(it int) {
 		band, cb := it/chunks, it%chunks
+		if colMajor {
+			cb, band = it/bands, it%bands
+		}
 		r0 := band * panelsM / bands * mr
 		r1 := min((band+1)*panelsM/bands*mr, m)
 		jc := cb * panelsN / chunks * nr
