@@ -23,6 +23,9 @@ func transposeA14(p, src *float32, lda, n16 int)
 func copyB32(dst, src *float32, ldb, kb, np int)
 
 //go:noescape
+func copyB32Part(dst, src *float32, ldb, kb int, mask uint32)
+
+//go:noescape
 func transposeB16(dst, src *float32, ldb, n16 int)
 
 //go:noescape

@@ -18688,6 +18688,32 @@ copyB32_done:
 	VZEROUPPER
 	RET
 
+// func copyB32Part(dst, src *float32, ldb, kb int, mask uint32)
+TEXT ·copyB32Part(SB), NOSPLIT, $0-36
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ ldb+16(FP), DX
+	MOVQ kb+24(FP), CX
+	MOVL mask+32(FP), AX
+	KMOVW AX, K1
+	SHRL $16, AX
+	KMOVW AX, K2
+	SHLQ $2, DX
+	TESTQ CX, CX
+	JEQ copyB32Part_done
+copyB32Part_row:
+	VMOVUPS.Z (SI), K1, Z0
+	VMOVUPS.Z 64(SI), K2, Z1
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, 64(DI)
+	ADDQ DX, SI
+	ADDQ $128, DI
+	DECQ CX
+	JNE copyB32Part_row
+copyB32Part_done:
+	VZEROUPPER
+	RET
+
 // func transposeB16(dst, src *float32, ldb, n16 int)
 TEXT ·transposeB16(SB), NOSPLIT, $0-32
 	MOVQ dst+0(FP), DI

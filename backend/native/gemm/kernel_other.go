@@ -14,6 +14,8 @@ const hasPackAsm = false
 
 func copyB32(dst, src *float32, ldb, kb, np int) {}
 
+func copyB32Part(dst, src *float32, ldb, kb int, mask uint32) {}
+
 func transposeB16(dst, src *float32, ldb, n16 int) {}
 
 func copyA14T(p, src *float32, lda, kb int) {}

@@ -74,6 +74,14 @@ func packBBlock(nr int, dst []float32, b Matrix, p0, j0, kb, nb int) {
 	for jr := full; jr < nb; jr += nr {
 		p := dst[jr*kb : jr*kb+nr*kb]
 		nn := min(nr, nb-jr)
+		if nn < nr && b.ColStride == 1 && hasPackAsm && nr == 32 && kb > 0 && b.RowStride > 0 {
+			// a partial panel of contiguous rows (a pointwise convolution's
+			// image of 16 or 49 pixels): masked copies, the rest zero
+			base := b.Off + p0*b.RowStride + j0 + jr
+			_ = b.Data[base+(kb-1)*b.RowStride+nn-1]
+			copyB32Part(&p[0], &b.Data[base], b.RowStride, kb, uint32(1)<<nn-1)
+			continue
+		}
 		if nn < nr {
 			clear(p)
 		}

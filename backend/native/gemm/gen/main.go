@@ -98,6 +98,7 @@ func main() {
 	}
 	packA14AVX512(w)
 	packB32AVX512(w)
+	packB32PartAVX512(w)
 	transB16AVX512(w)
 	copyA14TAVX512(w)
 	peakFMA(w)

@@ -241,6 +241,40 @@ func packB32AVX512(w func(string, ...any)) {
 	w("")
 }
 
+// packB32PartAVX512 writes copyB32Part: kb rows of one partial 32-column
+// B micro-panel (its first nn < 32 columns; mask has their bits) from a
+// row-major B into a packed panel, the columns past nn zero: two masked
+// loads (a masked-off lane neither reads nor faults) and two stores per
+// row, where the Go loop cleared the panel and moved one float at a time.
+func packB32PartAVX512(w func(string, ...any)) {
+	w("// func copyB32Part(dst, src *float32, ldb, kb int, mask uint32)")
+	w("TEXT ·copyB32Part(SB), NOSPLIT, $0-36")
+	w("\tMOVQ dst+0(FP), DI")
+	w("\tMOVQ src+8(FP), SI")
+	w("\tMOVQ ldb+16(FP), DX")
+	w("\tMOVQ kb+24(FP), CX")
+	w("\tMOVL mask+32(FP), AX")
+	w("\tKMOVW AX, K1")
+	w("\tSHRL $16, AX")
+	w("\tKMOVW AX, K2")
+	w("\tSHLQ $2, DX")
+	w("\tTESTQ CX, CX")
+	w("\tJEQ copyB32Part_done")
+	w("copyB32Part_row:")
+	w("\tVMOVUPS.Z (SI), K1, Z0")
+	w("\tVMOVUPS.Z 64(SI), K2, Z1")
+	w("\tVMOVUPS Z0, (DI)")
+	w("\tVMOVUPS Z1, 64(DI)")
+	w("\tADDQ DX, SI")
+	w("\tADDQ $128, DI")
+	w("\tDECQ CX")
+	w("\tJNE copyB32Part_row")
+	w("copyB32Part_done:")
+	w("\tVZEROUPPER")
+	w("\tRET")
+	w("")
+}
+
 // packRows writes packA<mr>: mr rows of A read side by side (mr sequential
 // streams), written k-major.
 func packRows(w func(string, ...any), mr int) {
