@@ -14,7 +14,9 @@ package native
 // outputs are transposed back into the NCHW rows (16×16 transposes in
 // registers: Zen 4's gathers took 50 cycles for sixteen floats). The weights, [block][tap]
 // [16], are laid out once per weight literal (prepacked, as the GEMMs'
-// weights are). Sums are in tap order, as the row kernel's.
+// weights are). Sums are in tap order, as the row kernel's. Rows of 32
+// output columns or more go to the wide-row kernels instead
+// (fast_dwwide.go: no transposes).
 
 import (
 	"github.com/torchtpu/torchtpu/backend/native/gemm"

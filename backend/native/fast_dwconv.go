@@ -70,6 +70,10 @@ func dwRowsGo(dst, src []float32, offs []int, w []float32, n, rows, dstStride, s
 
 // runDirect computes c into dst ([batch, outC, oh, ow]).
 func (c *conv2d) runDirect(dst []float32) {
+	if c.useWide() {
+		c.runWide(dst) // wide rows, straight from the input (fast_dwwide.go)
+		return
+	}
 	if c.useC16() {
 		c.runC16(dst) // channels in the vectors (fast_dwc16.go)
 		return

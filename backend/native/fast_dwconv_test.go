@@ -48,12 +48,14 @@ func dwCases(r *rand.Rand) []convCase {
 func TestFastDWConvMatchesExact(t *testing.T) {
 	defer func(old bool) { dwSIMD = old }(dwSIMD)
 	defer func(old bool) { dwc16Enabled = old }(dwc16Enabled)
+	defer func(old bool) { dwWideEnabled = old }(dwWideEnabled)
 	for _, simd := range []bool{true, false} {
 		if simd && !dwSIMDOK {
 			continue
 		}
 		dwSIMD = simd
 		dwc16Enabled = simd && dwc16OK // the channel vectors, or the rows in Go
+		dwWideEnabled = simd && dwWideOK
 		for _, procs := range []int{1, 4} {
 			t.Run(fmt.Sprintf("simd=%v/procs=%d", simd, procs), func(t *testing.T) {
 				old := runtime.GOMAXPROCS(procs)
@@ -124,7 +126,8 @@ func TestFastDWConvSIMDMatchesGo(t *testing.T) {
 	}
 	defer func(old bool) { dwSIMD = old }(dwSIMD)
 	defer func(old bool) { dwc16Enabled = old }(dwc16Enabled)
-	dwc16Enabled = false // the row kernel, vector and Go
+	defer func(old bool) { dwWideEnabled = old }(dwWideEnabled)
+	dwc16Enabled, dwWideEnabled = false, false // the row kernel, vector and Go
 	r := rand.New(rand.NewPCG(25, 26))
 	for _, cc := range dwCases(r) {
 		op := cc.op(t)
