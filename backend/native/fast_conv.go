@@ -274,7 +274,7 @@ func isSeq(d []int64) bool { return len(d) == 2 && d[0] == 2 && d[1] == 3 }
 // are few, row bands over the columns packed once and shared. With c.epi
 // set, each item ends by applying it to the part of dst it finished.
 func (c *conv2d) run(dst []float32) {
-	if c.kernIO || c.revH || c.revW {
+	if (c.kernIO || c.revH || c.revW) && !c.packIO() {
 		w := c.plainWeights()
 		plain := *c
 		plain.kernIO, plain.revH, plain.revW, plain.rhs = false, false, false, w[:c.outC*c.kerC*c.kh*c.kw]
@@ -309,8 +309,7 @@ func (c *conv2d) run(dst []float32) {
 	ocPer, k, n := c.outC/c.groups, c.kerC*c.kh*c.kw, c.oh*c.ow
 	cols := c.batch * n // per group
 	hw := c.h * c.w
-	threads := Threads()
-	threads = int(min(int64(threads), max(1, int64(c.groups)*int64(ocPer)*int64(cols)*int64(k)/convWorkPerThread)))
+	threads := c.gemmThreads()
 	c.setValidColumns()
 	c.geom = gemm.ConvGeom{C: c.kerC, H: c.h, W: c.w, KH: c.kh, KW: c.kw, SH: c.sh, SW: c.sw, DH: c.dh, DW: c.dw,
 		PadT: c.padT, PadL: c.padL, OH: c.oh, OW: c.ow, Images: c.batch, ImgStride: c.inC * hw}
@@ -319,7 +318,14 @@ func (c *conv2d) run(dst []float32) {
 	// micro-kernels read their rows in place, so a run neither packs nor
 	// keeps a copy of them.
 	weights := func(g int) gemm.Matrix { return gemm.RowMajor(c.rhs[g*ocPer*k:(g+1)*ocPer*k], k) }
-	pas := c.prepackedWeights(ocPer, k, weights)
+	var pas []*gemm.PackedA
+	if c.kernIO {
+		// stored [kerC, outC, kh, kw] (packIO): each band's rows packed
+		// straight from there as the GEMM uses them
+		pas = []*gemm.PackedA{gemm.NewBandAFunc(ocPer, k, c.fillIO)}
+	} else {
+		pas = c.prepackedWeights(ocPer, k, weights)
+	}
 	if pas == nil {
 		pas = make([]*gemm.PackedA, c.groups)
 		for g := range pas {
@@ -372,8 +378,7 @@ func (c *conv2d) run(dst []float32) {
 	chunks := min(panelsN, (cols+convChunkCols-1)/convChunkCols)
 	want := convItemsPerThread * threads
 	if threads > 1 && c.groups*chunks < want {
-		bLen := pas[0].BlockLen(cols)
-		if cols <= convSharedCols && 2*int64(c.groups)*int64(bLen) <= convSharedMax {
+		if c.sharedB(threads, nr) {
 			// few columns: fast_conv_shared.go
 			bands := min(panelsM, max((want+c.groups-1)/c.groups, (panelsM+1)/2))
 			c.epiRuns(n)
@@ -397,6 +402,66 @@ func (c *conv2d) run(dst []float32) {
 		pas[g].Mul(0, ocPer, pack, j0, j1-j0, outs[g], false)
 		release()
 	})
+}
+
+// gemmThreads is the cores run's GEMM path splits the convolution over.
+func (c *conv2d) gemmThreads() int {
+	ocPer, k, cols := c.outC/c.groups, c.kerC*c.kh*c.kw, c.batch*c.oh*c.ow
+	return int(min(int64(Threads()), max(1, int64(c.groups)*int64(ocPer)*int64(cols)*int64(k)/convWorkPerThread)))
+}
+
+// sharedB reports whether run's GEMM path takes few columns packed once
+// and shared by bands of rows (fast_conv_shared.go), for threads cores and
+// micro-panels of nr columns.
+func (c *conv2d) sharedB(threads, nr int) bool {
+	k, cols := c.kerC*c.kh*c.kw, c.batch*c.oh*c.ow
+	chunks := min((cols+nr-1)/nr, (cols+convChunkCols-1)/convChunkCols)
+	bLen := int64(gemm.KBlock(k)) * int64(roundUpInt(cols, nr))
+	return threads > 1 && c.groups*chunks < convItemsPerThread*threads &&
+		cols <= convSharedCols && 2*int64(c.groups)*bLen <= convSharedMax
+}
+
+// packIO reports whether run computes c with its kernel as stored,
+// [kerC, outC, kh, kw] with the windows reversed or not (an input
+// gradient's: the forward's weights), packing the GEMM's bands of rows
+// straight from it (fillIO) instead of transposing it whole first: where
+// the GEMM path shares few columns between bands of rows, each band's
+// rows are packed once, as it uses them (ResNet's late layers, whose
+// kernels are the largest: 512×512×3×3 transposed was 9.4 MB written to
+// memory and read back per step). A frozen weight (an archive's) keeps the
+// transposed copy, packed once (prepackedWeights).
+func (c *conv2d) packIO() bool {
+	if !convPackIO || !c.kernIO || c.revH != c.revW || c.groups != 1 || c.weight && c.kernel.Frozen || c.outFB || c.subpix || c.direct || c.small ||
+		c.useDirectConv() || c.useTN() {
+		return false
+	}
+	_, nr := gemm.KernelDims()
+	return c.sharedB(c.gemmThreads(), nr)
+}
+
+// convPackIO switches packIO (tests compare both ways).
+var convPackIO = true
+
+// fillIO writes rows [r0, r0+rows) × k [pc, pc+kb) of the GEMM's A (the
+// plain kernel, [outC, kerC·kh·kw]) from the kernel stored [kerC, outC,
+// kh, kw] (windows reversed where c.revH): dst[q·mr + r] = A[r0+r][pc+q].
+// For one input channel the rows' windows are one run of rows·taps
+// floats, read for each tap in turn.
+func (c *conv2d) fillIO(dst []float32, r0, rows, pc, kb int) {
+	taps := c.kh * c.kw
+	mr := len(dst) / kb
+	for q := 0; q < kb; q++ {
+		i, t := (pc+q)/taps, (pc+q)%taps
+		if c.revH {
+			t = taps - 1 - t
+		}
+		base := (i*c.outC+r0)*taps + t
+		s := c.rhs[base : base+(rows-1)*taps+1]
+		d := dst[q*mr : q*mr+rows]
+		for r := range d {
+			d[r] = s[r*taps]
+		}
+	}
 }
 
 // plainWeights returns the kernel in [outC, kerC, kh, kw] order with the

@@ -69,6 +69,10 @@ func (m Matrix) Transposed() Matrix {
 // Kernel names the micro-kernel Sgemm uses on this CPU.
 func Kernel() string { return active.name }
 
+// KernelDims returns the micro-kernel's rows and columns (mr × nr): the
+// Rows and Cols of every PackedA.
+func KernelDims() (mr, nr int) { return active.mr, active.nr }
+
 // Sgemm computes C = A·B (or C += A·B when accumulate is set) for an m×k
 // matrix A and a k×n matrix B into the row-major m×n matrix c with row
 // stride ldc, using up to threads goroutines (0 means pool.Threads(): the host's thread count, or GOMAXPROCS).

@@ -27,6 +27,8 @@ type PackedA struct {
 	// pre, when set, holds all of A packed up front (PackA): per k block,
 	// the micro-panels of mr rows, as sgemm packs its A blocks
 	pre []float32
+	// fill, when set, packs A's micro-panels instead of src (NewBandAFunc)
+	fill func(dst []float32, r0, rows, pc, kb int)
 }
 
 // PackA returns an m×k PackedA packed once, now, into micro-panels (per k
@@ -91,6 +93,17 @@ func newBandA(ks *kernelSet, m, k int, a Matrix) *PackedA {
 	return p
 }
 
+// NewBandAFunc returns an m×k PackedA packed band by band on use, as
+// NewBandA's, by fill: fill(dst, r0, rows, pc, kb) writes
+// dst[q·Rows()+r] = A[r0+r][pc+q] for r < rows ≤ Rows(), q < kb (the rows
+// of a partial panel past rows are zero already). For an A that is no
+// strided matrix (a convolution's kernel read transposed, its windows
+// reversed: an input gradient's), packed straight from where it is.
+func NewBandAFunc(m, k int, fill func(dst []float32, r0, rows, pc, kb int)) *PackedA {
+	ks := active
+	return &PackedA{ks: ks, m: m, k: k, kcb: KBlock(k), mr: ks.mr, nr: ks.nr, panels: (m + ks.mr - 1) / ks.mr, fill: fill}
+}
+
 // directA switches the direct kernels for A operands read in place (band
 // A operands, and runDirectA's; tests and benchmarks compare with packing).
 var directA = true
@@ -106,6 +119,14 @@ func (p *PackedA) aBlock(pc, kb, r0, r1 int, scratch *buf) []float32 {
 	}
 	for i := r0; i < r1; i += p.mr {
 		off := (i - r0) * kb
+		if p.fill != nil {
+			panel := scratch.s[off : off+p.mr*kb]
+			if r1-i < p.mr {
+				clear(panel)
+			}
+			p.fill(panel, i, min(p.mr, r1-i), pc, kb)
+			continue
+		}
 		packAPanel(p.ks, scratch.s[off:off+p.mr*kb], p.src, i, pc, min(p.mr, r1-i), kb)
 	}
 	return scratch.s
