@@ -19,6 +19,8 @@ import (
 	"unsafe"
 )
 
+//go:generate go run ./internal/dwgen
+
 // dwWideEnabled switches the wide-row path (tests run the others too).
 var dwWideEnabled = dwWideOK
 
@@ -44,6 +46,51 @@ type dwWideArgs struct {
 	colEnd  int
 }
 
+// dwSweepArgs are the sweep kernels' arguments (the layout
+// fast_dwsweep_amd64.s reads; internal/dwgen writes it).
+type dwSweepArgs struct {
+	dst     *float32
+	delta   int
+	dstRow  int
+	rowPtr  *uintptr // [3·S+K] input rows
+	w       *float32
+	nv      int
+	masks   *uint32
+	colStep int
+	col0    int
+	colEnd  int
+	last    int
+	idx     *int32
+	blocks  int
+	dstAdj  int
+	srcStep int
+}
+
+// dwSweepRows is the most input rows a sweep kernel reads (3·2+5).
+const dwSweepRows = 11
+
+// dwSweepKernel returns the sweep kernel for c (a K×K window, K 3 or 5,
+// the same stride 1 or 2 both ways), or nil.
+func (c *conv2d) dwSweepKernel() func(*dwSweepArgs) {
+	if !dwSweepEnabled || c.kh != c.kw || c.sh != c.sw {
+		return nil
+	}
+	switch {
+	case c.kh == 3 && c.sh == 1:
+		return dwSweep3s1
+	case c.kh == 3 && c.sh == 2:
+		return dwSweep3s2
+	case c.kh == 5 && c.sh == 1:
+		return dwSweep5s1
+	case c.kh == 5 && c.sh == 2:
+		return dwSweep5s2
+	}
+	return nil
+}
+
+// dwSweepEnabled switches the sweep kernels (tests compare both ways).
+var dwSweepEnabled = dwWideOK
+
 // dwEvenLanes is the permutation that keeps the even lanes of two vectors.
 var dwEvenLanes = [16]int32{0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30}
 
@@ -51,7 +98,8 @@ var dwEvenLanes = [16]int32{0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 2
 // dilation, a horizontal stride of 1 or 2, 16 output columns or more.
 func (c *conv2d) useWide() bool {
 	return dwWideEnabled && c.kerC == 1 && c.outC == c.groups && c.dh == 1 && c.dw == 1 &&
-		c.ldh <= 1 && c.ldw <= 1 && (c.sw == 1 || c.sw == 2) && c.ow >= dwWideMinCols && c.kw <= 16 && c.kh <= 16
+		c.ldh <= 1 && c.ldw <= 1 && (c.sw == 1 || c.sw == 2) && c.kw <= 16 && c.kh <= 16 &&
+		(c.ow >= dwWideMinCols || c.ow >= dwSweepMinCols && c.dwSweepKernel() != nil)
 }
 
 // dwWideMasks returns, per output vector and tap column, the input lanes
@@ -114,12 +162,21 @@ func (c *conv2d) runWide(dst []float32) {
 		a := dwWideArgs{kw: c.kw, nv: nv, masks: &masks[0], colStep: 64 * c.sw, col0: -4 * c.padL,
 			colEnd: -4*c.padL + nv*64*c.sw, last: 1<<(c.ow-(nv-1)*16) - 1, idx: &dwEvenLanes[0],
 			dstRow: 4 * c.ow, rowPtr: &rowPtr[0][0], wPtr: &wPtr[0], taps: c.kh}
+		sweep := c.dwSweepKernel()
+		var sa struct {
+			args   dwSweepArgs
+			rowPtr [dwSweepRows]uintptr
+		}
+		sa.args = dwSweepArgs{nv: nv, masks: &masks[0], colStep: 64 * c.sw, col0: -4 * c.padL,
+			colEnd: -4*c.padL + nv*64*c.sw, last: 1<<(c.ow-(nv-1)*16) - 1, idx: &dwEvenLanes[0],
+			dstRow: 4 * c.ow, rowPtr: &sa.rowPtr[0], dstAdj: 3*4*c.ow + 4*c.ow - 64*nv, srcStep: 4 * c.sh * 4 * c.w}
 		for ch := c0; ch < c1; ch++ {
 			src := c.lhs[(b*c.inC+ch)*hw : (b*c.inC+ch+1)*hw]
 			out := dst[(b*c.outC+ch)*n : (b*c.outC+ch+1)*n]
 			for ky := range c.kh {
 				wPtr[ky] = uintptr(unsafe.Pointer(&c.rhs[ch*taps+ky*c.kw]))
 			}
+			sa.args.w = &c.rhs[ch*taps]
 			// tapRows points block row i at output row oy's input rows
 			base, zero := uintptr(unsafe.Pointer(&src[0])), uintptr(unsafe.Pointer(&zeros[0]))
 			tapRows := func(i, oy int) {
@@ -136,6 +193,23 @@ func (c *conv2d) runWide(dst []float32) {
 			// inside the image in one call (stepping the tap rows), the
 			// others one by one; the last rows one at a time
 			oy := 0
+			for sweep != nil && oy+4 <= c.oh {
+				blocks := 1
+				if oy >= oyA && oy+4 <= oyB {
+					blocks = (oyB - oy) / 4
+				}
+				iy0 := oy*c.sh - c.padT
+				for j := range 3*c.sh + c.kh {
+					if iy := iy0 + j; iy >= 0 && iy < c.h {
+						sa.rowPtr[j] = base + uintptr(4*iy*c.w)
+					} else {
+						sa.rowPtr[j] = zero
+					}
+				}
+				sa.args.dst, sa.args.blocks = &out[oy*c.ow], blocks
+				sweep(&sa.args)
+				oy += 4 * blocks
+			}
 			for oy+4 <= c.oh {
 				blocks := 1
 				if oy >= oyA && oy+4 <= oyB {
@@ -162,8 +236,14 @@ func (c *conv2d) runWide(dst []float32) {
 	})
 }
 
-// dwWideMinCols is the narrowest output row the wide-row path takes: on
-// rows of 16 the channel vectors were faster (EfficientNet's 240 channels
-// of 16×16, 5×5: 60 µs against 91 on one core; on 64×64, 16 channels 3×3:
-// 35 against 29, and 64 channels at stride 2: 64 against 49).
+// dwWideMinCols is the narrowest output row the wide-row path takes
+// without a sweep kernel (a window of 3 or 5 at the same stride 1 or 2 both
+// ways takes rows of 16 and more): on rows of 16 the channel vectors were
+// faster than the row-by-row kernels (EfficientNet's 240 channels of 16×16,
+// 5×5: 60 µs against 91 on one core), not than the sweep (50).
 var dwWideMinCols = 32
+
+// dwSweepMinCols is the narrowest output row the sweep kernels take: on
+// 14 columns (a partial vector) the channel vectors were faster
+// (MobileNetV2's 384 channels of 14×14: 49 µs against 59 on one core).
+const dwSweepMinCols = 16

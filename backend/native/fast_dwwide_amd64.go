@@ -21,3 +21,19 @@ func dwWide2x4(p *dwWideArgs)
 
 // dwWideOK: the kernels need AVX-512 (as dwc16).
 var dwWideOK = dwc16OK
+
+// The sweep kernels (fast_dwsweep_amd64.s, written by internal/dwgen):
+// four output rows of a K×K window at stride S, each input row loaded
+// once per tap column.
+//
+//go:noescape
+func dwSweep3s1(p *dwSweepArgs)
+
+//go:noescape
+func dwSweep3s2(p *dwSweepArgs)
+
+//go:noescape
+func dwSweep5s1(p *dwSweepArgs)
+
+//go:noescape
+func dwSweep5s2(p *dwSweepArgs)

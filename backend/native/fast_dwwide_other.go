@@ -12,3 +12,11 @@ func dwWide2(p *dwWideArgs) { panic("no vector loops") }
 func dwWide1x4(p *dwWideArgs) { panic("no vector loops") }
 
 func dwWide2x4(p *dwWideArgs) { panic("no vector loops") }
+
+func dwSweep3s1(p *dwSweepArgs) { panic("no vector loops") }
+
+func dwSweep3s2(p *dwSweepArgs) { panic("no vector loops") }
+
+func dwSweep5s1(p *dwSweepArgs) { panic("no vector loops") }
+
+func dwSweep5s2(p *dwSweepArgs) { panic("no vector loops") }

@@ -12,7 +12,8 @@ import (
 // strides 1 and 2 horizontally and 1 to 3 vertically, kernels 1×1 to 7×7
 // and 3×5, paddings up to beyond the kernel (all-padding rows and columns),
 // images lower than the kernel, batches and partial runs of 16 channels,
-// with NaN and ±Inf in inputs and weights, on one and three threads: the
+// with NaN and ±Inf in inputs and weights, on one and three threads, with
+// the sweep kernels (3×3 and 5×5 at strides 1 and 2) and without: the
 // wide-row path must give the row kernel's results bit for bit (both sum
 // the taps in order from zero, padding included, by fused multiply-adds).
 func TestDWWideMatchesRows(t *testing.T) {
@@ -50,9 +51,22 @@ func TestDWWideMatchesRows(t *testing.T) {
 		}
 		cases = append(cases, cc)
 	}
+	cases = append(cases,
+		convCase{2, 7, 20, 37, 7, 5, 5, 2, 2, 1, 1, 2, 2, 2, 2, 7}, // sweep 5×5 stride 2
+		convCase{1, 5, 13, 16, 5, 3, 3, 1, 1, 1, 1, 0, 2, 1, 1, 5}, // sweep 3×3, asymmetric padding
+		convCase{1, 6, 15, 41, 6, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 6}, // sweep 3×3 stride 2, odd sizes
+		convCase{1, 4, 30, 19, 4, 5, 5, 1, 1, 1, 1, 4, 0, 3, 1, 4}, // sweep 5×5, padding past the middle
+		convCase{1, 3, 2, 40, 3, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 3})  // sweep, an image lower than the window
 	specials := []float64{math.NaN(), math.Inf(1), math.Inf(-1)}
-	took := 0
-	for _, procs := range []int{1, 3} {
+	took, swept := 0, 0
+	defer func(old bool) { dwSweepEnabled = old }(dwSweepEnabled)
+	for _, run := range []struct {
+		procs int
+		sweep bool // the sweep kernels where they apply, or the row-by-row ones
+	}{{1, true}, {3, true}, {1, false}, {3, false}} {
+		procs := run.procs
+		dwSweepEnabled = run.sweep && dwWideOK
+
 		old := runtime.GOMAXPROCS(procs)
 		for i, cc := range cases {
 			op := cc.op(t)
@@ -70,6 +84,9 @@ func TestDWWideMatchesRows(t *testing.T) {
 				t.Fatalf("%+v: the wide-row path not taken", cc)
 			}
 			took++
+			if c.dwSweepKernel() != nil {
+				swept++
+			}
 			got := runConv(t, op, x, w, true)
 			dwWideEnabled = false
 			want := runConv(t, op, x, w, true)
@@ -82,5 +99,8 @@ func TestDWWideMatchesRows(t *testing.T) {
 		}
 		runtime.GOMAXPROCS(old)
 	}
-	t.Logf("%d cases on the wide-row path", took)
+	if dwWideOK && swept < 20 {
+		t.Fatalf("%d cases on the sweep kernels, want at least 20", swept)
+	}
+	t.Logf("%d cases on the wide-row path, %d of them swept", took, swept)
 }
