@@ -41,6 +41,12 @@ func loadRow[T fnum](dst []T, data []byte, d dtype.DType, c int64) {
 // output elements [c, c+len(dst)), in runs along the innermost (collapsed)
 // dim: a fill where its stride is 0, a contiguous decode where it is 1.
 func loadStrided[T fnum](dst []T, data []byte, d dtype.DType, shape, st, idx []int64, c int64) {
+	if d32, ok := any(dst).([]float32); ok && d == dtype.F32 && len(shape) > 0 {
+		if src := f32Bytes(data); src != nil {
+			loadStrided32(d32, src, shape, st, idx, c)
+			return
+		}
+	}
 	r := len(shape)
 	if r == 0 {
 		v := loadAt[T](data, d, 0)
@@ -70,6 +76,47 @@ func loadStrided[T fnum](dst []T, data []byte, d dtype.DType, shape, st, idx []i
 		default:
 			for q := range seg {
 				seg[q] = loadAt[T](data, d, off+int64(q)*is)
+			}
+		}
+		k += int(run)
+		off += is * run
+		idx[r-1] += run
+		for j := r - 1; j > 0 && idx[j] == shape[j]; j-- {
+			off -= st[j] * shape[j]
+			idx[j] = 0
+			idx[j-1]++
+			off += st[j-1]
+		}
+	}
+}
+
+// loadStrided32 is loadStrided for float32 elements read as float32
+// (the common case: a row's value broadcast along it, a bias along rows),
+// without a decode per element: runs of one value filled, runs of
+// contiguous ones copied.
+func loadStrided32(dst, src []float32, shape, st, idx []int64, c int64) {
+	r := len(shape)
+	off, rem := int64(0), c
+	for j := r - 1; j >= 0; j-- {
+		idx[j] = rem % shape[j]
+		rem /= shape[j]
+		off += idx[j] * st[j]
+	}
+	inner, is := shape[r-1], st[r-1]
+	for k := 0; k < len(dst); {
+		run := min(int64(len(dst)-k), inner-idx[r-1])
+		seg := dst[k : k+int(run)]
+		switch is {
+		case 0:
+			v := src[off]
+			for q := range seg {
+				seg[q] = v
+			}
+		case 1:
+			copy(seg, src[off:off+run])
+		default:
+			for q := range seg {
+				seg[q] = src[off+int64(q)*is]
 			}
 		}
 		k += int(run)
