@@ -2,6 +2,7 @@ package native
 
 import (
 	"fmt"
+	"github.com/torchtpu/torchtpu/backend/native/gemm"
 	"math"
 	"math/rand/v2"
 	"runtime"
@@ -44,6 +45,7 @@ func TestDWC16MatchesRows(t *testing.T) {
 				continue
 			}
 			took++
+			poisonScratch()
 			got := runConv(t, op, x, w, true)
 			dwc16Enabled = false
 			want := runConv(t, op, x, w, true)
@@ -63,4 +65,22 @@ func TestDWC16MatchesRows(t *testing.T) {
 		t.Fatalf("the channel-vector path took %d cases, want at least 20", took)
 	}
 	t.Log(fmt.Sprintf("%d cases on the channel-vector path", took))
+}
+
+// poisonScratch fills the scratch buffers the kernels take
+// (gemm.GetBuffer) with NaN, so that a kernel reading scratch it did not
+// write (padding it took for cleared) fails its test.
+func poisonScratch() {
+	var held [][]float32
+	for n := 256; n <= 1<<20; n *= 4 {
+		b := gemm.GetBuffer(n)
+		b = b[:cap(b)]
+		for i := range b {
+			b[i] = float32(math.NaN())
+		}
+		held = append(held, b)
+	}
+	for _, b := range held {
+		gemm.PutBuffer(b)
+	}
 }
