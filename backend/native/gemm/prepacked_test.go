@@ -33,7 +33,7 @@ func TestSgemmPackedB(t *testing.T) {
 					want := reference(m, n, k, a, b, c, ldc, acc)
 					pad := append([]float32(nil), c...)
 					if v.direct { // A read in place (runDirectA)
-						runDirectA(ks, m, a, pb, c, ldc, acc, 1+r.IntN(3))
+						runDirectA(ks, m, a, pb, c, ldc, acc, 1+r.IntN(3), r.IntN(2) == 0)
 					} else {
 						run(ks, m, n, k, a, Matrix{}, pb, c, ldc, acc, 1+r.IntN(3))
 					}
