@@ -96,6 +96,31 @@ func loadStrided[T fnum](dst []T, data []byte, d dtype.DType, shape, st, idx []i
 // contiguous ones copied.
 func loadStrided32(dst, src []float32, shape, st, idx []int64, c int64) {
 	r := len(shape)
+	if r == 2 {
+		// rows of a matrix (after collapsing, most leaves): no index carry
+		inner, so, si := shape[1], st[0], st[1]
+		o, i := c/inner, c%inner
+		for k := 0; k < len(dst); o, i = o+1, 0 {
+			run := min(int64(len(dst)-k), inner-i)
+			seg := dst[k : k+int(run)]
+			off := o*so + i*si
+			switch si {
+			case 0:
+				v := src[off]
+				for q := range seg {
+					seg[q] = v
+				}
+			case 1:
+				copy(seg, src[off:off+run])
+			default:
+				for q := range seg {
+					seg[q] = src[off+int64(q)*si]
+				}
+			}
+			k += int(run)
+		}
+		return
+	}
 	off, rem := int64(0), c
 	for j := r - 1; j >= 0; j-- {
 		idx[j] = rem % shape[j]
