@@ -193,34 +193,30 @@ func (c *conv2d) runWide(dst []float32) {
 			// inside the image in one call (stepping the tap rows), the
 			// others one by one; the last rows one at a time
 			oy := 0
-			for sweep != nil && oy+4 <= c.oh {
-				blocks := 1
-				if oy >= oyA && oy+4 <= oyB {
-					blocks = (oyB - oy) / 4
-				}
-				iy0 := oy*c.sh - c.padT
-				for j := range 3*c.sh + c.kh {
-					if iy := iy0 + j; iy >= 0 && iy < c.h {
-						sa.rowPtr[j] = base + uintptr(4*iy*c.w)
-					} else {
-						sa.rowPtr[j] = zero
-					}
-				}
-				sa.args.dst, sa.args.blocks = &out[oy*c.ow], blocks
-				sweep(&sa.args)
-				oy += 4 * blocks
-			}
 			for oy+4 <= c.oh {
 				blocks := 1
 				if oy >= oyA && oy+4 <= oyB {
 					blocks = (oyB - oy) / 4
 				}
-				for i := range 4 {
-					tapRows(i, oy+i)
+				if sweep != nil {
+					iy0 := oy*c.sh - c.padT
+					for j := range 3*c.sh + c.kh {
+						if iy := iy0 + j; iy >= 0 && iy < c.h {
+							sa.rowPtr[j] = base + uintptr(4*iy*c.w)
+						} else {
+							sa.rowPtr[j] = zero
+						}
+					}
+					sa.args.dst, sa.args.blocks = &out[oy*c.ow], blocks
+					sweep(&sa.args)
+				} else {
+					for i := range 4 {
+						tapRows(i, oy+i)
+					}
+					a.dst, a.delta, a.rows = &out[oy*c.ow], 0, blocks
+					a.dstAdj, a.srcStep = 3*a.dstRow+4*c.ow-64*nv, 4*c.sh*4*c.w
+					kernel4(&a)
 				}
-				a.dst, a.delta, a.rows = &out[oy*c.ow], 0, blocks
-				a.dstAdj, a.srcStep = 3*a.dstRow+4*c.ow-64*nv, 4*c.sh*4*c.w
-				kernel4(&a)
 				oy += 4 * blocks
 			}
 			for ; oy < c.oh; oy++ {

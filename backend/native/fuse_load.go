@@ -102,21 +102,7 @@ func loadStrided32(dst, src []float32, shape, st, idx []int64, c int64) {
 		o, i := c/inner, c%inner
 		for k := 0; k < len(dst); o, i = o+1, 0 {
 			run := min(int64(len(dst)-k), inner-i)
-			seg := dst[k : k+int(run)]
-			off := o*so + i*si
-			switch si {
-			case 0:
-				v := src[off]
-				for q := range seg {
-					seg[q] = v
-				}
-			case 1:
-				copy(seg, src[off:off+run])
-			default:
-				for q := range seg {
-					seg[q] = src[off+int64(q)*si]
-				}
-			}
+			loadRun32(dst[k:k+int(run)], src, o*so+i*si, si)
 			k += int(run)
 		}
 		return
@@ -130,20 +116,7 @@ func loadStrided32(dst, src []float32, shape, st, idx []int64, c int64) {
 	inner, is := shape[r-1], st[r-1]
 	for k := 0; k < len(dst); {
 		run := min(int64(len(dst)-k), inner-idx[r-1])
-		seg := dst[k : k+int(run)]
-		switch is {
-		case 0:
-			v := src[off]
-			for q := range seg {
-				seg[q] = v
-			}
-		case 1:
-			copy(seg, src[off:off+run])
-		default:
-			for q := range seg {
-				seg[q] = src[off+int64(q)*is]
-			}
-		}
+		loadRun32(dst[k:k+int(run)], src, off, is)
 		k += int(run)
 		off += is * run
 		idx[r-1] += run
@@ -152,6 +125,24 @@ func loadStrided32(dst, src []float32, shape, st, idx []int64, c int64) {
 			idx[j] = 0
 			idx[j-1]++
 			off += st[j-1]
+		}
+	}
+}
+
+// loadRun32 reads seg from src at off, stride elements apart: one value
+// filled (stride 0), a contiguous run copied (1), or gathered.
+func loadRun32(seg, src []float32, off, stride int64) {
+	switch stride {
+	case 0:
+		v := src[off]
+		for q := range seg {
+			seg[q] = v
+		}
+	case 1:
+		copy(seg, src[off:off+int64(len(seg))])
+	default:
+		for q := range seg {
+			seg[q] = src[off+int64(q)*stride]
 		}
 	}
 }
