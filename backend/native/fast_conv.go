@@ -421,49 +421,6 @@ func (c *conv2d) sharedB(threads, nr int) bool {
 		cols <= convSharedCols && 2*int64(c.groups)*bLen <= convSharedMax
 }
 
-// packIO reports whether run computes c with its kernel as stored,
-// [kerC, outC, kh, kw] with the windows reversed or not (an input
-// gradient's: the forward's weights), packing the GEMM's bands of rows
-// straight from it (fillIO) instead of transposing it whole first: where
-// the GEMM path shares few columns between bands of rows, each band's
-// rows are packed once, as it uses them (ResNet's late layers, whose
-// kernels are the largest: 512×512×3×3 transposed was 9.4 MB written to
-// memory and read back per step). A frozen weight (an archive's) keeps the
-// transposed copy, packed once (prepackedWeights).
-func (c *conv2d) packIO() bool {
-	if !convPackIO || !c.kernIO || c.revH != c.revW || c.groups != 1 || c.weight && c.kernel.Frozen || c.outFB || c.subpix || c.direct || c.small ||
-		c.useDirectConv() || c.useTN() {
-		return false
-	}
-	_, nr := gemm.KernelDims()
-	return c.sharedB(c.gemmThreads(), nr)
-}
-
-// convPackIO switches packIO (tests compare both ways).
-var convPackIO = true
-
-// fillIO writes rows [r0, r0+rows) × k [pc, pc+kb) of the GEMM's A (the
-// plain kernel, [outC, kerC·kh·kw]) from the kernel stored [kerC, outC,
-// kh, kw] (windows reversed where c.revH): dst[q·mr + r] = A[r0+r][pc+q].
-// For one input channel the rows' windows are one run of rows·taps
-// floats, read for each tap in turn.
-func (c *conv2d) fillIO(dst []float32, r0, rows, pc, kb int) {
-	taps := c.kh * c.kw
-	mr := len(dst) / kb
-	for q := 0; q < kb; q++ {
-		i, t := (pc+q)/taps, (pc+q)%taps
-		if c.revH {
-			t = taps - 1 - t
-		}
-		base := (i*c.outC+r0)*taps + t
-		s := c.rhs[base : base+(rows-1)*taps+1]
-		d := dst[q*mr : q*mr+rows]
-		for r := range d {
-			d[r] = s[r*taps]
-		}
-	}
-}
-
 // plainWeights returns the kernel in [outC, kerC, kh, kw] order with the
 // window reversal applied, copied once into a buffer of gemm.GetBuffer's.
 func (c *conv2d) plainWeights() []float32 {
