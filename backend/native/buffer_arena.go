@@ -28,6 +28,7 @@ type arena struct {
 	// frames touch it, one at a time, so it needs no lock.
 	parked []parkedBuf
 	leaves []*literal.Literal // runGroup's scratch (leafSlice)
+	views  [][]float32        // convEpiFast's scratch (viewSlice32)
 	// fresh makes take allocate large buffers on their own, outside the
 	// chunks: for the steps defining results (execStep.retOut).
 	fresh bool
@@ -51,6 +52,15 @@ func (a *arena) leafSlice(n int) []*literal.Literal {
 		a.leaves = make([]*literal.Literal, n)
 	}
 	return a.leaves[:n]
+}
+
+// viewSlice32 returns a scratch slice of n float32 views for one step,
+// as leafSlice; the caller clears it when done.
+func (a *arena) viewSlice32(n int) [][]float32 {
+	if cap(a.views) < n {
+		a.views = make([][]float32, n)
+	}
+	return a.views[:n]
 }
 
 // parkedBuf is a buffer waiting for the views of it in frame fr to die.

@@ -17,6 +17,7 @@ package native
 
 import (
 	"slices"
+	"sync"
 
 	"github.com/torchtpu/torchtpu/backend/native/gemm"
 	"github.com/torchtpu/torchtpu/dtype"
@@ -57,8 +58,9 @@ type conv2d struct {
 	// to the caller, to run over the whole output after.
 	epi      *convEpilogue
 	epiLater bool
-	direct   bool // run by runDirect (fast_dwconv.go)
-	small    bool // run by runSmall (fast_conv_small.go)
+	epiBuf   convEpilogue // where convEpiFast sets epi up
+	direct   bool         // run by runDirect (fast_dwconv.go)
+	small    bool         // run by runSmall (fast_conv_small.go)
 	// op and kernel name the weights for prepacking (fast_dot_prepack.go),
 	// where weight is set (isWeightOperand)
 	op     *stablehlo.Op
@@ -103,7 +105,18 @@ func fastConv(env Env, op *stablehlo.Op, in []Value) (*literal.Literal, bool) {
 	dst, store := f32Out(out.Data)
 	c.run(dst)
 	store()
+	c.release()
 	return out, true
+}
+
+// convs recycles the conv2d of each call (fastConvShape): one is about
+// 0.5 KB, and a MobileNet run made ~50.
+var convs = sync.Pool{New: func() any { return new(conv2d) }}
+
+// release hands c back for a later call; nothing may use it after.
+func (c *conv2d) release() {
+	*c = conv2d{}
+	convs.Put(c)
 }
 
 // convShapeEntry is the last conv2d planned for an op: reading the op's
@@ -158,9 +171,10 @@ func fastConvShapeOf(op *stablehlo.Op, in []Value) (*conv2d, bool) {
 		return nil, false
 	}
 	if e, ok := convShapes.get(op); ok && slices.Equal(e.lshape, lhs.Shape) && slices.Equal(e.rshape, rhs.Shape) {
-		c := e.c
+		c := convs.Get().(*conv2d)
+		*c = e.c
 		c.lhs, c.rhs, c.kernel = f32View(lhs.Data), f32View(rhs.Data), rhs
-		return &c, true
+		return c, true
 	}
 	c, ok := planConvShape(op, in, lhs, rhs)
 	if ok {

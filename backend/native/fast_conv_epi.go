@@ -371,12 +371,15 @@ func (fr *frame) convEpiFast(st *execStep, in []Value) (bool, error) {
 		return false, nil
 	}
 	c.weight = isWeightOperand(fr, pl.op, 1)
+	defer c.release()
 	var leaves []*literal.Literal
+	var views [][]float32
 	if ar := fr.proc.arena; ar != nil {
-		leaves = ar.leafSlice(len(g.nodes))
+		leaves, views = ar.leafSlice(len(g.nodes)), ar.viewSlice32(len(g.nodes))
 		defer clear(leaves)
+		defer clear(views)
 	} else {
-		leaves = make([]*literal.Literal, len(g.nodes))
+		leaves, views = make([]*literal.Literal, len(g.nodes)), make([][]float32, len(g.nodes))
 	}
 	for i := range g.nodes {
 		nd := &g.nodes[i]
@@ -389,13 +392,14 @@ func (fr *frame) convEpiFast(st *execStep, in []Value) (bool, error) {
 		}
 		leaves[i] = l
 	}
-	views := leafViews[float32](g, leaves)
+	leafViewsInto(views, g, leaves)
 	for i := range g.nodes {
 		if nd := &g.nodes[i]; nd.kind == fkLeaf && nd.strides == nil && views[i] == nil && i != epi.self {
 			return false, nil // tensors are read in place only
 		}
 	}
-	e := &convEpilogue{convEpiPlan: epi, leaves: leaves, views: views, outC: c.outC, n: c.oh * c.ow}
+	e := &c.epiBuf
+	*e = convEpilogue{convEpiPlan: epi, leaves: leaves, views: views, outC: c.outC, n: c.oh * c.ow}
 	if epi.affine && !e.setAffineArgs() {
 		return false, nil
 	}

@@ -36,24 +36,28 @@ func (c *conv2d) runSharedB(threads, bands, cols int, pas []*gemm.PackedA, packe
 		packers[i], release = packer(g, bound[p], bound[p+1]-bound[p])
 		defer release()
 	}
-	for t := 0; t <= kBlocks; t++ {
-		packs, mults := c.groups*parts, c.groups*bands
+	// one closure for all the blocks (made per block, they were most of
+	// what this path allocated)
+	var t, packs, mults int
+	step := func(it int) {
+		if it < packs {
+			g, p := it/parts, it%parts
+			j0 := bound[p]
+			pas[g].PackBlock(block(t, g)[pas[g].BlockDepth(t)*j0:], packers[it], t, j0, bound[p+1]-j0)
+			return
+		}
+		g, band := (it-packs)/bands, (it-packs)%bands
+		r0, r1 := band*panelsM/bands*mr, min(ocPer, (band+1)*panelsM/bands*mr)
+		pas[g].MulBlock(r0, r1, block(t-1, g), t-1, 0, cols, outs[g], false)
+	}
+	for t = 0; t <= kBlocks; t++ {
+		packs, mults = c.groups*parts, c.groups*bands
 		if t == kBlocks {
 			packs = 0
 		}
 		if t == 0 {
 			mults = 0
 		}
-		parallel(threads, packs+mults, func(it int) {
-			if it < packs {
-				g, p := it/parts, it%parts
-				j0 := bound[p]
-				pas[g].PackBlock(block(t, g)[pas[g].BlockDepth(t)*j0:], packers[it], t, j0, bound[p+1]-j0)
-				return
-			}
-			g, band := (it-packs)/bands, (it-packs)%bands
-			r0, r1 := band*panelsM/bands*mr, min(ocPer, (band+1)*panelsM/bands*mr)
-			pas[g].MulBlock(r0, r1, block(t-1, g), t-1, 0, cols, outs[g], false)
-		})
+		parallel(threads, packs+mults, step)
 	}
 }

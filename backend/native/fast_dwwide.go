@@ -16,6 +16,7 @@ package native
 
 import (
 	"runtime"
+	"sync"
 	"unsafe"
 )
 
@@ -157,16 +158,13 @@ func (c *conv2d) runWide(dst []float32) {
 		c0, c1 := r*run, min(c.outC, (r+1)*run)
 		// addresses rather than pointers: no write barriers (the input,
 		// the zero row and the weights stay alive: runtime.KeepAlive)
-		var rowPtr [4][16]uintptr
-		var wPtr [16]uintptr
-		a := dwWideArgs{kw: c.kw, nv: nv, masks: &masks[0], colStep: 64 * c.sw, col0: -4 * c.padL,
+		s := dwWideScratches.Get().(*dwWideScratch)
+		defer dwWideScratches.Put(s)
+		rowPtr, wPtr, a, sa := &s.rowPtr, &s.wPtr, &s.a, &s.sa
+		*a = dwWideArgs{kw: c.kw, nv: nv, masks: &masks[0], colStep: 64 * c.sw, col0: -4 * c.padL,
 			colEnd: -4*c.padL + nv*64*c.sw, last: 1<<(c.ow-(nv-1)*16) - 1, idx: &dwEvenLanes[0],
 			dstRow: 4 * c.ow, rowPtr: &rowPtr[0][0], wPtr: &wPtr[0], taps: c.kh}
 		sweep := c.dwSweepKernel()
-		var sa struct {
-			args   dwSweepArgs
-			rowPtr [dwSweepRows]uintptr
-		}
 		sa.args = dwSweepArgs{nv: nv, masks: &masks[0], colStep: 64 * c.sw, col0: -4 * c.padL,
 			colEnd: -4*c.padL + nv*64*c.sw, last: 1<<(c.ow-(nv-1)*16) - 1, idx: &dwEvenLanes[0],
 			dstRow: 4 * c.ow, rowPtr: &sa.rowPtr[0], dstAdj: 3*4*c.ow + 4*c.ow - 64*nv, srcStep: 4 * c.sh * 4 * c.w}
@@ -215,14 +213,14 @@ func (c *conv2d) runWide(dst []float32) {
 					}
 					a.dst, a.delta, a.rows = &out[oy*c.ow], 0, blocks
 					a.dstAdj, a.srcStep = 3*a.dstRow+4*c.ow-64*nv, 4*c.sh*4*c.w
-					kernel4(&a)
+					kernel4(a)
 				}
 				oy += 4 * blocks
 			}
 			for ; oy < c.oh; oy++ {
 				tapRows(0, oy)
 				a.dst, a.delta, a.rows, a.dstAdj, a.srcStep = &out[oy*c.ow], 0, 1, 0, 0
-				kernel(&a)
+				kernel(a)
 			}
 			runtime.KeepAlive(src)
 		}
@@ -231,6 +229,22 @@ func (c *conv2d) runWide(dst []float32) {
 		c.finish(c0, 0, c1-c0, b*n, b*n+n)
 	})
 }
+
+// dwWideScratch is a work item's kernel arguments and input row tables,
+// recycled: made per item (their addresses go to the kernels, so they
+// lived on the heap), they were a third of what a MobileNet or
+// EfficientNet run allocated.
+type dwWideScratch struct {
+	rowPtr [4][16]uintptr
+	wPtr   [16]uintptr
+	a      dwWideArgs
+	sa     struct {
+		args   dwSweepArgs
+		rowPtr [dwSweepRows]uintptr
+	}
+}
+
+var dwWideScratches = sync.Pool{New: func() any { return new(dwWideScratch) }}
 
 // dwWideMinCols is the narrowest output row the wide-row path takes
 // without a sweep kernel (a window of 3 or 5 at the same stride 1 or 2 both

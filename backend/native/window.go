@@ -21,7 +21,24 @@ type windowSpec struct {
 	size, stride, baseDil, winDil, padLo, padHi []int64
 }
 
+// windowSpecs keeps each op's window, read once (callers only read it):
+// read per call, a pooling op's attributes were 2 KB of allocation.
+var windowSpecs opCache[*windowSpec]
+
+// readWindowSpec returns op's window for an operand of the given rank (the
+// same *windowSpec on each call: not to be modified).
 func readWindowSpec(op *stablehlo.Op, rank int) (*windowSpec, error) {
+	if w, ok := windowSpecs.get(op); ok && len(w.size) == rank {
+		return w, nil
+	}
+	w, err := parseWindowSpec(op, rank)
+	if err == nil {
+		windowSpecs.put(op, w)
+	}
+	return w, err
+}
+
+func parseWindowSpec(op *stablehlo.Op, rank int) (*windowSpec, error) {
 	w := &windowSpec{}
 	get := func(name string, def int64, min int64) ([]int64, error) {
 		v, ok := op.Ints(name)
