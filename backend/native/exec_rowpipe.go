@@ -53,6 +53,9 @@ type pipeStage struct {
 	// psReduce: operand, init and result slots, and the fold
 	in, init, out int
 	isMax         bool
+	// chain: a group's (or reduce group's) ops as a row chain
+	// (exec_rowchain.go), nil where they are not one
+	chain *rowChain
 }
 
 // pipeMinStages is the computing stages a pipeline needs at least.
@@ -92,6 +95,14 @@ func formRowPipes(ep *execPlan, slots map[*stablehlo.Value]int) {
 			if ps, ok := p.stage(&out[k], typeOf, map[int]bool{}); ok && ps.kind == psGroup {
 				p.stages = append([]pipeStage{ps}, p.stages...)
 				out = append(out[:k], out[k+1:]...)
+			}
+		}
+		for k := range p.stages {
+			ps := &p.stages[k]
+			switch g := ps.st.group; {
+			case ps.kind == psGroup,
+				ps.kind == psReduceGroup && g.red.size > 0 && (g.red.kind == foldAdd || g.red.kind == foldMax):
+				ps.chain = chainOf(g, p.rdims, ps.inner)
 			}
 		}
 		out = append(out, execStep{kind: stepPipe, pipe: p})
@@ -476,6 +487,9 @@ func (fr *frame) pipeStageRows(p *rowPipe, i int, pr *pipeRun, r0, r1 int) {
 			out[r] = acc
 		}
 	case psGroup:
+		if ps.chain != nil && fr.runChainRows(p, i, pr, r0, r1) {
+			return
+		}
 		g := ps.st.group
 		lo, hi := r0*ps.inner, r1*ps.inner
 		if g.f32 {
@@ -484,6 +498,9 @@ func (fr *frame) pipeStageRows(p *rowPipe, i int, pr *pipeRun, r0, r1 int) {
 			fusedRange(g, pr.leaves[i], pr.v64[i], pr.out[i], lo, hi, &scratch64)
 		}
 	case psReduceGroup:
+		if ps.chain != nil && fr.runChainRows(p, i, pr, r0, r1) {
+			return
+		}
 		g := ps.st.group
 		res := pr.res[i]
 		switch {

@@ -1,0 +1,351 @@
+package native
+
+import (
+	"slices"
+	"sync"
+
+	"github.com/torchtpu/torchtpu/dtype"
+	"github.com/torchtpu/torchtpu/literal"
+)
+
+// Row chains: a row pipeline's stage whose fusion group is one chain of
+// float32 ops, each taking the value before it and one operand that is a
+// row of a tensor, the same row for every row (a layer norm's weight), one
+// value per row broadcast along it (a mean, a maximum, a reciprocal
+// standard deviation) or a constant — a layer norm's ((x − mean) · rstd) ·
+// γ + β, its (x − mean)², a softmax's exp(x − max) and its division by the
+// sum — runs row by row, each op one call of the vector kernels the fused
+// loops use, over the row in place. The chunked loop computed every node
+// into a scratch row, and first spread each per-row value over its row
+// (and copied γ and β per chunk): ~1 cycle per element and node for rows
+// of 64 to 768. The ops, their operand order and the kernels are those of
+// the fused loop, so the bits are the same (TestRowPipesMatchSteps runs
+// both).
+
+// rowChainsEnabled switches row chains (tests compare both).
+var rowChainsEnabled = true
+
+// chainMinInner is the shortest row a chain runs on: on shorter ones the
+// calls per row cost more than the chunked loop's spreads.
+var chainMinInner = 8
+
+var chainUnary = true
+
+// chainArgKind is where an operand of a chain step comes from.
+type chainArgKind uint8
+
+const (
+	caRow       chainArgKind = iota // row r of a tensor (a leaf read in place)
+	caCol                           // the same row of n values for every row
+	caRowScalar                     // one value per row (element r)
+	caConst                         // a constant
+	caSelf                          // the chain's value itself (x · x)
+)
+
+type chainArg struct {
+	kind chainArgKind
+	node int     // the leaf's node (caRow, caCol, caRowScalar)
+	c    float32 // caConst
+}
+
+// chainStep is d = d op arg (left) or arg op d, or a unary op on d.
+type chainStep struct {
+	op   int // binOp index; -1: unary (un)
+	un   vmathFn
+	arg  chainArg
+	left bool
+}
+
+// rowChain is a stage's group as a chain: the first value is the leaf
+// first (a row), then each step.
+type rowChain struct {
+	first chainArg
+	steps []chainStep
+	inner int // elements per row
+	// rowLeaves are the caRow leaves read after the first step: the
+	// output must not overlap them (an in-place result is computed by
+	// the chunked loop instead)
+	rowLeaves []int
+}
+
+// chainOf returns g as a row chain for a pipeline stage of rows rdims with
+// inner elements per row, or nil.
+func chainOf(g *fusedGroup, rdims []int64, inner int) *rowChain {
+	if !rowChainsEnabled || !simdRows || !g.f32 || g.dt != dtype.F32 || inner < 1 || len(g.shape) < len(rdims) {
+		return nil
+	}
+	nR := len(rdims)
+	rowStrides := literal.Strides(rdims)
+	innerStrides := literal.Strides(g.shape[nR:])
+	args := make([]chainArg, len(g.nodes))
+	isArg := make([]bool, len(g.nodes))
+	for i := range g.nodes {
+		nd := &g.nodes[i]
+		switch nd.kind {
+		case fkLeaf:
+			if nd.dt != dtype.F32 {
+				return nil
+			}
+			a, ok := leafArg(nd, i, nR, rowStrides, innerStrides)
+			if !ok {
+				return nil
+			}
+			args[i], isArg[i] = a, true
+		case fkScalar:
+			args[i], isArg[i] = chainArg{kind: caConst, c: float32(nd.scalar)}, true
+		}
+	}
+	ch := &rowChain{inner: inner}
+	cur := -1 // the node holding the chain's value
+	for i := range g.nodes {
+		nd := &g.nodes[i]
+		if isArg[i] {
+			continue
+		}
+		if nd.dt != dtype.F32 {
+			return nil
+		}
+		switch {
+		case nd.kind == fkUnary && nd.v32 != nil:
+			a := nd.args[0]
+			if cur < 0 {
+				if !isArg[a] || args[a].kind != caRow {
+					return nil
+				}
+				ch.first = args[a]
+			} else if a != cur {
+				return nil
+			}
+			ch.steps = append(ch.steps, chainStep{op: -1, un: nd.v32})
+		case nd.kind == fkBinary && binOp(nd.name) >= 0:
+			a, b := nd.args[0], nd.args[1]
+			st := chainStep{op: binOp(nd.name)}
+			switch {
+			case cur < 0:
+				// the chain starts at a row operand
+				switch {
+				case isArg[a] && args[a].kind == caRow && isArg[b]:
+					ch.first, st.arg, st.left = args[a], args[b], true
+				case isArg[b] && args[b].kind == caRow && isArg[a]:
+					ch.first, st.arg = args[b], args[a]
+				default:
+					return nil
+				}
+				if st.arg.kind == caRow && st.arg.node == ch.first.node {
+					st.arg = chainArg{kind: caSelf}
+				}
+			case a == cur && b == cur:
+				st.arg, st.left = chainArg{kind: caSelf}, true
+			case a == cur && isArg[b]:
+				st.arg, st.left = args[b], true
+			case b == cur && isArg[a]:
+				st.arg = args[a]
+			default:
+				return nil // not a chain
+			}
+			ch.steps = append(ch.steps, st)
+		default:
+			return nil
+		}
+		cur = i
+	}
+	if cur != len(g.nodes)-1 || len(ch.steps) == 0 {
+		return nil
+	}
+	// rows of rows only (a residual add) or short rows: the chunked loop,
+	// over many rows at a time, makes fewer calls
+	if inner < chainMinInner || !slices.ContainsFunc(ch.steps, func(st chainStep) bool {
+		return st.op >= 0 && (st.arg.kind == caRowScalar || st.arg.kind == caCol)
+	}) || slices.ContainsFunc(ch.steps, func(st chainStep) bool { return st.op < 0 && !chainUnary }) {
+		return nil
+	}
+	for _, st := range ch.steps {
+		if st.arg.kind == caRow && !slices.Contains(ch.rowLeaves, st.arg.node) {
+			ch.rowLeaves = append(ch.rowLeaves, st.arg.node)
+		}
+	}
+	return ch
+}
+
+// leafArg classifies a leaf of a stage's group: read in place (a row),
+// one value per row, or the same row for all rows.
+func leafArg(nd *fuseNode, i, nR int, rowStrides, innerStrides []int64) (chainArg, bool) {
+	if nd.strides == nil {
+		return chainArg{kind: caRow, node: i}, true
+	}
+	if len(nd.strides) != nR+len(innerStrides) {
+		return chainArg{}, false
+	}
+	perRow, perCol := true, true
+	for d, s := range nd.strides {
+		if d < nR {
+			perRow = perRow && s == rowStrides[d]
+			perCol = perCol && s == 0
+		} else {
+			perRow = perRow && s == 0
+			perCol = perCol && s == innerStrides[d-nR]
+		}
+	}
+	switch {
+	case perRow:
+		return chainArg{kind: caRowScalar, node: i}, true
+	case perCol:
+		return chainArg{kind: caCol, node: i}, true
+	}
+	return chainArg{}, false
+}
+
+// chainData is a chain's operands in one run: per node, its float32
+// elements in place.
+type chainData struct {
+	leaves [][]float32
+}
+
+// bind returns the operands of the chain's leaves for rows rows, or false
+// where a leaf is not as planned (not float32 in place, another size) or
+// the output overlaps a row read after the first step.
+func (ch *rowChain) bind(leaves []*literal.Literal, out []byte, rows int, d *chainData) bool {
+	if cap(d.leaves) < len(leaves) {
+		d.leaves = make([][]float32, len(leaves))
+	}
+	d.leaves = d.leaves[:len(leaves)]
+	clear(d.leaves)
+	n := ch.inner
+	need := func(a chainArg) bool {
+		if a.kind == caConst || a.kind == caSelf {
+			return true
+		}
+		l := leaves[a.node]
+		if l == nil || l.DType != dtype.F32 {
+			return false
+		}
+		v := f32Bytes(l.Data)
+		want := rows * n
+		switch a.kind {
+		case caCol:
+			want = n
+		case caRowScalar:
+			want = rows
+		}
+		if len(v) != want {
+			return false
+		}
+		d.leaves[a.node] = v
+		return true
+	}
+	if !need(ch.first) {
+		return false
+	}
+	for _, st := range ch.steps {
+		if st.op >= 0 && !need(st.arg) {
+			return false
+		}
+	}
+	o := spanOf(out)
+	for _, k := range ch.rowLeaves {
+		if o.overlaps(spanOf(floatBytes(d.leaves[k]))) {
+			return false
+		}
+	}
+	return true
+}
+
+// rows computes rows [r0, r1) of the chain into dst (their elements, row
+// after row), step by step: a step whose operand is a row of a tensor, a
+// constant or the value itself, and a unary op, is one call over all the
+// rows (they lie end to end); a step with a per-row value or the same row
+// for every row is a call per row. The first step reads the first leaf,
+// each later one dst.
+func (ch *rowChain) rows(d *chainData, r0, r1 int, dst []float32) {
+	n := ch.inner
+	m := (r1 - r0) * n
+	x := d.leaves[ch.first.node][r0*n : r1*n]
+	dst = dst[:m]
+	for _, st := range ch.steps {
+		switch a := st.arg; {
+		case st.op < 0:
+			st.un(dst, x)
+		case a.kind == caSelf:
+			binRR(st.op, &dst[0], &x[0], &x[0], m)
+		case a.kind == caRow:
+			y := d.leaves[a.node][r0*n : r1*n]
+			if st.left {
+				binRR(st.op, &dst[0], &x[0], &y[0], m)
+			} else {
+				binRR(st.op, &dst[0], &y[0], &x[0], m)
+			}
+		case a.kind == caConst:
+			if st.left {
+				binRS(st.op, &dst[0], &x[0], a.c, m)
+			} else {
+				binSR(st.op, &dst[0], a.c, &x[0], m)
+			}
+		case a.kind == caCol:
+			y := &d.leaves[a.node][0]
+			for k := 0; k < m; k += n {
+				if st.left {
+					binRR(st.op, &dst[k], &x[k], y, n)
+				} else {
+					binRR(st.op, &dst[k], y, &x[k], n)
+				}
+			}
+		default: // caRowScalar
+			v := d.leaves[a.node][r0:r1]
+			for j, k := 0, 0; k < m; j, k = j+1, k+n {
+				if st.left {
+					binRS(st.op, &dst[k], &x[k], v[j], n)
+				} else {
+					binSR(st.op, &dst[k], v[j], &x[k], n)
+				}
+			}
+		}
+		x = dst
+	}
+}
+
+// chainScratch holds the rows a reduce stage's chain computes before
+// folding them.
+var chainScratch = sync.Pool{New: func() any { return new([]float32) }}
+
+// runChainRows runs stage i of p, a chain, over rows [r0, r1): a group's
+// rows into its output, a reduce group's rows folded as foldGroups32 folds
+// them. It reports false (nothing done) where the run's operands are not
+// as planned; the caller then runs the stage's chunked loop.
+func (fr *frame) runChainRows(p *rowPipe, i int, pr *pipeRun, r0, r1 int) bool {
+	ps := &p.stages[i]
+	ch, g := ps.chain, ps.st.group
+	var d chainData
+	if !ch.bind(pr.leaves[i], pr.out[i], p.rows, &d) {
+		return false
+	}
+	n := ch.inner
+	if ps.kind == psGroup {
+		out := f32Bytes(pr.out[i])
+		if len(out) != p.rows*n {
+			return false
+		}
+		ch.rows(&d, r0, r1, out[r0*n:r1*n])
+		return true
+	}
+	// a reduce group: the rows computed into scratch, then each folded
+	bp := chainScratch.Get().(*[]float32)
+	defer chainScratch.Put(bp)
+	if cap(*bp) < (r1-r0)*n {
+		*bp = make([]float32, (r1-r0)*n)
+	}
+	buf := (*bp)[:(r1-r0)*n]
+	ch.rows(&d, r0, r1, buf)
+	res := pr.res[i]
+	start := float32(pr.start[i])
+	isMax := g.red.kind == foldMax
+	for r := r0; r < r1; r++ {
+		row := buf[(r-r0)*n : (r-r0+1)*n]
+		if isMax {
+			res[r] = float64(maxRow32(start, row))
+		} else {
+			res[r] = float64(sum32(start, row))
+		}
+	}
+	storeRow(pr.out[i], g.dt, r0, res[r0:r1])
+	return true
+}
