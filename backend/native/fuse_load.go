@@ -31,7 +31,12 @@ func loadRow[T fnum](dst []T, data []byte, d dtype.DType, c int64) {
 		}
 	default:
 		b := data[c : c+int64(len(dst))]
-		for k := range dst {
+		k := 0
+		if d32, ok := any(dst).([]float32); ok && simdRows && len(d32) >= 8 {
+			k = len(d32) &^ 7
+			boolsF32(&d32[0], &b[0], k) // a mask's bytes, 8 a step
+		}
+		for ; k < len(dst); k++ {
 			dst[k] = f2b[T](b[k] != 0)
 		}
 	}

@@ -160,6 +160,12 @@ func selRRR(p int, d, a, b, x, y *float32, n int) {
 	}
 }
 
+// boolsF32 writes 1 where b[k] != 0 and 0 elsewhere into d[k], for
+// k < n&^7.
+//
+//go:noescape
+func boolsF32(d *float32, b *byte, n int)
+
 // selPRR32 is d = p != 0 ? x : y over n lanes.
 //
 //go:noescape

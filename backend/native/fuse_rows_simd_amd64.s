@@ -498,3 +498,29 @@ sptail:
 spdone:
 	VZEROUPPER
 	RET
+
+DATA boolOne<>+0(SB)/4, $0x3f800000
+GLOBL boolOne<>(SB), RODATA|NOPTR, $4
+
+// func boolsF32(d *float32, b *byte, n int): d[k] = 1 where b[k] != 0,
+// else 0, for k < n&^7 (the caller does the rest).
+TEXT ·boolsF32(SB), NOSPLIT, $0-24
+	MOVQ d+0(FP), DI
+	MOVQ b+8(FP), SI
+	MOVQ n+16(FP), CX
+	ANDQ $-8, CX
+	XORQ AX, AX
+	VPXOR Y2, Y2, Y2
+	VBROADCASTSS boolOne<>(SB), Y3
+bloop:
+	CMPQ AX, CX
+	JAE bdone
+	VPMOVZXBD (SI)(AX*1), Y0
+	VPCMPEQD Y2, Y0, Y1
+	VANDNPS Y3, Y1, Y0
+	VMOVUPS Y0, (DI)(AX*4)
+	ADDQ $8, AX
+	JMP bloop
+bdone:
+	VZEROUPPER
+	RET

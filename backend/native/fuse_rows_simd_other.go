@@ -15,4 +15,6 @@ func nanSel(d, a, y []float32)                                     { panic("no v
 
 func selPRR32(d, p, x, y *float32, n int) { panic("no vector loops") }
 
+func boolsF32(d *float32, b *byte, n int) { panic("no vector loops") }
+
 func selRRR(p int, d, a, b, x, y *float32, n int) { panic("no vector loops") }

@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/torchtpu/torchtpu/dtype"
 )
 
 // simdTestRow returns n float32s with NaNs of both signs and several
@@ -152,6 +154,39 @@ func TestSimdCmpSelectMatchesScalar(t *testing.T) {
 				cmpSelect32(want, a, br, x, y, dir)
 				if i := sameBits(got, want); i >= 0 {
 					t.Fatalf("%s n=%d rows: element %d: a %v b %v: %#x, scalar loop %#x", dir, n, i, a[i], br[i], math.Float32bits(got[i]), math.Float32bits(want[i]))
+				}
+			}
+		}
+	}
+}
+
+// TestLoadRowBools: a mask's bytes read as 0 and 1 (any nonzero byte is
+// true), 8 a step and the rest one by one, for every length and offset up
+// to 40, with the elements past the row left alone.
+func TestLoadRowBools(t *testing.T) {
+	data := make([]byte, 64)
+	for i := range data {
+		data[i] = []byte{0, 1, 0, 0x80, 2, 0, 0, 1, 0xff}[i%9]
+	}
+	for c := int64(0); c < 8; c++ {
+		for n := 0; n <= 40; n++ {
+			dst := make([]float32, n+3)
+			for k := range dst {
+				dst[k] = -7
+			}
+			loadRow(dst[:n], data, dtype.Bool, c)
+			for k := 0; k < n; k++ {
+				want := float32(0)
+				if data[c+int64(k)] != 0 {
+					want = 1
+				}
+				if dst[k] != want {
+					t.Fatalf("offset %d, %d elements: element %d is %v, want %v", c, n, k, dst[k], want)
+				}
+			}
+			for k := n; k < len(dst); k++ {
+				if dst[k] != -7 {
+					t.Fatalf("offset %d, %d elements: element %d past the row written", c, n, k)
 				}
 			}
 		}
