@@ -29,8 +29,6 @@ var rowChainsEnabled = true
 // calls per row cost more than the chunked loop's spreads.
 var chainMinInner = 8
 
-var chainUnary = true
-
 // chainArgKind is where an operand of a chain step comes from.
 type chainArgKind uint8
 
@@ -48,13 +46,24 @@ type chainArg struct {
 	c    float32 // caConst
 }
 
-// chainStep is d = d op arg (left) or arg op d, or a unary op on d.
+// chainStep is d = d op arg (left) or arg op d, a unary op on d, or
+// (op stepSelect) a select between d and arg by a comparison of two
+// per-row values or constants (attention's softmax: a row whose maximum
+// is −∞ is zeros): compare(cmpA, cmpB) ? d : arg where left, else
+// arg : d.
 type chainStep struct {
-	op   int // binOp index; -1: unary (un)
-	un   vmathFn
-	arg  chainArg
-	left bool
+	op         int // binOp index; stepUnary: un; stepSelect
+	un         vmathFn
+	arg        chainArg
+	left       bool
+	dir        string // stepSelect: the comparison
+	cmpA, cmpB chainArg
 }
+
+const (
+	stepUnary  = -1
+	stepSelect = -2
+)
 
 // rowChain is a stage's group as a chain: the first value is the leaf
 // first (a row), then each step.
@@ -102,10 +111,32 @@ func chainOf(g *fusedGroup, rdims []int64, inner int) *rowChain {
 		if isArg[i] {
 			continue
 		}
+		if nd.kind == fkNop {
+			continue // a compare folded into its select
+		}
 		if nd.dt != dtype.F32 {
 			return nil
 		}
 		switch {
+		case nd.kind == fkCmpSelect && cur >= 0 && cmpDirOK(nd.cmp):
+			// a per-row choice between the chain and a value
+			a, b, x, y := nd.args[0], nd.args[1], nd.args[2], nd.args[3]
+			perRow := func(k int) bool {
+				return isArg[k] && (args[k].kind == caRowScalar || args[k].kind == caConst)
+			}
+			if !perRow(a) || !perRow(b) {
+				return nil
+			}
+			st := chainStep{op: stepSelect, dir: nd.cmp, cmpA: args[a], cmpB: args[b]}
+			switch {
+			case x == cur && perRow(y):
+				st.arg, st.left = args[y], true
+			case y == cur && perRow(x):
+				st.arg = args[x]
+			default:
+				return nil
+			}
+			ch.steps = append(ch.steps, st)
 		case nd.kind == fkUnary && nd.v32 != nil:
 			a := nd.args[0]
 			if cur < 0 {
@@ -116,7 +147,7 @@ func chainOf(g *fusedGroup, rdims []int64, inner int) *rowChain {
 			} else if a != cur {
 				return nil
 			}
-			ch.steps = append(ch.steps, chainStep{op: -1, un: nd.v32})
+			ch.steps = append(ch.steps, chainStep{op: stepUnary, un: nd.v32})
 		case nd.kind == fkBinary && binOp(nd.name) >= 0:
 			a, b := nd.args[0], nd.args[1]
 			st := chainStep{op: binOp(nd.name)}
@@ -155,8 +186,8 @@ func chainOf(g *fusedGroup, rdims []int64, inner int) *rowChain {
 	// rows of rows only (a residual add) or short rows: the chunked loop,
 	// over many rows at a time, makes fewer calls
 	if inner < chainMinInner || !slices.ContainsFunc(ch.steps, func(st chainStep) bool {
-		return st.op >= 0 && (st.arg.kind == caRowScalar || st.arg.kind == caCol)
-	}) || slices.ContainsFunc(ch.steps, func(st chainStep) bool { return st.op < 0 && !chainUnary }) {
+		return st.op == stepSelect || st.op >= 0 && (st.arg.kind == caRowScalar || st.arg.kind == caCol)
+	}) {
 		return nil
 	}
 	for _, st := range ch.steps {
@@ -237,7 +268,9 @@ func (ch *rowChain) bind(leaves []*literal.Literal, out []byte, rows int, d *cha
 		return false
 	}
 	for _, st := range ch.steps {
-		if st.op >= 0 && !need(st.arg) {
+		switch {
+		case st.op >= 0 && !need(st.arg),
+			st.op == stepSelect && (!need(st.arg) || !need(st.cmpA) || !need(st.cmpB)):
 			return false
 		}
 	}
@@ -263,7 +296,19 @@ func (ch *rowChain) rows(d *chainData, r0, r1 int, dst []float32) {
 	dst = dst[:m]
 	for _, st := range ch.steps {
 		switch a := st.arg; {
-		case st.op < 0:
+		case st.op == stepSelect:
+			// rows where the comparison picks arg are filled with it;
+			// the others keep the chain's value (x is dst: never first)
+			for r := r0; r < r1; r++ {
+				if cmp32(d.value(st.cmpA, r), d.value(st.cmpB, r), st.dir) != st.left {
+					v := d.value(a, r)
+					row := dst[(r-r0)*n : (r-r0+1)*n]
+					for k := range row {
+						row[k] = v
+					}
+				}
+			}
+		case st.op == stepUnary:
 			st.un(dst, x)
 		case a.kind == caSelf:
 			binRR(st.op, &dst[0], &x[0], &x[0], m)
@@ -301,6 +346,40 @@ func (ch *rowChain) rows(d *chainData, r0, r1 int, dst []float32) {
 		}
 		x = dst
 	}
+}
+
+// value is a per-row or constant operand's value for row r.
+func (d *chainData) value(a chainArg, r int) float32 {
+	if a.kind == caRowScalar {
+		return d.leaves[a.node][r]
+	}
+	return a.c
+}
+
+// cmpDirOK reports whether cmp32 knows a comparison direction.
+func cmpDirOK(dir string) bool {
+	switch dir {
+	case "EQ", "NE", "LT", "LE", "GT", "GE":
+		return true
+	}
+	return false
+}
+
+// cmp32 is the IEEE comparison of a fused compare (false for NaN but NE).
+func cmp32(a, b float32, dir string) bool {
+	switch dir {
+	case "EQ":
+		return a == b
+	case "NE":
+		return a != b
+	case "LT":
+		return a < b
+	case "LE":
+		return a <= b
+	case "GT":
+		return a > b
+	}
+	return a >= b // GE
 }
 
 // chainScratch holds the rows a reduce stage's chain computes before

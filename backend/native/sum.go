@@ -85,7 +85,7 @@ func sumResult(init, total float32, x []float32) float32 {
 // signs the only other thing the order decides), the vector maximum is
 // the same value, sixteen lanes at a time.
 func maxRow32(init float32, x []float32) float32 {
-	if sumSIMDOK && len(x) >= 16 {
+	if sumSIMDOK && len(x) >= 8 {
 		if m, nan := max32x(&x[0], len(x)); !nan && m != 0 && init == init {
 			return max32(init, m)
 		}
