@@ -14,20 +14,23 @@ import (
 // value per row broadcast along it (a mean, a maximum, a reciprocal
 // standard deviation) or a constant — a layer norm's ((x − mean) · rstd) ·
 // γ + β, its (x − mean)², a softmax's exp(x − max) and its division by the
-// sum — runs row by row, each op one call of the vector kernels the fused
-// loops use, over the row in place. The chunked loop computed every node
-// into a scratch row, and first spread each per-row value over its row
-// (and copied γ and β per chunk): ~1 cycle per element and node for rows
-// of 64 to 768. The ops, their operand order and the kernels are those of
-// the fused loop, so the bits are the same (TestRowPipesMatchSteps runs
-// both).
+// sum — runs op by op over a block's rows, in place, each op on the
+// vector kernels the fused loops use: one call for the block where the
+// operand is a row of a tensor, a constant or none (a unary op), one per
+// row for a per-row value or the shared row. The chunked loop computed
+// every node into a scratch row, and first spread each per-row value over
+// its row (and copied γ and β per chunk): ~1 cycle per element and node
+// for rows of 64 to 768. The ops, their operand order and the kernels are
+// those of the fused loop, so the bits are the same
+// (TestRowPipesMatchSteps runs both).
 
-// rowChainsEnabled switches row chains (tests compare both).
+// rowChainsEnabled switches row chains (off: the chunked loop runs every
+// stage; for measuring one against the other).
 var rowChainsEnabled = true
 
 // chainMinInner is the shortest row a chain runs on: on shorter ones the
 // calls per row cost more than the chunked loop's spreads.
-var chainMinInner = 8
+const chainMinInner = 8
 
 // chainArgKind is where an operand of a chain step comes from.
 type chainArgKind uint8
@@ -71,9 +74,9 @@ type rowChain struct {
 	first chainArg
 	steps []chainStep
 	inner int // elements per row
-	// rowLeaves are the caRow leaves read after the first step: the
-	// output must not overlap them (an in-place result is computed by
-	// the chunked loop instead)
+	// rowLeaves are the steps' caRow operands: the output must not
+	// overlap them, as a later step would read what an earlier one wrote
+	// (an in-place result is computed by the chunked loop instead)
 	rowLeaves []int
 }
 
