@@ -147,22 +147,17 @@ func kernel(w func(string, ...any), k, s int) {
 			}
 		}
 	}
-	outs := []string{"(DI)", "(DI)(R13*1)", "(R12)", "(R12)(R13*1)"}
 	w("\tADDQ 56(R8), BX")
 	w("\tCMPQ BX, 72(R8)")
 	w("\tJEQ %s_last", name)
-	for i, o := range outs {
-		w("\tVMOVUPS Z%d, %s", i, o)
-	}
+	storeRows(w, "")
 	w("\tADDQ $64, DI")
 	w("\tADDQ $64, R12")
 	w("\tADDQ $%d, R15", 4*k)
 	w("\tJMP %s_vec", name)
 	w("")
 	w("%s_last:", name)
-	for i, o := range outs {
-		w("\tVMOVUPS Z%d, K7, %s", i, o)
-	}
+	storeRows(w, "K7")
 	w("\tADDQ $64, DI")
 	w("\tADDQ 104(R8), DI")
 	w("\tADDQ 112(R8), SI")
@@ -170,4 +165,17 @@ func kernel(w func(string, ...any), k, s int) {
 	w("\tJNE %s_block", name)
 	w("\tVZEROUPPER")
 	w("\tRET")
+}
+
+// storeRows emits the stores of a block's four output rows from Z0-Z3
+// (DI and R12 = DI + 2·R13 address rows 0 and 2, R13 is a row's bytes),
+// under mask register mask ("" for none).
+func storeRows(w func(string, ...any), mask string) {
+	for i, o := range []string{"(DI)", "(DI)(R13*1)", "(R12)", "(R12)(R13*1)"} {
+		if mask == "" {
+			w("\tVMOVUPS Z%d, %s", i, o)
+		} else {
+			w("\tVMOVUPS Z%d, %s, %s", i, mask, o)
+		}
+	}
 }

@@ -191,22 +191,17 @@ func rowKernel4(w func(string, ...any), s int) {
 	w("")
 	w("\tMOVQ 16(R8), R13")
 	w("\tLEAQ (DI)(R13*2), R12")
-	outs := []string{"(DI)", "(DI)(R13*1)", "(R12)", "(R12)(R13*1)"}
 	w("\tADDQ 72(R8), BX")
 	w("\tCMPQ BX, 128(R8)")
 	w("\tJEQ last%s", n)
-	for i, o := range outs {
-		w("\tVMOVUPS Z%d, %s", i, o)
-	}
+	storeRows(w, "")
 	w("\tADDQ $64, DI")
 	w("\tMOVQ 48(R8), R12")
 	w("\tLEAQ (R15)(R12*4), R15")
 	w("\tJMP vec%s", n)
 	w("")
 	w("last%s:", n)
-	for i, o := range outs {
-		w("\tVMOVUPS Z%d, K3, %s", i, o)
-	}
+	storeRows(w, "K3")
 	w("\tADDQ $64, DI")
 	w("\tADDQ 112(R8), DI")
 	w("\tADDQ 120(R8), SI")
