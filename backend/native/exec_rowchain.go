@@ -3,6 +3,7 @@ package native
 import (
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/torchtpu/torchtpu/dtype"
 	"github.com/torchtpu/torchtpu/literal"
@@ -27,6 +28,10 @@ import (
 // rowChainsEnabled switches row chains (off: the chunked loop runs every
 // stage; for measuring one against the other).
 var rowChainsEnabled = true
+
+// chainRuns counts the blocks of rows a chain ran (tests check that the
+// chains they plan do run).
+var chainRuns atomic.Int64
 
 // chainMinInner is the shortest row a chain runs on: on shorter ones the
 // calls per row cost more than the chunked loop's spreads.
@@ -230,15 +235,27 @@ func leafArg(nd *fuseNode, i, nR int, rowStrides, innerStrides []int64) (chainAr
 }
 
 // chainData is a chain's operands in one run: per node, its float32
-// elements in place.
+// elements in place. ok is set where bind found them as planned.
 type chainData struct {
 	leaves [][]float32
+	ok     bool
 }
 
-// bind returns the operands of the chain's leaves for rows rows, or false
-// where a leaf is not as planned (not float32 in place, another size) or
-// the output overlaps a row read after the first step.
-func (ch *rowChain) bind(leaves []*literal.Literal, out []byte, rows int, d *chainData) bool {
+// unbind drops the run's operands (the pipeRun is kept for the next run).
+func (d *chainData) unbind() {
+	clear(d.leaves)
+	d.ok = false
+}
+
+// bind sets d to the operands of the chain's leaves for rows rows, once per
+// run before the blocks run; d.ok stays false where a leaf is not as
+// planned (not float32 in place, another size) or the output overlaps a
+// row a step reads.
+func (ch *rowChain) bind(leaves []*literal.Literal, out []byte, rows int, d *chainData) {
+	d.ok = ch.bound(leaves, out, rows, d)
+}
+
+func (ch *rowChain) bound(leaves []*literal.Literal, out []byte, rows int, d *chainData) bool {
 	if cap(d.leaves) < len(leaves) {
 		d.leaves = make([][]float32, len(leaves))
 	}
@@ -395,18 +412,18 @@ var chainScratch = sync.Pool{New: func() any { return new([]float32) }}
 // as planned; the caller then runs the stage's chunked loop.
 func (fr *frame) runChainRows(p *rowPipe, i int, pr *pipeRun, r0, r1 int) bool {
 	ps := &p.stages[i]
-	ch, g := ps.chain, ps.st.group
-	var d chainData
-	if !ch.bind(pr.leaves[i], pr.out[i], p.rows, &d) {
+	ch, g, d := ps.chain, ps.st.group, &pr.chains[i]
+	if !d.ok {
 		return false
 	}
+	chainRuns.Add(1)
 	n := ch.inner
 	if ps.kind == psGroup {
 		out := f32Bytes(pr.out[i])
 		if len(out) != p.rows*n {
 			return false
 		}
-		ch.rows(&d, r0, r1, out[r0*n:r1*n])
+		ch.rows(d, r0, r1, out[r0*n:r1*n])
 		return true
 	}
 	// a reduce group: the rows computed into scratch, then each folded
@@ -416,7 +433,7 @@ func (fr *frame) runChainRows(p *rowPipe, i int, pr *pipeRun, r0, r1 int) bool {
 		*bp = make([]float32, (r1-r0)*n)
 	}
 	buf := (*bp)[:(r1-r0)*n]
-	ch.rows(&d, r0, r1, buf)
+	ch.rows(d, r0, r1, buf)
 	res := pr.res[i]
 	start := float32(pr.start[i])
 	isMax := g.red.kind == foldMax

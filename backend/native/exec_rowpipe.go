@@ -313,6 +313,7 @@ type pipeRun struct {
 	res    [][]float64
 	start  []float64
 	in32   [][]float32
+	chains []chainData // the chain stages' operands, bound once per run
 }
 
 // runPipe runs a row pipeline: the stages' results are defined first (the
@@ -393,6 +394,9 @@ func (fr *frame) runPipe(p *rowPipe, al *aliases, persist *spanSet) error {
 		}
 		pr.outLit[i], pr.out[i] = l, l.Data
 		fr.define(slot, l)
+		if ps.chain != nil {
+			ps.chain.bind(leaves, l.Data, p.rows, &pr.chains[i])
+		}
 	}
 	// blocks of rows whose stages' values stay in the first cache levels
 	blockRows := max(1, pipeBlockElems/maxInner)
@@ -422,7 +426,8 @@ func (p *rowPipe) getRun() *pipeRun {
 	}
 	n := len(p.stages)
 	pr := &pipeRun{out: make([][]byte, n), outLit: make([]*literal.Literal, n), leaves: make([][]*literal.Literal, n),
-		v32: make([][][]float32, n), v64: make([][][]float64, n), res: make([][]float64, n), start: make([]float64, n), in32: make([][]float32, n)}
+		v32: make([][][]float32, n), v64: make([][][]float64, n), res: make([][]float64, n), start: make([]float64, n), in32: make([][]float32, n),
+		chains: make([]chainData, n)}
 	for i := range p.stages {
 		g := p.stages[i].st.group
 		if p.stages[i].kind != psGroup && p.stages[i].kind != psReduceGroup || g == nil {
@@ -450,6 +455,7 @@ func (p *rowPipe) putRun(pr *pipeRun) {
 		clear(pr.leaves[i])
 		clear(pr.v32[i])
 		clear(pr.v64[i])
+		pr.chains[i].unbind()
 	}
 	p.runs.Put(pr)
 }

@@ -155,9 +155,13 @@ func TestRowPipesMatchSteps(t *testing.T) {
 					k.SetFloat64(int(j), 0) // a row with every score masked
 				}
 			}
+			ran := chainRuns.Load()
 			got, err := piped.Run(context.Background(), args)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if simdRows && chainRuns.Load() == ran {
+				t.Errorf("%s run %d: no row chain ran", name, run)
 			}
 			for _, e := range []interface {
 				Run(context.Context, []*literal.Literal) ([]*literal.Literal, error)
