@@ -1,6 +1,14 @@
 // Matrix-vector rows (fast_gemv.go): y[r] = Σ_p x[p]·w[r·ldw+p] for four
 // rows at a time, 32 k steps per iteration on two accumulators per row,
 // the last k%16 steps masked by K1. Written by hand.
+//
+// For rows of at most 2048 steps, each iteration also prefetches the next
+// four rows' bytes as far as it reads the current ones (R12 runs one group
+// of rows ahead): the hardware's stream prefetcher, which follows each
+// row, starts afresh on every short row and trails behind. A row of 240
+// steps read from memory went 9.7 → 17 GB/s; on rows of 4096 steps and
+// more the group ahead is farther than the first-level cache holds (20 →
+// 16 GB/s), and the hardware keeps up on its own.
 
 //go:build amd64 && !purego
 
@@ -23,6 +31,7 @@ rowloop:
 	LEAQ (DI)(R8*1), R9
 	LEAQ (R9)(R8*1), R10
 	LEAQ (R10)(R8*1), R11
+	LEAQ (R11)(R8*1), R12
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
 	VPXORD Z2, Z2, Z2
@@ -35,6 +44,32 @@ rowloop:
 	MOVQ CX, BX
 	SHRQ $5, BX
 	JEQ tail16
+	CMPQ CX, $2048
+	JGT loop32 // long rows: no prefetch
+loop32pf:
+	VMOVUPS (SI)(AX*1), Z16
+	VMOVUPS 64(SI)(AX*1), Z17
+	VFMADD231PS (DI)(AX*1), Z16, Z0
+	VFMADD231PS 64(DI)(AX*1), Z17, Z1
+	VFMADD231PS (R9)(AX*1), Z16, Z2
+	VFMADD231PS 64(R9)(AX*1), Z17, Z3
+	VFMADD231PS (R10)(AX*1), Z16, Z4
+	VFMADD231PS 64(R10)(AX*1), Z17, Z5
+	VFMADD231PS (R11)(AX*1), Z16, Z6
+	VFMADD231PS 64(R11)(AX*1), Z17, Z7
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 128(R12)
+	PREFETCHT0 192(R12)
+	PREFETCHT0 256(R12)
+	PREFETCHT0 320(R12)
+	PREFETCHT0 384(R12)
+	PREFETCHT0 448(R12)
+	ADDQ $512, R12
+	ADDQ $128, AX
+	DECQ BX
+	JNE loop32pf
+	JMP tail16
 loop32:
 	VMOVUPS (SI)(AX*1), Z16
 	VMOVUPS 64(SI)(AX*1), Z17
@@ -57,6 +92,10 @@ tail16:
 	VFMADD231PS (R9)(AX*1), Z16, Z2
 	VFMADD231PS (R10)(AX*1), Z16, Z4
 	VFMADD231PS (R11)(AX*1), Z16, Z6
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 128(R12)
+	PREFETCHT0 192(R12)
 	ADDQ $64, AX
 tailmask:
 	KORTESTW K1, K1

@@ -1,6 +1,7 @@
 package native
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -45,5 +46,33 @@ func TestGemv(t *testing.T) {
 				t.Fatalf("k=%d n=%d: y[%d] = %v, want %v", k, n, j, g, want)
 			}
 		}
+	}
+}
+
+// BenchmarkGemv runs mobilenet_v3's and a classifier's matrix-vector
+// shapes on weights fresh from memory: each call takes the next of enough
+// copies to exceed the last-level cache, as a model's run meets its
+// weights. Reports the weights' bytes read per second.
+func BenchmarkGemv(b *testing.B) {
+	for _, s := range [][2]int{{240, 960}, {960, 240}, {960, 1280}, {1280, 1000}, {4096, 1024}} {
+		k, n := s[0], s[1]
+		b.Run(fmt.Sprintf("k%d_n%d", k, n), func(b *testing.B) {
+			copies := max(2, (64<<20)/(4*k*n))
+			w := make([]float32, copies*k*n)
+			for i := range w {
+				w[i] = float32(i%7) - 3
+			}
+			x := make([]float32, k)
+			for i := range x {
+				x[i] = 1
+			}
+			y := make([]float32, n)
+			b.SetBytes(int64(4 * k * n))
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				c := i % copies
+				gemv(x, w[c*k*n:(c+1)*k*n], k, y)
+			}
+		})
 	}
 }
