@@ -426,13 +426,21 @@ func (c *conv2d) gemmThreads() int {
 
 // sharedB reports whether run's GEMM path takes few columns packed once
 // and shared by bands of rows (fast_conv_shared.go), for threads cores and
-// micro-panels of nr columns.
+// micro-panels of nr columns. Not where the columns are three times the
+// rows or more and can be dealt out one share per core: each core then
+// packs and multiplies its own columns with all the (few) weights, where
+// the bands would read the B block half packed on the other core
+// (BenchmarkFastConvMobile, two cores: 240→40 on 16×16 46 → 28 µs,
+// 120→40 24 → 16, 88→24 14 → 9; 40→240 was slower so). A kernel stored
+// [i, o, kh, kw] or reversed (an input gradient's) keeps the bands, which
+// pack it as stored (packIO).
 func (c *conv2d) sharedB(threads, nr int) bool {
 	k, cols := c.kerC*c.kh*c.kw, c.batch*c.oh*c.ow
 	chunks := min((cols+nr-1)/nr, (cols+convChunkCols-1)/convChunkCols)
 	bLen := int64(gemm.KBlock(k)) * int64(roundUpInt(cols, nr))
 	return threads > 1 && c.groups*chunks < convItemsPerThread*threads &&
-		cols <= convSharedCols && 2*int64(c.groups)*bLen <= convSharedMax
+		cols <= convSharedCols && 2*int64(c.groups)*bLen <= convSharedMax &&
+		(cols < 3*(c.outC/c.groups) || (cols+nr-1)/nr < threads || c.kernIO || c.revH || c.revW)
 }
 
 // plainWeights returns the kernel in [outC, kerC, kh, kw] order with the
