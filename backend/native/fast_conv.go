@@ -429,9 +429,10 @@ func (c *conv2d) gemmThreads() int {
 // micro-panels of nr columns. Not where the columns are three times the
 // rows or more and can be dealt out one share per core: each core then
 // packs and multiplies its own columns with all the (few) weights, where
-// the bands would read the B block half packed on the other core
-// (BenchmarkFastConvMobile, two cores: 240→40 on 16×16 46 → 28 µs,
-// 120→40 24 → 16, 88→24 14 → 9; 40→240 was slower so). A kernel stored
+// each band would pack all the columns for a few rows (BenchmarkFastConvMobile,
+// two cores: 240→40 on 16×16 36 → 29 µs, 120→40 18.5 → 15.5; against the
+// bands over one block packed half on each core, runSharedB's way before
+// runOwnB, 46 → 28 and 24 → 16; 40→240 was slower so). A kernel stored
 // [i, o, kh, kw] or reversed (an input gradient's) keeps the bands, which
 // pack it as stored (packIO).
 func (c *conv2d) sharedB(threads, nr int) bool {

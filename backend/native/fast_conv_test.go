@@ -109,6 +109,9 @@ func TestFastConvWorkSplits(t *testing.T) {
 		{2, 32, 56, 56, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},   // early ResNet layer
 		{1, 32, 300, 5, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},   // tall narrow image
 		{1, 32, 5, 300, 16, 1, 3, 1, 1, 1, 1, 0, 0, 1, 1, 1},   // wide short image
+		{1, 120, 16, 16, 40, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},  // few rows, many columns: column shares
+		{1, 96, 7, 7, 80, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2},     // grouped, few columns: one B shared by bands
+		{2, 300, 5, 5, 90, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3},    // the same over several k blocks
 	}
 	defer func(old bool) { convGather = old }(convGather)
 	for _, gather := range []bool{true, false} {
