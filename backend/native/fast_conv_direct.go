@@ -66,12 +66,30 @@ func (c *conv2d) runDirectConv(dst []float32) {
 	rb := max(1, min((convDirectBandRun+c.ow-1)/c.ow, c.oh/(convItemsPerThread*threads)))
 	bands := (c.oh + rb - 1) / rb
 	c.epiRuns(rb * c.ow)
-	for b := 0; b < c.batch; b++ {
+	// fill writes the phase planes' rows [r0, r1) of image b
+	fill := func(b, r0, r1 int) {
 		for ci := 0; ci < c.kerC; ci++ {
 			img := c.lhs[(b*c.inC+ci)*hw:][:hw]
 			for p := 0; p < c.sw; p++ {
-				c.fillPhase(planes[(ci*c.sw+p)*plane:][:plane], img, p, 0, ph, pwp)
+				c.fillPhase(planes[(ci*c.sw+p)*plane+r0*pwp:][:(r1-r0)*pwp], img, p, r0, r1-r0, pwp)
 			}
+		}
+	}
+	for b := 0; b < c.batch; b++ {
+		if threads > 1 {
+			// each band fills the plane rows its own output rows start
+			// at (the last band the rest), on the core that will read
+			// them: filled by the caller alone, a stem's planes were a
+			// serial copy, and half of them then crossed to the other core
+			parallel(threads, bands, func(bi int) {
+				r1 := ph
+				if bi < bands-1 {
+					r1 = (bi + 1) * rb * c.sh
+				}
+				fill(b, min(ph, bi*rb*c.sh), r1)
+			})
+		} else {
+			fill(b, 0, ph)
 		}
 		out := dst[b*c.outC*n:]
 		row := func(oy int, offs *[convDirectMaxK]int, tile *[8 * 32]float32) {
