@@ -66,13 +66,23 @@ func TestDirectConvMatchesGEMM(t *testing.T) {
 // TestTNConvMatchesGEMM runs convolutions with few output positions
 // (7×7, 5×5 and 3×3 images, a batch of two) on the transposed path and on
 // the implicit GEMM, weights as entry arguments (packed once), NaN and
-// infinities in the input.
+// infinities in the input; on one core and on three (the moves around
+// the product split over them).
 func TestTNConvMatchesGEMM(t *testing.T) {
 	if !dwc16OK {
 		t.Skip("no transposes")
 	}
 	defer func(old bool) { convTNEnabled = old }(convTNEnabled)
 	r := rand.New(rand.NewPCG(53, 54))
+	for _, procs := range []int{1, 3} {
+		old := runtime.GOMAXPROCS(procs)
+		checkTNConv(t, r)
+		runtime.GOMAXPROCS(old)
+	}
+}
+
+func checkTNConv(t *testing.T, r *rand.Rand) {
+	t.Helper()
 	for _, cc := range []convCase{
 		{1, 64, 7, 7, 96, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},    // ResNet's 7×7 layers, smaller
 		{1, 40, 14, 14, 70, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1},  // stride 2 down to 7×7
@@ -82,6 +92,7 @@ func TestTNConvMatchesGEMM(t *testing.T) {
 	} {
 		e := compileModule(t, cc.module(t))
 		w := randF32Literal(t, r, int64(cc.o), int64(cc.c/cc.g), int64(cc.kh), int64(cc.kw))
+		w.Frozen = true // weights as an archive's are: packed once (unfrozen, the path declines)
 		x := randF32Literal(t, r, int64(cc.b), int64(cc.c), int64(cc.h), int64(cc.w))
 		x.SetFloat64(3, math.NaN())
 		x.SetFloat64(x.Len()-5, math.Inf(1))
@@ -93,7 +104,11 @@ func TestTNConvMatchesGEMM(t *testing.T) {
 		}
 		for run := 0; run < 2; run++ {
 			convTNEnabled = true
+			before := convTNRuns.Load()
 			got := runExe(t, e, x, w)[0]
+			if convTNRuns.Load() == before {
+				t.Fatalf("%+v: the transposed path did not run", cc)
+			}
 			convTNEnabled = false
 			want := runExe(t, e, x, w)[0]
 			k := float64(cc.c * cc.kh * cc.kw)

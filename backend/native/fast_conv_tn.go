@@ -15,6 +15,8 @@ package native
 // epilogue runs over it. Sums differ from the other paths' in order only.
 
 import (
+	"sync/atomic"
+
 	"github.com/torchtpu/torchtpu/backend/native/gemm"
 )
 
@@ -30,6 +32,10 @@ func (c *conv2d) useTN() bool {
 	return convTNEnabled && dwc16OK && c.weight && c.groups == 1 && n <= convTNMaxCols &&
 		roundUpInt(n, 16)*100 > 115*n && c.outC >= 32 && k >= 32
 }
+
+// convTNRuns counts the convolutions run on the transposed path (for the
+// tests: the path declines weights that are not packed once).
+var convTNRuns atomic.Int64
 
 // convTNMaxCols bounds the output positions of the transposed path (its
 // im2colᵀ is materialized).
@@ -64,6 +70,7 @@ func (c *conv2d) runTN(dst []float32) bool {
 	if pb == nil {
 		return false
 	}
+	convTNRuns.Add(1)
 	k := c.kerC * c.kh * c.kw
 	n := c.oh * c.ow
 	rows := c.batch * n
@@ -71,47 +78,55 @@ func (c *conv2d) runTN(dst []float32) bool {
 	buf := gemm.GetBuffer(c.batch*hw*c.kerC + rows*k + rows*c.outC)
 	defer gemm.PutBuffer(buf)
 	xt, at, ct := buf[:c.batch*hw*c.kerC], buf[c.batch*hw*c.kerC:c.batch*hw*c.kerC+rows*k], buf[c.batch*hw*c.kerC+rows*k:]
-	// channels last: xt[b][y][x][ci]
-	for b := 0; b < c.batch; b++ {
+	threads := int(min(int64(Threads()), max(1, int64(rows)*int64(k)*int64(c.outC)/convWorkPerThread)))
+	// The moves around the product run over the cores as well, each core
+	// on the positions (then the channels) it will read next: done by the
+	// caller alone, they were a serial tenth of a 7×7 layer, and the
+	// other core then read half of the 0.9 MB im2colᵀ from its cache.
+	//
+	// channels last: xt[b][y][x][ci], by blocks of 16 positions
+	pblocks := (hw + 15) / 16
+	parallel(threads, c.batch*pblocks, func(it int) {
+		b, p0 := it/pblocks, it%pblocks*16
 		src := c.lhs[b*c.inC*hw:]
 		for c0 := 0; c0 < c.kerC; c0 += 16 {
-			for p0 := 0; p0 < hw; p0 += 16 {
-				transpose16(&xt[(b*hw+p0)*c.kerC+c0], 4*c.kerC, &src[c0*hw+p0], 4*hw, min(16, c.kerC-c0), min(16, hw-p0), nil)
-			}
+			transpose16(&xt[(b*hw+p0)*c.kerC+c0], 4*c.kerC, &src[c0*hw+p0], 4*hw, min(16, c.kerC-c0), min(16, hw-p0), nil)
 		}
-	}
-	// im2colᵀ: row (b, oy, ox), per tap the input pixel's channels
-	for b := 0; b < c.batch; b++ {
-		for oy := 0; oy < c.oh; oy++ {
-			for ox := 0; ox < c.ow; ox++ {
-				row := at[((b*c.oh+oy)*c.ow+ox)*k:][:k]
-				for ky := 0; ky < c.kh; ky++ {
-					iy := oy*c.sh - c.padT + ky*c.dh
-					for kx := 0; kx < c.kw; kx++ {
-						ix := ox*c.sw - c.padL + kx*c.dw
-						seg := row[(ky*c.kw+kx)*c.kerC:][:c.kerC]
-						if iy < 0 || iy >= c.h || ix < 0 || ix >= c.w {
-							clear(seg)
-							continue
-						}
-						copy(seg, xt[(b*hw+iy*c.w+ix)*c.kerC:])
+	})
+	// im2colᵀ: row (b, oy, ox), per tap the input pixel's channels; by
+	// output rows
+	parallel(threads, c.batch*c.oh, func(it int) {
+		b, oy := it/c.oh, it%c.oh
+		for ox := 0; ox < c.ow; ox++ {
+			row := at[((b*c.oh+oy)*c.ow+ox)*k:][:k]
+			for ky := 0; ky < c.kh; ky++ {
+				iy := oy*c.sh - c.padT + ky*c.dh
+				for kx := 0; kx < c.kw; kx++ {
+					ix := ox*c.sw - c.padL + kx*c.dw
+					seg := row[(ky*c.kw+kx)*c.kerC:][:c.kerC]
+					if iy < 0 || iy >= c.h || ix < 0 || ix >= c.w {
+						clear(seg)
+						continue
 					}
+					copy(seg, xt[(b*hw+iy*c.w+ix)*c.kerC:])
 				}
 			}
 		}
-	}
-	threads := int(min(int64(Threads()), max(1, int64(rows)*int64(k)*int64(c.outC)/convWorkPerThread)))
+	})
 	gemm.SgemmPackedB(rows, gemm.RowMajor(at, k), pb, ct, c.outC, false, threads)
-	// Cᵀ [b][pos][oc] into dst [b][oc][pos]
-	for b := 0; b < c.batch; b++ {
-		src, out := ct[b*n*c.outC:], dst[b*c.outC*n:]
-		for o0 := 0; o0 < c.outC; o0 += 16 {
+	// Cᵀ [b][pos][oc] into dst [b][oc][pos], and the epilogue, by blocks
+	// of 16 channels
+	c.epiRuns(n)
+	oblocks := (c.outC + 15) / 16
+	parallel(threads, oblocks, func(ob int) {
+		o0 := ob * 16
+		for b := 0; b < c.batch; b++ {
+			src, out := ct[b*n*c.outC:], dst[b*c.outC*n:]
 			for p0 := 0; p0 < n; p0 += 16 {
 				transpose16(&out[o0*n+p0], 4*n, &src[p0*c.outC+o0], 4*c.outC, min(16, n-p0), min(16, c.outC-o0), nil)
 			}
 		}
-	}
-	c.epiRuns(n)
-	c.finish(0, 0, c.outC, 0, rows)
+		c.finish(0, o0, min(c.outC, o0+16), 0, rows)
+	})
 	return true
 }
