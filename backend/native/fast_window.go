@@ -118,8 +118,12 @@ func (p *pool2d) run(src, dst []float32) {
 	}
 	if whole := p.wholeSums(); whole != nil {
 		// one sum per column or per row of each plane (average pooling
-		// to 1×1 as aten lowers it): tight loops over many small planes
-		runParts(p.planes, min(Threads(), p.planes, max(1, p.planes*p.h*p.w/(1<<13))), func(lo, hi int) {
+		// to 1×1 as aten lowers it): tight loops over many small planes,
+		// split from planeGrain elements as a per-plane group (the
+		// squeeze-and-excitation pools follow layers split over the
+		// cores by channels: on one, they read half their input from the
+		// other's cache)
+		runParts(p.planes, min(Threads(), p.planes, max(1, p.planes*p.h*p.w/planeGrain)), func(lo, hi int) {
 			whole(src, dst, lo, hi)
 		})
 		return
