@@ -390,6 +390,109 @@ var half14x32 = [15][2]func(kc int, a *float32, lda int, b, c *float32, ldc int)
 	{k14x16of32dacc, k14x16of32dset},
 }
 
+//go:noescape
+func k1x32daccn(kc int, a *float32, lda int, b, c *float32, ldc int, panels int)
+
+//go:noescape
+func k1x32dsetn(kc int, a *float32, lda int, b, c *float32, ldc int, panels int)
+
+//go:noescape
+func k2x32daccn(kc int, a *float32, lda int, b, c *float32, ldc int, panels int)
+
+//go:noescape
+func k2x32dsetn(kc int, a *float32, lda int, b, c *float32, ldc int, panels int)
+
+//go:noescape
+func k3x32daccn(kc int, a *float32, lda int, b, c *float32, ldc int, panels int)
+
+//go:noescape
+func k3x32dsetn(kc int, a *float32, lda int, b, c *float32, ldc int, panels int)
+
+//go:noescape
+func k4x32daccn(kc int, a *float32, lda int, b, c *float32, ldc int, panels int)
+
+//go:noescape
+func k4x32dsetn(kc int, a *float32, lda int, b, c *float32, ldc int, panels int)
+
+//go:noescape
+func k5x32daccn(kc int, a *float32, lda int, b, c *float32, ldc int, panels int)
+
+//go:noescape
+func k5x32dsetn(kc int, a *float32, lda int, b, c *float32, ldc int, panels int)
+
+//go:noescape
+func k6x32daccn(kc int, a *float32, lda int, b, c *float32, ldc int, panels int)
+
+//go:noescape
+func k6x32dsetn(kc int, a *float32, lda int, b, c *float32, ldc int, panels int)
+
+//go:noescape
+func k7x32daccn(kc int, a *float32, lda int, b, c *float32, ldc int, panels int)
+
+//go:noescape
+func k7x32dsetn(kc int, a *float32, lda int, b, c *float32, ldc int, panels int)
+
+//go:noescape
+func k8x32daccn(kc int, a *float32, lda int, b, c *float32, ldc int, panels int)
+
+//go:noescape
+func k8x32dsetn(kc int, a *float32, lda int, b, c *float32, ldc int, panels int)
+
+//go:noescape
+func k9x32daccn(kc int, a *float32, lda int, b, c *float32, ldc int, panels int)
+
+//go:noescape
+func k9x32dsetn(kc int, a *float32, lda int, b, c *float32, ldc int, panels int)
+
+//go:noescape
+func k10x32daccn(kc int, a *float32, lda int, b, c *float32, ldc int, panels int)
+
+//go:noescape
+func k10x32dsetn(kc int, a *float32, lda int, b, c *float32, ldc int, panels int)
+
+//go:noescape
+func k11x32daccn(kc int, a *float32, lda int, b, c *float32, ldc int, panels int)
+
+//go:noescape
+func k11x32dsetn(kc int, a *float32, lda int, b, c *float32, ldc int, panels int)
+
+//go:noescape
+func k12x32daccn(kc int, a *float32, lda int, b, c *float32, ldc int, panels int)
+
+//go:noescape
+func k12x32dsetn(kc int, a *float32, lda int, b, c *float32, ldc int, panels int)
+
+//go:noescape
+func k13x32daccn(kc int, a *float32, lda int, b, c *float32, ldc int, panels int)
+
+//go:noescape
+func k13x32dsetn(kc int, a *float32, lda int, b, c *float32, ldc int, panels int)
+
+//go:noescape
+func k14x32daccn(kc int, a *float32, lda int, b, c *float32, ldc int, panels int)
+
+//go:noescape
+func k14x32dsetn(kc int, a *float32, lda int, b, c *float32, ldc int, panels int)
+
+// direct14x32N lists the direct kernels over a row of panels ≥ 1 B panels: [r] = {acc, set}.
+var direct14x32N = [15][2]func(kc int, a *float32, lda int, b, c *float32, ldc int, panels int){
+	{nil, nil},
+	{k1x32daccn, k1x32dsetn},
+	{k2x32daccn, k2x32dsetn},
+	{k3x32daccn, k3x32dsetn},
+	{k4x32daccn, k4x32dsetn},
+	{k5x32daccn, k5x32dsetn},
+	{k6x32daccn, k6x32dsetn},
+	{k7x32daccn, k7x32dsetn},
+	{k8x32daccn, k8x32dsetn},
+	{k9x32daccn, k9x32dsetn},
+	{k10x32daccn, k10x32dsetn},
+	{k11x32daccn, k11x32dsetn},
+	{k12x32daccn, k12x32dsetn},
+	{k13x32daccn, k13x32dsetn},
+	{k14x32daccn, k14x32dsetn},
+}
+
 // direct14x32 lists the kernels that read r ≤ 14 rows of A in place: [r] = {acc, set}.
 var direct14x32 = [15][2]func(kc int, a *float32, lda int, b, c *float32, ldc int){
 	{nil, nil},
@@ -484,6 +587,53 @@ func k6x16dacc(kc int, a *float32, lda int, b, c *float32, ldc int)
 
 //go:noescape
 func k6x16dset(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k1x16daccn(kc int, a *float32, lda int, b, c *float32, ldc int, panels int)
+
+//go:noescape
+func k1x16dsetn(kc int, a *float32, lda int, b, c *float32, ldc int, panels int)
+
+//go:noescape
+func k2x16daccn(kc int, a *float32, lda int, b, c *float32, ldc int, panels int)
+
+//go:noescape
+func k2x16dsetn(kc int, a *float32, lda int, b, c *float32, ldc int, panels int)
+
+//go:noescape
+func k3x16daccn(kc int, a *float32, lda int, b, c *float32, ldc int, panels int)
+
+//go:noescape
+func k3x16dsetn(kc int, a *float32, lda int, b, c *float32, ldc int, panels int)
+
+//go:noescape
+func k4x16daccn(kc int, a *float32, lda int, b, c *float32, ldc int, panels int)
+
+//go:noescape
+func k4x16dsetn(kc int, a *float32, lda int, b, c *float32, ldc int, panels int)
+
+//go:noescape
+func k5x16daccn(kc int, a *float32, lda int, b, c *float32, ldc int, panels int)
+
+//go:noescape
+func k5x16dsetn(kc int, a *float32, lda int, b, c *float32, ldc int, panels int)
+
+//go:noescape
+func k6x16daccn(kc int, a *float32, lda int, b, c *float32, ldc int, panels int)
+
+//go:noescape
+func k6x16dsetn(kc int, a *float32, lda int, b, c *float32, ldc int, panels int)
+
+// direct6x16N lists the direct kernels over a row of panels ≥ 1 B panels: [r] = {acc, set}.
+var direct6x16N = [7][2]func(kc int, a *float32, lda int, b, c *float32, ldc int, panels int){
+	{nil, nil},
+	{k1x16daccn, k1x16dsetn},
+	{k2x16daccn, k2x16dsetn},
+	{k3x16daccn, k3x16dsetn},
+	{k4x16daccn, k4x16dsetn},
+	{k5x16daccn, k5x16dsetn},
+	{k6x16daccn, k6x16dsetn},
+}
 
 // direct6x16 lists the kernels that read r ≤ 6 rows of A in place: [r] = {acc, set}.
 var direct6x16 = [7][2]func(kc int, a *float32, lda int, b, c *float32, ldc int){

@@ -106,10 +106,32 @@ func directKernels(nr, cols int, fs [][2]func(kc int, a *float32, lda int, b, c 
 	return d
 }
 
+// directKernelsN wraps the kernels reading r ≤ mr rows of A in place over
+// a row of B panels nr wide ([r] = {acc, set}) with the bounds checks
+// they rely on.
+func directKernelsN(nr int, fs [][2]func(kc int, a *float32, lda int, b, c *float32, ldc, panels int)) [][2]directKernelN {
+	d := make([][2]directKernelN, len(fs))
+	for r := 1; r < len(fs); r++ {
+		for v, f := range fs[r] {
+			d[r][v] = func(kb int, a []float32, lda int, b, c []float32, ldc, panels int) {
+				if panels < 1 || kb < 1 {
+					panic("gemm: a row of panels needs one panel and one k step at least")
+				}
+				_ = a[(r-1)*lda+kb-1]
+				_ = b[nr*kb*panels-1]
+				_ = c[(r-1)*ldc+nr*panels-1]
+				f(kb, &a[0], lda, &b[0], &c[0], ldc, panels)
+			}
+		}
+	}
+	return d
+}
+
 var avx512 = &kernelSet{name: "avx512-14x32", mr: 14, nr: 32,
 	acc: asmKernel(14, 32, k14x32acc), set: asmKernel(14, 32, k14x32set), packA: packA14Fast,
 	part: partKernels(14, 32, partial14x32[:]), direct: directKernels(32, 32, direct14x32[:]),
-	half: directKernels(32, 16, half14x32[:]), phalf: halfKernels(14, 32, packedHalf14x32[:])}
+	half: directKernels(32, 16, half14x32[:]), phalf: halfKernels(14, 32, packedHalf14x32[:]),
+	directN: directKernelsN(32, direct14x32N[:])}
 
 // halfKernels wraps the packed kernels for r ≤ mr rows and the first nr/2
 // columns of a B panel nr wide with the bounds checks they rely on.
@@ -130,7 +152,8 @@ func halfKernels(mr, nr int, fs [][2]func(kc int, a, b, c *float32, ldc int)) []
 
 var avx2 = &kernelSet{name: "avx2-6x16", mr: 6, nr: 16,
 	acc: asmKernel(6, 16, k6x16acc), set: asmKernel(6, 16, k6x16set), packA: packA6,
-	part: partKernels(6, 16, partial6x16[:]), direct: directKernels(16, 16, direct6x16[:])}
+	part: partKernels(6, 16, partial6x16[:]), direct: directKernels(16, 16, direct6x16[:]),
+	directN: directKernelsN(16, direct6x16N[:])}
 
 // kernelSets lists the sets this CPU runs, fastest first.
 func kernelSets() []*kernelSet {

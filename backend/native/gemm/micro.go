@@ -25,7 +25,13 @@ type kernelSet struct {
 	// phalf[r], when not nil, is the packed kernel pair for r ≤ mr rows
 	// of a panel and the first nr/2 columns of the B panel alone
 	phalf [][2]func(kc int, a, b, c []float32, ldc int)
+	// directN[r], when not nil, is direct[r] over a row of full B panels
+	// (consecutive in b, their C tiles side by side) in one call
+	directN [][2]directKernelN
 }
+
+// directKernelN is a directKernel over panels consecutive B micro-panels.
+type directKernelN func(kc int, a []float32, lda int, b, c []float32, ldc, panels int)
 
 // directKernel is a micro-kernel reading A in place: rows a[i*lda:], kc
 // deep, against a packed B micro-panel.

@@ -257,12 +257,18 @@ func macroOut(ks *kernelSet, ap []float32, lda int, bp []float32, r0, mb, j0, nb
 		}
 		for jr := 0; jr < nb; jr += nr {
 			nn := min(nr, nb-jr)
-			bpanel := bp[jr*kb : jr*kb+nr*kb]
 			i, j := r0+ir, j0+jr
-			img, col, left := 0, j, nn
+			img, col, left := 0, j, nb-jr
 			if out.Cols > 0 {
 				img, col, left = j/out.Cols, j%out.Cols, out.Cols-j%out.Cols
 			}
+			if run := min(nb-jr, left) / nr; lda > 0 && run > 1 && ks.directN != nil {
+				// the full panels up to the image's end in one call
+				ks.directN[mm][b2i(first)](kb, apanel, lda, bp[jr*kb:jr*kb+run*nr*kb], out.Data[img*out.ImgStride+i*out.Ldc+col:], out.Ldc, run)
+				jr += (run - 1) * nr
+				continue
+			}
+			bpanel := bp[jr*kb : jr*kb+nr*kb]
 			if nn <= left {
 				tileMul(ks, kb, apanel, lda, bpanel, mm, nn, out.Data[img*out.ImgStride+i*out.Ldc+col:], out.Ldc, first, tile)
 				continue

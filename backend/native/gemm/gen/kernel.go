@@ -20,6 +20,11 @@ type kernel struct {
 	// (embedded broadcast, one micro-fused load+FMA) instead of sharing
 	// a VBROADCASTSS into a register (packed AVX-512 kernels only)
 	bcst bool
+	// panels: a direct kernel that runs over a row of consecutive B
+	// panels (its last argument, at least one), the C tiles side by
+	// side, in one call: a 16-deep product's tiles each paid more in the
+	// Go calls around the kernel than a fifth of its multiply-adds
+	panels bool
 }
 
 // astride is the floats of A per k step: the full height mr for a
@@ -51,17 +56,8 @@ func (k kernel) emit(w func(string, ...any), set bool) {
 		name = k.name + "set"
 	}
 	nacc := k.mr * k.nv
-	if k.direct {
-		w("// func %s(kc int, a *float32, lda int, b, c *float32, ldc int)", name)
-		w("TEXT ·%s(SB), NOSPLIT, $0-48", name)
-		w("\tMOVQ kc+0(FP), CX")
-		w("\tMOVQ a+8(FP), AX")
-		w("\tMOVQ lda+16(FP), R10")
-		w("\tMOVQ b+24(FP), BX")
-		w("\tMOVQ c+32(FP), DI")
-		w("\tMOVQ ldc+40(FP), DX")
-		w("\tSHLQ $2, R10")
-		w("\tLEAQ (R10)(R10*2), R11") // 3 rows
+	// rowPointers sets R12 and R13 to A's rows 5 and 10 (direct)
+	rowPointers := func() {
 		if k.mr > 5 {
 			w("\tLEAQ (AX)(R10*4), R12")
 			w("\tADDQ R10, R12") // row 5
@@ -70,6 +66,31 @@ func (k kernel) emit(w func(string, ...any), set bool) {
 			w("\tLEAQ (R12)(R10*4), R13")
 			w("\tADDQ R10, R13") // row 10
 		}
+	}
+	if k.panels {
+		name += "n"
+	}
+	if k.direct {
+		if k.panels {
+			w("// func %s(kc int, a *float32, lda int, b, c *float32, ldc int, panels int)", name)
+			w("TEXT ·%s(SB), NOSPLIT, $0-56", name)
+		} else {
+			w("// func %s(kc int, a *float32, lda int, b, c *float32, ldc int)", name)
+			w("TEXT ·%s(SB), NOSPLIT, $0-48", name)
+		}
+		w("\tMOVQ kc+0(FP), CX")
+		w("\tMOVQ a+8(FP), AX")
+		w("\tMOVQ lda+16(FP), R10")
+		w("\tMOVQ b+24(FP), BX")
+		w("\tMOVQ c+32(FP), DI")
+		w("\tMOVQ ldc+40(FP), DX")
+		if k.panels {
+			w("\tMOVQ panels+48(FP), R9")
+			w("\tMOVQ DI, SI") // the tile's C
+		}
+		w("\tSHLQ $2, R10")
+		w("\tLEAQ (R10)(R10*2), R11") // 3 rows
+		rowPointers()
 	} else {
 		w("// func %s(kc int, a, b, c *float32, ldc int)", name)
 		w("TEXT ·%s(SB), NOSPLIT, $0-40", name)
@@ -80,6 +101,9 @@ func (k kernel) emit(w func(string, ...any), set bool) {
 		w("\tMOVQ ldc+32(FP), DX")
 	}
 	w("\tSHLQ $2, DX")
+	if k.panels {
+		w("%s_panel:", name)
+	}
 	// prefetch the C tile: every line a row of the tile touches
 	w("\tMOVQ DI, R8")
 	for r := 0; r < k.mr; r++ {
@@ -173,6 +197,19 @@ func (k kernel) emit(w func(string, ...any), set bool) {
 		if r < k.mr-1 {
 			w("\tADDQ DX, DI")
 		}
+	}
+	if k.panels {
+		// the next panel: B runs on from where this one ended; A from
+		// its start again, C a tile to the right
+		w("\tDECQ R9")
+		w("\tJEQ %s_done", name)
+		w("\tMOVQ kc+0(FP), CX")
+		w("\tMOVQ a+8(FP), AX")
+		rowPointers()
+		w("\tADDQ $%d, SI", vb*k.nv)
+		w("\tMOVQ SI, DI")
+		w("\tJMP %s_panel", name)
+		w("%s_done:", name)
 	}
 	w("\tVZEROUPPER")
 	w("\tRET")

@@ -89,6 +89,10 @@ func main() {
 			d.name, d.mr, d.direct = directName(r, k.nv*k.lanes()), r, true
 			d.emit(w, false)
 			d.emit(w, true)
+			d.panels = true
+			d.emit(w, false)
+			d.emit(w, true)
+			d.panels = false
 			if k.avx512 {
 				d.name, d.nv, d.panel = halfName(r, k.nv*k.lanes()), k.nv/2, k.nv
 				d.emit(w, false)
@@ -169,6 +173,21 @@ func main() {
 			w("}")
 			w("")
 		}
+		for r := 1; r <= k.mr; r++ {
+			for _, v := range []string{"acc", "set"} {
+				w("//go:noescape")
+				w("func %s%sn(kc int, a *float32, lda int, b, c *float32, ldc int, panels int)", directName(r, nr), v)
+				w("")
+			}
+		}
+		w("// direct%dx%dN lists the direct kernels over a row of panels ≥ 1 B panels: [r] = {acc, set}.", k.mr, nr)
+		w("var direct%dx%dN = [%d][2]func(kc int, a *float32, lda int, b, c *float32, ldc int, panels int){", k.mr, nr, k.mr+1)
+		w("\t{nil, nil},")
+		for r := 1; r <= k.mr; r++ {
+			w("\t{%sacc%s, %sset%s},", directName(r, nr), "n", directName(r, nr), "n")
+		}
+		w("}")
+		w("")
 		w("// direct%dx%d lists the kernels that read r ≤ %d rows of A in place: [r] = {acc, set}.", k.mr, nr, k.mr)
 		w("var direct%dx%d = [%d][2]func(kc int, a *float32, lda int, b, c *float32, ldc int){", k.mr, nr, k.mr+1)
 		w("\t{nil, nil},")
