@@ -524,7 +524,16 @@ func TestFusionMatchesInterpreter(t *testing.T) {
 			for run := 0; run < 4; run++ {
 				var args []*literal.Literal
 				for _, it := range m.Func("main").Type.Inputs {
-					args = append(args, randomLiteral(t, rng, stablehlo.AsTensor(it)))
+					l := randomLiteral(t, rng, stablehlo.AsTensor(it))
+					if run < 2 && l.DType.IsFloat() {
+						// finite values in two runs of four: randomLiteral's
+						// specials (one element in ten) make nearly every
+						// reduce over more than a few dozen elements NaN
+						for k := 0; k < l.Len(); k++ {
+							l.SetFloat64(k, rng.NormFloat64()*3)
+						}
+					}
+					args = append(args, l)
 				}
 				want, err := plain.Run(context.Background(), args)
 				if err != nil {
