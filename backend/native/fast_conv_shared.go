@@ -14,15 +14,15 @@ import "github.com/torchtpu/torchtpu/backend/native/gemm"
 // B packer for columns [j0, j0+nb) and its release; outs are the groups'
 // outputs.
 func (c *conv2d) runSharedB(threads, bands, cols int, pas []*gemm.PackedA, packer func(g, j0, nb int) (gemm.BPacker, func()), outs []gemm.Out) {
+	if c.groups == 1 {
+		c.runOwnB(threads, cols, pas[0], packer, outs[0])
+		return
+	}
 	ocPer := c.outC / c.groups
 	mr, nr := pas[0].Rows(), pas[0].Cols()
 	panelsM, panelsN := (ocPer+mr-1)/mr, (cols+nr-1)/nr
 	bLen := pas[0].BlockLen(cols)
 	kBlocks := pas[0].KBlocks()
-	if c.groups == 1 {
-		c.runOwnB(threads, cols, pas[0], packer, outs[0])
-		return
-	}
 	blocks := gemm.GetBuffer(2 * c.groups * bLen)
 	defer gemm.PutBuffer(blocks)
 	block := func(t, g int) []float32 {
