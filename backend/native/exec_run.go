@@ -52,7 +52,37 @@ func (fr *frame) runPlan(ep *execPlan, args []Value) ([]Value, error) {
 	var t0 time.Time
 	var c0, h0 time.Duration
 	var l0 int64
-	for i := range ep.steps {
+	// Where the last run's weight folds were all kept and this run's
+	// arguments are the literals they came from, their results are
+	// defined here and the fold steps skipped (order: the other steps);
+	// else each fold step runs or hits on its turn, and caught collects
+	// this run's results for the next.
+	var order []int
+	var caught [][]Value
+	folding := ar != nil && fr.proc.depth == 1 && len(ep.foldSteps) > 0
+	if folding {
+		if sn := ep.snap.Load(); sn != nil && sn.matches(ep, args) {
+			for k, outs := range ep.foldOuts {
+				for j, s := range outs {
+					fr.define(s, sn.outs[k][j])
+					persist.addValue(sn.outs[k][j])
+				}
+			}
+			order = ep.rest
+			foldSnapRuns.Add(1)
+		} else {
+			caught = make([][]Value, 0, len(ep.foldSteps))
+		}
+	}
+	nsteps := len(ep.steps)
+	if order != nil {
+		nsteps = len(order)
+	}
+	for oi := 0; oi < nsteps; oi++ {
+		i := oi
+		if order != nil {
+			i = order[oi]
+		}
 		st := &ep.steps[i]
 		if prof != nil {
 			l0, h0 = pool.Counters()
@@ -120,8 +150,21 @@ func (fr *frame) runPlan(ep *execPlan, args []Value) ([]Value, error) {
 				return nil, fmt.Errorf("%s (%s): %w", st.group.root.Name, st.group.root.Loc, err)
 			}
 		}
+		kept := hit
 		if fold && !hit {
-			fr.foldKeep(st, persist)
+			kept = fr.foldKeep(st, persist)
+		}
+		if fold && caught != nil {
+			if !kept {
+				caught = nil // no snapshot from this run
+			} else {
+				outs := ep.foldOuts[len(caught)]
+				vals := make([]Value, len(outs))
+				for j, s := range outs {
+					vals[j] = fr.slots[s]
+				}
+				caught = append(caught, vals)
+			}
 		}
 		for _, s := range st.frees {
 			fr.release(ep, s, persist, al)
@@ -134,6 +177,9 @@ func (fr *frame) runPlan(ep *execPlan, args []Value) ([]Value, error) {
 	}
 	if ar != nil {
 		ar.fresh = false
+	}
+	if folding && caught != nil && len(caught) == len(ep.foldSteps) {
+		snapFolds(ep, args, caught)
 	}
 	res := make([]Value, len(ep.ret))
 	for i, s := range ep.ret {

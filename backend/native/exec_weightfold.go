@@ -2,6 +2,7 @@ package native
 
 import (
 	"sync"
+	"sync/atomic"
 	"unsafe"
 	"weak"
 
@@ -179,7 +180,8 @@ func (fr *frame) foldHit(st *execStep, persist *spanSet) bool {
 
 // foldKeep keeps st's results, just computed into fresh buffers, with
 // the operands they came from.
-func (fr *frame) foldKeep(st *execStep, persist *spanSet) {
+// It reports whether it kept them.
+func (fr *frame) foldKeep(st *execStep, persist *spanSet) bool {
 	wf := st.wfold
 	reads, outs := stepIO(st)
 	for _, s := range reads {
@@ -192,7 +194,7 @@ func (fr *frame) foldKeep(st *execStep, persist *spanSet) {
 				wf.miss()
 			}
 			wf.mu.Unlock()
-			return
+			return false
 		}
 	}
 	ins := make([]foldKey, len(reads))
@@ -210,9 +212,83 @@ func (fr *frame) foldKeep(st *execStep, persist *spanSet) {
 	wf.mu.Lock()
 	defer wf.mu.Unlock()
 	if wf.outs != nil && wf.miss() {
-		return
+		return false
 	}
 	wf.ins, wf.outs = ins, vals
+	return true
+}
+
+// foldSnap is one run's weight-fold results, every fold step's, and the
+// entry arguments the fold steps read in that run. A later run on the
+// same frozen arguments defines them all up front and steps over the fold
+// steps (execPlan.rest): mobilenet_v3_small has 68 fold steps of 164,
+// each checked its operands on its turn and paid a step's dispatch.
+type foldSnap struct {
+	args []foldKey // the arguments execPlan.foldArgs
+	outs [][]Value // the results of execPlan.foldSteps, as foldOuts
+}
+
+// foldSnapRuns counts the runs that took their fold results from a
+// snapshot (for the tests).
+var foldSnapRuns atomic.Int64
+
+// planFoldSkip lists ep's weight-fold steps, the results they define,
+// the entry arguments they read and the other steps (after
+// markWeightFolds; nothing where there is no fold step).
+func planFoldSkip(ep *execPlan) {
+	argIdx := map[int]int{}
+	for i, s := range ep.args {
+		argIdx[s] = i
+	}
+	seen := map[int]bool{}
+	var rest []int
+	for i := range ep.steps {
+		st := &ep.steps[i]
+		if st.wfold == nil {
+			rest = append(rest, i)
+			continue
+		}
+		reads, outs := stepIO(st)
+		for _, s := range reads {
+			if a, ok := argIdx[s]; ok && !seen[a] {
+				seen[a] = true
+				ep.foldArgs = append(ep.foldArgs, a)
+			}
+		}
+		ep.foldSteps = append(ep.foldSteps, i)
+		ep.foldOuts = append(ep.foldOuts, append([]int(nil), outs...))
+	}
+	if len(ep.foldSteps) > 0 {
+		ep.rest = rest
+	}
+}
+
+// matches reports whether args hold, where the fold steps read them, the
+// frozen literals the snapshot's results came from.
+func (sn *foldSnap) matches(ep *execPlan, args []Value) bool {
+	for j, a := range ep.foldArgs {
+		l, ok := args[a].(*literal.Literal)
+		k := sn.args[j]
+		if !ok || l == nil || !l.Frozen || k.lit.Value() != l || k.data != unsafe.Pointer(unsafe.SliceData(l.Data)) || k.n != len(l.Data) {
+			return false
+		}
+	}
+	return true
+}
+
+// snapFolds keeps this run's fold results (outs, one per fold step, all
+// kept or hit) with the arguments they came from, where these are all
+// frozen literals.
+func snapFolds(ep *execPlan, args []Value, outs [][]Value) {
+	keys := make([]foldKey, len(ep.foldArgs))
+	for j, a := range ep.foldArgs {
+		k, ok := foldKeyOf(args[a])
+		if !ok {
+			return
+		}
+		keys[j] = k
+	}
+	ep.snap.Store(&foldSnap{args: keys, outs: outs})
 }
 
 // miss counts a run whose operands were not the kept ones, and turns the

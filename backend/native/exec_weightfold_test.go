@@ -64,12 +64,23 @@ func TestWeightFolds(t *testing.T) {
 		return w
 	}
 	w := weights()
-	for run := 0; run < 6; run++ {
-		if run == 3 {
+	for run := 0; run < 8; run++ {
+		switch run {
+		case 3:
 			w = weights() // new weight literals: recomputed
+		case 5:
+			g := randF32Literal(t, r, 37) // a new gamma alone
+			g.Frozen = true
+			w = []*literal.Literal{g, w[1], w[2], w[3]}
 		}
 		args := append([]*literal.Literal{randF32Literal(t, r, 2, 37, 19, 11)}, w...)
+		snaps := foldSnapRuns.Load()
 		got := runExe(t, e, args...)[0]
+		// the run after one that kept every fold (0, 3 and 5 keep them)
+		// takes them all from its snapshot, and no other run does
+		if snapped, want := foldSnapRuns.Load() > snaps, run != 0 && run != 3 && run != 5; snapped != want {
+			t.Errorf("run %d: results taken from the snapshot %v, want %v", run, snapped, want)
+		}
 		want := runExe(t, plain, args...)[0]
 		if !bytes.Equal(got.Data, want.Data) {
 			t.Fatalf("run %d: results differ from the unfolded ones", run)
@@ -87,7 +98,11 @@ func TestWeightFolds(t *testing.T) {
 			w[0].SetFloat64(i, float64(run+i)) // gamma updated in place
 		}
 		args := append([]*literal.Literal{randF32Literal(t, r, 2, 37, 19, 11)}, w...)
+		snaps := foldSnapRuns.Load()
 		got := runExe(t, e, args...)[0]
+		if foldSnapRuns.Load() != snaps {
+			t.Errorf("in-place run %d: results taken from a snapshot", run)
+		}
 		want := runExe(t, plain, args...)[0]
 		if !bytes.Equal(got.Data, want.Data) {
 			t.Fatalf("in-place run %d: results differ from the unfolded ones", run)

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/torchtpu/torchtpu/literal"
 	"github.com/torchtpu/torchtpu/stablehlo"
@@ -88,6 +89,16 @@ type execPlan struct {
 	groups int
 	fused  int // ops inside groups
 	folded int // ops evaluated once (constants and ops of constants)
+
+	// The weight-fold steps (exec_weightfold.go): their indexes, the
+	// slots each defines and the entry arguments (indexes into args)
+	// they read; rest, the other steps, where there are fold steps; snap,
+	// the last run's fold results where every fold step kept or hit.
+	foldSteps []int
+	foldOuts  [][]int
+	foldArgs  []int
+	rest      []int
+	snap      atomic.Pointer[foldSnap]
 }
 
 // noMemPlan disables memory plans (TORCHTPU_NATIVE_MEMPLAN=0): every
@@ -136,6 +147,7 @@ func buildExec(bp *blockPlan, slots map[*stablehlo.Value]int) *execPlan {
 	mergeConvEpilogues(ep, bp, u, fu)
 	formRowPipes(ep, slots)
 	markWeightFolds(ep, bp, slots)
+	planFoldSkip(ep)
 	// Liveness: the last step reading each slot.
 	last := map[int]int{}
 	defAt := map[int]int{}
