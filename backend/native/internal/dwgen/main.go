@@ -19,8 +19,10 @@
 // load masks of the tap columns that are loaded stay in mask registers
 // for the whole vector instead of being read again for each input row:
 // 64 channels of 64×64 → 32×32 on one core 41 → 30 µs, 96 channels 60 →
-// 44 µs. With a 5×5 window the weights fill the registers: no pairs, the
-// masks of tap columns 0 and 1 kept (144 channels of 32×32 52.5 → 49.5).
+// 44 µs. With a 5×5 window the pairs' two registers leave none for the
+// last two taps' weights: their multiply-adds broadcast them from memory
+// (144 channels of 32×32 52.5 → 49.5 µs with the masks alone, → 41 with
+// the pairs).
 package main
 
 import (
@@ -90,6 +92,15 @@ func write(file, doc string, body func(w func(string, ...any))) {
 func kernel(w func(string, ...any), k, s int) {
 	name := fmt.Sprintf("dwSweep%ds%d", k, s)
 	rows := 3*s + k
+	// at stride 2 tap columns pair up (below), taking two registers; the
+	// taps whose weights no register is left for (5×5: the last two) are
+	// read from memory (R11) by each multiply-add, broadcast
+	pairs := s == 2
+	inMem := 0
+	if pairs {
+		inMem = max(0, 7+k*k+2-32)
+	}
+	memTap := func(t int) bool { return t >= k*k-inMem }
 	wreg := func(ky, kx int) string { return fmt.Sprintf("Z%d", 7+ky*k+kx) }
 	w("")
 	w("// func %s(p *dwSweepArgs)", name)
@@ -100,13 +111,17 @@ func kernel(w func(string, ...any), k, s int) {
 	w("\tMOVQ 24(R8), R10")
 	w("\tMOVQ 32(R8), AX")
 	for t := 0; t < k*k; t++ {
-		w("\tVBROADCASTSS %d(AX), %s", 4*t, wreg(t/k, t%k))
+		if !memTap(t) {
+			w("\tVBROADCASTSS %d(AX), %s", 4*t, wreg(t/k, t%k))
+		}
+	}
+	if inMem > 0 {
+		w("\tMOVQ AX, R11")
 	}
 	w("\tKMOVW 80(R8), K7")
 	// pairs: at stride 2, tap columns 2q and 2q+1 take the even and the
-	// odd lanes of one pair of loads (where registers are left for the
-	// odd lanes' permutation: K 3)
-	pairs := s == 2 && 7+k*k+2 <= 32
+	// odd lanes of one pair of loads (Z30: the odd lanes' permutation,
+	// Z31 their copy)
 	if s == 2 {
 		w("\tMOVQ 88(R8), AX")
 		w("\tVMOVUPS (AX), Z6")
@@ -193,7 +208,11 @@ func kernel(w func(string, ...any), k, s int) {
 				w("\tVPERMT2PS Z5, Z6, Z4")
 			}
 			for _, u := range uses {
-				w("\tVFMADD231PS %s, %s, Z%d", src, wreg(u.ky, kx), u.i)
+				if t := u.ky*k + kx; memTap(t) {
+					w("\tVFMADD231PS.BCST %d(R11), %s, Z%d", 4*t, src, u.i)
+				} else {
+					w("\tVFMADD231PS %s, %s, Z%d", src, wreg(u.ky, kx), u.i)
+				}
 			}
 		}
 	}
