@@ -14,8 +14,8 @@
 // other depthwise kernels': the results are theirs bit for bit. Where the
 // one-row-at-a-time kernels load every tap of every output row (36 loads
 // for 36 multiply-adds of a 3×3 block), this loads each input row once per
-// tap column (18). At stride 2 with a 3×3 window, tap columns 0 and 1 take
-// the even and the odd lanes of one pair of loads (two permutes), and the
+// tap column (18). At stride 2, tap columns 2q and 2q+1 take the even and
+// the odd lanes of one pair of loads (two permutes), and the
 // load masks of the tap columns that are loaded stay in mask registers
 // for the whole vector instead of being read again for each input row:
 // 64 channels of 64×64 → 32×32 on one core 41 → 30 µs, 96 channels 60 →
@@ -92,12 +92,13 @@ func write(file, doc string, body func(w func(string, ...any))) {
 func kernel(w func(string, ...any), k, s int) {
 	name := fmt.Sprintf("dwSweep%ds%d", k, s)
 	rows := 3*s + k
-	// at stride 2 tap columns pair up (below), taking two registers; the
-	// taps whose weights no register is left for (5×5: the last two) are
-	// read from memory (R11) by each multiply-add, broadcast
-	pairs := s == 2
+	// At stride 2, tap columns 2q and 2q+1 take the even and the odd lanes
+	// of one pair of loads (Z30: the odd lanes' permutation, Z31 their
+	// copy); the taps whose weights no register is then left for (5×5:
+	// the last two) are read from memory (R11) by each multiply-add,
+	// broadcast.
 	inMem := 0
-	if pairs {
+	if s == 2 {
 		inMem = max(0, 7+k*k+2-32)
 	}
 	memTap := func(t int) bool { return t >= k*k-inMem }
@@ -119,14 +120,9 @@ func kernel(w func(string, ...any), k, s int) {
 		w("\tMOVQ AX, R11")
 	}
 	w("\tKMOVW 80(R8), K7")
-	// pairs: at stride 2, tap columns 2q and 2q+1 take the even and the
-	// odd lanes of one pair of loads (Z30: the odd lanes' permutation,
-	// Z31 their copy)
 	if s == 2 {
 		w("\tMOVQ 88(R8), AX")
 		w("\tVMOVUPS (AX), Z6")
-	}
-	if pairs {
 		w("\tMOVL $1, AX")
 		w("\tVPBROADCASTD AX, Z30")
 		w("\tVPADDD Z30, Z6, Z30") // the odd lanes
@@ -142,34 +138,16 @@ func kernel(w func(string, ...any), k, s int) {
 	for i := 0; i < 4; i++ {
 		w("\tVPXORD Z%d, Z%d, Z%d", i, i, i)
 	}
-	if s == 1 {
-		for kx := 0; kx < k; kx++ {
+	// the load masks, once per vector: per tap column at stride 1; at
+	// stride 2 the pair of each even tap column (K1-K6)
+	for kx := 0; kx < k; kx++ {
+		switch {
+		case s == 1:
 			w("\tKMOVW %d(R15), K%d", 4*kx, kx+1)
+		case kx%2 == 0:
+			w("\tKMOVW %d(R15), K%d", 4*kx, kx+1)
+			w("\tKMOVW %d(R15), K%d", 4*kx+2, kx+2)
 		}
-	}
-	// at stride 2 the mask pairs of the first tap columns are loaded once
-	// per vector (K1-K4: tap columns 0 and 2 where they pair, else 0 and
-	// 1), the others' on each input row (K5, K6)
-	hoisted := func(kx int) bool { return s == 2 && (pairs && kx%2 == 0 || !pairs && kx < 2) }
-	if s == 2 {
-		for kx, q := 0, 0; kx < k; kx++ {
-			if hoisted(kx) {
-				w("\tKMOVW %d(R15), K%d", 4*kx, 2*q+1)
-				w("\tKMOVW %d(R15), K%d", 4*kx+2, 2*q+2)
-				q++
-			}
-		}
-	}
-	// maskRegs returns the mask registers of tap column kx's two loads
-	maskRegs := func(kx int) (int, int) {
-		if !hoisted(kx) {
-			return 5, 6
-		}
-		q := kx
-		if pairs {
-			q = kx / 2
-		}
-		return 2*q + 1, 2*q + 2
 	}
 	for j := 0; j < rows; j++ {
 		// the output rows i reading input row j: j = S·i + ky
@@ -191,17 +169,12 @@ func kernel(w func(string, ...any), k, s int) {
 			switch {
 			case s == 1:
 				w("\tVMOVUPS.Z %d(AX), K%d, Z4", 4*kx, kx+1)
-			case pairs && kx%2 == 1:
+			case kx%2 == 1:
 				src = "Z31" // the odd lanes of tap column kx-1's loads
 			default:
-				m1, m2 := maskRegs(kx)
-				if !hoisted(kx) {
-					w("\tKMOVW %d(R15), K%d", 4*kx, m1)
-					w("\tKMOVW %d(R15), K%d", 4*kx+2, m2)
-				}
-				w("\tVMOVUPS.Z %d(AX), K%d, Z4", 4*kx, m1)
-				w("\tVMOVUPS.Z %d(AX), K%d, Z5", 4*kx+64, m2)
-				if pairs && kx+1 < k {
+				w("\tVMOVUPS.Z %d(AX), K%d, Z4", 4*kx, kx+1)
+				w("\tVMOVUPS.Z %d(AX), K%d, Z5", 4*kx+64, kx+2)
+				if kx+1 < k {
 					w("\tVMOVAPS Z4, Z31")
 					w("\tVPERMT2PS Z5, Z30, Z31")
 				}
