@@ -56,10 +56,13 @@ func (fr *frame) runPlan(ep *execPlan, args []Value) ([]Value, error) {
 	// arguments are the literals they came from, their results are
 	// defined here and the fold steps skipped (order: the other steps);
 	// else each fold step runs or hits on its turn, and caught collects
-	// this run's results for the next.
+	// this run's results for the next while every one so far kept or hit
+	// (snapping; made at the first, so that a plan whose folds never
+	// keep, its weights not frozen, allocates nothing for it).
 	var order []int
 	var caught [][]Value
 	folding := ar != nil && fr.proc.depth == 1 && len(ep.foldSteps) > 0
+	snapping := folding
 	if folding {
 		if sn := ep.snap.Load(); sn != nil && sn.matches(ep, args) {
 			for k, outs := range ep.foldOuts {
@@ -70,8 +73,7 @@ func (fr *frame) runPlan(ep *execPlan, args []Value) ([]Value, error) {
 			}
 			order = ep.rest
 			foldSnapRuns.Add(1)
-		} else {
-			caught = make([][]Value, 0, len(ep.foldSteps))
+			snapping = false
 		}
 	}
 	nsteps := len(ep.steps)
@@ -154,10 +156,13 @@ func (fr *frame) runPlan(ep *execPlan, args []Value) ([]Value, error) {
 		if fold && !hit {
 			kept = fr.foldKeep(st, persist)
 		}
-		if fold && caught != nil {
+		if fold && snapping {
 			if !kept {
-				caught = nil // no snapshot from this run
+				snapping, caught = false, nil // no snapshot from this run
 			} else {
+				if caught == nil {
+					caught = make([][]Value, 0, len(ep.foldSteps))
+				}
 				outs := ep.foldOuts[len(caught)]
 				vals := make([]Value, len(outs))
 				for j, s := range outs {
@@ -178,7 +183,7 @@ func (fr *frame) runPlan(ep *execPlan, args []Value) ([]Value, error) {
 	if ar != nil {
 		ar.fresh = false
 	}
-	if folding && caught != nil && len(caught) == len(ep.foldSteps) {
+	if snapping && len(caught) == len(ep.foldSteps) {
 		snapFolds(ep, args, caught)
 	}
 	res := make([]Value, len(ep.ret))

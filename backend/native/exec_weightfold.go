@@ -153,6 +153,12 @@ func foldKeyOf(v Value) (foldKey, bool) {
 	return foldKey{lit: weak.Make(l), data: unsafe.Pointer(unsafe.SliceData(l.Data)), n: len(l.Data)}, true
 }
 
+// is reports whether l is the literal k identifies, its bytes where they
+// were.
+func (k foldKey) is(l *literal.Literal) bool {
+	return k.lit.Value() == l && k.data == unsafe.Pointer(unsafe.SliceData(l.Data)) && k.n == len(l.Data)
+}
+
 // foldHit defines st's results from its kept ones when its operands are
 // the literals they came from, and reports whether it did.
 func (fr *frame) foldHit(st *execStep, persist *spanSet) bool {
@@ -165,8 +171,7 @@ func (fr *frame) foldHit(st *execStep, persist *spanSet) bool {
 	}
 	for i, s := range reads {
 		l, ok := fr.slots[s].(*literal.Literal)
-		k := wf.ins[i]
-		if !ok || k.lit.Value() != l || k.data != unsafe.Pointer(unsafe.SliceData(l.Data)) || k.n != len(l.Data) {
+		if !ok || !wf.ins[i].is(l) {
 			return false
 		}
 	}
@@ -268,8 +273,7 @@ func planFoldSkip(ep *execPlan) {
 func (sn *foldSnap) matches(ep *execPlan, args []Value) bool {
 	for j, a := range ep.foldArgs {
 		l, ok := args[a].(*literal.Literal)
-		k := sn.args[j]
-		if !ok || l == nil || !l.Frozen || k.lit.Value() != l || k.data != unsafe.Pointer(unsafe.SliceData(l.Data)) || k.n != len(l.Data) {
+		if !ok || l == nil || !l.Frozen || !sn.args[j].is(l) {
 			return false
 		}
 	}
