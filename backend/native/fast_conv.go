@@ -424,26 +424,6 @@ func (c *conv2d) gemmThreads() int {
 	return int(min(int64(Threads()), max(1, int64(c.groups)*int64(ocPer)*int64(cols)*int64(k)/convWorkPerThread)))
 }
 
-// sharedB reports whether run's GEMM path takes few columns packed once
-// and shared by bands of rows (fast_conv_shared.go), for threads cores and
-// micro-panels of nr columns. Not where the columns are three times the
-// rows or more and can be dealt out one share per core: each core then
-// packs and multiplies its own columns with all the (few) weights, where
-// each band would pack all the columns for a few rows (BenchmarkFastConvMobile,
-// two cores: 240→40 on 16×16 36 → 29 µs, 120→40 18.5 → 15.5; against the
-// bands over one block packed half on each core, runSharedB's way before
-// runOwnB, 46 → 28 and 24 → 16; 40→240 was slower so). A kernel stored
-// [i, o, kh, kw] or reversed (an input gradient's) keeps the bands, which
-// pack it as stored (packIO).
-func (c *conv2d) sharedB(threads, nr int) bool {
-	k, cols := c.kerC*c.kh*c.kw, c.batch*c.oh*c.ow
-	chunks := min((cols+nr-1)/nr, (cols+convChunkCols-1)/convChunkCols)
-	bLen := int64(gemm.KBlock(k)) * int64(roundUpInt(cols, nr))
-	return threads > 1 && c.groups*chunks < convItemsPerThread*threads &&
-		cols <= convSharedCols && 2*int64(c.groups)*bLen <= convSharedMax &&
-		(cols < 3*(c.outC/c.groups) || (cols+nr-1)/nr < threads || c.kernIO || c.revH || c.revW)
-}
-
 // plainWeights returns the kernel in [outC, kerC, kh, kw] order with the
 // window reversal applied, copied once into a buffer of gemm.GetBuffer's.
 func (c *conv2d) plainWeights() []float32 {
