@@ -474,7 +474,7 @@ func k14x32daccn(kc int, a *float32, lda int, b, c *float32, ldc int, panels int
 //go:noescape
 func k14x32dsetn(kc int, a *float32, lda int, b, c *float32, ldc int, panels int)
 
-// direct14x32N lists the direct kernels over a row of panels ≥ 1 B panels: [r] = {acc, set}.
+// direct14x32N lists the direct kernels over a row of B panels (one at least): [r] = {acc, set}.
 var direct14x32N = [15][2]func(kc int, a *float32, lda int, b, c *float32, ldc int, panels int){
 	{nil, nil},
 	{k1x32daccn, k1x32dsetn},
@@ -624,7 +624,7 @@ func k6x16daccn(kc int, a *float32, lda int, b, c *float32, ldc int, panels int)
 //go:noescape
 func k6x16dsetn(kc int, a *float32, lda int, b, c *float32, ldc int, panels int)
 
-// direct6x16N lists the direct kernels over a row of panels ≥ 1 B panels: [r] = {acc, set}.
+// direct6x16N lists the direct kernels over a row of B panels (one at least): [r] = {acc, set}.
 var direct6x16N = [7][2]func(kc int, a *float32, lda int, b, c *float32, ldc int, panels int){
 	{nil, nil},
 	{k1x16daccn, k1x16dsetn},

@@ -180,11 +180,11 @@ func main() {
 				w("")
 			}
 		}
-		w("// direct%dx%dN lists the direct kernels over a row of panels ≥ 1 B panels: [r] = {acc, set}.", k.mr, nr)
+		w("// direct%dx%dN lists the direct kernels over a row of B panels (one at least): [r] = {acc, set}.", k.mr, nr)
 		w("var direct%dx%dN = [%d][2]func(kc int, a *float32, lda int, b, c *float32, ldc int, panels int){", k.mr, nr, k.mr+1)
 		w("\t{nil, nil},")
 		for r := 1; r <= k.mr; r++ {
-			w("\t{%sacc%s, %sset%s},", directName(r, nr), "n", directName(r, nr), "n")
+			w("\t{%saccn, %ssetn},", directName(r, nr), directName(r, nr))
 		}
 		w("}")
 		w("")
