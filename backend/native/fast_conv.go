@@ -328,25 +328,6 @@ func (c *conv2d) run(dst []float32) {
 	c.geom = gemm.ConvGeom{C: c.kerC, H: c.h, W: c.w, KH: c.kh, KW: c.kw, SH: c.sh, SW: c.sw, DH: c.dh, DW: c.dw,
 		PadT: c.padT, PadL: c.padL, OH: c.oh, OW: c.ow, Images: c.batch, ImgStride: c.inC * hw}
 
-	// The weights as stored are the A operand (gemm.NewBandA): the direct
-	// micro-kernels read their rows in place, so a run neither packs nor
-	// keeps a copy of them.
-	weights := func(g int) gemm.Matrix { return gemm.RowMajor(c.rhs[g*ocPer*k:(g+1)*ocPer*k], k) }
-	var pas []*gemm.PackedA
-	if c.kernIO {
-		// stored [kerC, outC, kh, kw] (packIO): each band's rows packed
-		// straight from there as the GEMM uses them
-		pas = []*gemm.PackedA{gemm.NewBandAFunc(ocPer, k, c.fillIO)}
-	} else {
-		pas = c.prepackedWeights(ocPer, k, weights)
-	}
-	if pas == nil {
-		pas = make([]*gemm.PackedA, c.groups)
-		for g := range pas {
-			pas[g] = gemm.NewBandA(ocPer, k, weights(g))
-		}
-	}
-	mr, nr := pas[0].Rows(), pas[0].Cols()
 	images := func(g int) []float32 { return c.lhs[g*c.kerC*hw : (c.batch-1)*c.inC*hw+(g+1)*c.kerC*hw] }
 	// outputs returns where each group's product goes, once epiRuns has
 	// settled the epilogue: it runs on each micro-panel of rows as the
@@ -368,11 +349,35 @@ func (c *conv2d) run(dst []float32) {
 		}
 		return outs
 	}
+	pointwise := c.kh == 1 && c.kw == 1 && c.sh == 1 && c.sw == 1 && c.padT == 0 && c.padL == 0 &&
+		c.oh == c.h && c.ow == c.w && c.batch == 1
+	if c.useStrips(pointwise) {
+		c.runStrips(threads, ocPer, k, n, images, outputs())
+		return
+	}
+
+	// The weights as stored are the A operand (gemm.NewBandA): the direct
+	// micro-kernels read their rows in place, so a run neither packs nor
+	// keeps a copy of them.
+	weights := func(g int) gemm.Matrix { return gemm.RowMajor(c.rhs[g*ocPer*k:(g+1)*ocPer*k], k) }
+	var pas []*gemm.PackedA
+	if c.kernIO {
+		// stored [kerC, outC, kh, kw] (packIO): each band's rows packed
+		// straight from there as the GEMM uses them
+		pas = []*gemm.PackedA{gemm.NewBandAFunc(ocPer, k, c.fillIO)}
+	} else {
+		pas = c.prepackedWeights(ocPer, k, weights)
+	}
+	if pas == nil {
+		pas = make([]*gemm.PackedA, c.groups)
+		for g := range pas {
+			pas[g] = gemm.NewBandA(ocPer, k, weights(g))
+		}
+	}
+	mr, nr := pas[0].Rows(), pas[0].Cols()
 	// packer returns the B packer of group g's columns [j0, j0+nb) with its
 	// tables (the gather's, or where it cannot run, the column runs) and
 	// the function releasing them
-	pointwise := c.kh == 1 && c.kw == 1 && c.sh == 1 && c.sw == 1 && c.padT == 0 && c.padL == 0 &&
-		c.oh == c.h && c.ow == c.w && c.batch == 1
 	packer := func(g, j0, nb int) (gemm.BPacker, func()) {
 		if pointwise {
 			// the im2col matrix is the image itself, [kerC, h·w] row-major:

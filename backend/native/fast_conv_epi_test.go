@@ -119,6 +119,7 @@ func TestConvEpilogueMatchesUnfused(t *testing.T) {
 		{2, 48, 17, 19, 96, 3, 3, 2, 1, 1, 2, 1, 0, 2, 1, 3},   // grouped, asymmetric
 		{2, 16, 40, 40, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2},   // two groups
 		{3, 64, 7, 7, 96, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},     // pointwise, batch 3
+		{1, 24, 30, 30, 72, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},   // pointwise, one image: the strip kernels
 		{1, 256, 14, 14, 100, 1, 1, 2, 2, 1, 1, 0, 0, 0, 0, 1}, // 1×1 stride-2 downsample
 		{1, 4, 6, 6, 4, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},       // too small for the fast path
 		{2, 64, 32, 32, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 64},  // depthwise: the direct path

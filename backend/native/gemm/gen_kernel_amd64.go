@@ -645,3 +645,12 @@ var direct6x16 = [7][2]func(kc int, a *float32, lda int, b, c *float32, ldc int)
 	{k5x16dacc, k5x16dset},
 	{k6x16dacc, k6x16dset},
 }
+
+//go:noescape
+func transposeS16(dst, src *float32, ldb, n16 int)
+
+//go:noescape
+func strip16x16(k int, a, b *float32, ldb int, c *float32, ldc int, strips, vecs int, mask uint16)
+
+//go:noescape
+func strip8x16(k int, a, b *float32, ldb int, c *float32, ldc int, strips, vecs int, mask uint16)

@@ -168,3 +168,6 @@ func kernelSets() []*kernelSet {
 }
 
 var active = kernelSets()[0]
+
+// hasStrips: the strip kernels (StripA) need AVX-512.
+var hasStrips = active == avx512

@@ -19,3 +19,10 @@ func copyB32Part(dst, src *float32, ldb, kb int, mask uint32) {}
 func transposeB16(dst, src *float32, ldb, n16 int) {}
 
 func copyA14T(p, src *float32, lda, kb int) {}
+
+const hasStrips = false
+
+func strip16x16(k int, a, b *float32, ldb int, c *float32, ldc int, strips, vecs int, mask uint16) {}
+
+func strip8x16(k int, a, b *float32, ldb int, c *float32, ldc int, strips, vecs int, mask uint16) {}
+func transposeS16(dst, src *float32, ldb, n16 int)                                                {}

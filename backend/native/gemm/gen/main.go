@@ -107,6 +107,8 @@ func main() {
 	copyA14TAVX512(w)
 	peakFMA(w)
 	gatherConv(w)
+	stripKernel(w, 16)
+	stripKernel(w, 8)
 	write("kernel_amd64.s", s.Bytes())
 
 	var d bytes.Buffer
@@ -195,6 +197,14 @@ func main() {
 			w("\t{%sacc, %sset},", directName(r, nr), directName(r, nr))
 		}
 		w("}")
+		w("")
+	}
+	w("//go:noescape")
+	w("func transposeS16(dst, src *float32, ldb, n16 int)")
+	w("")
+	for _, r := range []int{16, 8} {
+		w("//go:noescape")
+		w("func strip%dx16(k int, a, b *float32, ldb int, c *float32, ldc int, strips, vecs int, mask uint16)", r)
 		w("")
 	}
 	write("gen_kernel_amd64.go", []byte(strings.TrimRight(d.String(), "\n")+"\n"))

@@ -130,10 +130,17 @@ func gatherConv(w func(string, ...any)) {
 // time: 16 vectors loaded, transposed in registers as in transposeA14, and
 // stored as the 16 k steps' rows of half a 32-column micro-panel (128
 // bytes apart). The scalar Go loop it replaces wrote one float per step.
+// transposeS16 is the same into a 16-row strip of a StripA (rows of 16
+// floats, 64 bytes apart): 16 rows of a row-major A, k-major.
 func transB16AVX512(w func(string, ...any)) {
+	transposeRows16(w, "transposeB16", 128)
+	transposeRows16(w, "transposeS16", 64)
+}
+
+func transposeRows16(w func(string, ...any), name string, stride int) {
 	z := func(i int) string { return fmt.Sprintf("Z%d", i) }
-	w("// func transposeB16(dst, src *float32, ldb, n16 int)")
-	w("TEXT ·transposeB16(SB), NOSPLIT, $0-32")
+	w("// func %s(dst, src *float32, ldb, n16 int)", name)
+	w("TEXT ·%s(SB), NOSPLIT, $0-32", name)
 	w("\tMOVQ dst+0(FP), DI")
 	w("\tMOVQ src+8(FP), SI")
 	w("\tMOVQ ldb+16(FP), DX")
@@ -147,8 +154,8 @@ func transB16AVX512(w func(string, ...any)) {
 	w("\tLEAQ (R9)(DX*4), R10")
 	w("\tADDQ DX, R10") // column 15
 	w("\tTESTQ CX, CX")
-	w("\tJEQ transposeB16_done")
-	w("transposeB16_loop:")
+	w("\tJEQ %s_done", name)
+	w("%s_loop:", name)
 	cols := []string{"(SI)", "(SI)(DX*1)", "(SI)(DX*2)", "(SI)(BX*1)", "(SI)(DX*4)", "(R8)", "(SI)(BX*2)",
 		"(R8)(DX*2)", "(SI)(DX*8)", "(R8)(DX*4)", "(R9)", "(R8)(BX*2)", "(SI)(BX*4)", "(R8)(DX*8)", "(R9)(DX*4)", "(R10)"}
 	for i, a := range cols {
@@ -156,16 +163,16 @@ func transB16AVX512(w func(string, ...any)) {
 	}
 	transpose16(w, z)
 	for q := 0; q < 16; q++ {
-		w("\tVMOVUPS %s, %d(DI)", z(q%4*4+q/4), 128*q)
+		w("\tVMOVUPS %s, %d(DI)", z(q%4*4+q/4), stride*q)
 	}
 	w("\tADDQ $64, SI")
 	w("\tADDQ $64, R8")
 	w("\tADDQ $64, R9")
 	w("\tADDQ $64, R10")
-	w("\tADDQ $%d, DI", 16*128)
+	w("\tADDQ $%d, DI", 16*stride)
 	w("\tDECQ CX")
-	w("\tJNE transposeB16_loop")
-	w("transposeB16_done:")
+	w("\tJNE %s_loop", name)
+	w("%s_done:", name)
 	w("\tVZEROUPPER")
 	w("\tRET")
 	w("")

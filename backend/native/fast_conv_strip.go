@@ -1,0 +1,112 @@
+package native
+
+import (
+	"sync/atomic"
+
+	"github.com/torchtpu/torchtpu/backend/native/gemm"
+)
+
+// Pointwise convolutions (1×1, stride 1, no padding, one image) on the
+// strip kernels (gemm.StripA): the image, [channels, positions], is the
+// B operand as it lies, read in place 16 positions at a time, and the
+// weights, packed in strips of 16 output channels, are broadcast from
+// L1; no B block is packed per chunk of columns. The implicit GEMM packed
+// B for every chunk, which for the few input channels of a mobile
+// network's expansions and projections cost as much as a fifth of the
+// layer, and its 14-row tiles left 16-channel outputs a 2-row remainder.
+// One core (BenchmarkFastConvMobile, weights packed per call): 16×64×64 →
+// 64 96 → 80 µs, 32×112×112 → 16 170 → 118, 24×32×32 → 144 72 → 67,
+// 960×4×4 → 160 62 → 56.
+
+// convStrips switches the strip path (tests compare both).
+var convStrips = true
+
+// convStripRuns counts the convolutions run on the strip path (tests
+// check that it ran).
+var convStripRuns atomic.Int64
+
+// stripEpiFloats bounds the outputs one strip call writes before the
+// epilogue runs over them (so that they are still in L2).
+const stripEpiFloats = 16 << 10
+
+// useStrips reports whether run takes the strip path: a pointwise
+// convolution of one image whose weights, as stored, fit the kernels.
+func (c *conv2d) useStrips(pointwise bool) bool {
+	return convStrips && pointwise && c.batch == 1 && !c.kernIO && !c.outFB &&
+		gemm.StripsOK(c.outC/c.groups, c.kerC)
+}
+
+// stripWeights returns each group's weights packed in strips, kept per
+// weight literal where they are a frozen weight of the entry function
+// (c.weight), else packed for this call (release gives them back).
+func (c *conv2d) stripWeights(ocPer, k int) (sas []*gemm.StripA, release func()) {
+	weights := func(g int) gemm.Matrix { return gemm.RowMajor(c.rhs[g*ocPer*k:(g+1)*ocPer*k], k) }
+	if c.weight {
+		// key: PackA's (prepackedWeights) with the groups negated
+		v := prepacked(true, c.op, 1, c.kernel, [3]int{ocPer, k, -c.groups}, int64(4*c.outC*k), func() (any, int) {
+			sas := make([]*gemm.StripA, c.groups)
+			n := 0
+			for g := range sas {
+				sas[g] = gemm.PackStripA(ocPer, k, weights(g))
+				n += sas[g].Bytes()
+			}
+			return sas, n
+		})
+		if sas, ok := v.([]*gemm.StripA); ok {
+			return sas, func() {}
+		}
+	}
+	sas = make([]*gemm.StripA, c.groups)
+	for g := range sas {
+		sas[g] = gemm.NewStripA(ocPer, k, weights(g))
+	}
+	return sas, func() {
+		for _, s := range sas {
+			s.Release()
+		}
+	}
+}
+
+// runStrips computes the pointwise convolution into the outputs outs (one
+// per group, c.useStrips), its n positions in chunks of convChunkCols
+// columns dealt out to the cores, and where those are fewer than
+// convItemsPerThread per core, also the strips of output channels in
+// bands. The epilogue, if any, runs on each block of outputs as it is
+// finished.
+func (c *conv2d) runStrips(threads, ocPer, k, n int, images func(g int) []float32, outs []gemm.Out) {
+	convStripRuns.Add(1)
+	sas, release := c.stripWeights(ocPer, k)
+	defer release()
+	strips := sas[0].Strips()
+	chunks := (n + convChunkCols - 1) / convChunkCols
+	bands := 1
+	if want := convItemsPerThread * threads; threads > 1 && c.groups*chunks < want {
+		bands = min(strips, (want+c.groups*chunks-1)/(c.groups*chunks))
+	}
+	c.epiRuns(min(n, convChunkCols))
+	// strips per call: all of the band's, or with an epilogue, as many as
+	// keep the block it then reads back in L2
+	step := strips
+	if c.epi != nil {
+		step = max(1, stripEpiFloats/(gemm.StripRows*min(n, convChunkCols)))
+	}
+	parallel(threads, c.groups*bands*chunks, func(it int) {
+		g, band, ch := it/(bands*chunks), it/chunks%bands, it%chunks
+		s0, s1 := band*strips/bands, (band+1)*strips/bands
+		j0, j1 := ch*n/chunks/16*16, (ch+1)*n/chunks/16*16
+		if ch == chunks-1 {
+			j1 = n
+		}
+		if j0 >= j1 {
+			return
+		}
+		img, out := images(g), outs[g]
+		for s := s0; s < s1; s += step {
+			e := min(s+step, s1)
+			sas[g].Mul(s, e, img[j0:], n, out.Data[j0:], out.Ldc, j1-j0)
+			if out.Done != nil {
+				out.Done(s*gemm.StripRows, min(e*gemm.StripRows, ocPer), j0, j1)
+			}
+		}
+	})
+}
