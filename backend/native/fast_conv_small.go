@@ -37,8 +37,14 @@ func (c *conv2d) runSmall(dst []float32) {
 	if n == 1 && c.kh == c.h && c.kw == c.w && c.padT == 0 && c.padL == 0 && c.groups == 1 && gemvSIMDOK {
 		// the kernel covers the whole image, one group: per image a
 		// matrix-vector product of the weights [outC, k] and the image
+		g := prepackedGemv(c.weight, c.op, 1, c.kernel, c.rhs, k, c.outC, k)
 		for b := 0; b < c.batch; b++ {
-			gemvParallel(c.lhs[b*c.inC*hw:b*c.inC*hw+k], c.rhs, k, dst[b*c.outC:(b+1)*c.outC])
+			x, y := c.lhs[b*c.inC*hw:b*c.inC*hw+k], dst[b*c.outC:(b+1)*c.outC]
+			if g != nil {
+				g.run(x, y) // a frozen weight packed in blocks of rows
+			} else {
+				gemvParallel(x, c.rhs, k, y)
+			}
 		}
 		c.finish(0, 0, ocPer, 0, c.batch*n)
 		return

@@ -86,6 +86,16 @@ func fastDot(env Env, op *stablehlo.Op, in []Value) (*literal.Literal, bool) {
 		p.runExact(f32View(lhs.Data), f32View(rhs.Data), out)
 		return out, true
 	}
+	if p.batch == 1 && p.m == 1 && p.lk == 1 && p.rk == 1 {
+		// a linear layer on one token whose weight is frozen: its copy
+		// packed in blocks of 16 rows, each read as one stream (fast_gemv.go)
+		if g := prepackedGemv(isWeightOperand(env, op, 1), op, 1, rhs, f32View(rhs.Data), p.rn, p.n, p.k); g != nil {
+			c, store := f32Out(out.Data)
+			g.run(f32View(lhs.Data), c)
+			store()
+			return out, true
+		}
+	}
 	if p.batch == 1 && p.m > 1 && p.m < prepackMaxRows {
 		// a weight packed once: the packed GEMM, with no packing of B left
 		// to pay, beats the exact tiles on the few rows they were for

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 )
 
@@ -74,5 +75,103 @@ func BenchmarkGemv(b *testing.B) {
 				gemv(x, w[c*k*n:(c+1)*k*n], k, y)
 			}
 		})
+	}
+}
+
+// TestGemvPacked checks the blocked matrix-vector product (a frozen
+// weight's packed copy) against float64 sums for n around the 16-row
+// blocks, k around the four-step groups (0 included), a row stride past
+// k, NaN and Inf, and that three threads give the bits of one.
+func TestGemvPacked(t *testing.T) {
+	if !gemvSIMDOK {
+		t.Skip("no vector loops on this CPU")
+	}
+	r := rand.New(rand.NewPCG(33, 34))
+	for _, s := range [][3]int{{1, 1, 1}, {0, 5, 3}, {5, 15, 7}, {4, 16, 4}, {7, 17, 9}, {240, 960, 240}, {245, 487, 250}, {1280, 1000, 1280}} {
+		k, n, ldw := s[0], s[1], s[2]
+		x := make([]float32, k+3)
+		w := make([]float32, n*ldw)
+		for i := range x {
+			x[i] = float32(r.NormFloat64())
+		}
+		for i := range w {
+			w[i] = float32(r.NormFloat64())
+		}
+		if n > 2 && k > 3 {
+			w[ldw+k-1] = float32(math.NaN())
+			w[2*ldw] = float32(math.Inf(1))
+		}
+		g := packGemv(w, ldw, n, k)
+		y := make([]float32, n+2)
+		y[n], y[n+1] = 7, 7
+		old := runtime.GOMAXPROCS(1)
+		g.run(x, y)
+		runtime.GOMAXPROCS(3)
+		y3 := make([]float32, n)
+		g.run(x, y3)
+		runtime.GOMAXPROCS(old)
+		if y[n] != 7 || y[n+1] != 7 {
+			t.Fatalf("k=%d n=%d: written past y[n]", k, n)
+		}
+		for j := 0; j < n; j++ {
+			var want float64
+			for p := 0; p < k; p++ {
+				want += float64(x[p]) * float64(w[j*ldw+p])
+			}
+			g := float64(y[j])
+			if math.Float32bits(y[j]) != math.Float32bits(y3[j]) {
+				t.Fatalf("k=%d n=%d: y[%d] = %v on one thread, %v on three", k, n, j, y[j], y3[j])
+			}
+			switch {
+			case math.IsNaN(want):
+				if !math.IsNaN(g) {
+					t.Fatalf("k=%d n=%d: y[%d] = %v, want NaN", k, n, j, g)
+				}
+			case math.IsInf(want, 0):
+				if g != want {
+					t.Fatalf("k=%d n=%d: y[%d] = %v, want %v", k, n, j, g, want)
+				}
+			case math.Abs(g-want) > 1e-5*math.Sqrt(float64(k))*(1+math.Abs(want)):
+				t.Fatalf("k=%d n=%d: y[%d] = %v, want %v", k, n, j, g, want)
+			}
+		}
+	}
+}
+
+// BenchmarkGemvPacked runs BenchmarkGemv's shapes on weights packed in
+// blocks of 16 rows (gemvPacked), from enough copies to exceed the
+// last-level cache (and, as "l3", from copies filling 24 MB, a mobile
+// network's weights), beside the rows read in place (gemv).
+func BenchmarkGemvPacked(b *testing.B) {
+	if !gemvSIMDOK {
+		b.Skip("no vector loops on this CPU")
+	}
+	for _, s := range [][2]int{{240, 960}, {960, 240}, {960, 1280}, {1280, 1000}} {
+		k, n := s[0], s[1]
+		for _, mb := range []int{64, 24} {
+			copies := max(2, (mb<<20)/(4*k*n))
+			w := make([]float32, copies*k*n)
+			for i := range w {
+				w[i] = float32(i%7) - 3
+			}
+			packs := make([]*gemvPacked, copies)
+			for c := range packs {
+				packs[c] = packGemv(w[c*k*n:], k, n, k)
+			}
+			x, y := make([]float32, k), make([]float32, n)
+			for _, packed := range []bool{false, true} {
+				b.Run(fmt.Sprintf("k%d_n%d/%dMB/packed=%v", k, n, mb, packed), func(b *testing.B) {
+					b.SetBytes(int64(4 * k * n))
+					for i := 0; i < b.N; i++ {
+						c := i % copies
+						if packed {
+							packs[c].mul(x, y, 0, (n+15)/16)
+						} else {
+							gemv(x, w[c*k*n:(c+1)*k*n], k, y)
+						}
+					}
+				})
+			}
+		}
 	}
 }
