@@ -355,6 +355,10 @@ func (c *conv2d) run(dst []float32) {
 		c.runStrips(threads, ocPer, k, n, images, outputs())
 		return
 	}
+	if tt := c.tapTable(); tt != nil {
+		c.runTaps(tt, threads, ocPer, n, images, outputs()) // stride 1, rows as wide: fast_conv_taps.go
+		return
+	}
 
 	// The weights as stored are the A operand (gemm.NewBandA): the direct
 	// micro-kernels read their rows in place, so a run neither packs nor

@@ -109,6 +109,8 @@ func main() {
 	gatherConv(w)
 	stripKernel(w, 16)
 	stripKernel(w, 8)
+	tapsKernel(w, 16)
+	tapsKernel(w, 8)
 	write("kernel_amd64.s", s.Bytes())
 
 	var d bytes.Buffer
@@ -205,6 +207,9 @@ func main() {
 	for _, r := range []int{16, 8} {
 		w("//go:noescape")
 		w("func strip%dx16(k int, a, b *float32, ldb int, c *float32, ldc int, strips, vecs int, mask uint16)", r)
+		w("")
+		w("//go:noescape")
+		w("func taps%dx16(c int, a, x *float32, hw int, offs *int64, masks *uint16, taps int, out *float32, ldc int, vecs int, mstride int)", r)
 		w("")
 	}
 	write("gen_kernel_amd64.go", []byte(strings.TrimRight(d.String(), "\n")+"\n"))

@@ -96,3 +96,82 @@ func stripKernel(w func(string, ...any), r int) {
 	w("\tRET")
 	w("")
 }
+
+// tapsKernel writes taps<r>x16(c int, a, x *float32, hw int, offs *int64,
+// masks *uint16, taps int, out *float32, ldc int, vecs int, mstride int):
+// a strip kernel whose B is a stride-1 convolution's image, read in place
+// (StripA.MulTaps): k step t·c + ch of position q reads x[ch·hw + q] at
+// byte offset offs[t], its lanes masked by the vector's mask for tap t
+// (the positions whose tap falls inside the image; the others read
+// nothing and count zero). For each of vecs vectors of 16 positions (x
+// and out advancing 16 floats, masks mstride bytes), one r-row tile over
+// every tap and channel (c a multiple of 8), stored under the vector's
+// last mask, masks[taps].
+func tapsKernel(w func(string, ...any), r int) {
+	name := fmt.Sprintf("taps%dx16", r)
+	w("// func %s(c int, a, x *float32, hw int, offs *int64, masks *uint16, taps int, out *float32, ldc int, vecs int, mstride int)", name)
+	w("TEXT ·%s(SB), NOSPLIT, $0-88", name)
+	w("\tMOVQ c+0(FP), R14")
+	w("\tSHRQ $3, R14") // channel chunks of 8
+	w("\tMOVQ x+16(FP), R9")
+	w("\tMOVQ hw+24(FP), DX")
+	w("\tSHLQ $2, DX")
+	w("\tMOVQ out+56(FP), DI")
+	w("\tMOVQ ldc+64(FP), SI")
+	w("\tSHLQ $2, SI")
+	w("\tMOVQ masks+40(FP), R12")
+	w("\tMOVQ vecs+72(FP), R10")
+	w("\tTESTQ R14, R14")
+	w("\tJEQ %s_done", name)
+	w("\tTESTQ R10, R10")
+	w("\tJEQ %s_done", name)
+	w("\tCMPQ taps+48(FP), $0")
+	w("\tJEQ %s_done", name)
+	w("%s_vec:", name)
+	for i := 0; i < r; i++ {
+		w("\tVPXORD Z%d, Z%d, Z%d", 8+i, 8+i, 8+i)
+	}
+	w("\tMOVQ a+8(FP), AX")
+	w("\tMOVQ offs+32(FP), R11")
+	w("\tMOVQ taps+48(FP), R15")
+	w("\tMOVQ R12, R13")
+	w("%s_tap:", name)
+	w("\tKMOVW (R13), K1")
+	w("\tMOVQ (R11), R8")
+	w("\tADDQ R9, R8")
+	w("\tMOVQ R14, CX")
+	w("%s_chunk:", name)
+	for s := 0; s < 8; s++ {
+		w("\tVMOVUPS.Z (R8), K1, Z%d", s)
+		w("\tADDQ DX, R8")
+	}
+	for s := 0; s < 8; s++ {
+		for i := 0; i < r; i++ {
+			w("\tVFMADD231PS.BCST %d(AX), Z%d, Z%d", 4*(s*r+i), s, 8+i)
+		}
+	}
+	w("\tADDQ $%d, AX", 4*8*r)
+	w("\tDECQ CX")
+	w("\tJNE %s_chunk", name)
+	w("\tADDQ $8, R11")
+	w("\tADDQ $2, R13")
+	w("\tDECQ R15")
+	w("\tJNE %s_tap", name)
+	w("\tKMOVW (R13), K2") // the store mask: masks[taps]
+	w("\tMOVQ DI, CX")
+	for i := 0; i < r; i++ {
+		w("\tVMOVUPS Z%d, K2, (CX)", 8+i)
+		if i < r-1 {
+			w("\tADDQ SI, CX")
+		}
+	}
+	w("\tADDQ $64, DI")
+	w("\tADDQ $64, R9")
+	w("\tADDQ mstride+80(FP), R12")
+	w("\tDECQ R10")
+	w("\tJNE %s_vec", name)
+	w("%s_done:", name)
+	w("\tVZEROUPPER")
+	w("\tRET")
+	w("")
+}

@@ -1,0 +1,156 @@
+package native
+
+import (
+	"sync/atomic"
+
+	"github.com/torchtpu/torchtpu/backend/native/gemm"
+)
+
+// Stride-1 convolutions whose output rows are as wide as the image's (a
+// 3×3 layer with padding 1: most of a ResNet's) on the strip kernels
+// with the image read in place (gemm.StripA.MulTaps): each tap of the
+// window is one offset into the image, and a vector of 16 positions
+// loads it under a mask of the positions whose tap falls inside the image
+// (the others count zero, as the padding). The implicit GEMM packed an
+// im2col block per chunk of columns (a tenth of a 64-channel 56×56
+// layer's time) and left 64-channel layers a last tile of 8 of its 14
+// rows. Sums run over the taps, then the input channels. In ResNet-18
+// (frozen weights, packed once), one thread, per step alternated with the
+// implicit GEMM: 64×56×56 layers 2.24 → 2.06 ms, 128×28×28 2.18 → 2.03,
+// 256×14×14 2.29 → 2.22; the whole run's steps 36.5 → 35.0 ms.
+
+// convTaps switches the tap path (tests compare both).
+var convTaps = true
+
+// convTapsRuns counts the convolutions run on the tap path.
+var convTapsRuns atomic.Int64
+
+// tapsMaxWaste bounds the share of a last, partial vector of positions
+// (the lanes past an image's end still run every multiply-add): a 7×7
+// image's 49 positions are four vectors, a fifth of them wasted, and
+// stay on the implicit GEMM, whose prepacked weights do better there.
+const tapsMaxWaste = 1.0 / 16
+
+// tapsVecs is the vectors of positions per work item (256 positions, as
+// the GEMM path's column chunks).
+const tapsVecs = 16
+
+// tapsMinPacked is the output positions (all images) from which weights
+// that are not frozen, packed per call, take the tap path: reordering and
+// packing them costs about a nanosecond per weight, against 16 positions'
+// multiply-adds per nanosecond and weight (ResNet's 256×256×3×3 on a
+// 14×14 image: 2.28 → 2.77 ms with the weights packed per call).
+const tapsMinPacked = 2048
+
+// tapTable returns the tap table run uses for c (c.geom set), or nil
+// where the implicit GEMM takes it: strides other than 1, output rows
+// not as wide as the image's, input channels per group not a multiple of
+// 8, output channels per group not of 8, a kernel stored transposed or
+// reversed (the GEMM's plain copy comes back here), images so small
+// that a vector's lanes past the end waste more than tapsMaxWaste, or
+// weights packed per call for fewer than tapsMinPacked positions.
+func (c *conv2d) tapTable() *gemm.Taps {
+	ocPer, n := c.outC/c.groups, c.oh*c.ow
+	if !convTaps || c.kernIO || c.revH || c.revW || c.kerC%8 != 0 || !gemm.StripsOK(ocPer, c.kerC*c.kh*c.kw) ||
+		float64((n+15)/16*16-n) > tapsMaxWaste*float64(n) || !(c.weight && c.kernel.Frozen) && c.batch*n < tapsMinPacked {
+		return nil
+	}
+	return c.geom.Taps()
+}
+
+// tapWeights returns each group's weights as the tap path's A, [ocPer,
+// taps·kerC] with k = tap·kerC + channel, packed in strips: kept per weight
+// literal where they are a frozen weight of the entry function, else
+// packed for this call (release gives them back).
+func (c *conv2d) tapWeights(ocPer int) (sas []*gemm.StripA, release func()) {
+	taps := c.kh * c.kw
+	k := taps * c.kerC
+	build := func(pool bool) []*gemm.StripA {
+		a := gemm.GetBuffer(ocPer * k)
+		defer gemm.PutBuffer(a)
+		sas := make([]*gemm.StripA, c.groups)
+		for g := range sas {
+			// [o][ch][tap] as stored → [o][tap][ch]
+			w := c.rhs[g*ocPer*k : (g+1)*ocPer*k]
+			for o := 0; o < ocPer; o++ {
+				src, dst := w[o*k:(o+1)*k], a[o*k:(o+1)*k]
+				for ch := 0; ch < c.kerC; ch++ {
+					for t, v := range src[ch*taps : (ch+1)*taps] {
+						dst[t*c.kerC+ch] = v
+					}
+				}
+			}
+			if pool {
+				sas[g] = gemm.NewStripA(ocPer, k, gemm.RowMajor(a, k))
+			} else {
+				sas[g] = gemm.PackStripA(ocPer, k, gemm.RowMajor(a, k))
+			}
+		}
+		return sas
+	}
+	if c.weight {
+		// key: PackA's (prepackedWeights) with the groups moved off both it and the strips'
+		v := prepacked(true, c.op, 1, c.kernel, [3]int{ocPer, k, -(1 << 20) - c.groups}, int64(4*c.outC*k), func() (any, int) {
+			sas := build(false)
+			n := 0
+			for _, s := range sas {
+				n += s.Bytes()
+			}
+			return sas, n
+		})
+		if sas, ok := v.([]*gemm.StripA); ok {
+			return sas, func() {}
+		}
+	}
+	sas = build(true)
+	return sas, func() {
+		for _, s := range sas {
+			s.Release()
+		}
+	}
+}
+
+// runTaps computes the convolution into outs (one per group) on the tap
+// path: work items are (image, group, band of strips, chunk of tapsVecs
+// vectors), the strips cut into bands where the items would be fewer
+// than convItemsPerThread per core. The epilogue, if any, runs on each
+// block as it is finished.
+func (c *conv2d) runTaps(tt *gemm.Taps, threads, ocPer, n int, images func(g int) []float32, outs []gemm.Out) {
+	convTapsRuns.Add(1)
+	sas, release := c.tapWeights(ocPer)
+	defer release()
+	strips, vecs := sas[0].Strips(), tt.Vectors()
+	chunks := (vecs + tapsVecs - 1) / tapsVecs
+	per := c.batch * c.groups * chunks
+	bands := 1
+	if want := convItemsPerThread * threads; threads > 1 && per < want {
+		bands = min(strips, (want+per-1)/per)
+	}
+	c.epiRuns(min(n, 16*tapsVecs))
+	step := strips
+	if c.epi != nil {
+		step = max(1, stripEpiFloats/(gemm.StripRows*min(n, 16*tapsVecs)))
+	}
+	hw := c.h * c.w
+	parallel(threads, per*bands, func(it int) {
+		band, it := it%bands, it/bands
+		ch, it := it%chunks, it/chunks
+		g, b := it%c.groups, it/c.groups
+		s0, s1 := band*strips/bands, (band+1)*strips/bands
+		v0, v1 := ch*tapsVecs, min(vecs, (ch+1)*tapsVecs)
+		x := images(g)[b*c.inC*hw:]
+		out := outs[g]
+		base := b * n // columns of images side by side ([outC, batch, n])
+		if out.Cols > 0 {
+			base = b * out.ImgStride
+		}
+		j0, j1 := b*n+16*v0, b*n+min(n, 16*v1)
+		for s := s0; s < s1; s += step {
+			e := min(s+step, s1)
+			sas[g].MulTaps(s, e, x, tt, out.Data[base:], out.Ldc, v0, v1-v0)
+			if out.Done != nil {
+				out.Done(s*gemm.StripRows, min(e*gemm.StripRows, ocPer), j0, j1)
+			}
+		}
+	})
+}
