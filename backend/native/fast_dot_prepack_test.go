@@ -84,6 +84,13 @@ func TestPrepackedWeights(t *testing.T) {
 			closeToK(t, "prepacked", got, want, int(dc.lhs[len(dc.lhs)-1]))
 		}
 		hits, packs := prepackStats.hits.Load()-hits0, prepackStats.packs.Load()-packs0
+		rows := int64(1)
+		for _, d := range dc.lhs[:len(dc.lhs)-1] {
+			rows *= d
+		}
+		if rows == 1 && !gemvSIMDOK {
+			dc.fast = false // one token: the matrix-vector rows read the weight in place
+		}
 		if dc.fast && (packs != 2 || hits != 2) {
 			t.Errorf("%v x %v: %d packs and %d hits, want 2 and 2", dc.lhs, dc.rhs, packs, hits)
 		}
