@@ -47,11 +47,13 @@ const tapsMinPacked = 2048
 // not as wide as the image's, input channels per group not a multiple of
 // 8, output channels per group not of 8, a kernel stored transposed or
 // reversed (the GEMM's plain copy comes back here), images so small
-// that a vector's lanes past the end waste more than tapsMaxWaste, or
-// weights packed per call for fewer than tapsMinPacked positions.
+// that a vector's lanes past the end waste more than tapsMaxWaste,
+// weights packed per call for fewer than tapsMinPacked positions, or
+// groups at stride 2 (gemm.ConvGeom.Taps has the geometries).
 func (c *conv2d) tapTable() *gemm.Taps {
 	ocPer, n := c.outC/c.groups, c.oh*c.ow
 	if !convTaps || c.kernIO || c.revH || c.revW || c.kerC%8 != 0 || !gemm.StripsOK(ocPer, c.kerC*c.kh*c.kw) ||
+		c.sh != 1 && c.groups != 1 ||
 		float64((n+15)/16*16-n) > tapsMaxWaste*float64(n) || !(c.weight && c.kernel.Frozen) && c.batch*n < tapsMinPacked {
 		return nil
 	}
@@ -132,13 +134,20 @@ func (c *conv2d) runTaps(tt *gemm.Taps, threads, ocPer, n int, images func(g int
 		step = max(1, stripEpiFloats/(gemm.StripRows*min(n, 16*tapsVecs)))
 	}
 	hw := c.h * c.w
+	imgs := images
+	if tt.Phased() {
+		// stride 2: the images as phase planes, filled first
+		ph := c.phasePlanes(threads)
+		defer gemm.PutBuffer(ph)
+		imgs = func(int) []float32 { return ph }
+	}
 	parallel(threads, per*bands, func(it int) {
 		band, it := it%bands, it/bands
 		ch, it := it%chunks, it/chunks
 		g, b := it%c.groups, it/c.groups
 		s0, s1 := band*strips/bands, (band+1)*strips/bands
 		v0, v1 := ch*tapsVecs, min(vecs, (ch+1)*tapsVecs)
-		x := images(g)[b*c.inC*hw:]
+		x := imgs(g)[b*c.inC*hw:]
 		out := outs[g]
 		base := b * n // columns of images side by side ([outC, batch, n])
 		if out.Cols > 0 {
@@ -153,4 +162,42 @@ func (c *conv2d) runTaps(tt *gemm.Taps, threads, ocPer, n int, images func(g int
 			}
 		}
 	})
+}
+
+// phasePlanes returns the images (one group: c.inC == c.kerC) as a
+// stride-2 tap table reads them (gemm.Taps.Phased): per channel, the
+// planes of (row, column) parity, h/2 × w/2 each (those the taps read),
+// filled over the cores. The buffer is gemm.GetBuffer's.
+func (c *conv2d) phasePlanes(threads int) []float32 {
+	hw, ph, pw := c.h*c.w, c.h/2, c.w/2
+	buf := gemm.GetBuffer(c.batch * c.inC * hw)
+	planes := c.batch * c.inC
+	// the parities the taps read (a 1×1 downsample's: (0, 0) alone)
+	var used [4]bool
+	for ky := 0; ky < c.kh; ky++ {
+		for kx := 0; kx < c.kw; kx++ {
+			used[2*((ky*c.dh-c.padT)&1)+(kx*c.dw-c.padL)&1] = true
+		}
+	}
+	parallel(min(threads, max(1, planes*hw/(1<<15))), planes, func(i int) {
+		src, dst := c.lhs[i*hw:(i+1)*hw], buf[i*hw:(i+1)*hw]
+		for p := 0; p < 4; p++ {
+			if !used[p] {
+				continue
+			}
+			py, px := p/2, p%2
+			d := dst[p*ph*pw : (p+1)*ph*pw]
+			if dwSIMD {
+				evensRows(&d[0], &src[py*c.w+px], pw, ph, pw, 2*c.w)
+				continue
+			}
+			for r := 0; r < ph; r++ {
+				row := src[(2*r+py)*c.w+px:]
+				for j := range d[r*pw : (r+1)*pw] {
+					d[r*pw+j] = row[2*j]
+				}
+			}
+		}
+	})
+	return buf
 }

@@ -11,9 +11,10 @@ import (
 )
 
 // TestConvTapsMatchGEMM runs stride-1 convolutions with output rows as
-// wide as the image's on the tap path and on the implicit GEMM (convTaps
-// off), within the tolerance of two summation orders: 3×3 and 5×5
-// windows, a 1×3 one, dilation, fewer output rows than the image's,
+// wide as the image's, and stride-2 ones (from phase planes), on the tap
+// path and on the implicit GEMM (convTaps off), within the tolerance of
+// two summation orders: 3×3 and 5×5 windows, a 1×3 one, a 1×1
+// downsample, dilation, fewer output rows than the image's,
 // batches, two groups, frozen weights (packed once) and not, one and
 // three cores (bands of strips), NaN and Inf in the image; and that the
 // path ran where it should and not where it should not (weights packed
@@ -37,7 +38,11 @@ func TestConvTapsMatchGEMM(t *testing.T) {
 		{convCase{2, 64, 16, 16, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2}, true},  // two groups of 32
 		{convCase{1, 64, 7, 7, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1}, false},   // 49 positions: the GEMM
 		{convCase{1, 20, 16, 16, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1}, false}, // 20 channels: the GEMM
-		{convCase{1, 32, 16, 16, 32, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1}, false}, // stride 2: the GEMM
+		{convCase{1, 32, 16, 16, 32, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1}, true},  // stride 2: phase planes
+		{convCase{2, 32, 64, 64, 40, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1}, true},  // stride 2, 2048 positions
+		{convCase{1, 64, 28, 28, 48, 1, 1, 2, 2, 1, 1, 0, 0, 0, 0, 1}, true},  // a 1×1 stride-2 downsample
+		{convCase{1, 32, 17, 16, 32, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1}, false}, // stride 2, odd height: the GEMM
+		{convCase{1, 64, 16, 16, 64, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 2}, false}, // stride 2, two groups: the GEMM
 	}
 	defer func(old bool) { convTaps = old }(convTaps)
 	for _, procs := range []int{1, 3} {

@@ -18,8 +18,15 @@ type Taps struct {
 	taps, hw, n int     // taps, positions per channel, output positions
 	offs        []int64 // per tap, in bytes
 	masks       []uint16
-	stride      int // masks per vector: taps + 1, rounded up to 4
+	stride      int  // masks per vector: taps + 1, rounded up to 4
+	phased      bool // stride 2: the image as phase planes (Phased)
 }
+
+// Phased reports whether MulTaps reads the image as its four phase
+// planes (a stride-2 convolution's): per channel, the planes of (row
+// parity, column parity) (0, 0), (0, 1), (1, 0), (1, 1), each H/2 × W/2,
+// one after the other, in place of the channel's H × W values.
+func (t *Taps) Phased() bool { return t.phased }
 
 // Vectors is the number of 16-position vectors, ⌈OH·OW/16⌉.
 func (t *Taps) Vectors() int { return (t.n + 15) / 16 }
@@ -27,7 +34,7 @@ func (t *Taps) Vectors() int { return (t.n + 15) / 16 }
 // Count is the number of taps (KH·KW): B has Count()·C rows.
 func (t *Taps) Count() int { return t.taps }
 
-type tapsKey struct{ h, w, kh, kw, dh, dw, padT, padL, oh int }
+type tapsKey struct{ h, w, kh, kw, s, dh, dw, padT, padL, oh int }
 
 var (
 	tapsCache     sync.Map // tapsKey → *Taps
@@ -39,15 +46,29 @@ var (
 const tapsCacheMax = 256
 
 // Taps returns the tap table of g for one image, or nil where MulTaps
-// cannot read it in place: strides other than 1, output rows narrower or
-// wider than the image's (OW ≠ W), more output rows than the image's, more
-// than 64 taps, or the strip kernels missing.
+// cannot read it: output rows narrower or wider than the image's (OW ≠ W)
+// or more of them than the image's at stride 1; at stride 2 (read from
+// phase planes: Phased), an image of odd height or width, other than
+// H/2 × W/2 outputs, or dilation; other strides, more than 64 taps, or
+// the strip kernels missing.
 func (g *ConvGeom) Taps() *Taps {
-	if !hasStrips || g.SH != 1 || g.SW != 1 || g.OW != g.W || g.OH > g.H || g.H <= 0 || g.W <= 0 || g.OH <= 0 ||
-		g.KH <= 0 || g.KW <= 0 || g.KH*g.KW > 64 || g.DH <= 0 || g.DW <= 0 || g.H*g.W >= 1<<28 {
+	if !hasStrips || g.H <= 0 || g.W <= 0 || g.OH <= 0 || g.KH <= 0 || g.KW <= 0 || g.KH*g.KW > 64 ||
+		g.DH <= 0 || g.DW <= 0 || g.H*g.W >= 1<<28 || g.SH != g.SW {
 		return nil
 	}
-	key := tapsKey{g.H, g.W, g.KH, g.KW, g.DH, g.DW, g.PadT, g.PadL, g.OH}
+	switch g.SH {
+	case 1:
+		if g.OW != g.W || g.OH > g.H {
+			return nil
+		}
+	case 2:
+		if g.H%2 != 0 || g.W%2 != 0 || 2*g.OH != g.H || 2*g.OW != g.W || g.DH != 1 || g.DW != 1 {
+			return nil
+		}
+	default:
+		return nil
+	}
+	key := tapsKey{g.H, g.W, g.KH, g.KW, g.SH, g.DH, g.DW, g.PadT, g.PadL, g.OH}
 	if v, ok := tapsCache.Load(key); ok {
 		return v.(*Taps)
 	}
@@ -62,47 +83,48 @@ func (g *ConvGeom) Taps() *Taps {
 
 func (g *ConvGeom) buildTaps() *Taps {
 	taps := g.KH * g.KW
-	t := &Taps{taps: taps, hw: g.H * g.W, n: g.OH * g.OW, offs: make([]int64, taps), stride: (taps + 1 + 3) &^ 3}
+	t := &Taps{taps: taps, hw: g.H * g.W, n: g.OH * g.OW, offs: make([]int64, taps), stride: (taps + 1 + 3) &^ 3, phased: g.SH == 2}
+	// per tap: its row and column offset from an output position's, in
+	// the image (stride 1) or in its phase plane (stride 2: input row
+	// 2·oy + o lies in plane row oy + (o - o&1)/2 of parity o&1)
+	dys, dxs := make([]int, taps), make([]int, taps)
 	for ky := 0; ky < g.KH; ky++ {
 		for kx := 0; kx < g.KW; kx++ {
-			t.offs[ky*g.KW+kx] = 4 * int64((ky*g.DH-g.PadT)*g.W+kx*g.DW-g.PadL)
+			i := ky*g.KW + kx
+			oy, ox := ky*g.DH-g.PadT, kx*g.DW-g.PadL
+			if !t.phased {
+				dys[i], dxs[i] = oy, ox
+				t.offs[i] = 4 * int64(oy*g.W+ox)
+				continue
+			}
+			py, px := oy&1, ox&1
+			dys[i], dxs[i] = (oy-py)>>1, (ox-px)>>1
+			plane := g.OH * g.OW
+			t.offs[i] = 4 * int64((2*py+px)*plane+dys[i]*g.OW+dxs[i])
 		}
+	}
+	// the rows and columns of the (plane) image the offsets index
+	ih, iw := g.H, g.W
+	if t.phased {
+		ih, iw = g.OH, g.OW
 	}
 	vecs := t.Vectors()
 	t.masks = make([]uint16, vecs*t.stride)
-	// per lane: its row and column, the lanes of each tap row and column
-	// inside the image, then a tap's mask is its row's and column's lanes
-	rows := make([]uint16, g.KH)
-	cols := make([]uint16, g.KW)
 	for v := 0; v < vecs; v++ {
-		clear(rows)
-		clear(cols)
-		var store uint16
+		m := t.masks[v*t.stride : (v+1)*t.stride]
 		for l := 0; l < 16; l++ {
 			q := 16*v + l
 			if q >= t.n {
 				break
 			}
-			store |= 1 << l
+			m[taps] |= 1 << l
 			oy, ox := q/g.OW, q%g.OW
-			for ky := range rows {
-				if iy := oy + ky*g.DH - g.PadT; iy >= 0 && iy < g.H {
-					rows[ky] |= 1 << l
-				}
-			}
-			for kx := range cols {
-				if ix := ox + kx*g.DW - g.PadL; ix >= 0 && ix < g.W {
-					cols[kx] |= 1 << l
+			for i := range dys {
+				if iy, ix := oy+dys[i], ox+dxs[i]; iy >= 0 && iy < ih && ix >= 0 && ix < iw {
+					m[i] |= 1 << l
 				}
 			}
 		}
-		m := t.masks[v*t.stride : (v+1)*t.stride]
-		for ky := range rows {
-			for kx := range cols {
-				m[ky*g.KW+kx] = rows[ky] & cols[kx]
-			}
-		}
-		m[taps] = store
 	}
 	return t
 }
