@@ -278,15 +278,16 @@ func (c *conv2d) choosePath() {
 func isSeq(d []int64) bool { return len(d) == 2 && d[0] == 2 && d[1] == 3 }
 
 // run computes the convolution into dst ([batch, outC, oh, ow]) (the direct
-// cases by runDirect, fast_dwconv.go), otherwise as one
-// implicit GEMM per group: the group's weights [ocPer, kerC·kh·kw], read
-// in place by the micro-kernels (never packed), times the im2col columns
+// cases by runDirect, fast_dwconv.go; pointwise ones and those a tap table
+// covers on the strip kernels, fast_conv_strip.go and fast_conv_taps.go),
+// otherwise as one implicit GEMM per group: the group's weights [ocPer,
+// kerC·kh·kw], read in place by the micro-kernels, times the im2col columns
 // of all the images side by side (batch·oh·ow columns, so that small late
 // layers fill whole micro-panels), packed block by block straight from the
-// input (fast_conv_pack.go). The work is cut
-// into items the cores take in turn: column chunks, or, when the columns
-// are few, row bands over the columns packed once and shared. With c.epi
-// set, each item ends by applying it to the part of dst it finished.
+// input (fast_conv_pack.go). The work is cut into items the cores take in
+// turn: column chunks, or, when the columns are few, row bands over the
+// columns packed once and shared. With c.epi set, each item ends by
+// applying it to the part of dst it finished.
 func (c *conv2d) run(dst []float32) {
 	if (c.kernIO || c.revH || c.revW) && !c.packIO() {
 		w := c.plainWeights()
