@@ -314,7 +314,7 @@ func (c *conv2d) run(dst []float32) {
 		c.runSmall(dst)
 		return
 	}
-	if c.useDirectConv() {
+	if c.useDirectConv() && !c.stemTaps() {
 		c.runDirectConv(dst) // a stem: fast_conv_direct.go
 		return
 	}

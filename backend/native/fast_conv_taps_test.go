@@ -37,6 +37,9 @@ func TestConvTapsMatchGEMM(t *testing.T) {
 		{convCase{1, 32, 20, 16, 48, 3, 3, 1, 1, 1, 1, 0, 0, 1, 1, 1}, true},  // 18 output rows of 20
 		{convCase{2, 64, 16, 16, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2}, true},  // two groups of 32
 		{convCase{1, 64, 7, 7, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1}, false},   // 49 positions: the GEMM
+		{convCase{1, 3, 64, 64, 16, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1}, true},   // a mobile stem: 3 channels, stride 2
+		{convCase{2, 3, 64, 48, 64, 7, 7, 2, 2, 1, 1, 3, 3, 3, 3, 1}, true},   // ResNet's stem, batch 2 (1536 positions)
+		{convCase{1, 3, 64, 64, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1}, true},   // 3 channels, stride 1
 		{convCase{1, 20, 16, 16, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1}, false}, // 20 channels: the GEMM
 		{convCase{1, 32, 16, 16, 32, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1}, true},  // stride 2: phase planes
 		{convCase{2, 32, 64, 64, 40, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1}, true},  // stride 2, 2048 positions

@@ -656,7 +656,13 @@ func strip16x16(k int, a, b *float32, ldb int, c *float32, ldc int, strips, vecs
 func taps16x16(c int, a, x *float32, hw int, offs *int64, masks *uint16, taps int, out *float32, ldc int, vecs int, mstride int)
 
 //go:noescape
+func tapsOne16x16(c int, a, x *float32, hw int, offs *int64, masks *uint16, taps int, out *float32, ldc int, vecs int, mstride int)
+
+//go:noescape
 func strip8x16(k int, a, b *float32, ldb int, c *float32, ldc int, strips, vecs int, mask uint16)
 
 //go:noescape
 func taps8x16(c int, a, x *float32, hw int, offs *int64, masks *uint16, taps int, out *float32, ldc int, vecs int, mstride int)
+
+//go:noescape
+func tapsOne8x16(c int, a, x *float32, hw int, offs *int64, masks *uint16, taps int, out *float32, ldc int, vecs int, mstride int)

@@ -32,3 +32,9 @@ func taps16x16(c int, a, x *float32, hw int, offs *int64, masks *uint16, taps in
 
 func taps8x16(c int, a, x *float32, hw int, offs *int64, masks *uint16, taps int, out *float32, ldc int, vecs int, mstride int) {
 }
+
+func tapsOne16x16(c int, a, x *float32, hw int, offs *int64, masks *uint16, taps int, out *float32, ldc int, vecs int, mstride int) {
+}
+
+func tapsOne8x16(c int, a, x *float32, hw int, offs *int64, masks *uint16, taps int, out *float32, ldc int, vecs int, mstride int) {
+}

@@ -17,16 +17,23 @@ type StripA struct {
 // StripRows is the height of a strip (the last may be StripRows/2).
 const StripRows = 16
 
-// StripsOK reports whether an m×k A can be packed as a StripA on this
-// CPU: the strip kernels need AVX-512, m a multiple of 8 and k of 8.
+// StripsOK reports whether an m×k A can be packed as a StripA and
+// multiplied by Mul on this CPU: the strip kernels need AVX-512, m a
+// multiple of 8 and k of 8. MulTaps takes any k (TapStripsOK).
 func StripsOK(m, k int) bool {
-	return hasStrips && m > 0 && k > 0 && m%8 == 0 && k%8 == 0
+	return TapStripsOK(m, k) && k%8 == 0
 }
 
-// NewStripA packs the m×k matrix a (StripsOK(m, k) must hold) into a
+// TapStripsOK reports whether an m×k A can be packed as a StripA for
+// MulTaps on this CPU: m a multiple of 8.
+func TapStripsOK(m, k int) bool {
+	return hasStrips && m > 0 && k > 0 && m%8 == 0
+}
+
+// NewStripA packs the m×k matrix a (TapStripsOK(m, k) must hold) into a
 // buffer from the package's pool, which Release gives back.
 func NewStripA(m, k int, a Matrix) *StripA {
-	if !StripsOK(m, k) {
+	if !TapStripsOK(m, k) {
 		panic(fmt.Sprintf("gemm: NewStripA(%d, %d): not a shape of the strip kernels", m, k))
 	}
 	b := getBuf(m * k)
@@ -38,7 +45,7 @@ func NewStripA(m, k int, a Matrix) *StripA {
 // PackStripA is NewStripA into memory of its own (kept for as long as
 // the caller holds it: a frozen weight's packed copy).
 func PackStripA(m, k int, a Matrix) *StripA {
-	if !StripsOK(m, k) {
+	if !TapStripsOK(m, k) {
 		panic(fmt.Sprintf("gemm: PackStripA(%d, %d): not a shape of the strip kernels", m, k))
 	}
 	s := &StripA{m: m, k: k, data: make([]float32, m*k)}
@@ -91,11 +98,12 @@ func (s *StripA) Bytes() int { return 4 * len(s.data) }
 
 // Mul writes rows [16·s0, min(16·s1, m)) × columns [0, n) of C = A·B:
 // B the k×n matrix b read in place (rows ldb floats apart), C rows ldc
-// floats apart from c[0] (row 0 of A's first row). Sums run over k in
+// floats apart from c[0] (row 0 of A's first row); nothing where k is not
+// a multiple of 8 (StripsOK). Sums run over k in
 // order with fused multiply-adds, as the packed kernels' (the same bits
 // where those take k in one block).
 func (s *StripA) Mul(s0, s1 int, b []float32, ldb int, c []float32, ldc int, n int) {
-	if s0 < 0 || s1 > s.Strips() || s0 >= s1 || n <= 0 {
+	if s0 < 0 || s1 > s.Strips() || s0 >= s1 || n <= 0 || s.k%8 != 0 {
 		return
 	}
 	r0, r1 := s0*StripRows, min(s1*StripRows, s.m)

@@ -132,12 +132,16 @@ func (g *ConvGeom) buildTaps() *Taps {
 // MulTaps writes rows [16·s0, min(16·s1, m)) × positions [16·v0,
 // min(16·(v0+vecs), OH·OW)) of C = A·B, B the image x (C channels of
 // H·W floats) read through the tap table tt: A is m × tt.Count()·C with
-// k = t·C + ch (StripsOK: C a multiple of 8), C's position q of row r at
+// k = t·C + ch (TapStripsOK), C's position q of row r at
 // c[r·ldc + q]. Sums run over the taps, then the channels, in order.
 func (s *StripA) MulTaps(s0, s1 int, x []float32, tt *Taps, c []float32, ldc int, v0, vecs int) {
 	chans := s.k / max(1, tt.taps)
-	if s0 < 0 || s1 > s.Strips() || s0 >= s1 || vecs <= 0 || v0 < 0 || v0+vecs > tt.Vectors() || chans*tt.taps != s.k || chans%8 != 0 {
+	if s0 < 0 || s1 > s.Strips() || s0 >= s1 || vecs <= 0 || v0 < 0 || v0+vecs > tt.Vectors() || chans*tt.taps != s.k || chans == 0 {
 		return
+	}
+	k16, k8 := taps16x16, taps8x16
+	if chans%8 != 0 { // a channel per step (a stem's 3)
+		k16, k8 = tapsOne16x16, tapsOne8x16
 	}
 	r0, r1 := s0*StripRows, min(s1*StripRows, s.m)
 	_ = x[chans*tt.hw-1]
@@ -147,10 +151,10 @@ func (s *StripA) MulTaps(s0, s1 int, x []float32, tt *Taps, c []float32, ldc int
 	if full > 0 {
 		for i := 0; i < full; i++ {
 			r := r0 + i*StripRows
-			taps16x16(chans, &s.data[r*s.k], &x[16*v0], tt.hw, &tt.offs[0], &masks[0], tt.taps, &c[r*ldc+16*v0], ldc, vecs, 2*tt.stride)
+			k16(chans, &s.data[r*s.k], &x[16*v0], tt.hw, &tt.offs[0], &masks[0], tt.taps, &c[r*ldc+16*v0], ldc, vecs, 2*tt.stride)
 		}
 	}
 	if r := r0 + full*StripRows; r < r1 {
-		taps8x16(chans, &s.data[r*s.k], &x[16*v0], tt.hw, &tt.offs[0], &masks[0], tt.taps, &c[r*ldc+16*v0], ldc, vecs, 2*tt.stride)
+		k8(chans, &s.data[r*s.k], &x[16*v0], tt.hw, &tt.offs[0], &masks[0], tt.taps, &c[r*ldc+16*v0], ldc, vecs, 2*tt.stride)
 	}
 }

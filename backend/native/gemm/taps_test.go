@@ -9,7 +9,8 @@ import (
 
 // TestStripTaps checks StripA.MulTaps against a float64 convolution over
 // windows of 1×1 to 5×5 with padding on any side, dilation, fewer output
-// rows than the image's, stride 2 from phase planes, a last strip of 8 rows, vector ranges, NaN and
+// rows than the image's, stride 2 from phase planes, channels not a
+// multiple of 8 (a stem's 3), a last strip of 8 rows, vector ranges, NaN and
 // Inf in the image, and that nothing outside the rows and positions asked
 // for is written.
 func TestStripTaps(t *testing.T) {
@@ -38,7 +39,7 @@ func TestStripTaps(t *testing.T) {
 		if tt == nil {
 			t.Fatalf("%+v: no tap table", gc)
 		}
-		for _, cm := range [][2]int{{8, 16}, {16, 24}, {24, 40}} {
+		for _, cm := range [][2]int{{8, 16}, {16, 24}, {24, 40}, {3, 16}, {5, 24}} { // 3 and 5: a channel per step
 			ch, m := cm[0], cm[1]
 			taps, n := gc.kh*gc.kw, oh*g.OW
 			x := randMat(r, ch*gc.h*gc.w)

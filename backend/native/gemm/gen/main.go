@@ -111,6 +111,8 @@ func main() {
 	stripKernel(w, 8)
 	tapsKernel(w, 16)
 	tapsKernel(w, 8)
+	tapsOneKernel(w, 16)
+	tapsOneKernel(w, 8)
 	write("kernel_amd64.s", s.Bytes())
 
 	var d bytes.Buffer
@@ -210,6 +212,9 @@ func main() {
 		w("")
 		w("//go:noescape")
 		w("func taps%dx16(c int, a, x *float32, hw int, offs *int64, masks *uint16, taps int, out *float32, ldc int, vecs int, mstride int)", r)
+		w("")
+		w("//go:noescape")
+		w("func tapsOne%dx16(c int, a, x *float32, hw int, offs *int64, masks *uint16, taps int, out *float32, ldc int, vecs int, mstride int)", r)
 		w("")
 	}
 	write("gen_kernel_amd64.go", []byte(strings.TrimRight(d.String(), "\n")+"\n"))

@@ -107,12 +107,23 @@ func stripKernel(w func(string, ...any), r int) {
 // and out advancing 16 floats, masks mstride bytes), one r-row tile over
 // every tap and channel (c a multiple of 8), stored under the vector's
 // last mask, masks[taps].
-func tapsKernel(w func(string, ...any), r int) {
+func tapsKernel(w func(string, ...any), r int) { tapsKernelChunk(w, r, 8) }
+
+// tapsOneKernel writes tapsOne<r>x16, tapsKernel's loop one channel at a
+// time: for any number of channels (a network's stem has 3).
+func tapsOneKernel(w func(string, ...any), r int) { tapsKernelChunk(w, r, 1) }
+
+func tapsKernelChunk(w func(string, ...any), r, chunk int) {
 	name := fmt.Sprintf("taps%dx16", r)
+	if chunk == 1 {
+		name = fmt.Sprintf("tapsOne%dx16", r)
+	}
 	w("// func %s(c int, a, x *float32, hw int, offs *int64, masks *uint16, taps int, out *float32, ldc int, vecs int, mstride int)", name)
 	w("TEXT ·%s(SB), NOSPLIT, $0-88", name)
 	w("\tMOVQ c+0(FP), R14")
-	w("\tSHRQ $3, R14") // channel chunks of 8
+	if chunk == 8 {
+		w("\tSHRQ $3, R14") // channel chunks of 8
+	}
 	w("\tMOVQ x+16(FP), R9")
 	w("\tMOVQ hw+24(FP), DX")
 	w("\tSHLQ $2, DX")
@@ -141,16 +152,16 @@ func tapsKernel(w func(string, ...any), r int) {
 	w("\tADDQ R9, R8")
 	w("\tMOVQ R14, CX")
 	w("%s_chunk:", name)
-	for s := 0; s < 8; s++ {
+	for s := 0; s < chunk; s++ {
 		w("\tVMOVUPS.Z (R8), K1, Z%d", s)
 		w("\tADDQ DX, R8")
 	}
-	for s := 0; s < 8; s++ {
+	for s := 0; s < chunk; s++ {
 		for i := 0; i < r; i++ {
 			w("\tVFMADD231PS.BCST %d(AX), Z%d, Z%d", 4*(s*r+i), s, 8+i)
 		}
 	}
-	w("\tADDQ $%d, AX", 4*8*r)
+	w("\tADDQ $%d, AX", 4*chunk*r)
 	w("\tDECQ CX")
 	w("\tJNE %s_chunk", name)
 	w("\tADDQ $8, R11")
