@@ -326,8 +326,7 @@ func (c *conv2d) run(dst []float32) {
 	hw := c.h * c.w
 	threads := c.gemmThreads()
 	c.setValidColumns()
-	c.geom = gemm.ConvGeom{C: c.kerC, H: c.h, W: c.w, KH: c.kh, KW: c.kw, SH: c.sh, SW: c.sw, DH: c.dh, DW: c.dw,
-		PadT: c.padT, PadL: c.padL, OH: c.oh, OW: c.ow, Images: c.batch, ImgStride: c.inC * hw}
+	c.geom = c.convGeom()
 
 	images := func(g int) []float32 { return c.lhs[g*c.kerC*hw : (c.batch-1)*c.inC*hw+(g+1)*c.kerC*hw] }
 	// outputs returns where each group's product goes, once epiRuns has

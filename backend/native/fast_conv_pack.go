@@ -105,3 +105,10 @@ func (c *conv2d) setValidColumns() {
 		c.vx[2*j], c.vx[2*j+1] = c.validRange(j*c.dw-c.padL, c.sw, c.w, c.ow)
 	}
 }
+
+// convGeom is c's geometry as package gemm takes it (its gather packer and
+// tap tables).
+func (c *conv2d) convGeom() gemm.ConvGeom {
+	return gemm.ConvGeom{C: c.kerC, H: c.h, W: c.w, KH: c.kh, KW: c.kw, SH: c.sh, SW: c.sw, DH: c.dh, DW: c.dw,
+		PadT: c.padT, PadL: c.padL, OH: c.oh, OW: c.ow, Images: c.batch, ImgStride: c.inC * c.h * c.w}
+}

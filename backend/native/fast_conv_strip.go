@@ -36,19 +36,36 @@ func (c *conv2d) useStrips(pointwise bool) bool {
 		gemm.StripsOK(c.outC/c.groups, c.kerC)
 }
 
-// stripWeights returns each group's weights packed in strips, kept per
-// weight literal where they are a frozen weight of the entry function
-// (c.weight), else packed for this call (release gives them back).
-func (c *conv2d) stripWeights(ocPer, k int) (sas []*gemm.StripA, release func()) {
-	weights := func(g int) gemm.Matrix { return gemm.RowMajor(c.rhs[g*ocPer*k:(g+1)*ocPer*k], k) }
+// stripWeights returns each group's weights [ocPer, k] packed in strips:
+// the rows of c.rhs as stored, or where reorder is set, what it writes
+// into dst from group g's (a tap path's [o][tap][ch]). Kept per weight
+// literal where they are a frozen weight of the entry function (c.weight;
+// tag keeps the path's copy apart from the other packed copies of the
+// op), else packed for this call (release gives them back).
+func (c *conv2d) stripWeights(ocPer, k, tag int, reorder func(g int, dst []float32)) (sas []*gemm.StripA, release func()) {
+	build := func(pack func(m, k int, a gemm.Matrix) *gemm.StripA) []*gemm.StripA {
+		var scratch []float32
+		if reorder != nil {
+			scratch = gemm.GetBuffer(ocPer * k)
+			defer gemm.PutBuffer(scratch)
+		}
+		sas := make([]*gemm.StripA, c.groups)
+		for g := range sas {
+			w := c.rhs[g*ocPer*k : (g+1)*ocPer*k]
+			if reorder != nil {
+				reorder(g, scratch)
+				w = scratch
+			}
+			sas[g] = pack(ocPer, k, gemm.RowMajor(w, k))
+		}
+		return sas
+	}
 	if c.weight {
-		// key: PackA's (prepackedWeights) with the groups negated
-		v := prepacked(true, c.op, 1, c.kernel, [3]int{ocPer, k, -c.groups}, int64(4*c.outC*k), func() (any, int) {
-			sas := make([]*gemm.StripA, c.groups)
+		v := prepacked(true, c.op, 1, c.kernel, [3]int{ocPer, k, tag}, int64(4*c.outC*k), func() (any, int) {
+			sas := build(gemm.PackStripA)
 			n := 0
-			for g := range sas {
-				sas[g] = gemm.PackStripA(ocPer, k, weights(g))
-				n += sas[g].Bytes()
+			for _, s := range sas {
+				n += s.Bytes()
 			}
 			return sas, n
 		})
@@ -56,15 +73,31 @@ func (c *conv2d) stripWeights(ocPer, k int) (sas []*gemm.StripA, release func())
 			return sas, func() {}
 		}
 	}
-	sas = make([]*gemm.StripA, c.groups)
-	for g := range sas {
-		sas[g] = gemm.NewStripA(ocPer, k, weights(g))
-	}
+	sas = build(gemm.NewStripA)
 	return sas, func() {
 		for _, s := range sas {
 			s.Release()
 		}
 	}
+}
+
+// stripSplit returns runStrips' and runTaps' bands of strips (where items
+// work items per band are fewer than convItemsPerThread per core, the
+// strips are cut into bands) and the strips per kernel call (all of a
+// band's, or with an epilogue, as many as keep the block it then reads
+// back in L2), and settles the epilogue for runs of up to convChunkCols
+// of the n positions.
+func (c *conv2d) stripSplit(threads, items, strips, n int) (bands, step int) {
+	bands = 1
+	if want := convItemsPerThread * threads; threads > 1 && items < want {
+		bands = min(strips, (want+items-1)/items)
+	}
+	c.epiRuns(min(n, convChunkCols))
+	step = strips
+	if c.epi != nil {
+		step = max(1, stripEpiFloats/(gemm.StripRows*min(n, convChunkCols)))
+	}
+	return bands, step
 }
 
 // runStrips computes the pointwise convolution into the outputs outs (one
@@ -75,21 +108,12 @@ func (c *conv2d) stripWeights(ocPer, k int) (sas []*gemm.StripA, release func())
 // finished.
 func (c *conv2d) runStrips(threads, ocPer, k, n int, images func(g int) []float32, outs []gemm.Out) {
 	convStripRuns.Add(1)
-	sas, release := c.stripWeights(ocPer, k)
+	// key: PackA's (prepackedWeights) with the groups negated
+	sas, release := c.stripWeights(ocPer, k, -c.groups, nil)
 	defer release()
 	strips := sas[0].Strips()
 	chunks := (n + convChunkCols - 1) / convChunkCols
-	bands := 1
-	if want := convItemsPerThread * threads; threads > 1 && c.groups*chunks < want {
-		bands = min(strips, (want+c.groups*chunks-1)/(c.groups*chunks))
-	}
-	c.epiRuns(min(n, convChunkCols))
-	// strips per call: all of the band's, or with an epilogue, as many as
-	// keep the block it then reads back in L2
-	step := strips
-	if c.epi != nil {
-		step = max(1, stripEpiFloats/(gemm.StripRows*min(n, convChunkCols)))
-	}
+	bands, step := c.stripSplit(threads, c.groups*chunks, strips, n)
 	parallel(threads, c.groups*bands*chunks, func(it int) {
 		g, band, ch := it/(bands*chunks), it/chunks%bands, it%chunks
 		s0, s1 := band*strips/bands, (band+1)*strips/bands

@@ -31,9 +31,9 @@ var convTapsRuns atomic.Int64
 // stay on the implicit GEMM, whose prepacked weights do better there.
 const tapsMaxWaste = 1.0 / 16
 
-// tapsVecs is the vectors of positions per work item (256 positions, as
-// the GEMM path's column chunks).
-const tapsVecs = 16
+// tapsVecs is the vectors of positions per work item (the GEMM path's
+// column chunks, as runStrips').
+const tapsVecs = convChunkCols / 16
 
 // tapsMinPacked is the output positions (all images) from which weights
 // that are not frozen, packed per call, take the tap path: reordering and
@@ -61,55 +61,23 @@ func (c *conv2d) tapTable() *gemm.Taps {
 }
 
 // tapWeights returns each group's weights as the tap path's A, [ocPer,
-// taps·kerC] with k = tap·kerC + channel, packed in strips: kept per weight
-// literal where they are a frozen weight of the entry function, else
-// packed for this call (release gives them back).
+// taps·kerC] with k = tap·kerC + channel, packed in strips (stripWeights).
 func (c *conv2d) tapWeights(ocPer int) (sas []*gemm.StripA, release func()) {
 	taps := c.kh * c.kw
 	k := taps * c.kerC
-	build := func(pool bool) []*gemm.StripA {
-		a := gemm.GetBuffer(ocPer * k)
-		defer gemm.PutBuffer(a)
-		sas := make([]*gemm.StripA, c.groups)
-		for g := range sas {
-			// [o][ch][tap] as stored → [o][tap][ch]
-			w := c.rhs[g*ocPer*k : (g+1)*ocPer*k]
-			for o := 0; o < ocPer; o++ {
-				src, dst := w[o*k:(o+1)*k], a[o*k:(o+1)*k]
-				for ch := 0; ch < c.kerC; ch++ {
-					for t, v := range src[ch*taps : (ch+1)*taps] {
-						dst[t*c.kerC+ch] = v
-					}
+	// key: PackA's (prepackedWeights) with the groups moved off both it and the strips'
+	return c.stripWeights(ocPer, k, -(1<<20)-c.groups, func(g int, dst []float32) {
+		// [o][ch][tap] as stored → [o][tap][ch]
+		w := c.rhs[g*ocPer*k : (g+1)*ocPer*k]
+		for o := 0; o < ocPer; o++ {
+			src, d := w[o*k:(o+1)*k], dst[o*k:(o+1)*k]
+			for ch := 0; ch < c.kerC; ch++ {
+				for t, v := range src[ch*taps : (ch+1)*taps] {
+					d[t*c.kerC+ch] = v
 				}
 			}
-			if pool {
-				sas[g] = gemm.NewStripA(ocPer, k, gemm.RowMajor(a, k))
-			} else {
-				sas[g] = gemm.PackStripA(ocPer, k, gemm.RowMajor(a, k))
-			}
 		}
-		return sas
-	}
-	if c.weight {
-		// key: PackA's (prepackedWeights) with the groups moved off both it and the strips'
-		v := prepacked(true, c.op, 1, c.kernel, [3]int{ocPer, k, -(1 << 20) - c.groups}, int64(4*c.outC*k), func() (any, int) {
-			sas := build(false)
-			n := 0
-			for _, s := range sas {
-				n += s.Bytes()
-			}
-			return sas, n
-		})
-		if sas, ok := v.([]*gemm.StripA); ok {
-			return sas, func() {}
-		}
-	}
-	sas = build(true)
-	return sas, func() {
-		for _, s := range sas {
-			s.Release()
-		}
-	}
+	})
 }
 
 // runTaps computes the convolution into outs (one per group) on the tap
@@ -124,15 +92,7 @@ func (c *conv2d) runTaps(tt *gemm.Taps, threads, ocPer, n int, images func(g int
 	strips, vecs := sas[0].Strips(), tt.Vectors()
 	chunks := (vecs + tapsVecs - 1) / tapsVecs
 	per := c.batch * c.groups * chunks
-	bands := 1
-	if want := convItemsPerThread * threads; threads > 1 && per < want {
-		bands = min(strips, (want+per-1)/per)
-	}
-	c.epiRuns(min(n, 16*tapsVecs))
-	step := strips
-	if c.epi != nil {
-		step = max(1, stripEpiFloats/(gemm.StripRows*min(n, 16*tapsVecs)))
-	}
+	bands, step := c.stripSplit(threads, per, strips, n)
 	hw := c.h * c.w
 	imgs := images
 	if tt.Phased() {
@@ -211,8 +171,7 @@ func (c *conv2d) stemTaps() bool {
 	if !convStemTaps || c.kerC >= 8 {
 		return false
 	}
-	c.geom = gemm.ConvGeom{C: c.kerC, H: c.h, W: c.w, KH: c.kh, KW: c.kw, SH: c.sh, SW: c.sw, DH: c.dh, DW: c.dw,
-		PadT: c.padT, PadL: c.padL, OH: c.oh, OW: c.ow, Images: c.batch, ImgStride: c.inC * c.h * c.w}
+	c.geom = c.convGeom()
 	return c.tapTable() != nil
 }
 

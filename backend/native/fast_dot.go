@@ -86,7 +86,7 @@ func fastDot(env Env, op *stablehlo.Op, in []Value) (*literal.Literal, bool) {
 		p.runExact(f32View(lhs.Data), f32View(rhs.Data), out)
 		return out, true
 	}
-	if p.batch == 1 && p.m == 1 && p.lk == 1 && p.rk == 1 {
+	if p.batch == 1 && p.matVec() {
 		// a linear layer on one token whose weight is frozen: its copy
 		// packed in blocks of 16 rows, each read as one stream (fast_gemv.go)
 		if g := prepackedGemv(isWeightOperand(env, op, 1), op, 1, rhs, f32View(rhs.Data), p.rn, p.n, p.k); g != nil {
@@ -178,11 +178,16 @@ func stridedDotShape(op *stablehlo.Op, lhs, rhs *literal.Literal) (*fastDotPlan,
 	return &fastDotPlan{p, lb, lm, lk, rb, rk, rn}, true
 }
 
+// matVec reports whether each batch's product is a matrix-vector one
+// against rows of b read in place: one row of a, both operands' k steps
+// contiguous (x · Wᵀ with W [n, k] row-major).
+func (p *fastDotPlan) matVec() bool { return p.m == 1 && p.lk == 1 && p.rk == 1 }
+
 // run computes the product of a and b (the operands' elements) into out.
 func (p *fastDotPlan) run(a, b []float32, out *literal.Literal) {
 	c, store := f32Out(out.Data)
 	m, n, k := p.m, p.n, p.k
-	if m == 1 && p.lk == 1 && p.rk == 1 {
+	if p.matVec() {
 		// a matrix-vector product against rows of b (a linear layer on one
 		// token: x · Wᵀ with W [n, k] row-major): dot products of the rows
 		// read in place, where the GEMM would pack all of b first

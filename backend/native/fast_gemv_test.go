@@ -33,20 +33,27 @@ func TestGemv(t *testing.T) {
 			for p := 0; p < k; p++ {
 				want += float64(x[p]) * float64(w[j*ldw+p])
 			}
-			g := float64(y[j])
-			switch {
-			case math.IsNaN(want):
-				if !math.IsNaN(g) {
-					t.Fatalf("k=%d n=%d: y[%d] = %v, want NaN", k, n, j, g)
-				}
-			case math.IsInf(want, 0):
-				if g != want {
-					t.Fatalf("k=%d n=%d: y[%d] = %v, want %v", k, n, j, g, want)
-				}
-			case math.Abs(g-want) > 1e-5*math.Sqrt(float64(k))*(1+math.Abs(want)):
-				t.Fatalf("k=%d n=%d: y[%d] = %v, want %v", k, n, j, g, want)
-			}
+			checkGemvRow(t, k, n, j, float64(y[j]), want)
 		}
+	}
+}
+
+// checkGemvRow checks output j of a k-step matrix-vector product against
+// its float64 sum: NaN for NaN, an infinity exactly, else within the
+// rounding of k float32 steps.
+func checkGemvRow(t *testing.T, k, n, j int, g, want float64) {
+	t.Helper()
+	switch {
+	case math.IsNaN(want):
+		if !math.IsNaN(g) {
+			t.Fatalf("k=%d n=%d: y[%d] = %v, want NaN", k, n, j, g)
+		}
+	case math.IsInf(want, 0):
+		if g != want {
+			t.Fatalf("k=%d n=%d: y[%d] = %v, want %v", k, n, j, g, want)
+		}
+	case math.Abs(g-want) > 1e-5*math.Sqrt(float64(k))*(1+math.Abs(want)):
+		t.Fatalf("k=%d n=%d: y[%d] = %v, want %v", k, n, j, g, want)
 	}
 }
 
@@ -118,22 +125,10 @@ func TestGemvPacked(t *testing.T) {
 			for p := 0; p < k; p++ {
 				want += float64(x[p]) * float64(w[j*ldw+p])
 			}
-			g := float64(y[j])
 			if math.Float32bits(y[j]) != math.Float32bits(y3[j]) {
 				t.Fatalf("k=%d n=%d: y[%d] = %v on one thread, %v on three", k, n, j, y[j], y3[j])
 			}
-			switch {
-			case math.IsNaN(want):
-				if !math.IsNaN(g) {
-					t.Fatalf("k=%d n=%d: y[%d] = %v, want NaN", k, n, j, g)
-				}
-			case math.IsInf(want, 0):
-				if g != want {
-					t.Fatalf("k=%d n=%d: y[%d] = %v, want %v", k, n, j, g, want)
-				}
-			case math.Abs(g-want) > 1e-5*math.Sqrt(float64(k))*(1+math.Abs(want)):
-				t.Fatalf("k=%d n=%d: y[%d] = %v, want %v", k, n, j, g, want)
-			}
+			checkGemvRow(t, k, n, j, float64(y[j]), want)
 		}
 	}
 }

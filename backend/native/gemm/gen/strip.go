@@ -55,31 +55,15 @@ func stripKernel(w func(string, ...any), r int) {
 	w("\tMOVQ AX, R15")
 	w("%s_vec:", name)
 	w("\tMOVQ R15, AX")
-	for i := 0; i < r; i++ {
-		w("\tVPXORD Z%d, Z%d, Z%d", 8+i, 8+i, 8+i)
-	}
+	stripZero(w, r)
 	w("\tMOVQ BX, R8")
 	w("\tMOVQ R12, CX")
 	w("%s_steps:", name)
-	for s := 0; s < 8; s++ {
-		w("\tVMOVUPS.Z (R8), K1, Z%d", s)
-		w("\tADDQ DX, R8")
-	}
-	for s := 0; s < 8; s++ {
-		for i := 0; i < r; i++ {
-			w("\tVFMADD231PS.BCST %d(AX), Z%d, Z%d", 4*(s*r+i), s, 8+i)
-		}
-	}
-	w("\tADDQ $%d, AX", 4*8*r)
+	stripSteps(w, r, 8)
 	w("\tDECQ CX")
 	w("\tJNE %s_steps", name)
 	w("\tMOVQ R9, CX")
-	for i := 0; i < r; i++ {
-		w("\tVMOVUPS Z%d, K1, (CX)", 8+i)
-		if i < r-1 {
-			w("\tADDQ SI, CX")
-		}
-	}
+	stripStore(w, r, "K1")
 	w("\tADDQ $64, BX")
 	w("\tADDQ $64, R9")
 	w("\tDECQ R11")
@@ -139,9 +123,7 @@ func tapsKernelChunk(w func(string, ...any), r, chunk int) {
 	w("\tCMPQ taps+48(FP), $0")
 	w("\tJEQ %s_done", name)
 	w("%s_vec:", name)
-	for i := 0; i < r; i++ {
-		w("\tVPXORD Z%d, Z%d, Z%d", 8+i, 8+i, 8+i)
-	}
+	stripZero(w, r)
 	w("\tMOVQ a+8(FP), AX")
 	w("\tMOVQ offs+32(FP), R11")
 	w("\tMOVQ taps+48(FP), R15")
@@ -152,16 +134,7 @@ func tapsKernelChunk(w func(string, ...any), r, chunk int) {
 	w("\tADDQ R9, R8")
 	w("\tMOVQ R14, CX")
 	w("%s_chunk:", name)
-	for s := 0; s < chunk; s++ {
-		w("\tVMOVUPS.Z (R8), K1, Z%d", s)
-		w("\tADDQ DX, R8")
-	}
-	for s := 0; s < chunk; s++ {
-		for i := 0; i < r; i++ {
-			w("\tVFMADD231PS.BCST %d(AX), Z%d, Z%d", 4*(s*r+i), s, 8+i)
-		}
-	}
-	w("\tADDQ $%d, AX", 4*chunk*r)
+	stripSteps(w, r, chunk)
 	w("\tDECQ CX")
 	w("\tJNE %s_chunk", name)
 	w("\tADDQ $8, R11")
@@ -170,12 +143,7 @@ func tapsKernelChunk(w func(string, ...any), r, chunk int) {
 	w("\tJNE %s_tap", name)
 	w("\tKMOVW (R13), K2") // the store mask: masks[taps]
 	w("\tMOVQ DI, CX")
-	for i := 0; i < r; i++ {
-		w("\tVMOVUPS Z%d, K2, (CX)", 8+i)
-		if i < r-1 {
-			w("\tADDQ SI, CX")
-		}
-	}
+	stripStore(w, r, "K2")
 	w("\tADDQ $64, DI")
 	w("\tADDQ $64, R9")
 	w("\tADDQ mstride+80(FP), R12")
@@ -185,4 +153,39 @@ func tapsKernelChunk(w func(string, ...any), r, chunk int) {
 	w("\tVZEROUPPER")
 	w("\tRET")
 	w("")
+}
+
+// stripZero clears a strip tile's r accumulators, Z8 on.
+func stripZero(w func(string, ...any), r int) {
+	for i := 0; i < r; i++ {
+		w("\tVPXORD Z%d, Z%d, Z%d", 8+i, 8+i, 8+i)
+	}
+}
+
+// stripSteps writes steps k steps of a strip tile: the steps' B vectors
+// loaded under K1 from R8 on, rows DX bytes apart, into Z0 on, then r
+// fused multiply-adds per step with the strip's elements broadcast from
+// AX, which then moves past them.
+func stripSteps(w func(string, ...any), r, steps int) {
+	for s := 0; s < steps; s++ {
+		w("\tVMOVUPS.Z (R8), K1, Z%d", s)
+		w("\tADDQ DX, R8")
+	}
+	for s := 0; s < steps; s++ {
+		for i := 0; i < r; i++ {
+			w("\tVFMADD231PS.BCST %d(AX), Z%d, Z%d", 4*(s*r+i), s, 8+i)
+		}
+	}
+	w("\tADDQ $%d, AX", 4*steps*r)
+}
+
+// stripStore stores a strip tile's r accumulators under mask to r rows of
+// C from CX on, SI bytes apart.
+func stripStore(w func(string, ...any), r int, mask string) {
+	for i := 0; i < r; i++ {
+		w("\tVMOVUPS Z%d, %s, (CX)", 8+i, mask)
+		if i < r-1 {
+			w("\tADDQ SI, CX")
+		}
+	}
 }
