@@ -14,17 +14,20 @@ import (
 
 // Results computed into the caller's memory (backend.WithResultBuffers):
 // a fused result and a transpose returned through a reshape take theirs;
-// a result returned twice takes the first one; a constant (kept by the
+// a result returned twice takes the first one, and so does a result
+// returned as it is and reshaped (the reshape views it); a constant (kept by the
 // plan between runs) and an argument take none; and no run writes into
 // the memory an earlier run was given. While a step may keep its results
 // as folded weights, it takes none either.
 func TestResultBuffers(t *testing.T) {
-	src := `func.func @main(%a: tensor<64x64xf32>) -> (tensor<64x64xf32>, tensor<4096xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>) {
+	src := `func.func @main(%a: tensor<64x64xf32>) -> (tensor<64x64xf32>, tensor<4096xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<4096xf32>) {
   %0 = stablehlo.add %a, %a : tensor<64x64xf32>
   %1 = stablehlo.transpose %a, dims = [1, 0] : (tensor<64x64xf32>) -> tensor<64x64xf32>
   %2 = stablehlo.reshape %1 : (tensor<64x64xf32>) -> tensor<4096xf32>
   %c = stablehlo.constant dense<1.5> : tensor<64x64xf32>
-  func.return %0, %2, %0, %c, %a : tensor<64x64xf32>, tensor<4096xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>
+  %3 = stablehlo.multiply %a, %1 : tensor<64x64xf32>
+  %4 = stablehlo.reshape %3 : (tensor<64x64xf32>) -> tensor<4096xf32>
+  func.return %0, %2, %0, %c, %a, %3, %4 : tensor<64x64xf32>, tensor<4096xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<4096xf32>
 }`
 	m, err := stablehlo.ParseModule("dest.mlir", []byte(src))
 	if err != nil {
@@ -55,7 +58,7 @@ func TestResultBuffers(t *testing.T) {
 		}
 	}
 	fill := func() [][]byte {
-		d := make([][]byte, 5)
+		d := make([][]byte, 7)
 		for i := range d {
 			d[i] = bytes.Repeat([]byte{0xA5}, n)
 		}
@@ -78,7 +81,7 @@ func TestResultBuffers(t *testing.T) {
 			}
 		}
 		in := func(r *literal.Literal, d []byte) bool { return unsafe.SliceData(r.Data) == unsafe.SliceData(d) }
-		for i, want := range []bool{true, true, false, false, false} {
+		for i, want := range []bool{true, true, false, false, false, true, false} {
 			if in(res[i], dst[i]) != want {
 				t.Errorf("run %d: result %d in its buffer: %v, want %v", run, i, !want, want)
 			}
@@ -86,7 +89,10 @@ func TestResultBuffers(t *testing.T) {
 		if !in(res[2], dst[0]) {
 			t.Errorf("run %d: result 2 (result 0 again) is not in result 0's buffer", run)
 		}
-		for _, i := range []int{2, 3, 4} {
+		if !in(res[6], dst[5]) {
+			t.Errorf("run %d: result 6 (result 5 reshaped) does not view result 5's buffer", run)
+		}
+		for _, i := range []int{2, 3, 4, 6} {
 			if !bytes.Equal(dst[i], bytes.Repeat([]byte{0xA5}, n)) {
 				t.Errorf("run %d: buffer %d, which no result took, was written", run, i)
 			}

@@ -238,9 +238,13 @@ func buildExec(bp *blockPlan, slots map[*stablehlo.Value]int) *execPlan {
 
 // markReturned sets retOut on the steps defining returned values, and,
 // through reshapes (views of their operand), the values they view; and
-// retDst on the steps that compute exactly one of the results.
+// retDst on the steps whose returned values are one value: the first
+// result that is it or a view of it. A value returned both as it is and
+// reshaped (a forward saving [n, d] and [b, t, d] views of one product
+// for the backward) is computed into the first result's memory; the
+// others view it and are copied to theirs.
 func markReturned(ep *execPlan, bp *blockPlan, u *blockUses, defAt map[int]int) {
-	slot := map[int]int{} // step -> the returned slot it computes; -1: several
+	slot := map[int]int{} // step -> the returned value it computes; -1: several
 	for r, s := range bp.ret {
 		for hops := 0; hops < 8; hops++ {
 			at, ok := defAt[s]
@@ -251,8 +255,8 @@ func markReturned(ep *execPlan, bp *blockPlan, u *blockUses, defAt map[int]int) 
 			st.retOut = true
 			switch had, seen := slot[at]; {
 			case !seen && st.kind != stepConst: // a constant has no result of its own
-				slot[at], st.retDst = bp.ret[r], r+1
-			case seen && had != bp.ret[r]:
+				slot[at], st.retDst = s, r+1
+			case seen && had != s:
 				slot[at], st.retDst = -1, 0
 			}
 			k, ok := u.def[s]
