@@ -81,6 +81,13 @@ type decoder struct {
 	pos  int
 	key  []byte
 	err  error
+	// nokey skips the key (a replayed call's plan is known: replay.go).
+	nokey bool
+	// vals are the positions of the words that are values rather than
+	// structure: tensor handles, scalars' values, CPU tensors' pointers
+	// and extents. Two calls whose other words agree have one key and one
+	// fused structure, but for which buffers their handles name.
+	vals []int32
 }
 
 func (d *decoder) fail(format string, args ...any) {
@@ -121,12 +128,27 @@ func (d *decoder) count(what string) int {
 	return int(n)
 }
 
-func (d *decoder) keyWord(v int64) { d.key = binary.LittleEndian.AppendUint64(d.key, uint64(v)) }
+func (d *decoder) keyWord(v int64) {
+	if !d.nokey {
+		d.key = binary.LittleEndian.AppendUint64(d.key, uint64(v))
+	}
+}
+
+func (d *decoder) keyBytes(b ...byte) {
+	if !d.nokey {
+		d.key = append(d.key, b...)
+	}
+}
+
+// value notes that the next word is a value (decoder.vals).
+func (d *decoder) value() { d.vals = append(d.vals, int32(d.pos)) }
 
 // decode reads all arguments of an op call into args (reused).
 func (d *decoder) decode(op int32, words []int64, args []earg) ([]earg, error) {
-	d.w, d.pos, d.err = words, 0, nil
-	d.key = binary.LittleEndian.AppendUint32(d.key[:0], uint32(op))
+	d.w, d.pos, d.err, d.vals = words, 0, nil, d.vals[:0]
+	if !d.nokey {
+		d.key = binary.LittleEndian.AppendUint32(d.key[:0], uint32(op))
+	}
 	args = args[:0]
 	for d.pos < len(d.w) && d.err == nil {
 		args = append(args, d.item())
@@ -136,10 +158,11 @@ func (d *decoder) decode(op int32, words []int64, args []earg) ([]earg, error) {
 
 func (d *decoder) item() earg {
 	a := earg{tag: d.word()}
-	d.key = append(d.key, byte(a.tag))
+	d.keyBytes(byte(a.tag))
 	switch a.tag {
 	case tagNone:
 	case tagTensor:
+		d.value()
 		h := uint64(d.word())
 		a.view = d.view()
 		if d.err != nil {
@@ -203,12 +226,15 @@ func (d *decoder) item() earg {
 		}
 		raw := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(d.w[d.pos:d.pos+words]))), words*8)
 		a.s = string(raw[:n])
-		d.key = append(d.key, raw[:n]...)
+		d.keyBytes(raw[:n]...)
 		d.pos += words
 	case tagScalar:
 		code := d.word()
 		a.wrapped = d.word() != 0
-		v1, v2 := d.word(), d.word()
+		d.value()
+		v1 := d.word()
+		d.value()
+		v2 := d.word()
 		dt := d.dtypeOf(code)
 		if d.err != nil {
 			return a
@@ -223,14 +249,16 @@ func (d *decoder) item() earg {
 			a.i = v1
 		}
 		d.keyWord(code)
-		d.key = append(d.key, b2u(a.wrapped))
+		d.keyBytes(b2u(a.wrapped))
 	case tagHostTensor:
 		var ptr unsafe.Pointer
 		if d.pos < len(d.w) {
 			// The word holds a C pointer: read it as one.
 			ptr = *(*unsafe.Pointer)(unsafe.Pointer(&d.w[d.pos]))
 		}
+		d.value()
 		d.word()
+		d.value()
 		extent := d.word()
 		code := d.word()
 		nd := d.count("rank")
@@ -295,7 +323,7 @@ func (d *decoder) view() View {
 			zero = true
 		}
 	}
-	d.key = append(d.key, b2u(zero))
+	d.keyBytes(b2u(zero))
 	return v
 }
 

@@ -23,6 +23,9 @@ type Buffer struct {
 	nbytes int64  // dispatcher side, under dev.mu
 	data   []byte // queue side
 	freed  bool   // dispatcher side
+	// the buffer's slot in fused block fgen (fusion.slotOf), under dev.mu
+	fslot int32
+	fgen  uint64
 }
 
 // Release frees the buffer on behalf of its handle (the caller's table

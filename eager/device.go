@@ -84,6 +84,11 @@ type Device struct {
 	blocks  map[string]*fusedBlock
 	flushes map[string]int64 // fused blocks run, by what flushed them
 	planSeq uint64
+	call    callWords // the call being recorded (fused mode)
+	// follow is the block that ran after each block last time (after
+	// nil: the first), which the next block is expected to replay.
+	follow    map[*fusedBlock]*fusedBlock
+	prevBlock *fusedBlock
 
 	allocated, peak int64
 	stats           Stats
@@ -113,6 +118,11 @@ type Stats struct {
 	Blocks        int64 `json:"fused_blocks"`
 	BlockOps      int64 `json:"fused_ops"`
 	BlockCompiles int64 `json:"fused_compiles"`
+	// ReplayedOps are the calls recorded by replay (replay.go): checked
+	// against a compiled block's call, no key built, no plan looked up;
+	// ReplayedBlocks the blocks that repeated a compiled one to the end.
+	ReplayedOps    int64 `json:"replayed_ops"`
+	ReplayedBlocks int64 `json:"replayed_blocks"`
 }
 
 // New opens an eager device on the backend the options name. host names
@@ -154,6 +164,10 @@ func (d *Device) apply(o Options) error {
 		d.b = b
 		d.plans = map[string]*plan{}
 		d.blocks = map[string]*fusedBlock{}
+		d.follow, d.prevBlock = nil, nil
+		if d.fuse != nil {
+			d.fuse.rp = nil
+		}
 	}
 	d.opts, d.mode, d.maxOps = o, m, o.FusedMaxOps
 	if m == Fused && d.fuse == nil {

@@ -22,7 +22,10 @@
 //     run.go launches a plan's run on the queue and writes the returns;
 //   - fused blocks (fused.go): in fused mode ops are recorded and lowered
 //     together into one module at a flush, cached by the block's
-//     structure, so a training loop compiles once;
+//     structure, so a training loop compiles once; a block that repeats
+//     the one recorded after the same predecessor is checked call by
+//     call against it and replayed (replay.go): no signature key, plan
+//     lookup or structure key per call;
 //   - buffers and views (buffer.go, view.go): untyped storages and
 //     PyTorch's views of them (dtype, offset, sizes, strides), with reads
 //     gathering and writes scattering through a view, so that aliases see
@@ -43,5 +46,5 @@
 // It sits above runtime, backend and aten and below capi (imports point
 // one way). It is a top-level package beside runtime rather than inside
 // it because it is a layer above runtime, and a home for what the device
-// grows next (distributed, replay of fused blocks).
+// grows next (distributed).
 package eager

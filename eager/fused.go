@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/torchtpu/torchtpu/aten"
@@ -37,8 +38,8 @@ import (
 // a changing learning rate does not recompile... unless the op takes it
 // as an attribute (a Scalar argument), which is part of its signature.
 type fusion struct {
+	gen    uint64 // the block's number: a buffer's fgen when it has a slot here
 	calls  []fusedCall
-	slot   map[*Buffer]int
 	slots  []fslot
 	inputs []finput
 	inIdx  map[inKey]int
@@ -51,6 +52,14 @@ type fusion struct {
 	wordSlab []int64
 	refSlab  []fref
 	outSlab  []fout
+	valSlab  []int32
+
+	// Replay (replay.go): rp is the block this one is expected to
+	// repeat, nil once a call departs from it; cur counts its calls
+	// matched so far. While replaying, key is not written: it is rp's
+	// up to cur, written out when the block departs.
+	rp  *fusedBlock
+	cur int
 }
 
 // slabLen is the capacity of a new word slab, in elements (reference and
@@ -94,12 +103,21 @@ type fout struct {
 	slot  int
 	view  View
 	whole bool
+	fresh bool // a new buffer (else an argument written)
 }
 
 type fusedCall struct {
 	p    *plan
 	ins  []fref
 	outs []fout
+
+	// For replay: the call's op and argument words, the positions of
+	// the words that are values (decoder.vals), and the length of the
+	// block's key once the call was recorded.
+	op     int32
+	words  []int64
+	vals   []int32
+	keyEnd int
 }
 
 // finput is a module input: a slot's whole bytes seen with dtype dt, a
@@ -127,10 +145,28 @@ type inKey struct {
 type fusedBlock struct {
 	exe     backend.Executable
 	results []int // slot of each module result
+
+	// What replay checks a block against: the calls recorded when it
+	// was compiled, its key, and the length of the key's calls part.
+	tape     []fusedCall
+	key      string
+	callsEnd int
 }
 
+// fusionGen numbers blocks (fusion.gen) across devices; a buffer's slot
+// fields name the block they belong to.
+var fusionGen atomic.Uint64
+
 func newFusion() *fusion {
-	return &fusion{slot: map[*Buffer]int{}, inIdx: map[inKey]int{}}
+	return &fusion{gen: fusionGen.Add(1), inIdx: map[inKey]int{}}
+}
+
+// slotIn returns b's slot in the block, if it has one.
+func (f *fusion) slotIn(b *Buffer) (int, bool) {
+	if b.fgen == f.gen {
+		return int(b.fslot), true
+	}
+	return 0, false
 }
 
 func (f *fusion) keyInt(v int64) { f.key = binary.AppendVarint(f.key, v) }
@@ -147,11 +183,11 @@ func (f *fusion) keyView(v *View) {
 
 // slotOf returns the slot of b, adding it.
 func (f *fusion) slotOf(b *Buffer) int {
-	if s, ok := f.slot[b]; ok {
+	if s, ok := f.slotIn(b); ok {
 		return s
 	}
 	s := len(f.slots)
-	f.slot[b] = s
+	b.fslot, b.fgen = int32(s), f.gen
 	f.slots = append(f.slots, fslot{buf: b, nb: b.nbytes, base: -1})
 	return s
 }
@@ -176,7 +212,7 @@ func (f *fusion) recordable(b *Buffer, v *View) bool {
 	if size == 0 || b.nbytes%size != 0 {
 		return false
 	}
-	s, ok := f.slot[b]
+	s, ok := f.slotIn(b)
 	return !ok || !f.slots[s].written || f.slots[s].dt == v.DType
 }
 
@@ -197,8 +233,8 @@ func (d *Device) record(p *plan, args []earg, results []*Buffer, targets []input
 			return false
 		}
 	}
-	c := fusedCall{p: p, ins: cut(&f.refSlab, len(p.params), slabLen/4), outs: cut(&f.outSlab, len(p.outs), slabLen/4)}
-	f.keyInt(int64(p.id))
+	c := fusedCall{p: p, ins: cut(&f.refSlab, len(p.params), slabLen/4), outs: cut(&f.outSlab, len(p.outs), slabLen/4),
+		op: d.call.op, words: d.call.words, vals: d.call.vals}
 	for k, pr := range p.params {
 		a := at(args, pr.arg, pr.item)
 		switch a.tag {
@@ -208,9 +244,6 @@ func (d *Device) record(p *plan, args []earg, results []*Buffer, targets []input
 			if !f.slots[s].written {
 				c.ins[k].input = f.wholeInput(s, a.view.DType)
 			}
-			f.keyInt(int64(s))
-			f.keyInt(int64(c.ins[k].input))
-			f.keyView(&a.view)
 		default:
 			var lit *literal.Literal
 			if a.tag == tagScalar {
@@ -221,23 +254,20 @@ func (d *Device) record(p *plan, args []earg, results []*Buffer, targets []input
 			} else {
 				lit = a.lit
 			}
-			c.ins[k] = fref{input: len(f.inputs)}
+			c.ins[k] = fref{input: len(f.inputs), slot: -1}
 			f.inputs = append(f.inputs, finput{kind: inLit, lit: lit})
-			f.keyInt(-2)
 		}
 	}
 	for k := range p.outs {
 		if b := results[k]; b != nil {
 			s := f.slotOf(b)
 			f.slots[s].written, f.slots[s].dt = true, p.outs[k].dt
-			c.outs[k] = fout{slot: s, whole: true, view: View{DType: p.outs[k].dt, Shape: p.outs[k].shape}}
-			f.keyInt(int64(s))
+			c.outs[k] = fout{slot: s, whole: true, fresh: true, view: View{DType: p.outs[k].dt, Shape: p.outs[k].shape}}
 			continue
 		}
 		t := &targets[k]
 		if t.buf == nil {
 			c.outs[k] = fout{slot: -1}
-			f.keyInt(-1)
 			continue
 		}
 		s := f.slotOf(t.buf)
@@ -248,12 +278,38 @@ func (d *Device) record(p *plan, args []earg, results []*Buffer, targets []input
 		}
 		sl.written, sl.dt = true, t.view.DType
 		c.outs[k] = fout{slot: s, view: t.view, whole: whole}
-		f.keyInt(int64(s))
-		f.keyView(&t.view)
+	}
+	if !f.replayed(&c, &d.call) {
+		f.keyCall(&c)
 	}
 	f.calls = append(f.calls, c)
 	d.stats.BlockOps++
 	return true
+}
+
+// keyCall appends c's part of the block's key: its plan, and for each
+// argument and result the slot, module input and view it reads or
+// writes.
+func (f *fusion) keyCall(c *fusedCall) {
+	f.keyInt(int64(c.p.id))
+	for k := range c.ins {
+		in := &c.ins[k]
+		if in.slot < 0 {
+			f.keyInt(-2) // a literal: a module input of its own
+			continue
+		}
+		f.keyInt(int64(in.slot))
+		f.keyInt(int64(in.input))
+		f.keyView(&in.view)
+	}
+	for k := range c.outs {
+		o := &c.outs[k]
+		f.keyInt(int64(o.slot))
+		if o.slot >= 0 && !o.fresh {
+			f.keyView(&o.view)
+		}
+	}
+	c.keyEnd = len(f.key)
 }
 
 // flushIfTouched flushes the block when it holds b: work on b queued
@@ -263,7 +319,7 @@ func (d *Device) flushIfTouched(b *Buffer, why string) error {
 	if d.fuse == nil {
 		return nil
 	}
-	if _, ok := d.fuse.slot[b]; !ok {
+	if _, ok := d.fuse.slotIn(b); !ok {
 		return nil
 	}
 	return d.flush(why)
@@ -291,22 +347,28 @@ func (d *Device) flushLocked() error {
 			results = append(results, s)
 		}
 	}
-	f.keyInt(-3)
-	for _, s := range results {
-		f.keyInt(int64(s))
-	}
 	d.stats.Blocks++
-	key := string(f.key)
-	blk := d.blocks[key]
-	if blk == nil {
-		exe, err := d.compileBlock(f, results)
-		if err != nil {
-			return fmt.Errorf("fused block of %d ops: %w", len(f.calls), err)
+	blk := f.replayedBlock(results)
+	if blk != nil {
+		d.stats.ReplayedBlocks++
+	} else {
+		f.keyInt(-3)
+		callsEnd := len(f.key)
+		for _, s := range results {
+			f.keyInt(int64(s))
 		}
-		blk = &fusedBlock{exe: exe, results: results}
-		d.blocks[key] = blk
-		d.stats.BlockCompiles++
+		key := string(f.key)
+		if blk = d.blocks[key]; blk == nil {
+			exe, err := d.compileBlock(f, results)
+			if err != nil {
+				return fmt.Errorf("fused block of %d ops: %w", len(f.calls), err)
+			}
+			blk = &fusedBlock{exe: exe, results: results, tape: f.calls, key: key, callsEnd: callsEnd}
+			d.blocks[key] = blk
+			d.stats.BlockCompiles++
+		}
 	}
+	d.expectAfter(blk)
 	return d.runBlock(f, blk)
 }
 

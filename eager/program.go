@@ -46,7 +46,7 @@ func (d *Device) RunProgram(ctx context.Context, prog Program, words []int64, ou
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	own := append([]int64(nil), words...) // views slice the words; queued runs outlive the call
-	d.dec.w, d.dec.pos, d.dec.err = own, 0, nil
+	d.dec.w, d.dec.pos, d.dec.err, d.dec.vals = own, 0, nil, d.dec.vals[:0]
 	var ins []input
 	for d.dec.pos < len(own) && d.dec.err == nil {
 		a := d.dec.item()

@@ -60,6 +60,14 @@ func (d *Device) Call(ctx context.Context, op int32, words []int64, flags int64,
 		own = make([]int64, len(words))
 	}
 	copy(own, words)
+	if f := d.fuse; f != nil && d.mode == Fused {
+		if t := f.expect(op, words); t != nil {
+			return d.replay(o, t, own, out)
+		}
+		// Not the expected call: it may not be recorded at all (a first
+		// try that resizes an out= argument), so the replay goes on
+		// until a recorded call departs from it (fusion.replayed).
+	}
 	args, err := d.dec.decode(op, own, d.args[:0])
 	d.args = args
 	if errors.Is(err, errDType) {
@@ -128,8 +136,39 @@ func (d *Device) Call(ctx context.Context, op int32, words []int64, flags int64,
 		}
 		return StatusOK, "", n, err
 	}
+	if d.mode == Fused {
+		d.noteCall(op, own)
+	}
 	n, err = d.launch(p, args, out)
 	return StatusOK, "", n, err
+}
+
+// replay runs a call of a fused block that repeats recorded call t
+// (replay.go): its arguments decoded without a key, t's plan. d.mu is
+// held.
+func (d *Device) replay(o *eagerOp, t *fusedCall, own []int64, out []int64) (int, string, int, error) {
+	d.dec.nokey = true
+	args, err := d.dec.decode(t.op, own, d.args[:0])
+	d.dec.nokey = false
+	d.args = args
+	if err != nil {
+		return 0, "", 0, fmt.Errorf("%s: %w", o.name, err)
+	}
+	d.stats.Ops++
+	d.stats.PlanHits++
+	d.stats.ReplayedOps++
+	d.noteCall(t.op, own)
+	d.call.matched = true
+	n, err := d.launch(t.p, args, out)
+	return StatusOK, "", n, err
+}
+
+// noteCall keeps the words of the call being recorded for its block's
+// tape. d.mu is held.
+func (d *Device) noteCall(op int32, own []int64) {
+	vals := cut(&d.fuse.valSlab, len(d.dec.vals), slabLen/4)
+	copy(vals, d.dec.vals)
+	d.call = callWords{op: op, words: own, vals: vals}
 }
 
 // readExpect reads the expected returns of FlagExpect.
