@@ -289,7 +289,7 @@ func isSeq(d []int64) bool { return len(d) == 2 && d[0] == 2 && d[1] == 3 }
 // columns packed once and shared. With c.epi set, each item ends by
 // applying it to the part of dst it finished.
 func (c *conv2d) run(dst []float32) {
-	if (c.kernIO || c.revH || c.revW) && !c.packIO() {
+	if (c.kernIO || c.revH || c.revW) && !c.packIO() && !c.subpixAsStored() {
 		w := c.plainWeights()
 		plain := *c
 		plain.kernIO, plain.revH, plain.revW, plain.rhs = false, false, false, w[:c.outC*c.kerC*c.kh*c.kw]

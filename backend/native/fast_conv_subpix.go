@@ -80,8 +80,8 @@ func (c *conv2d) runSubpix(dst []float32) {
 	out := floatBytes(dst)
 	// dst's strides over [batch, outC, rows, columns] of one phase
 	dstStr := []int64{int64(c.outC * c.oh * c.ow), int64(c.oh * c.ow), sh * int64(c.ow), sw}
-	kerK := c.kerC * c.kh * c.kw
-	for _, p := range ps {
+	subs := c.phaseKernels(ps)
+	for pi, p := range ps {
 		shape := []int64{int64(c.batch), int64(c.outC), int64(p.oh), int64(p.ow)}
 		off := int64(p.ry*c.ow + p.rx)
 		n := c.batch * c.outC * p.oh * p.ow
@@ -89,11 +89,7 @@ func (c *conv2d) runSubpix(dst []float32) {
 		if p.nky == 0 || p.nkx == 0 {
 			clear(tmp[:n])
 		} else {
-			// the phase's taps of the kernel: [outC, kerC, nky, nkx]
-			wsub := gemm.GetBuffer(c.outC * c.kerC * p.nky * p.nkx)
-			wshape := []int64{int64(c.outC), int64(c.kerC), int64(p.nky), int64(p.nkx)}
-			newCopyPlan(4, wshape, literal.Strides(wshape), []int64{int64(kerK), int64(c.kh * c.kw), sh * int64(c.kw), sw}).
-				run(floatBytes(wsub), 0, floatBytes(c.rhs), int64(p.ky0*c.kw+p.kx0))
+			wsub := subs[pi]
 			sub := conv2d{
 				batch: c.batch, inC: c.inC, h: c.srcH, w: c.srcW,
 				outC: c.outC, kerC: c.kerC, kh: p.nky, kw: p.nkx,
@@ -109,4 +105,93 @@ func (c *conv2d) runSubpix(dst []float32) {
 		newCopyPlan(4, shape, dstStr, literal.Strides(shape)).run(out, off, floatBytes(tmp), 0)
 		gemm.PutBuffer(tmp)
 	}
+}
+
+// phaseKernels returns, for each phase that taps reach, its taps of the
+// kernel as [outC, kerC, nky, nkx] in a buffer of gemm.GetBuffer's (nil
+// for the others), from c.rhs as [outC, kerC, kh, kw], or with c.kernIO
+// as stored [kerC, outC, kh, kw] with the window reversed where c.revH
+// (an input gradient's kernel as the backward passes it), without the
+// transposed copy of the whole kernel run used to make first: each part
+// of the kernel a core takes (still in its cache) is dealt out to the
+// phases' windows, a phase at a time. A strided copy per phase had moved
+// a 512×256×3×3 kernel one or two floats at a time: with the transpose,
+// a third of that input gradient's run.
+func (c *conv2d) phaseKernels(ps []phase) [][]float32 {
+	taps := c.kh * c.kw
+	subs := make([][]float32, len(ps))
+	// the phases taps reach, each with its taps as stored, in the order
+	// of its window
+	type part struct {
+		sub  []float32
+		taps []int
+	}
+	var parts []part
+	windows := c.outC * c.kerC
+	for pi, p := range ps {
+		if p.nky == 0 || p.nkx == 0 {
+			continue
+		}
+		n := p.nky * p.nkx
+		subs[pi] = gemm.GetBuffer(windows * n)[:windows*n]
+		pt := part{sub: subs[pi], taps: make([]int, 0, n)}
+		for a := 0; a < p.nky; a++ {
+			for b := 0; b < p.nkx; b++ {
+				t := (p.ky0+a*c.ldh)*c.kw + p.kx0 + b*c.ldw
+				if c.revH {
+					t = taps - 1 - t
+				}
+				pt.taps = append(pt.taps, t)
+			}
+		}
+		parts = append(parts, pt)
+	}
+	// The windows in the order read: by w (plain order) as stored, or,
+	// stored [kerC, outC], in tiles of 16 output channels, each input
+	// channel's 16 windows in a row (transposeKernel's order). A phase's
+	// window w takes its taps from window w as stored: a few moves into a
+	// slice whose bounds are checked once.
+	const tile = 16
+	items, threads := windows, 1
+	if c.kernIO {
+		items = (c.outC + tile - 1) / tile
+	}
+	if windows*taps >= 1<<16 {
+		threads = min(Threads(), items)
+	}
+	runParts(items, threads, func(i0, i1 int) {
+		for _, pt := range parts {
+			n, sub, tps := len(pt.taps), pt.sub, pt.taps
+			if !c.kernIO {
+				for w := i0; w < i1; w++ {
+					src, d := c.rhs[w*taps:w*taps+taps], sub[w*n:w*n+n]
+					for k, t := range tps {
+						d[k] = src[t]
+					}
+				}
+				continue
+			}
+			for o0 := i0 * tile; o0 < min(c.outC, i1*tile); o0 += tile {
+				o1 := min(c.outC, o0+tile)
+				for i := 0; i < c.kerC; i++ {
+					for o := o0; o < o1; o++ {
+						at := (i*c.outC + o) * taps
+						src, w := c.rhs[at:at+taps], o*c.kerC+i
+						d := sub[w*n : w*n+n]
+						for k, t := range tps {
+							d[k] = src[t]
+						}
+					}
+				}
+			}
+		}
+	})
+	return subs
+}
+
+// subpixAsStored reports whether run can hand the kernel as stored to
+// runSubpix (phaseKernels reads it): an input dilation by phases whose
+// kernel is [kerC, outC] and/or reversed in both dims, in one group.
+func (c *conv2d) subpixAsStored() bool {
+	return c.subpix && c.groups == 1 && c.revH == c.revW && !c.outFB && len(c.rhs) >= c.outC*c.kerC*c.kh*c.kw
 }

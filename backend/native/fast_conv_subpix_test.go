@@ -86,6 +86,8 @@ func TestFastConvKernelIOReversed(t *testing.T) {
 		{2, 64, 9, 9, 48, 3, 3, 1, 1, 1, 1, 1, 1, 1},  // stride 1: the GEMM
 		{1, 4, 5, 5, 6, 3, 2, 1, 1, 2, 2, 1, 1, 1},    // small
 		{1, 16, 10, 10, 3, 7, 7, 2, 2, 3, 4, 3, 4, 1}, // the stem's, by phases
+		{1, 64, 6, 6, 128, 3, 3, 2, 2, 1, 2, 1, 2, 1}, // phases dealt out by tiles of 16 output channels on all cores
+		{1, 100, 5, 5, 80, 3, 3, 2, 2, 1, 1, 1, 1, 1}, // the same, output channels not a multiple of the tile
 	} {
 		src := d.src()
 		w := fmt.Sprintf("tensor<%dx%dx%dx%dxf32>", d.o, d.c, d.kh, d.kw)
