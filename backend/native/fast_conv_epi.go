@@ -38,12 +38,18 @@ var (
 
 // convEpiPlan is a fusion group planned as a convolution's epilogue: a
 // chain of nodes, each of which reads the value before it (first the
-// convolution's, leaf self) and otherwise constants, per-channel values
-// and other tensors of the output's shape.
+// convolution's, leaf self) and otherwise constants, per-channel values,
+// other tensors of the output's shape and side nodes: nodes off the chain
+// computed from those alone (the batch norm of a residual block's
+// downsampling branch, added to the main branch's).
 type convEpiPlan struct {
 	g     *fusedGroup
 	self  int   // the node of the convolution's result
 	chain []int // the compute nodes, in order; the last is the group's root
+	// nodes are the compute nodes in the group's order, chain and side
+	// nodes (side[i] set) together
+	nodes []int
+	side  []bool
 	// affine, when set, is the chain's shape (x·a + b, + r, ReLU-like
 	// select, clamp) that affineRows32 runs in one pass: the nodes of a,
 	// b, r (-1: none), of the select's threshold and value (-1: no
@@ -54,6 +60,11 @@ type convEpiPlan struct {
 	thr, selVal int
 	lo, hi      int
 	ka, kb      float32 // the values of a and b where they are constants
+	// rc, re, when r is read through side nodes r·rc + re (the batch
+	// norm of a downsampling branch), are their nodes (-1: r as it is),
+	// and kc, ke their values where constants
+	rc, re int
+	kc, ke float32
 	// act, when set, is the vector row of a last unary node (SiLU,
 	// hardswish, GELU, ...) that the affine kernel's rows go through
 	// after it, in place, while they are in cache
@@ -62,8 +73,10 @@ type convEpiPlan struct {
 
 // epiArgs is the argument block of affineRows32: rows of n elements at d
 // (rows ldd apart) and r (ldr apart, flags&1), the row's a and b at
-// a[i·sa] and b[i·sb], the select's constants t and xs, and the clamp's
-// bounds lo (flags&16) and hi (flags&32). Its layout is the assembly's.
+// a[i·sa] and b[i·sb], the select's constants t and xs, the clamp's
+// bounds lo (flags&16) and hi (flags&32), and with flags&64 the row's
+// scale and shift of r, rc[i·src] and re[i·sre] (the kernel advances
+// rc and re in the block as it goes). Its layout is the assembly's.
 type epiArgs struct {
 	d, r     *float32
 	a, b     *float32
@@ -73,6 +86,8 @@ type epiArgs struct {
 	sa, sb   int
 	flags    int
 	lo, hi   float32
+	rc, re   *float32
+	src, sre int
 }
 
 // convEpilogue is a planned epilogue at run time: the leaves, their
@@ -88,6 +103,8 @@ type convEpilogue struct {
 	// and sb apart), and the arguments that do not change
 	av, bv []float32
 	sa, sb int
+	cv, ev []float32 // r's scale and shift (flags&64)
+	sc, se int
 	args   epiArgs
 }
 
@@ -212,11 +229,13 @@ func convOnlyFeeds(s int, v *stablehlo.Value, g *fusedGroup, gi int, bp *blockPl
 
 // convEpiChain returns the plan of g as a chain from node self, or nil:
 // every f32 compute node reads the node before it in the chain (self
-// first) and otherwise only constants and leaves other than self, so that
-// the chain can run in place over the convolution's values, each node
-// overwriting the one before, which nothing reads again.
+// first) and otherwise only constants, leaves other than self and side
+// nodes, so that the chain can run in place over the convolution's
+// values, each node overwriting the one before, which nothing reads
+// again. A side node reads neither self nor the chain: constants, other
+// leaves and side nodes only.
 func convEpiChain(g *fusedGroup, self int) *convEpiPlan {
-	pl := &convEpiPlan{g: g, self: self}
+	pl := &convEpiPlan{g: g, self: self, side: make([]bool, len(g.nodes))}
 	acc := self
 	for i := range g.nodes {
 		nd := &g.nodes[i]
@@ -236,20 +255,25 @@ func convEpiChain(g *fusedGroup, self int) *convEpiPlan {
 		if nd.dt != dtype.F32 {
 			return nil
 		}
-		reads := false
+		reads := false // the running value
 		for _, a := range nd.args[:n] {
-			switch {
+			switch k := g.nodes[a].kind; {
 			case a == acc:
 				reads = true
-			case a == self || (g.nodes[a].kind != fkLeaf && g.nodes[a].kind != fkScalar):
+			case a == self: // overwritten by the chain
+				return nil
+			case k == fkLeaf || k == fkScalar || pl.side[a]:
+			default: // an earlier chain node: overwritten too
 				return nil
 			}
 		}
-		if !reads {
-			return nil
+		if reads {
+			pl.chain = append(pl.chain, i)
+			acc = i
+		} else {
+			pl.side[i] = true
 		}
-		pl.chain = append(pl.chain, i)
-		acc = i
+		pl.nodes = append(pl.nodes, i)
 	}
 	if len(pl.chain) == 0 || acc != len(g.nodes)-1 {
 		return nil
@@ -295,8 +319,17 @@ func (pl *convEpiPlan) setAffine() {
 	if b := bin(k, "stablehlo.add"); b >= 0 && uniform(b) {
 		pl.b, k = b, k+1
 	}
+	pl.rc, pl.re = -1, -1
+	sideUsed := 0
 	if r := bin(k, "stablehlo.add"); r >= 0 && nodes[r].kind == fkLeaf && nodes[r].strides == nil {
 		pl.r, k = r, k+1
+	} else if r >= 0 && pl.side[r] {
+		// r·c + e, computed apart from the chain (side nodes), c and e
+		// per channel or constant, in either operand order
+		identity := func(a int) bool { return nodes[a].kind == fkLeaf && nodes[a].strides == nil && a != pl.self }
+		if l, c, e, ok := scaledShifted(nodes, r, identity, uniform); ok {
+			pl.r, pl.rc, pl.re, k, sideUsed = l, c, e, k+1, 2
+		}
 	}
 	if k < len(ch) {
 		nd := &nodes[ch[k]]
@@ -318,13 +351,42 @@ func (pl *convEpiPlan) setAffine() {
 			pl.act, k = nd.v32, k+1
 		}
 	}
-	pl.affine = k == len(ch) && simdRows
-	if pl.a >= 0 && nodes[pl.a].kind == fkScalar {
-		pl.ka = float32(nodes[pl.a].scalar)
+	sides := 0
+	for _, sd := range pl.side {
+		if sd {
+			sides++
+		}
 	}
-	if pl.b >= 0 && nodes[pl.b].kind == fkScalar {
-		pl.kb = float32(nodes[pl.b].scalar)
+	pl.affine = k == len(ch) && sides == sideUsed && simdRows
+	for _, kv := range []struct {
+		node int
+		k    *float32
+	}{{pl.a, &pl.ka}, {pl.b, &pl.kb}, {pl.rc, &pl.kc}, {pl.re, &pl.ke}} {
+		if kv.node >= 0 && nodes[kv.node].kind == fkScalar {
+			*kv.k = float32(nodes[kv.node].scalar)
+		}
 	}
+}
+
+// scaledShifted matches node r as add(multiply(l, c), e), as batch norm
+// lowers: l a tensor read in place (isLeaf), c and e uniform, the tensor
+// first in each (the first source of a vector add or multiply is the one
+// whose NaN comes out, so the kernel keeps the group's order). It returns
+// l, c and e.
+func scaledShifted(nodes []fuseNode, r int, isLeaf, uniform func(int) bool) (l, c, e int, ok bool) {
+	nd := &nodes[r]
+	if nd.kind != fkBinary || nd.name != "stablehlo.add" || nd.dt != dtype.F32 {
+		return 0, 0, 0, false
+	}
+	m, e := nd.args[0], nd.args[1]
+	mn := &nodes[m]
+	if mn.kind != fkBinary || mn.name != "stablehlo.multiply" || mn.dt != dtype.F32 || !uniform(e) {
+		return 0, 0, 0, false
+	}
+	if l, c = mn.args[0], mn.args[1]; !isLeaf(l) || !uniform(c) {
+		return 0, 0, 0, false
+	}
+	return l, c, e, true
 }
 
 // runConvEpi runs a convolution step carrying an epilogue group: fused
@@ -507,6 +569,15 @@ func (e *convEpilogue) setAffineArgs() bool {
 	if e.r >= 0 {
 		a.flags |= 1
 	}
+	if e.rc >= 0 {
+		if e.cv, e.sc, ok = operand(e.rc, &e.kc); !ok {
+			return false
+		}
+		if e.ev, e.se, ok = operand(e.re, &e.ke); !ok {
+			return false
+		}
+		a.flags |= 64
+	}
 	if e.thr >= 0 {
 		a.t, a.xs = float32(e.g.nodes[e.thr].scalar), float32(e.g.nodes[e.selVal].scalar)
 		a.flags |= 2
@@ -537,6 +608,10 @@ func (e *convEpilogue) rows(img, ch, rows, pos, m int) {
 	}
 	if e.b >= 0 {
 		a.b, a.sb = &e.bv[ch*e.sb], e.sb
+	}
+	if e.rc >= 0 {
+		a.rc, a.src = &e.cv[ch*e.sc], e.sc
+		a.re, a.sre = &e.ev[ch*e.se], e.se
 	}
 	affineRows(&a)
 	if e.act != nil && m == e.n {
@@ -586,8 +661,12 @@ func (e *convEpilogue) apply(s *fuseScratch[float32], ch, lo, hi int) {
 				}
 			}
 		}
-		for _, i := range e.chain {
-			s.cur[i], s.uni[i] = computeNode(nodes, &nodes[i], s, dst, m)
+		for _, i := range e.nodes {
+			own := dst
+			if e.side[i] {
+				own = s.rows[i*fuseChunk : i*fuseChunk+m]
+			}
+			s.cur[i], s.uni[i] = computeNode(nodes, &nodes[i], s, own, m)
 		}
 	}
 }

@@ -1,7 +1,9 @@
 // The fused batch-norm epilogue of convolutions (fast_conv_epi.go), AVX2:
 // over rows of n float32 in place (epiArgs), per element v = d[k], then
 // v·a where flags bit 2 is set, v + b where bit 3 is, v + r[k] where bit 0
-// is, (v < t) ? xs : v where bit 1 is (ReLU), the clamp's
+// is (r[k]·rc + re instead of r[k] where bit 6 is also set: rc and re
+// the row's, read and advanced in the block), (v < t) ? xs : v where bit
+// 1 is (ReLU), the clamp's
 // nanmax(v, lo) where bit 4 is and nanmin(v, hi) where bit 5 is (ReLU6;
 // v itself where v is NaN), and d[k] = v; a and b are
 // the row's values, read as a[i·sa], b[i·sb] for row i. Each step is the
@@ -54,6 +56,20 @@ row:
 	JLE done
 	VBROADCASTSS (R12), Y2
 	VBROADCASTSS (R13), Y3
+	TESTQ $64, R11
+	JZ norc
+	MOVQ 104(R8), R9
+	VBROADCASTSS (R9), Y13
+	MOVQ 120(R8), R10
+	LEAQ (R9)(R10*4), R9
+	MOVQ R9, 104(R8)
+	MOVQ 112(R8), R9
+	VBROADCASTSS (R9), Y14
+	MOVQ 128(R8), R10
+	LEAQ (R9)(R10*4), R9
+	MOVQ R9, 112(R8)
+
+norc:
 	XORQ AX, AX
 
 loop:
@@ -72,7 +88,16 @@ nomul:
 noadd:
 	TESTQ $1, R11
 	JZ norow
+	TESTQ $64, R11
+	JNZ rowaff
 	VADDPS (DX)(AX*4), Y0, Y0
+	JMP norow
+
+rowaff:
+	VMOVUPS (DX)(AX*4), Y6
+	VMULPS Y13, Y6, Y6
+	VADDPS Y14, Y6, Y6
+	VADDPS Y6, Y0, Y0
 
 norow:
 	TESTQ $2, R11
@@ -129,6 +154,12 @@ tnoadd:
 	TESTQ $1, R11
 	JZ tnorow
 	VMASKMOVPS (DX)(AX*4), Y15, Y6
+	TESTQ $64, R11
+	JZ tplain
+	VMULPS Y13, Y6, Y6
+	VADDPS Y14, Y6, Y6
+
+tplain:
 	VADDPS Y6, Y0, Y0
 
 tnorow:
@@ -211,6 +242,20 @@ z_row:
 	JLE z_done
 	VBROADCASTSS (R12), Z2
 	VBROADCASTSS (R13), Z3
+	TESTQ $64, R11
+	JZ z_norc
+	MOVQ 104(R8), R9
+	VBROADCASTSS (R9), Z13
+	MOVQ 120(R8), R10
+	LEAQ (R9)(R10*4), R9
+	MOVQ R9, 104(R8)
+	MOVQ 112(R8), R9
+	VBROADCASTSS (R9), Z14
+	MOVQ 128(R8), R10
+	LEAQ (R9)(R10*4), R9
+	MOVQ R9, 112(R8)
+
+z_norc:
 	XORQ AX, AX
 
 z_loop:
@@ -229,7 +274,16 @@ z_nomul:
 z_noadd:
 	TESTQ $1, R11
 	JZ z_norow
+	TESTQ $64, R11
+	JNZ z_rowaff
 	VADDPS (DX)(AX*4), Z0, Z0
+	JMP z_norow
+
+z_rowaff:
+	VMOVUPS (DX)(AX*4), Z6
+	VMULPS Z13, Z6, Z6
+	VADDPS Z14, Z6, Z6
+	VADDPS Z6, Z0, Z0
 
 z_norow:
 	TESTQ $2, R11
@@ -283,6 +337,12 @@ z_tnoadd:
 	JZ z_tnorow
 	VPXORD Z6, Z6, Z6
 	VMOVUPS (DX)(AX*4), K3, Z6
+	TESTQ $64, R11
+	JZ z_tplain
+	VMULPS Z13, Z6, Z6
+	VADDPS Z14, Z6, Z6
+
+z_tplain:
 	VADDPS Z6, Z0, Z0
 
 z_tnorow:
