@@ -42,7 +42,7 @@ type fusion struct {
 	calls  []fusedCall
 	slots  []fslot
 	inputs []finput
-	inIdx  map[inKey]int
+	inIdx  map[inKey]int // inputs of a slot's bytes as a second dtype (fslot.in: the first)
 	key    []byte
 
 	// Slabs the calls' words, argument references and results are cut
@@ -60,6 +60,18 @@ type fusion struct {
 	// up to cur, written out when the block departs.
 	rp  *fusedBlock
 	cur int
+	// scratch for a call's arguments and results while replaying
+	insScratch  []fref
+	outsScratch []fout
+}
+
+// scratch returns (*s)[:n], growing it.
+func scratch[T any](s *[]T, n int) []T {
+	if cap(*s) < n {
+		*s = make([]T, n)
+	}
+	*s = (*s)[:n]
+	return *s
 }
 
 // slabLen is the capacity of a new word slab, in elements (reference and
@@ -87,6 +99,10 @@ type fslot struct {
 	written bool        // the block has produced a value for it
 	dt      dtype.DType // the dtype of its current value
 	base    int         // input holding its contents before the block (-1: none)
+	// in is 1 + the input holding its bytes as dtype inDT (0: none yet);
+	// its bytes seen as other dtypes are in fusion.inIdx
+	in   int
+	inDT dtype.DType
 }
 
 // fref is where an op's argument comes from: a module input, or a view of
@@ -151,6 +167,8 @@ type fusedBlock struct {
 	tape     []fusedCall
 	key      string
 	callsEnd int
+	// its slots and module inputs: the sizes a replay of it needs
+	slots, inputs int
 }
 
 // fusionGen numbers blocks (fusion.gen) across devices; a buffer's slot
@@ -158,7 +176,7 @@ type fusedBlock struct {
 var fusionGen atomic.Uint64
 
 func newFusion() *fusion {
-	return &fusion{gen: fusionGen.Add(1), inIdx: map[inKey]int{}}
+	return &fusion{gen: fusionGen.Add(1)}
 }
 
 // slotIn returns b's slot in the block, if it has one.
@@ -194,14 +212,29 @@ func (f *fusion) slotOf(b *Buffer) int {
 
 // wholeInput returns the input holding slot s's bytes as dtype dt.
 func (f *fusion) wholeInput(s int, dt dtype.DType) int {
-	k := inKey{s, dt}
-	if i, ok := f.inIdx[k]; ok {
+	if i, ok := f.inputOf(s, dt); ok {
 		return i
 	}
 	i := len(f.inputs)
 	f.inputs = append(f.inputs, finput{kind: inWhole, slot: s, dt: dt})
-	f.inIdx[k] = i
+	if sl := &f.slots[s]; sl.in == 0 {
+		sl.in, sl.inDT = i+1, dt
+	} else {
+		if f.inIdx == nil {
+			f.inIdx = map[inKey]int{}
+		}
+		f.inIdx[inKey{s, dt}] = i
+	}
 	return i
+}
+
+// inputOf returns the input holding slot s's bytes as dtype dt, if any.
+func (f *fusion) inputOf(s int, dt dtype.DType) (int, bool) {
+	if sl := &f.slots[s]; sl.in > 0 && sl.inDT == dt {
+		return sl.in - 1, true
+	}
+	i, ok := f.inIdx[inKey{s, dt}]
+	return i, ok
 }
 
 // recordable reports whether the view can be read or written inside a
@@ -233,8 +266,16 @@ func (d *Device) record(p *plan, args []earg, results []*Buffer, targets []input
 			return false
 		}
 	}
-	c := fusedCall{p: p, ins: cut(&f.refSlab, len(p.params), slabLen/4), outs: cut(&f.outSlab, len(p.outs), slabLen/4),
-		op: d.call.op, words: d.call.words, vals: d.call.vals}
+	c := fusedCall{p: p, op: d.call.op, words: d.call.words, vals: d.call.vals}
+	inScratch := f.rp != nil
+	if inScratch {
+		// likely a replayed call: arguments and results built in
+		// scratch, and the recorded call's kept where they are the same
+		// (fusion.replayed)
+		c.ins, c.outs = scratch(&f.insScratch, len(p.params)), scratch(&f.outsScratch, len(p.outs))
+	} else {
+		c.ins, c.outs = cut(&f.refSlab, len(p.params), slabLen/4), cut(&f.outSlab, len(p.outs), slabLen/4)
+	}
 	for k, pr := range p.params {
 		a := at(args, pr.arg, pr.item)
 		switch a.tag {
@@ -280,6 +321,13 @@ func (d *Device) record(p *plan, args []earg, results []*Buffer, targets []input
 		c.outs[k] = fout{slot: s, view: t.view, whole: whole}
 	}
 	if !f.replayed(&c, &d.call) {
+		if inScratch {
+			// departed here: the call's own copies
+			ins, outs := cut(&f.refSlab, len(c.ins), slabLen/4), cut(&f.outSlab, len(c.outs), slabLen/4)
+			copy(ins, c.ins)
+			copy(outs, c.outs)
+			c.ins, c.outs = ins, outs
+		}
 		f.keyCall(&c)
 	}
 	f.calls = append(f.calls, c)
@@ -363,7 +411,8 @@ func (d *Device) flushLocked() error {
 			if err != nil {
 				return fmt.Errorf("fused block of %d ops: %w", len(f.calls), err)
 			}
-			blk = &fusedBlock{exe: exe, results: results, tape: f.calls, key: key, callsEnd: callsEnd}
+			blk = &fusedBlock{exe: exe, results: results, tape: f.calls, key: key, callsEnd: callsEnd,
+				slots: len(f.slots), inputs: len(f.inputs)}
 			d.blocks[key] = blk
 			d.stats.BlockCompiles++
 		}
@@ -413,7 +462,8 @@ func (d *Device) compileBlock(f *fusion, results []int) (backend.Executable, err
 			default:
 				base := cur[o.slot]
 				if base == nil {
-					base = args[f.inIdx[inKey{o.slot, o.view.DType}]]
+					i, _ := f.inputOf(o.slot, o.view.DType)
+					base = args[i]
 				}
 				cur[o.slot] = scatterInto(c, base, outs[k], &o.view)
 			}

@@ -100,7 +100,8 @@ func (f *fusion) replayed(c *fusedCall, call *callWords) bool {
 			ok = t.outs[k].slot == c.outs[k].slot && t.outs[k].whole == c.outs[k].whole && t.outs[k].fresh == c.outs[k].fresh
 		}
 		if ok {
-			c.keyEnd = t.keyEnd
+			// the same arguments and results: the recorded call's
+			c.ins, c.outs, c.keyEnd = t.ins, t.outs, t.keyEnd
 			f.cur++
 			return true
 		}
@@ -129,5 +130,11 @@ func (d *Device) expectAfter(blk *fusedBlock) {
 	}
 	d.follow[d.prevBlock] = blk
 	d.prevBlock = blk
-	d.fuse.rp = d.follow[blk]
+	f := d.fuse
+	if f.rp = d.follow[blk]; f.rp != nil {
+		// room for all of it at once
+		f.calls = make([]fusedCall, 0, len(f.rp.tape))
+		f.slots = make([]fslot, 0, f.rp.slots)
+		f.inputs = make([]finput, 0, f.rp.inputs)
+	}
 }
