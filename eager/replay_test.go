@@ -2,6 +2,9 @@ package eager
 
 import (
 	"context"
+	"math"
+	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -87,4 +90,160 @@ func TestEagerFusedReplay(t *testing.T) {
 		t.Errorf("replayed %d blocks, want 7", st.ReplayedBlocks)
 	}
 	t.Logf("blocks %d, compiled %d, replayed %d (%d ops of %d)", st.Blocks, st.BlockCompiles, st.ReplayedBlocks, st.ReplayedOps, st.BlockOps)
+}
+
+// TestEagerFusedReplayRandom runs random steps in fused and debug mode and
+// compares every buffer after each: a step is a program of ops (add,
+// multiply, in-place add of a tensor or a scalar, negation) over views of
+// a few buffers and the step's new tensors, repeated with random changes
+// (another view, another buffer, another op, a scalar's value, an op left
+// out or added, a read in the middle), so that replays run, depart at
+// every kind of call and start again.
+func TestEagerFusedReplayRandom(t *testing.T) {
+	for seed := uint64(1); seed <= 6; seed++ {
+		replayRandom(t, seed)
+	}
+}
+
+func replayRandom(t *testing.T, seed uint64) {
+	const bufs, n = 3, 12
+	type view struct{ off, len, step int64 }
+	type instr struct {
+		op       int // 0 add, 1 mul, 2 add_ tensor, 3 add_ scalar, 4 neg
+		a, b     int // operands: < bufs a buffer, else a temporary of this step
+		va, vb   view
+		scalar   int64
+		readHere bool
+	}
+	// six elements each, so that any two have one shape (the step's
+	// temporaries are six contiguous elements too)
+	views := []view{{0, 6, 1}, {2, 6, 1}, {0, 6, 2}, {1, 6, 2}, {6, 6, 1}}
+	r := rand.New(rand.NewPCG(seed, 8))
+	fit := func(v view) view { // within the buffer
+		if v.off+(v.len-1)*v.step >= n {
+			v.off = 0
+		}
+		return v
+	}
+	program := func(size int) []instr {
+		p := make([]instr, size)
+		for i := range p {
+			p[i] = instr{op: r.IntN(5), a: r.IntN(bufs + i), b: r.IntN(bufs + i), va: views[r.IntN(len(views))], vb: views[r.IntN(len(views))], scalar: int64(r.IntN(9) - 4)}
+			if p[i].op >= 2 && p[i].op <= 3 {
+				p[i].a = r.IntN(bufs) // in place into a buffer
+			}
+			p[i].vb = p[i].va // same shapes
+			if r.IntN(3) == 0 {
+				p[i].vb.off = views[r.IntN(len(views))].off
+				p[i].vb = fit(p[i].vb)
+			}
+		}
+		return p
+	}
+	base := program(10)
+	steps := make([][]instr, 40)
+	for s := range steps {
+		p := append([]instr(nil), base...)
+		switch r.IntN(12) { // half the steps as the base
+		case 0: // another view
+			i := r.IntN(len(p))
+			p[i].va, p[i].vb = views[r.IntN(len(views))], views[r.IntN(len(views))]
+			p[i].vb.len, p[i].vb.step = p[i].va.len, p[i].va.step
+			p[i].vb = fit(p[i].vb)
+		case 1: // another buffer
+			i := r.IntN(len(p))
+			p[i].b = r.IntN(bufs)
+		case 2: // another op
+			i := r.IntN(len(p))
+			if p[i].op <= 1 || p[i].op == 4 {
+				p[i].op = []int{0, 1, 4}[r.IntN(3)]
+			}
+		case 3: // a scalar's value
+			i := r.IntN(len(p))
+			p[i].scalar = int64(r.IntN(9) - 4)
+		case 4: // an op left out (its temporary read as a buffer)
+			p[len(p)-1].op = 4
+			p = p[:len(p)-1]
+		case 5: // a read in the middle
+			p[r.IntN(len(p))].readHere = true
+		}
+		steps[s] = p
+	}
+	run := func(mode string) ([][]float32, Stats) {
+		d := testDevice(t, mode)
+		add := opID(t, d, "aten::add.Tensor")
+		mul := opID(t, d, "aten::mul.Tensor")
+		addIn := opID(t, d, "aten::add_.Tensor")
+		neg := opID(t, d, "aten::neg.default")
+		var hs []Handle
+		for b := 0; b < bufs; b++ {
+			xs := make([]float32, n)
+			for i := range xs {
+				xs[i] = float32((b*n+i)%7) / 4
+			}
+			hs = append(hs, upload(t, d, xs))
+		}
+		var after [][]float32
+		for _, p := range steps {
+			ts := append([]Handle(nil), hs...)
+			words := func(k int, v view) []int64 {
+				if k >= len(ts) {
+					k = k % len(ts)
+				}
+				if k >= bufs { // a temporary: contiguous, 6 elements
+					return tensorWords(ts[k], 0, []int64{v.len}, []int64{1})
+				}
+				return tensorWords(ts[k], v.off, []int64{v.len}, []int64{v.step})
+			}
+			for _, in := range p {
+				va, vb := in.va, in.vb
+				switch in.op {
+				case 0:
+					ts = append(ts, Handle(call(t, d, add, append(append(words(in.a, va), words(in.b, vb)...), tagInt, 1))[1]))
+				case 1:
+					ts = append(ts, Handle(call(t, d, mul, append(words(in.a, va), words(in.b, vb)...))[1]))
+				case 2:
+					call(t, d, addIn, append(append(words(in.a, va), words(in.b, vb)...), tagInt, 1))
+					ts = append(ts, ts[in.a])
+				case 3:
+					call(t, d, addIn, append(words(in.a, va), tagScalar, 4, 1, in.scalar, 0, tagInt, 1))
+					ts = append(ts, ts[in.a])
+				case 4:
+					ts = append(ts, Handle(call(t, d, neg, words(in.a, va))[1]))
+				}
+				if in.readHere {
+					download(t, d, hs[0], n)
+				}
+			}
+			for _, h := range ts[bufs:] {
+				if !slices.Contains(hs, h) && h != 0 {
+					Free(h)
+					for i := range ts {
+						if ts[i] == h {
+							ts[i] = 0
+						}
+					}
+				}
+			}
+			var vals []float32
+			for _, h := range hs {
+				vals = append(vals, download(t, d, h, n)...)
+			}
+			after = append(after, vals)
+		}
+		return after, d.stats
+	}
+	want, _ := run("debug")
+	got, st := run("fused")
+	for s := range want {
+		for i := range want[s] {
+			if math.Float32bits(got[s][i]) != math.Float32bits(want[s][i]) && !(got[s][i] != got[s][i] && want[s][i] != want[s][i]) {
+				t.Fatalf("seed %d step %d, element %d: fused %v, debug %v", seed, s, i, got[s], want[s])
+			}
+		}
+	}
+	if st.ReplayedOps == 0 {
+		t.Errorf("seed %d: no call was replayed (%d blocks)", seed, st.Blocks)
+	}
+	t.Logf("seed %d: %d blocks, %d compiled, %d replayed (%d ops of %d)", seed, st.Blocks, st.BlockCompiles, st.ReplayedBlocks, st.ReplayedOps, st.BlockOps)
 }
