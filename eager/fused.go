@@ -163,10 +163,9 @@ type fusedBlock struct {
 	results []int // slot of each module result
 
 	// What replay checks a block against: the calls recorded when it
-	// was compiled, its key, and the length of the key's calls part.
-	tape     []fusedCall
-	key      string
-	callsEnd int
+	// was compiled and its key.
+	tape []fusedCall
+	key  string
 	// its slots and module inputs: the sizes a replay of it needs
 	slots, inputs int
 }
@@ -401,7 +400,6 @@ func (d *Device) flushLocked() error {
 		d.stats.ReplayedBlocks++
 	} else {
 		f.keyInt(-3)
-		callsEnd := len(f.key)
 		for _, s := range results {
 			f.keyInt(int64(s))
 		}
@@ -411,8 +409,7 @@ func (d *Device) flushLocked() error {
 			if err != nil {
 				return fmt.Errorf("fused block of %d ops: %w", len(f.calls), err)
 			}
-			blk = &fusedBlock{exe: exe, results: results, tape: f.calls, key: key, callsEnd: callsEnd,
-				slots: len(f.slots), inputs: len(f.inputs)}
+			blk = &fusedBlock{exe: exe, results: results, tape: f.calls, key: key, slots: len(f.slots), inputs: len(f.inputs)}
 			d.blocks[key] = blk
 			d.stats.BlockCompiles++
 		}

@@ -137,7 +137,7 @@ func (d *Device) Call(ctx context.Context, op int32, words []int64, flags int64,
 		return StatusOK, "", n, err
 	}
 	if d.mode == Fused {
-		d.noteCall(op, own)
+		d.noteCall(op, own, false)
 	}
 	n, err = d.launch(p, args, out)
 	return StatusOK, "", n, err
@@ -157,18 +157,18 @@ func (d *Device) replay(o *eagerOp, t *fusedCall, own []int64, out []int64) (int
 	d.stats.Ops++
 	d.stats.PlanHits++
 	d.stats.ReplayedOps++
-	d.noteCall(t.op, own)
-	d.call.matched = true
+	d.noteCall(t.op, own, true)
 	n, err := d.launch(t.p, args, out)
 	return StatusOK, "", n, err
 }
 
 // noteCall keeps the words of the call being recorded for its block's
-// tape. d.mu is held.
-func (d *Device) noteCall(op int32, own []int64) {
+// tape; matched: they are the expected call's (fusion.expect). d.mu is
+// held.
+func (d *Device) noteCall(op int32, own []int64, matched bool) {
 	vals := cut(&d.fuse.valSlab, len(d.dec.vals), slabLen/4)
 	copy(vals, d.dec.vals)
-	d.call = callWords{op: op, words: own, vals: vals}
+	d.call = callWords{op: op, words: own, vals: vals, matched: matched}
 }
 
 // readExpect reads the expected returns of FlagExpect.
