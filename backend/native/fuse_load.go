@@ -15,13 +15,20 @@ func loadRow[T fnum](dst []T, data []byte, d dtype.DType, c int64) {
 	switch d {
 	case dtype.F32:
 		b := data[4*c : 4*(c+int64(len(dst)))]
-		if d32, ok := any(dst).([]float32); ok {
-			if v := f32Bytes(b); v != nil {
-				copy(d32, v)
+		k := 0
+		if v := f32Bytes(b); v != nil {
+			switch dv := any(dst).(type) {
+			case []float32:
+				copy(dv, v)
 				return
+			case []float64:
+				if simdRows && len(v) >= 8 {
+					k = len(v) &^ 7
+					cvtF32F64(&dv[0], &v[0], k)
+				}
 			}
 		}
-		for k := range dst {
+		for ; k < len(dst); k++ {
 			dst[k] = T(math.Float32frombits(binary.LittleEndian.Uint32(b[4*k:])))
 		}
 	case dtype.F64:

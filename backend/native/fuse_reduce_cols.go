@@ -124,7 +124,13 @@ func convertedF32(g *fusedGroup, leaves []*literal.Literal) []float32 {
 // addF32To64 adds x to acc element by element, in float64.
 func addF32To64(acc []float64, x []float32) {
 	acc = acc[:len(x)]
-	for j, v := range x {
+	j0 := 0
+	if simdRows && len(x) >= 8 {
+		j0 = len(x) &^ 7
+		addF32F64(&acc[0], &x[0], j0)
+	}
+	for j := j0; j < len(x); j++ {
+		v := x[j]
 		if a := acc[j]; a == a {
 			acc[j] = a + float64(v)
 		}

@@ -304,3 +304,14 @@ func nanSel(d, a, y []float32) {
 	a, y = a[:n], y[:n]
 	nanSelRR32(&d[0], &a[0], &y[0], n)
 }
+
+// cvtF32F64 writes float64(x[k]) into d[k], for k < n&^7.
+//
+//go:noescape
+func cvtF32F64(d *float64, x *float32, n int)
+
+// addF32F64 adds float64(x[k]) to acc[k] where acc[k] is not NaN, for
+// k < n&^7.
+//
+//go:noescape
+func addF32F64(acc *float64, x *float32, n int)

@@ -524,3 +524,56 @@ bloop:
 bdone:
 	VZEROUPPER
 	RET
+
+// func cvtF32F64(d *float64, x *float32, n int): d[k] = float64(x[k]) for
+// k < n&^7 (the caller does the rest); VCVTPS2PD quiets a signalling NaN
+// as the scalar conversion does.
+TEXT ·cvtF32F64(SB), NOSPLIT, $0-24
+	MOVQ d+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ n+16(FP), CX
+	ANDQ $-8, CX
+	XORQ AX, AX
+cloop:
+	CMPQ AX, CX
+	JAE cdone
+	VCVTPS2PD (SI)(AX*4), Y0
+	VCVTPS2PD 16(SI)(AX*4), Y1
+	VMOVUPD Y0, (DI)(AX*8)
+	VMOVUPD Y1, 32(DI)(AX*8)
+	ADDQ $8, AX
+	JMP cloop
+cdone:
+	VZEROUPPER
+	RET
+
+// func addF32F64(acc *float64, x *float32, n int): acc[k] += float64(x[k])
+// where acc[k] is not NaN (a NaN accumulator is kept bit for bit), for
+// k < n&^7 (the caller does the rest). The sum's first source is the
+// accumulator, as in the scalar a + float64(v).
+TEXT ·addF32F64(SB), NOSPLIT, $0-24
+	MOVQ acc+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ n+16(FP), CX
+	ANDQ $-8, CX
+	XORQ AX, AX
+aloop:
+	CMPQ AX, CX
+	JAE adone
+	VMOVUPD (DI)(AX*8), Y0
+	VMOVUPD 32(DI)(AX*8), Y1
+	VCVTPS2PD (SI)(AX*4), Y2
+	VCVTPS2PD 16(SI)(AX*4), Y3
+	VADDPD Y2, Y0, Y4
+	VADDPD Y3, Y1, Y5
+	VCMPPD $3, Y0, Y0, Y6 // unordered: the accumulator is NaN
+	VCMPPD $3, Y1, Y1, Y7
+	VBLENDVPD Y6, Y0, Y4, Y4
+	VBLENDVPD Y7, Y1, Y5, Y5
+	VMOVUPD Y4, (DI)(AX*8)
+	VMOVUPD Y5, 32(DI)(AX*8)
+	ADDQ $8, AX
+	JMP aloop
+adone:
+	VZEROUPPER
+	RET

@@ -18,3 +18,7 @@ func selPRR32(d, p, x, y *float32, n int) { panic("no vector loops") }
 func boolsF32(d *float32, b *byte, n int) { panic("no vector loops") }
 
 func selRRR(p int, d, a, b, x, y *float32, n int) { panic("no vector loops") }
+
+func cvtF32F64(d *float64, x *float32, n int) { panic("no vector loops") }
+
+func addF32F64(acc *float64, x *float32, n int) { panic("no vector loops") }
