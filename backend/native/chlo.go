@@ -37,7 +37,7 @@ func init() {
 	for name, fs := range unary {
 		register("chlo."+name, chloUnary(fs.f, fs.cf))
 	}
-	// erf is a table op (fused loops; float32 in vmath.go)
+	// erf is a table op (fused loops; float32 in package vmath)
 	registerUnary("chlo.erf", unaryFns{f: math.Erf})
 	register("chlo.cosh", chloUnaryPrec(coshDecomposed, cCosh))
 	register("chlo.sinh", chloUnaryPrec(sinhDecomposed, cSinh))

@@ -22,7 +22,7 @@ type unaryFns struct {
 	f func(x float64) float64
 	c func(x complex128) complex128
 	// v32 and s32, where set, compute float32 results in float32
-	// (vmath.go): rows and single values. f32 tensors use them instead
+	// (package vmath): rows and single values. f32 tensors use them instead
 	// of f, in the fused loops and here alike.
 	v32 vmathFn
 	s32 func(float32) float32

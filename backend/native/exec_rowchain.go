@@ -5,6 +5,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/torchtpu/torchtpu/backend/native/rowsum"
 	"github.com/torchtpu/torchtpu/dtype"
 	"github.com/torchtpu/torchtpu/literal"
 )
@@ -442,7 +443,7 @@ func (fr *frame) runChainRows(p *rowPipe, i int, pr *pipeRun, r0, r1 int) bool {
 		if isMax {
 			res[r] = float64(maxRow32(start, row))
 		} else {
-			res[r] = float64(sum32(start, row))
+			res[r] = float64(rowsum.Sum(start, row))
 		}
 	}
 	storeRow(pr.out[i], g.dt, r0, res[r0:r1])

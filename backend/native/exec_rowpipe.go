@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/torchtpu/torchtpu/backend/native/rowsum"
 	"github.com/torchtpu/torchtpu/dtype"
 	"github.com/torchtpu/torchtpu/literal"
 	"github.com/torchtpu/torchtpu/stablehlo"
@@ -488,7 +489,7 @@ func (fr *frame) pipeStageRows(p *rowPipe, i int, pr *pipeRun, r0, r1 int) {
 			if ps.isMax {
 				acc = maxRow32(acc, row)
 			} else {
-				acc = sum32(acc, row)
+				acc = rowsum.Sum(acc, row)
 			}
 			out[r] = acc
 		}

@@ -3,6 +3,7 @@ package native
 import (
 	"unsafe"
 
+	"github.com/torchtpu/torchtpu/backend/native/vmath"
 	"github.com/torchtpu/torchtpu/dtype"
 )
 
@@ -98,7 +99,7 @@ func (pl *convEpiPlan) setAffine() {
 		pl.hi, k = c, k+1
 	}
 	if k == len(ch)-1 {
-		if nd := &nodes[ch[k]]; nd.kind == fkUnary && nd.v32 != nil && nd.args[0] == prev(k) && vmathLanes > 0 {
+		if nd := &nodes[ch[k]]; nd.kind == fkUnary && nd.v32 != nil && nd.args[0] == prev(k) && vmath.Lanes() > 0 {
 			pl.act, k = nd.v32, k+1
 		}
 	}

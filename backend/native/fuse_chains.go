@@ -1,10 +1,13 @@
 package native
 
-import "github.com/torchtpu/torchtpu/dtype"
+import (
+	"github.com/torchtpu/torchtpu/backend/native/vmath"
+	"github.com/torchtpu/torchtpu/dtype"
+)
 
 // Common chains of a float32 fusion group run as one vector loop instead
-// of one row pass per op (vmath.go): each loop rounds every step as the
-// ops do one by one, so the results keep their bits.
+// of one row pass per op (package vmath): each loop rounds every step as
+// the ops do one by one, so the results keep their bits.
 
 // foldChains rewrites the chains of nodes it knows into single nodes; the
 // chain's inner nodes, read nowhere else, become fkNop.
@@ -68,13 +71,13 @@ func foldChains(nodes []fuseNode) {
 			return 0, nil, false
 		}
 		t3 := nd.args[0]
-		t2, ok := times(t3, vmGeluK2)
+		t2, ok := times(t3, vmath.GELUK2)
 		if !ok || !only(t2, fkBinary, "stablehlo.add") {
 			return 0, nil, false
 		}
 		for _, pick := range [2][2]int{{0, 1}, {1, 0}} {
 			x, t1 := nodes[t2].args[pick[0]], nodes[t2].args[pick[1]]
-			x3, ok := times(t1, vmGeluK1)
+			x3, ok := times(t1, vmath.GELUK1)
 			if !ok || !only(x3, fkBinary, "stablehlo.multiply") {
 				continue
 			}
@@ -94,7 +97,7 @@ func foldChains(nodes []fuseNode) {
 		if x, inner, ok := geluTanhIn(i); ok {
 			// the tanh-approximate GELU's inner chain (in a training
 			// graph, its tanh is saved for the backward)
-			*nd = fuseNode{kind: fkUnary, dt: dtype.F32, args: [4]int{x}, name: "gelu_tanh_in", v32: geluTanhInRow, s32: geluTanhIn32}
+			*nd = fuseNode{kind: fkUnary, dt: dtype.F32, args: [4]int{x}, name: "gelu_tanh_in", v32: vmath.GELUTanhInRow, s32: vmath.GELUTanhIn}
 			for _, j := range inner {
 				nodes[j].kind = fkNop
 			}
@@ -102,7 +105,7 @@ func foldChains(nodes []fuseNode) {
 		}
 		if x, h, p, y, ok := geluTanhOuter(nodes, only, times, plusOne, i); ok {
 			// the whole tanh-approximate GELU: (x·0.5)·(1 + tanh(...))
-			*nd = fuseNode{kind: fkUnary, dt: dtype.F32, args: [4]int{x}, name: "gelu_tanh", v32: geluTanhRow, s32: geluTanh32}
+			*nd = fuseNode{kind: fkUnary, dt: dtype.F32, args: [4]int{x}, name: "gelu_tanh", v32: vmath.GELUTanhRow, s32: vmath.GELUTanh}
 			for _, j := range []int{h, p, y} {
 				nodes[j].kind = fkNop
 			}
@@ -117,11 +120,11 @@ func foldChains(nodes []fuseNode) {
 			if !ok1 || !ok2 || !only(e, fkUnary, "chlo.erf") {
 				continue
 			}
-			if x2, ok := scaled(nodes[e].args[0], vmRsqrt2); !ok || x2 != x {
+			if x2, ok := scaled(nodes[e].args[0], vmath.Rsqrt2); !ok || x2 != x {
 				continue
 			}
 			t := nodes[e].args[0]
-			*nd = fuseNode{kind: fkUnary, dt: dtype.F32, args: [4]int{x}, name: "gelu", v32: geluRow, s32: gelu32}
+			*nd = fuseNode{kind: fkUnary, dt: dtype.F32, args: [4]int{x}, name: "gelu", v32: vmath.GELURow, s32: vmath.GELU}
 			for _, j := range []int{h, p, e, t} {
 				nodes[j].kind = fkNop
 			}
@@ -133,7 +136,7 @@ func foldChains(nodes []fuseNode) {
 		// hardswish as aten lowers it (the clamps folded, fuse_clamp.go):
 		// divide(multiply(x, nanmin(nanmax(add(x, 3), 0), 6)), 6)
 		if x, inner, ok := hardswishChain(nodes, only, isConst, i); ok {
-			*nd = fuseNode{kind: fkUnary, dt: dtype.F32, args: [4]int{x}, name: "hardswish", v32: hardswishRow, s32: hardswish32}
+			*nd = fuseNode{kind: fkUnary, dt: dtype.F32, args: [4]int{x}, name: "hardswish", v32: vmath.HardswishRow, s32: vmath.Hardswish}
 			for _, j := range inner {
 				nodes[j].kind = fkNop
 			}
@@ -149,7 +152,7 @@ func foldChains(nodes []fuseNode) {
 		if !only(n, fkUnary, "stablehlo.negate") || nodes[n].args[0] != x {
 			continue
 		}
-		*nd = fuseNode{kind: fkUnary, dt: dtype.F32, args: [4]int{x}, name: "silu", v32: siluRow, s32: silu32}
+		*nd = fuseNode{kind: fkUnary, dt: dtype.F32, args: [4]int{x}, name: "silu", v32: vmath.SiLURow, s32: vmath.SiLU}
 		for _, j := range []int{p, e, n} {
 			nodes[j].kind = fkNop
 		}

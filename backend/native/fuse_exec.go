@@ -407,7 +407,7 @@ func fuseNodeRow[T fnum](nd *fuseNode, s *fuseScratch[T], dst []T) {
 		}
 		switch {
 		case nd.v32 != nil:
-			// f32 values in float32 (vmath.go), as the unfused kernel
+			// f32 values in float32 (package vmath), as the unfused kernel
 			// computes them
 			if d32, ok := any(dst).([]float32); ok {
 				nd.v32(d32, any(x).([]float32))

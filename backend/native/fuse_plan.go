@@ -47,7 +47,7 @@ type fuseNode struct {
 	scalar float64 // fkScalar
 	name   string  // op name (for the specialised loops)
 	un     func(float64) float64
-	// v32 and s32: the float32 forms of un for f32 nodes (vmath.go)
+	// v32 and s32: the float32 forms of un for f32 nodes (package vmath)
 	v32  vmathFn
 	s32  func(float32) float32
 	bin  func(float64, float64) float64

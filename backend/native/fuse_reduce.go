@@ -5,6 +5,7 @@ import (
 	"math"
 	"sync"
 
+	"github.com/torchtpu/torchtpu/backend/native/rowsum"
 	"github.com/torchtpu/torchtpu/dtype"
 	"github.com/torchtpu/torchtpu/literal"
 	"github.com/torchtpu/torchtpu/stablehlo"
@@ -199,7 +200,7 @@ func foldGroups32(g *fusedGroup, leaves []*literal.Literal, res []float64, start
 	k := newChunker(g, lo*size)
 	for o := lo; o < hi; o++ {
 		acc := start
-		var sum rowSum
+		var sum rowsum.Slots
 		redo := false // a NaN or -0 result: summed again in one chain
 		for c, end := o*size, (o+1)*size; c < end; {
 			m, seg := k.len(c, end)
@@ -207,12 +208,12 @@ func foldGroups32(g *fusedGroup, leaves []*literal.Literal, res []float64, start
 			if isMax {
 				acc = maxRow32(acc, row)
 			} else {
-				sum.add(row, c-o*size)
+				sum.Add(row, c-o*size)
 			}
 			c += m
 		}
 		if !isMax {
-			t := start + sum.total()
+			t := start + sum.Total()
 			redo = t != t || t == 0 && math.Signbit(float64(start))
 			acc = t
 		}
@@ -261,7 +262,7 @@ func foldShortRows32(g *fusedGroup, leaves []*literal.Literal, views [][]float32
 			if isMax {
 				res[o] = float64(maxRow32(start, x))
 			} else {
-				res[o] = float64(sum32(start, x)) // a whole row: the slots' order, redone in one chain where needed
+				res[o] = float64(rowsum.Sum(start, x)) // a whole row: the slots' order, redone in one chain where needed
 			}
 		}
 	}

@@ -11,6 +11,7 @@ package native
 import (
 	"math"
 
+	"github.com/torchtpu/torchtpu/backend/native/rowsum"
 	"github.com/torchtpu/torchtpu/literal"
 )
 
@@ -52,7 +53,7 @@ func reduceF32(k foldKind, input, init, out *literal.Literal, groups, size int, 
 					acc = f(acc, src[j])
 				}
 			case k == foldAdd: // the common cases without a call through f
-				acc = sum32(acc, src[base:base+size]) // partial sums (sum.go)
+				acc = rowsum.Sum(acc, src[base:base+size]) // partial sums (package rowsum)
 			case k == foldMax:
 				acc = maxRow32(acc, src[base:base+size])
 			default:
@@ -80,6 +81,23 @@ func max32(a, x float32) float32 {
 		return x
 	}
 	return max32Slow(a, x)
+}
+
+// maxRow32 returns the fold's maximum of init and x (max32 element by
+// element, in order). Without a NaN, and with a nonzero result (zeros'
+// signs the only other thing the order decides), the vector maximum
+// (package rowsum) is the same value, sixteen lanes at a time.
+func maxRow32(init float32, x []float32) float32 {
+	if rowsum.HasMax() && len(x) >= 8 {
+		if m, nan := rowsum.Max(x); !nan && m != 0 && init == init {
+			return max32(init, m)
+		}
+	}
+	acc := init
+	for _, v := range x {
+		acc = max32(acc, v)
+	}
+	return acc
 }
 
 // max32Slow is max32 for equal operands and NaNs (kept out of line so

@@ -12,7 +12,8 @@ import (
 // The float32 folds give the generic float64 fold's bits: sums and
 // products that round, signed zeros, infinities and NaNs (quiet, with
 // the first NaN's payload), contiguous and permuted groups; contiguous
-// sums in sum.go's 64 slots, its one-chain sum where that is NaN or 0.
+// sums in package rowsum's 64 slots, its one-chain sum where that is NaN
+// or 0.
 func TestReduceF32MatchesFloatFold(t *testing.T) {
 	r := rand.New(rand.NewPCG(41, 42))
 	special := []float32{float32(math.NaN()), math.Float32frombits(0x7fa00001), math.Float32frombits(0xffc00123),
@@ -50,7 +51,7 @@ func TestReduceF32MatchesFloatFold(t *testing.T) {
 					acc = f(acc, float64(src[at]))
 				}
 				if k == foldAdd && idx == nil && size > 0 {
-					// contiguous sums: in 64 slots (sum.go)
+					// contiguous sums: in 64 slots (package rowsum)
 					in0 := f32View(init.Data)[0]
 					if s := slotSum(in0, src[g*size:(g+1)*size]); s == s && !(s == 0 && math.Signbit(float64(in0))) {
 						acc = float64(s)
@@ -65,9 +66,9 @@ func TestReduceF32MatchesFloatFold(t *testing.T) {
 	}
 }
 
-// slotSum is init + Σ x in sum.go's order, written out apart: element i
-// into slot i%64 in order, the four groups of 16 slots pairwise, then the
-// 16 lanes by halves.
+// slotSum is init + Σ x in package rowsum's order, written out apart:
+// element i into slot i%64 in order, the four groups of 16 slots pairwise,
+// then the 16 lanes by halves (rowsum's tests have the same reference).
 func slotSum(init float32, x []float32) float32 {
 	var slot [64]float32
 	for i, v := range x {
@@ -84,41 +85,4 @@ func slotSum(init float32, x []float32) float32 {
 	b := [4]float32{a[0] + a[4], a[1] + a[5], a[2] + a[6], a[3] + a[7]}
 	c := [2]float32{b[0] + b[2], b[1] + b[3]}
 	return init + (c[0] + c[1])
-}
-
-// TestSumSlots checks sum32 and rowSum against slotSum on rows of every
-// length up to 300, whole and in chunks of odd sizes, and that a NaN or
-// a -0 total falls back to the one-chain sum.
-func TestSumSlots(t *testing.T) {
-	r := rand.New(rand.NewPCG(43, 44))
-	for n := 0; n <= 300; n++ {
-		// the row inside a larger buffer, with numbers after it that a
-		// vector loop reading past its end would add
-		buf := make([]float32, n+64)
-		for i := range buf {
-			buf[i] = float32(r.NormFloat64() * 100)
-		}
-		x := buf[:n]
-		want := slotSum(0.5, x)
-		if got := sum32(0.5, x); math.Float32bits(got) != math.Float32bits(want) {
-			t.Fatalf("n=%d: sum32 %v, want %v", n, got, want)
-		}
-		var rs rowSum
-		for pos := 0; pos < n; {
-			m := min(n-pos, 1+r.IntN(100))
-			rs.add(x[pos:pos+m], pos)
-			pos += m
-		}
-		if got := 0.5 + rs.total(); n > 0 && math.Float32bits(got) != math.Float32bits(want) {
-			t.Fatalf("n=%d: chunked %v, want %v", n, got, want)
-		}
-	}
-	nan := []float32{1, math.Float32frombits(0x7fa00001), math.Float32frombits(0xffc00123), 2}
-	if got := sum32(0, nan); math.Float32bits(got) != math.Float32bits(float32(0)+1+nan[1]) {
-		t.Fatalf("NaN sum %#x, want the first NaN's", math.Float32bits(got))
-	}
-	negz := float32(math.Copysign(0, -1))
-	if got := sum32(negz, []float32{negz, negz}); !math.Signbit(float64(got)) {
-		t.Fatalf("sum of -0s from -0: %v, want -0", got)
-	}
 }

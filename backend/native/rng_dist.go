@@ -10,6 +10,7 @@ import (
 	"math"
 	"sync/atomic"
 
+	"github.com/torchtpu/torchtpu/backend/native/bitgen"
 	"github.com/torchtpu/torchtpu/literal"
 	"github.com/torchtpu/torchtpu/stablehlo"
 )
@@ -55,7 +56,7 @@ func evalRng(env Env, op *stablehlo.Op, in []Value) ([]Value, error) {
 	// two 32-bit words per element
 	nc := (2*n + 3) / 4
 	start := rngCounter.Add(uint64(nc)) - uint64(nc)
-	words, _, _ := philoxBits(rngKey, start, 0, 2*n, 32)
+	words, _, _ := bitgen.PhiloxBits(rngKey, start, 0, 2*n, 32)
 	unit := func(i int) float64 { // [0, 1) with 53 random bits
 		v := words[2*i]<<32 | words[2*i+1]
 		return float64(v>>11) * 0x1p-53

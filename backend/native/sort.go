@@ -3,6 +3,7 @@ package native
 import (
 	"fmt"
 
+	"github.com/torchtpu/torchtpu/backend/native/introsort"
 	"github.com/torchtpu/torchtpu/dtype"
 	"github.com/torchtpu/torchtpu/literal"
 	"github.com/torchtpu/torchtpu/stablehlo"
@@ -10,8 +11,9 @@ import (
 
 // sort: sorts 1-d slices of all inputs together along one dimension with a
 // comparator region. A stable sort is a merge sort; is_stable = false
-// runs libstdc++'s std::sort (introSort), the algorithm behind PyTorch's
-// CPU sort with stable=False, so that ties come out in PyTorch's order.
+// runs libstdc++'s std::sort (package introsort), the algorithm behind
+// PyTorch's CPU sort with stable=False, so that ties come out in
+// PyTorch's order.
 // Both are deterministic.
 
 func init() {
@@ -134,7 +136,7 @@ func kSort(env Env, op *stablehlo.Op, in []Value) ([]Value, error) {
 			if stable {
 				mvMergeSort(perm, tmp, less)
 			} else {
-				introSort(perm, less)
+				introsort.Sort(perm, less)
 			}
 			if cmpErr != nil {
 				return nil, cmpErr

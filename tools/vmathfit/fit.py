@@ -1,4 +1,4 @@
-"""Fits the polynomial coefficients of backend/native's float32 vector math
+"""Fits the polynomial coefficients of backend/native/vmath's float32 vector math
 (vmath*.go), and prints them as Go constants.
 
   python fit.py
@@ -7,7 +7,7 @@ Each polynomial is a weighted least-squares fit on Chebyshev nodes of the
 interval (near the minimax polynomial), in float64 with mpmath references,
 for the relative error of the function the kernel finally computes; the
 coefficients are then rounded to float32. The kernels' real error is what
-backend/native's tests measure.
+backend/native/vmath's tests measure.
 """
 
 import mpmath as mp

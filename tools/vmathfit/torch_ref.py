@@ -1,5 +1,5 @@
 """PyTorch's float32 exp, sigmoid, tanh and erf on a fixed set of inputs,
-for backend/native/vmath_torch_test.go.
+for backend/native/vmath/vmath_torch_test.go.
 
   python torch_ref.py OUT.safetensors
 

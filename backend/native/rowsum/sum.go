@@ -1,11 +1,10 @@
-package native
-
-import "math"
-
-// Float32 sums of reductions (reduce's fast fold, the reduce-fused groups,
-// the row pipelines) in 64 slots instead of one chain: element i of a row
-// goes to slot i%64 (each slot summed in order), and the slots are added
-// in a fixed tree at the end (sixteen lanes of four vector accumulators,
+// Package rowsum sums rows of float32 for package native's reductions
+// (reduce's fast fold, the reduce-fused groups, the row pipelines), and
+// gives their vector maximum; it knows nothing of tensors or ops.
+//
+// Sums go in 64 slots instead of one chain: element i of a row goes to
+// slot i%64 (each slot summed in order), and the slots are added in a
+// fixed tree at the end (sixteen lanes of four vector accumulators,
 // pairwise). One chain waits on every add (four cycles each: a 768-wide
 // layer-norm row took 3000 cycles per sum); the order of a reduction is
 // the implementation's to choose (StableHLO leaves it unspecified), and
@@ -14,12 +13,16 @@ import "math"
 // fused and unfused reductions give the same bits. A NaN total, or a zero
 // one from a -0 start, is summed again in one chain, for the generic
 // fold's NaN and signed zero.
+package rowsum
 
-// rowSum accumulates one row's elements in their slots.
-type rowSum struct{ s [64]float32 }
+import "math"
 
-// add adds x, the row's elements from position pos on.
-func (r *rowSum) add(x []float32, pos int) {
+// Slots accumulates one row's elements in their slots (the zero value is
+// an empty row), for rows that come in chunks.
+type Slots struct{ s [64]float32 }
+
+// Add adds x, the row's elements from position pos on.
+func (r *Slots) Add(x []float32, pos int) {
 	for len(x) > 0 && pos%64 != 0 { // up to a whole block
 		r.s[pos%64] += x[0]
 		x, pos = x[1:], pos+1
@@ -42,9 +45,11 @@ func (r *rowSum) add(x []float32, pos int) {
 	}
 }
 
-// total returns the slots' sum: the four accumulators pairwise, then the
+// Total returns the slots' sum: the four accumulators pairwise, then the
 // sixteen lanes by halves (8, 4, 2, 1 apart), as the vector form adds them.
-func (r *rowSum) total() float32 {
+// It is the slots' total alone, without the one-chain redo that Sum does
+// for a NaN or zero result.
+func (r *Slots) Total() float32 {
 	var l [16]float32
 	for j := range l {
 		l[j] = (r.s[j] + r.s[16+j]) + (r.s[32+j] + r.s[48+j])
@@ -57,14 +62,15 @@ func (r *rowSum) total() float32 {
 	return l[0]
 }
 
-// sum32 returns init + Σ x (x a whole row) in the slots' order.
-func sum32(init float32, x []float32) float32 {
+// Sum returns init + Σ x (x a whole row) in the slots' order, or in one
+// chain where that is NaN or a zero from a -0 init.
+func Sum(init float32, x []float32) float32 {
 	if sumSIMDOK && len(x) > 0 {
 		return sumResult(init, sum32x(&x[0], len(x)), x)
 	}
-	var r rowSum
-	r.add(x, 0)
-	return sumResult(init, r.total(), x)
+	var r Slots
+	r.Add(x, 0)
+	return sumResult(init, r.Total(), x)
 }
 
 // sumResult is init + total, or the one-chain sum of x where that differs
@@ -80,19 +86,11 @@ func sumResult(init, total float32, x []float32) float32 {
 	return t
 }
 
-// maxRow32 returns the fold's maximum of init and x (max32 element by
-// element, in order). Without a NaN, and with a nonzero result (zeros'
-// signs the only other thing the order decides), the vector maximum is
-// the same value, sixteen lanes at a time.
-func maxRow32(init float32, x []float32) float32 {
-	if sumSIMDOK && len(x) >= 8 {
-		if m, nan := max32x(&x[0], len(x)); !nan && m != 0 && init == init {
-			return max32(init, m)
-		}
-	}
-	acc := init
-	for _, v := range x {
-		acc = max32(acc, v)
-	}
-	return acc
-}
+// HasMax reports whether Max runs here (AVX-512; false in a purego
+// build).
+func HasMax() bool { return sumSIMDOK }
+
+// Max returns the maximum of x in sixteen vector lanes and whether an
+// element was NaN (the maximum is then not the fold's); it needs HasMax
+// and at least 8 elements.
+func Max(x []float32) (m float32, nan bool) { return max32x(&x[0], len(x)) }

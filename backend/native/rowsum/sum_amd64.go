@@ -1,6 +1,6 @@
 //go:build amd64 && !purego
 
-package native
+package rowsum
 
 import "golang.org/x/sys/cpu"
 

@@ -1,4 +1,4 @@
-package native
+package vmath
 
 import (
 	"math"

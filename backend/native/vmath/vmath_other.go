@@ -1,6 +1,6 @@
 //go:build !amd64 || purego
 
-package native
+package vmath
 
 // vmathLanes is 0: no vector loops in this build; vrow runs the scalar
 // forms.

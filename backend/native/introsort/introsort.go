@@ -1,13 +1,17 @@
-package native
+// Package introsort sorts int64s (a sort's indices) by a comparator with
+// libstdc++'s std::sort algorithm, for package native's unstable
+// stablehlo.sort (sort.go), which calls Sort with the comparator region's
+// order on the operands' elements.
+package introsort
 
-// introSort sorts p by less exactly as libstdc++'s std::sort does
+// Sort sorts p by less exactly as libstdc++'s std::sort does
 // (bits/stl_algo.h: introsort with a median-of-three pivot, heapsort past
 // 2*log2(n) levels, then insertion sort over runs of 16), so that an
 // unstable stablehlo.sort orders ties the way PyTorch's CPU sort with
 // stable=False (and its mode kernel) does. The unguarded loops of the C++
 // code are guarded here: a comparator that is not a strict weak order
 // gives some permutation, never an out-of-range access.
-func introSort(p []int64, less func(a, b int64) bool) {
+func Sort(p []int64, less func(a, b int64) bool) {
 	n := len(p)
 	if n < 2 {
 		return

@@ -1,4 +1,4 @@
-package native
+package introsort
 
 import (
 	"math/rand"
@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-// TestIntroSortOrders checks that introSort (std::sort's algorithm) sorts:
+// TestIntroSortOrders checks that Sort (std::sort's algorithm) sorts:
 // few distinct keys (many ties), sorted and reversed inputs, and a depth
 // limit of zero that goes straight to heapsort.
 func TestIntroSortOrders(t *testing.T) {
@@ -36,7 +36,7 @@ func TestIntroSortOrders(t *testing.T) {
 			if kind == "heap" {
 				heapSortRange(p, less)
 			} else {
-				introSort(p, less)
+				Sort(p, less)
 			}
 			seen := make([]bool, n)
 			for i, v := range p {
@@ -59,11 +59,11 @@ func TestIntroSortBadComparator(t *testing.T) {
 	for i := range p {
 		p[i] = int64(i)
 	}
-	introSort(p, func(a, b int64) bool { return true })
-	introSort(p, func(a, b int64) bool { return (a+b)%3 == 0 })
+	Sort(p, func(a, b int64) bool { return true })
+	Sort(p, func(a, b int64) bool { return (a+b)%3 == 0 })
 }
 
-// TestIntroSortMatchesTorch compares introSort's order among ties with the
+// TestIntroSortMatchesTorch compares Sort's order among ties with the
 // indices of torch.sort(x, stable=False) from the reference PyTorch
 // (testdata/torch_sort_ties.txt, written by the torch-oracle).
 func TestIntroSortMatchesTorch(t *testing.T) {
@@ -92,7 +92,7 @@ func TestIntroSortMatchesTorch(t *testing.T) {
 		for j := range p {
 			p[j] = int64(j)
 		}
-		introSort(p, func(a, b int64) bool { return keys[a] < keys[b] })
+		Sort(p, func(a, b int64) bool { return keys[a] < keys[b] })
 		for j := range p {
 			if strconv.FormatInt(p[j], 10) != want[j] {
 				t.Fatalf("%s n=%d: position %d has index %d, torch has %s", lines[i], len(keys), j, p[j], want[j])
