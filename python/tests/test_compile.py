@@ -75,6 +75,51 @@ def test_outputs_keep_layout_and_aliases():
     assert out[0].stride() == ref[0].stride()
 
 
+def test_input_outputs_are_the_inputs():
+    """A graph output that is an input as it is, or a view of one (the
+    weights a training forward saves for its backward, a transposed weight),
+    is that input or the same view of it, on the engine's first call and on
+    its fast path: never a copy. An input the graph writes is no alias."""
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    from torchtpu._graph import EngineGraph
+    from torchtpu._options import Options
+
+    def fn(x, w, b):
+        y = torch.mm(x, w.t()) + b
+        return y, w, w.t(), b.unsqueeze(0)[:, 1:], x.view(-1)
+
+    args = (torch.randn(4, 3), torch.randn(5, 3), torch.randn(5))
+    gm = make_fx(fn, tracing_mode="fake")(*args)
+    ex = [n.meta["val"] for n in gm.graph.nodes if n.op == "placeholder"]
+    eg = EngineGraph(gm, ex, Options(), guarded=True)
+    assert sorted(eg.aliases) == [1, 2, 3, 4]
+    ref = fn(*args)
+    for call in range(3):  # the first call, then the fast path
+        ts = eg.tensors(list(args))
+        got = eg.run(ts)
+        for g, r in zip(got, ref):
+            torch.testing.assert_close(g, r, rtol=1e-5, atol=1e-6)
+            assert g.stride() == r.stride()
+        assert got[1] is ts[1]
+        for i in (2, 3):
+            assert got[i].untyped_storage().data_ptr() == args[1 + i // 3].untyped_storage().data_ptr()
+            assert got[i].storage_offset() == ref[i].storage_offset()
+        assert got[4]._base is ts[0] or got[4].data_ptr() == ts[0].data_ptr()
+
+    # an input the graph writes (in place) is no alias, nor a view of it
+    from torchtpu._graph import _input_alias
+
+    g = torch.fx.Graph()
+    x, w = g.placeholder("x"), g.placeholder("w")
+    g.call_function(torch.ops.aten.add_.Tensor, (w, 1.0))
+    wt = g.call_function(torch.ops.aten.t.default, (w,))
+    g.output((x, w, wt))
+    pos = {x: 0, w: 1}
+    assert _input_alias(x, pos) is not None
+    assert _input_alias(w, pos) is None and _input_alias(wt, pos) is None
+
+
 def test_dynamic_batch_does_not_recompile():
     torch.manual_seed(0)
     m = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 3))

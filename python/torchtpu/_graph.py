@@ -9,7 +9,7 @@ next graph read them as PyTorch's own kernels would have left them.
 
 from __future__ import annotations
 
-from typing import Any, Optional, Sequence
+from typing import Any, Callable, Optional, Sequence
 
 import torch
 import torch.fx
@@ -93,6 +93,58 @@ def _static_specs(placeholders: Sequence[torch.fx.Node],
     return specs
 
 
+def _mutated(n: torch.fx.Node) -> bool:
+    """Whether an op of the graph writes placeholder n (an in-place or out= op)."""
+    for u in n.users:
+        schema = getattr(u.target, "_schema", None)
+        if u.op == "call_function" and (schema is None or schema.is_mutable):
+            return True
+    return False
+
+
+def _is_view(target: Any) -> bool:
+    """Whether target is an aten op whose result is a view of its first
+    argument (returns ``Tensor(a)``, not written)."""
+    schema = getattr(target, "_schema", None)
+    if schema is None or schema.is_mutable or len(schema.returns) != 1:
+        return False
+    alias = schema.returns[0].alias_info
+    return alias is not None and not alias.is_write
+
+
+def _leaves(x: Any) -> Any:
+    if isinstance(x, (tuple, list)):
+        for y in x:
+            yield from _leaves(y)
+    else:
+        yield x
+
+
+def _input_alias(a: Any, pos: dict[torch.fx.Node, int]) -> Optional[Callable[[Sequence[torch.Tensor]], torch.Tensor]]:
+    """For a graph output that is a tensor input as it is, or a view of one
+    by view ops with constant arguments (a weight a forward saves for its
+    backward, or its transpose), the function that makes it from the
+    engine's input tensors as the graph does: the input itself, or the same
+    views of it. None for any other output."""
+    if not isinstance(a, torch.fx.Node):
+        return None
+    if a.op == "placeholder":
+        if a not in pos or _mutated(a):
+            return None
+        k = pos[a]
+        return lambda ts: ts[k]
+    if a.op != "call_function" or not _is_view(a.target) or not a.args or a.kwargs:
+        return None
+    rest = a.args[1:]
+    if any(isinstance(x, (torch.fx.Node, torch.SymInt, torch.SymFloat, torch.SymBool)) for x in _leaves(rest)):
+        return None
+    base = _input_alias(a.args[0], pos)
+    if base is None:
+        return None
+    op = a.target
+    return lambda ts: op(base(ts), *rest)
+
+
 def _contiguous_strides(sizes: Sequence[int]) -> list[int]:
     out, acc = [0] * len(sizes), 1
     for d in reversed(range(len(sizes))):
@@ -152,6 +204,19 @@ class EngineGraph:
         # recorded layouts and written in place by the engine.
         self.fast: Optional[_lib.FastCall] = None
         self._static_outs = _static_specs(placeholders, results)
+        # Outputs that are inputs as they are, or views of them (the
+        # weights a training forward saves for its backward): taken from
+        # the input tensors as the graph makes them, never copied out of
+        # the engine (a ResNet-18 step's forward returned 47 MB of its
+        # weights, copied every call).
+        pos = {n: k for k, n in enumerate(n for n, t in zip(placeholders, self.tensor_inputs) if t)}
+        self.aliases: dict[int, Callable[[Sequence[torch.Tensor]], torch.Tensor]] = {}
+        for i, a in enumerate(results):
+            f = _input_alias(a, pos)
+            if f is not None:
+                self.aliases[i] = f
+        if self._static_outs is not None:
+            self._static_outs = [None if i in self.aliases else o for i, o in enumerate(self._static_outs)]
         self.binders = _unbound_symints(vals)
         if self.binders:
             gm, example_inputs = _with_binders(gm, placeholders, self.binders, list(example_inputs))
@@ -174,11 +239,15 @@ class EngineGraph:
         if self.fast is not None:
             fast = self.fast(list(tensors))
             if fast is not None:
+                for i, f in self.aliases.items():
+                    fast[i] = f(tensors)
                 return fast[0] if self.single else tuple(fast)
         raw = self.program.run(tensors)
         if self._static_outs is not None and self.fast is None:
             self.fast = _lib.FastCall(self.program, tensors, self._static_outs, check_layout=not self.guarded)
         outs = self.values(raw)
+        for i, f in self.aliases.items():
+            outs[i] = f(tensors)
         if self.single:
             return outs[0]
         return tuple(outs)
