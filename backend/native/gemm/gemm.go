@@ -101,7 +101,7 @@ func run(ks *kernelSet, m, n, k int, a, b Matrix, pb *PackedB, c []float32, ldc 
 	}
 	threads = int(min(int64(threads), max(1, int64(m)*int64(n)*int64(k)/minWorkPerThread)))
 	mr, nr := ks.mr, ks.nr
-	if pb == nil && n <= sharedN && useDirectA(ks, a) && int64(k)*int64(roundUp(n, nr)) <= directBMax {
+	if pb == nil && n <= sharedN && (useDirectA(ks, a) || colMajorDirect(ks, a)) && int64(k)*int64(roundUp(n, nr)) <= directBMax {
 		runDirectAB(ks, m, n, k, a, b, c, ldc, accumulate, threads)
 		return
 	}
@@ -251,14 +251,17 @@ func macro(ks *kernelSet, ap, bp []float32, mb, nb, kb int, c []float32, ldc int
 // tileMul computes one mm×nn tile (mm ≤ mr, nn ≤ nr) of C (+)= A·B from an
 // A and a B micro-panel: full tiles and full-width partial-row tiles go
 // straight into C, the rest through tile. With lda > 0 the A "panel" is
-// mm rows of a row-major A read in place (ks.direct), lda apart.
+// mm rows of a row-major A read in place (ks.direct), lda apart; with
+// lda < 0, of a column-major one, k steps -lda apart (ks.directT).
 func tileMul(ks *kernelSet, kb int, apanel []float32, lda int, bpanel []float32, mm, nn int, c []float32, ldc int, first bool, tile *[maxTile]float32) {
 	mr, nr := ks.mr, ks.nr
-	if lda > 0 {
-		kernels, w := ks.direct, nr
-		if nn <= nr/2 && ks.half != nil {
+	if lda != 0 {
+		kernels, _, stride := ks.directFor(lda)
+		w := nr
+		if lda > 0 && nn <= nr/2 && ks.half != nil {
 			kernels, w = ks.half, nr/2
 		}
+		lda = stride
 		if nn == w {
 			kernels[mm][b2i(first)](kb, apanel, lda, bpanel, c, ldc)
 			return

@@ -371,6 +371,212 @@ func k14x16of32dacc(kc int, a *float32, lda int, b, c *float32, ldc int)
 //go:noescape
 func k14x16of32dset(kc int, a *float32, lda int, b, c *float32, ldc int)
 
+//go:noescape
+func k1x32tacc(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k1x32tset(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k1x32taccn(kc int, a *float32, lda int, b, c *float32, ldc int, panels int)
+
+//go:noescape
+func k1x32tsetn(kc int, a *float32, lda int, b, c *float32, ldc int, panels int)
+
+//go:noescape
+func k2x32tacc(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k2x32tset(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k2x32taccn(kc int, a *float32, lda int, b, c *float32, ldc int, panels int)
+
+//go:noescape
+func k2x32tsetn(kc int, a *float32, lda int, b, c *float32, ldc int, panels int)
+
+//go:noescape
+func k3x32tacc(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k3x32tset(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k3x32taccn(kc int, a *float32, lda int, b, c *float32, ldc int, panels int)
+
+//go:noescape
+func k3x32tsetn(kc int, a *float32, lda int, b, c *float32, ldc int, panels int)
+
+//go:noescape
+func k4x32tacc(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k4x32tset(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k4x32taccn(kc int, a *float32, lda int, b, c *float32, ldc int, panels int)
+
+//go:noescape
+func k4x32tsetn(kc int, a *float32, lda int, b, c *float32, ldc int, panels int)
+
+//go:noescape
+func k5x32tacc(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k5x32tset(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k5x32taccn(kc int, a *float32, lda int, b, c *float32, ldc int, panels int)
+
+//go:noescape
+func k5x32tsetn(kc int, a *float32, lda int, b, c *float32, ldc int, panels int)
+
+//go:noescape
+func k6x32tacc(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k6x32tset(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k6x32taccn(kc int, a *float32, lda int, b, c *float32, ldc int, panels int)
+
+//go:noescape
+func k6x32tsetn(kc int, a *float32, lda int, b, c *float32, ldc int, panels int)
+
+//go:noescape
+func k7x32tacc(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k7x32tset(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k7x32taccn(kc int, a *float32, lda int, b, c *float32, ldc int, panels int)
+
+//go:noescape
+func k7x32tsetn(kc int, a *float32, lda int, b, c *float32, ldc int, panels int)
+
+//go:noescape
+func k8x32tacc(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k8x32tset(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k8x32taccn(kc int, a *float32, lda int, b, c *float32, ldc int, panels int)
+
+//go:noescape
+func k8x32tsetn(kc int, a *float32, lda int, b, c *float32, ldc int, panels int)
+
+//go:noescape
+func k9x32tacc(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k9x32tset(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k9x32taccn(kc int, a *float32, lda int, b, c *float32, ldc int, panels int)
+
+//go:noescape
+func k9x32tsetn(kc int, a *float32, lda int, b, c *float32, ldc int, panels int)
+
+//go:noescape
+func k10x32tacc(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k10x32tset(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k10x32taccn(kc int, a *float32, lda int, b, c *float32, ldc int, panels int)
+
+//go:noescape
+func k10x32tsetn(kc int, a *float32, lda int, b, c *float32, ldc int, panels int)
+
+//go:noescape
+func k11x32tacc(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k11x32tset(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k11x32taccn(kc int, a *float32, lda int, b, c *float32, ldc int, panels int)
+
+//go:noescape
+func k11x32tsetn(kc int, a *float32, lda int, b, c *float32, ldc int, panels int)
+
+//go:noescape
+func k12x32tacc(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k12x32tset(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k12x32taccn(kc int, a *float32, lda int, b, c *float32, ldc int, panels int)
+
+//go:noescape
+func k12x32tsetn(kc int, a *float32, lda int, b, c *float32, ldc int, panels int)
+
+//go:noescape
+func k13x32tacc(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k13x32tset(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k13x32taccn(kc int, a *float32, lda int, b, c *float32, ldc int, panels int)
+
+//go:noescape
+func k13x32tsetn(kc int, a *float32, lda int, b, c *float32, ldc int, panels int)
+
+//go:noescape
+func k14x32tacc(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k14x32tset(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k14x32taccn(kc int, a *float32, lda int, b, c *float32, ldc int, panels int)
+
+//go:noescape
+func k14x32tsetn(kc int, a *float32, lda int, b, c *float32, ldc int, panels int)
+
+// directT14x32 lists the kernels that read r ≤ 14 rows of a column-major A in place: [r] = {acc, set}.
+var directT14x32 = [15][2]func(kc int, a *float32, lda int, b, c *float32, ldc int){
+	{nil, nil},
+	{k1x32tacc, k1x32tset},
+	{k2x32tacc, k2x32tset},
+	{k3x32tacc, k3x32tset},
+	{k4x32tacc, k4x32tset},
+	{k5x32tacc, k5x32tset},
+	{k6x32tacc, k6x32tset},
+	{k7x32tacc, k7x32tset},
+	{k8x32tacc, k8x32tset},
+	{k9x32tacc, k9x32tset},
+	{k10x32tacc, k10x32tset},
+	{k11x32tacc, k11x32tset},
+	{k12x32tacc, k12x32tset},
+	{k13x32tacc, k13x32tset},
+	{k14x32tacc, k14x32tset},
+}
+
+// directT14x32N lists the same over a row of B panels (one at least): [r] = {acc, set}.
+var directT14x32N = [15][2]func(kc int, a *float32, lda int, b, c *float32, ldc int, panels int){
+	{nil, nil},
+	{k1x32taccn, k1x32tsetn},
+	{k2x32taccn, k2x32tsetn},
+	{k3x32taccn, k3x32tsetn},
+	{k4x32taccn, k4x32tsetn},
+	{k5x32taccn, k5x32tsetn},
+	{k6x32taccn, k6x32tsetn},
+	{k7x32taccn, k7x32tsetn},
+	{k8x32taccn, k8x32tsetn},
+	{k9x32taccn, k9x32tsetn},
+	{k10x32taccn, k10x32tsetn},
+	{k11x32taccn, k11x32tsetn},
+	{k12x32taccn, k12x32tsetn},
+	{k13x32taccn, k13x32tsetn},
+	{k14x32taccn, k14x32tsetn},
+}
+
 // half14x32 lists the direct kernels for the first 16 columns of a B panel: [r] = {acc, set}.
 var half14x32 = [15][2]func(kc int, a *float32, lda int, b, c *float32, ldc int){
 	{nil, nil},

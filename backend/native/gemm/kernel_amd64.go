@@ -131,7 +131,44 @@ var avx512 = &kernelSet{name: "avx512-14x32", mr: 14, nr: 32,
 	acc: asmKernel(14, 32, k14x32acc), set: asmKernel(14, 32, k14x32set), packA: packA14Fast,
 	part: partKernels(14, 32, partial14x32[:]), direct: directKernels(32, 32, direct14x32[:]),
 	half: directKernels(32, 16, half14x32[:]), phalf: halfKernels(14, 32, packedHalf14x32[:]),
-	directN: directKernelsN(32, direct14x32N[:])}
+	directN: directKernelsN(32, direct14x32N[:]),
+	directT: directTKernels(32, directT14x32[:]), directTN: directTKernelsN(32, directT14x32N[:])}
+
+// directTKernels wraps the kernels reading r ≤ mr rows of a column-major
+// A in place (k steps lda apart) with the bounds checks they rely on.
+func directTKernels(nr int, fs [][2]func(kc int, a *float32, lda int, b, c *float32, ldc int)) [][2]directKernel {
+	d := make([][2]directKernel, len(fs))
+	for r := 1; r < len(fs); r++ {
+		for v, f := range fs[r] {
+			d[r][v] = func(kb int, a []float32, lda int, b, c []float32, ldc int) {
+				_ = a[(kb-1)*lda+r-1]
+				_ = b[nr*kb-1]
+				_ = c[(r-1)*ldc+nr-1]
+				f(kb, &a[0], lda, &b[0], &c[0], ldc)
+			}
+		}
+	}
+	return d
+}
+
+// directTKernelsN is directTKernels over a row of B panels.
+func directTKernelsN(nr int, fs [][2]func(kc int, a *float32, lda int, b, c *float32, ldc, panels int)) [][2]directKernelN {
+	d := make([][2]directKernelN, len(fs))
+	for r := 1; r < len(fs); r++ {
+		for v, f := range fs[r] {
+			d[r][v] = func(kb int, a []float32, lda int, b, c []float32, ldc, panels int) {
+				if panels < 1 || kb < 1 {
+					panic("gemm: a row of panels needs one panel and one k step at least")
+				}
+				_ = a[(kb-1)*lda+r-1]
+				_ = b[nr*kb*panels-1]
+				_ = c[(r-1)*ldc+nr*panels-1]
+				f(kb, &a[0], lda, &b[0], &c[0], ldc, panels)
+			}
+		}
+	}
+	return d
+}
 
 // halfKernels wraps the packed kernels for r ≤ mr rows and the first nr/2
 // columns of a B panel nr wide with the bounds checks they rely on.

@@ -28,6 +28,21 @@ type kernelSet struct {
 	// directN[r], when not nil, is direct[r] over a row of full B panels
 	// (consecutive in b, their C tiles side by side) in one call
 	directN [][2]directKernelN
+	// directT[r] and directTN[r], when not nil, are direct[r] and
+	// directN[r] for a column-major A (its rows side by side, k steps lda
+	// apart: a transposed operand), read in place
+	directT  [][2]directKernel
+	directTN [][2]directKernelN
+}
+
+// directFor returns the direct kernels for an A read in place with
+// stride lda: rows lda apart (lda > 0), or k steps -lda apart (lda < 0,
+// A column-major); and the stride the kernels take.
+func (ks *kernelSet) directFor(lda int) (one [][2]directKernel, row [][2]directKernelN, stride int) {
+	if lda < 0 {
+		return ks.directT, ks.directTN, -lda
+	}
+	return ks.direct, ks.directN, lda
 }
 
 // directKernelN is a directKernel over panels consecutive B micro-panels.

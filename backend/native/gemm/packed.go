@@ -23,7 +23,7 @@ type PackedA struct {
 	m, k, kcb      int
 	mr, nr, panels int
 	src            Matrix
-	lda            int // > 0: src read in place by the direct kernels, rows lda apart
+	lda            int // > 0: src read in place by the direct kernels, rows lda apart; < 0: column-major, k steps -lda apart
 	// pre, when set, holds all of A packed up front (PackA): per k block,
 	// the micro-panels of mr rows, as sgemm packs its A blocks
 	pre []float32
@@ -87,11 +87,25 @@ func NewBandA(m, k int, a Matrix) *PackedA { return newBandA(active, m, k, a) }
 
 func newBandA(ks *kernelSet, m, k int, a Matrix) *PackedA {
 	p := &PackedA{ks: ks, m: m, k: k, kcb: KBlock(k), mr: ks.mr, nr: ks.nr, panels: (m + ks.mr - 1) / ks.mr, src: a}
-	if a.ColStride == 1 && a.RowStride > 0 && ks.direct != nil && directA {
+	switch {
+	case a.ColStride == 1 && a.RowStride > 0 && ks.direct != nil && directA:
 		p.lda = a.RowStride
+	case colMajorDirect(ks, a):
+		p.lda = -a.ColStride
 	}
 	return p
 }
+
+// colMajorDirect reports whether A is read in place column-major: rows
+// side by side (a transposed operand, as a weight gradient's xᵀ), where
+// the CPU has kernels for it.
+func colMajorDirect(ks *kernelSet, a Matrix) bool {
+	return a.RowStride == 1 && a.ColStride > 0 && ks.directT != nil && directA && directTA
+}
+
+// directTA switches the column-major direct kernels (tests compare with
+// packing).
+var directTA = true
 
 // NewBandAFunc returns an m×k PackedA packed band by band on use, as
 // NewBandA's, by fill: fill(dst, r0, rows, pc, kb) writes
@@ -117,6 +131,9 @@ func (p *PackedA) aBlock(pc, kb, r0, r1 int, scratch *buf) []float32 {
 	if p.lda > 0 {
 		return p.src.Data[p.src.Off+r0*p.lda+pc:]
 	}
+	if p.lda < 0 {
+		return p.src.Data[p.src.Off+r0-pc*p.lda:]
+	}
 	for i := r0; i < r1; i += p.mr {
 		off := (i - r0) * kb
 		if p.fill != nil {
@@ -135,7 +152,7 @@ func (p *PackedA) aBlock(pc, kb, r0, r1 int, scratch *buf) []float32 {
 // scratchA returns the scratch a band of rows [r0, r1) needs (nil for an A
 // read in place).
 func (p *PackedA) scratchA(r0, r1 int) *buf {
-	if p.lda > 0 || p.pre != nil {
+	if p.lda != 0 || p.pre != nil {
 		return nil
 	}
 	return getBuf(roundUp(r1-r0, p.mr) * min(p.kcb, p.k))
@@ -244,17 +261,23 @@ func (p *PackedA) Mul(r0, r1 int, pack BPacker, j0, nb int, out Out, accumulate 
 // Out: a tile within one image goes to tileMul, one across images is
 // computed into tile and stored image by image; out.Done, where set, runs
 // after each micro-panel of rows. With lda > 0, ap is A
-// read in place (row r0 first, lda apart), else packed micro-panels.
+// read in place (row r0 first, lda apart), with lda < 0 a column-major A
+// read in place (row r0 first, k steps -lda apart), else packed
+// micro-panels.
 func macroOut(ks *kernelSet, ap []float32, lda int, bp []float32, r0, mb, j0, nb, kb int, out Out, first bool, tile *[maxTile]float32) {
 	mr, nr := ks.mr, ks.nr
 	for ir := 0; ir < mb; ir += mr {
 		mm := min(mr, mb-ir)
 		var apanel []float32
-		if lda > 0 {
+		switch {
+		case lda > 0:
 			apanel = ap[ir*lda:]
-		} else {
+		case lda < 0:
+			apanel = ap[ir:]
+		default:
 			apanel = ap[ir*kb : ir*kb+mr*kb]
 		}
+		direct, directN, stride := ks.directFor(lda)
 		for jr := 0; jr < nb; jr += nr {
 			nn := min(nr, nb-jr)
 			i, j := r0+ir, j0+jr
@@ -262,9 +285,9 @@ func macroOut(ks *kernelSet, ap []float32, lda int, bp []float32, r0, mb, j0, nb
 			if out.Cols > 0 {
 				img, col, left = j/out.Cols, j%out.Cols, out.Cols-j%out.Cols
 			}
-			if run := min(nb-jr, left) / nr; lda > 0 && run > 1 && ks.directN != nil {
+			if run := min(nb-jr, left) / nr; lda != 0 && run > 1 && directN != nil {
 				// the full panels up to the image's end in one call
-				ks.directN[mm][b2i(first)](kb, apanel, lda, bp[jr*kb:jr*kb+run*nr*kb], out.Data[img*out.ImgStride+i*out.Ldc+col:], out.Ldc, run)
+				directN[mm][b2i(first)](kb, apanel, stride, bp[jr*kb:jr*kb+run*nr*kb], out.Data[img*out.ImgStride+i*out.Ldc+col:], out.Ldc, run)
 				jr += (run - 1) * nr
 				continue
 			}
@@ -273,8 +296,8 @@ func macroOut(ks *kernelSet, ap []float32, lda int, bp []float32, r0, mb, j0, nb
 				tileMul(ks, kb, apanel, lda, bpanel, mm, nn, out.Data[img*out.ImgStride+i*out.Ldc+col:], out.Ldc, first, tile)
 				continue
 			}
-			if lda > 0 {
-				ks.direct[mm][1](kb, apanel, lda, bpanel, tile[:], nr)
+			if lda != 0 {
+				direct[mm][1](kb, apanel, stride, bpanel, tile[:], nr)
 			} else {
 				ks.set(kb, apanel, bpanel, tile[:], nr)
 			}

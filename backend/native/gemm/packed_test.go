@@ -177,11 +177,20 @@ func TestDirectKernels(t *testing.T) {
 			name    string
 			kernels [][2]directKernel
 			cols    int
-		}{{"direct", ks.direct, ks.nr}, {"half", ks.half, ks.nr / 2}} {
+		}{{"direct", ks.direct, ks.nr}, {"half", ks.half, ks.nr / 2}, {"colmajor", ks.directT, ks.nr}} {
+			// A(i, q) = a[at(i, q)]: row-major, or column-major (k steps lda apart)
+			colMajor := set.name == "colmajor"
 			for rows := 1; rows < len(set.kernels); rows++ {
 				for _, kb := range []int{1, 2, 7, 64} {
 					lda, ldc := kb+7, ks.nr+3
-					a, b := randMat(r, (rows-1)*lda+kb), randMat(r, ks.nr*kb)
+					at := func(i, q int) int { return i*lda + q }
+					size := (rows-1)*lda + kb
+					if colMajor {
+						lda = rows + 5
+						at = func(i, q int) int { return q*lda + i }
+						size = (kb-1)*lda + rows
+					}
+					a, b := randMat(r, size), randMat(r, ks.nr*kb)
 					for v, first := range []bool{false, true} {
 						c := randMat(r, ks.mr*ldc)
 						start := append([]float32(nil), c...)
@@ -200,7 +209,7 @@ func TestDirectKernels(t *testing.T) {
 									want = float64(start[x])
 								}
 								for q := 0; q < kb; q++ {
-									want += float64(a[i*lda+q]) * float64(b[q*ks.nr+j])
+									want += float64(a[at(i, q)]) * float64(b[q*ks.nr+j])
 								}
 								if math.Abs(float64(c[x])-want) > 1e-5*float64(kb+1)*(1+math.Abs(want)) {
 									t.Fatalf("%s %s rows=%d kb=%d set=%v: c[%d][%d] = %v, want %v", ks.name, set.name, rows, kb, first, i, j, c[x], want)

@@ -25,6 +25,10 @@ type kernel struct {
 	// side, in one call: a 16-deep product's tiles each paid more in the
 	// Go calls around the kernel than a fifth of its multiply-adds
 	panels bool
+	// colMajor: a direct kernel whose A is column-major (A's rows side
+	// by side in memory, k steps lda apart: a transposed operand, as a
+	// weight gradient's xᵀ), read in place instead of packed
+	colMajor bool
 }
 
 // astride is the floats of A per k step: the full height mr for a
@@ -58,6 +62,9 @@ func (k kernel) emit(w func(string, ...any), set bool) {
 	nacc := k.mr * k.nv
 	// rowPointers sets R12 and R13 to A's rows 5 and 10 (direct)
 	rowPointers := func() {
+		if k.colMajor {
+			return
+		}
 		if k.mr > 5 {
 			w("\tLEAQ (AX)(R10*4), R12")
 			w("\tADDQ R10, R12") // row 5
@@ -146,7 +153,14 @@ func (k kernel) emit(w func(string, ...any), set bool) {
 				continue
 			}
 			bc := reg(nacc + k.nv + r%nbc)
-			if k.direct {
+			if k.colMajor {
+				// the step after the first in a pair is lda bytes on
+				idx := ""
+				if aoff != 0 {
+					idx = "(R10*1)"
+				}
+				w("\tVBROADCASTSS %d(AX)%s, %s", 4*r, idx, bc)
+			} else if k.direct {
 				w("\tVBROADCASTSS %s, %s", directRow(r, aoff), bc)
 			} else {
 				w("\tVBROADCASTSS %d(AX), %s", aoff+4*r, bc)
@@ -158,6 +172,14 @@ func (k kernel) emit(w func(string, ...any), set bool) {
 	}
 	as, bs := 4*k.astride(), vb*max(k.nv, k.panel)
 	advanceA := func(n int) {
+		if k.colMajor {
+			if n == as {
+				w("\tADDQ R10, AX")
+			} else {
+				w("\tLEAQ (AX)(R10*2), AX")
+			}
+			return
+		}
 		w("\tADDQ $%d, AX", n)
 		if k.direct && k.mr > 5 {
 			w("\tADDQ $%d, R12", n)
@@ -231,6 +253,10 @@ var kernels = []kernel{
 
 // directName names the kernel that reads r rows of A in place.
 func directName(r, nr int) string { return fmt.Sprintf("k%dx%dd", r, nr) }
+
+// directTName names the kernel that reads r rows of a column-major A in
+// place.
+func directTName(r, nr int) string { return fmt.Sprintf("k%dx%dt", r, nr) }
 
 // halfName names the direct kernel for the first nr/2 columns of a panel.
 func halfName(r, nr int) string { return fmt.Sprintf("k%dx%dof%dd", r, nr/2, nr) }

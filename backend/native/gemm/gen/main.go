@@ -99,6 +99,19 @@ func main() {
 				d.emit(w, true)
 			}
 		}
+		// (AVX-512) A column-major, read in place: r ≤ mr rows, one B
+		// panel or a row of them
+		if k.avx512 {
+			for r := 1; r <= k.mr; r++ {
+				d := k
+				d.name, d.mr, d.direct, d.colMajor = directTName(r, k.nv*k.lanes()), r, true, true
+				d.emit(w, false)
+				d.emit(w, true)
+				d.panels = true
+				d.emit(w, false)
+				d.emit(w, true)
+			}
+		}
 	}
 	packA14AVX512(w)
 	packB32AVX512(w)
@@ -170,6 +183,33 @@ func main() {
 					w("")
 				}
 			}
+			for r := 1; r <= k.mr; r++ {
+				for _, v := range []string{"acc", "set", "accn", "setn"} {
+					w("//go:noescape")
+					if len(v) == 4 {
+						w("func %s%s(kc int, a *float32, lda int, b, c *float32, ldc int, panels int)", directTName(r, nr), v)
+					} else {
+						w("func %s%s(kc int, a *float32, lda int, b, c *float32, ldc int)", directTName(r, nr), v)
+					}
+					w("")
+				}
+			}
+			w("// directT%dx%d lists the kernels that read r ≤ %d rows of a column-major A in place: [r] = {acc, set}.", k.mr, nr, k.mr)
+			w("var directT%dx%d = [%d][2]func(kc int, a *float32, lda int, b, c *float32, ldc int){", k.mr, nr, k.mr+1)
+			w("\t{nil, nil},")
+			for r := 1; r <= k.mr; r++ {
+				w("\t{%sacc, %sset},", directTName(r, nr), directTName(r, nr))
+			}
+			w("}")
+			w("")
+			w("// directT%dx%dN lists the same over a row of B panels (one at least): [r] = {acc, set}.", k.mr, nr)
+			w("var directT%dx%dN = [%d][2]func(kc int, a *float32, lda int, b, c *float32, ldc int, panels int){", k.mr, nr, k.mr+1)
+			w("\t{nil, nil},")
+			for r := 1; r <= k.mr; r++ {
+				w("\t{%saccn, %ssetn},", directTName(r, nr), directTName(r, nr))
+			}
+			w("}")
+			w("")
 			w("// half%dx%d lists the direct kernels for the first %d columns of a B panel: [r] = {acc, set}.", k.mr, nr, nr/2)
 			w("var half%dx%d = [%d][2]func(kc int, a *float32, lda int, b, c *float32, ldc int){", k.mr, nr, k.mr+1)
 			w("\t{nil, nil},")
