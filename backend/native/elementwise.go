@@ -34,6 +34,9 @@ type binaryFns struct {
 	u func(x, y uint64, d dtype.DType) uint64
 	f func(x, y float64) float64
 	c func(x, y complex128) complex128
+	// i64, when set, is s over int64 rows (d[k] = x[k] op y[k]): a loop
+	// the compiler keeps in registers, not a call per element
+	i64 func(d, x, y []int64)
 }
 
 // outLiteral allocates the result of an elementwise op: the op's static

@@ -13,6 +13,12 @@ import (
 
 func init() {
 	registerBinary("stablehlo.add", binaryFns{
+		i64: func(d, x, y []int64) {
+			x, y = x[:len(d)], y[:len(d)]
+			for k := range d {
+				d[k] = x[k] + y[k]
+			}
+		},
 		b: func(x, y bool) bool { return x || y },
 		s: func(x, y int64, _ dtype.DType) int64 { return x + y },
 		u: func(x, y uint64, _ dtype.DType) uint64 { return x + y },
@@ -20,12 +26,24 @@ func init() {
 		c: func(x, y complex128) complex128 { return x + y },
 	})
 	registerBinary("stablehlo.subtract", binaryFns{
+		i64: func(d, x, y []int64) {
+			x, y = x[:len(d)], y[:len(d)]
+			for k := range d {
+				d[k] = x[k] - y[k]
+			}
+		},
 		s: func(x, y int64, _ dtype.DType) int64 { return x - y },
 		u: func(x, y uint64, _ dtype.DType) uint64 { return x - y },
 		f: func(x, y float64) float64 { return x - y },
 		c: func(x, y complex128) complex128 { return x - y },
 	})
 	registerBinary("stablehlo.multiply", binaryFns{
+		i64: func(d, x, y []int64) {
+			x, y = x[:len(d)], y[:len(d)]
+			for k := range d {
+				d[k] = x[k] * y[k]
+			}
+		},
 		b: func(x, y bool) bool { return x && y },
 		s: func(x, y int64, _ dtype.DType) int64 { return x * y },
 		u: func(x, y uint64, _ dtype.DType) uint64 { return x * y },

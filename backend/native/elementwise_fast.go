@@ -99,6 +99,9 @@ func fastBinary(fns binaryFns, x, y, out *literal.Literal) bool {
 				binary.LittleEndian.PutUint32(od[4*i:], uint32(fns.s(a, b, dtype.I32)))
 			}
 		})
+	case x.DType == dtype.I64 && fns.i64 != nil && elems[int64](xd) != nil && elems[int64](yd) != nil && elems[int64](od) != nil:
+		a, b, o := elems[int64](xd), elems[int64](yd), elems[int64](od)
+		ewChunks(n, func(lo, hi int) { fns.i64(o[lo:hi], a[lo:hi], b[lo:hi]) })
 	case x.DType == dtype.I64 && fns.s != nil:
 		ewChunks(n, func(lo, hi int) {
 			for i := lo; i < hi; i++ {

@@ -84,8 +84,9 @@ func BenchmarkFastConvWeightGrad(b *testing.B) {
 		{128, 8, 14, 14, 128, 14, 14, 1, 1, 1, 1, 1, 1, 1, 1, 1},
 		{256, 8, 7, 7, 256, 7, 7, 1, 1, 1, 1, 1, 1, 1, 1, 1},
 		{512, 8, 4, 4, 512, 4, 4, 1, 1, 1, 1, 1, 1, 1, 1, 1},
+		{3, 8, 112, 112, 64, 56, 56, 1, 1, 2, 2, 3, 2, 3, 2, 1}, // the stem's: 7×7 stride 2
 	} {
-		b.Run(fmt.Sprintf("%dx%dx%d", cc.b, cc.h, cc.w), func(b *testing.B) {
+		b.Run(fmt.Sprintf("%dx%dx%dx%d", cc.b, cc.h, cc.w, cc.kh), func(b *testing.B) {
 			t := &testing.T{}
 			x := randF32Literal(t, r, int64(cc.b), int64(cc.c), int64(cc.h), int64(cc.w))
 			w := randF32Literal(t, r, int64(cc.o), int64(cc.c), int64(cc.kh), int64(cc.kw))

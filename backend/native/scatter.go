@@ -86,7 +86,7 @@ func kScatter(env Env, op *stablehlo.Op, in []Value) ([]Value, error) {
 			if outs[i], err = mvTake(env, op, x.DType, x.Shape); err != nil {
 				return nil, err
 			}
-			copy(outs[i].Data, x.Data)
+			parallelRange(len(x.Data), 1<<18, func(lo, hi int) { copy(outs[i].Data[lo:hi], x.Data[lo:hi]) })
 			continue
 		}
 		if outs[i], err = mvConvertTo(op, x, resT[i]); err != nil {

@@ -1,7 +1,9 @@
 package native
 
 import (
+	"errors"
 	"fmt"
+	"math"
 
 	"github.com/torchtpu/torchtpu/dtype"
 	"github.com/torchtpu/torchtpu/literal"
@@ -168,25 +170,32 @@ func pointScatterF32(env Env, geo *scatterGeom, sd *stablehlo.ScatterDims, idx *
 		is := literal.Strides(idx.Shape)[geo.idxDim[0]]
 		us := ust[geo.updScatter[0]]
 		lim, stride := geo.shape[dims[0]], rs[dims[0]]
-		for i := int64(0); i < geo.batchShape[0]; i++ {
-			if i&(1<<16-1) == 1<<16-1 {
-				if err := env.Context().Err(); err != nil {
-					return err
+		fold := func(lo, hi int64) error {
+			for i := lo; i < hi; i++ {
+				if i&(1<<16-1) == 1<<16-1 {
+					if err := env.Context().Err(); err != nil {
+						return err
+					}
+				}
+				v := i64[i*is]
+				if v < 0 || v >= lim {
+					continue
+				}
+				o, u := v*stride, i*us
+				if sb.add {
+					dst[o] += src[u]
+				} else {
+					dst[o] = float32(ff(float64(dst[o]), float64(src[u])))
 				}
 			}
-			v := i64[i*is]
-			if v < 0 || v >= lim {
-				continue
-			}
-			o, u := v*stride, i*us
-			if sb.add {
-				dst[o] += src[u]
-			} else {
-				dst[o] = float32(ff(float64(dst[o]), float64(src[u])))
-			}
+			return nil
 		}
+		n := geo.batchShape[0]
+		cuts := disjointCuts(i64, is, n, lim, Threads())
+		errs := make([]error, len(cuts)-1)
+		parallel(len(cuts)-1, len(cuts)-1, func(p int) { errs[p] = fold(cuts[p], cuts[p+1]) })
 		store()
-		return nil
+		return errors.Join(errs...)
 	}
 	err := forEachScatter(env, geo, idx, ust, func(_ []int64, iOff, uOff int64) error {
 		off := int64(0)
@@ -207,4 +216,58 @@ func pointScatterF32(env Env, geo *scatterGeom, sd *stablehlo.ScatterDims, idx *
 	})
 	store()
 	return err
+}
+
+// scatterCutBlock is the updates whose index range disjointCuts notes at
+// once: a cut falls between two blocks.
+const scatterCutBlock = 64
+
+// disjointCuts splits updates [0, n) (their indices idx[i·is], those
+// outside [0, lim) skipped by the fold) into at most parts runs whose
+// destinations do not meet: every index before a cut below every index
+// after it (a max-pool gradient's planes, and its output rows within a
+// plane, whose windows' maxima move on). Each run then folds on a core of
+// its own, in update order, and every destination gets the same updates
+// in the same order as from one loop: the same result, bit for bit.
+// Where no such cut lies near an even share, one run: [0, n).
+func disjointCuts(idx []int64, is, n, lim int64, parts int) []int64 {
+	if parts < 2 || n < 1<<15 {
+		return []int64{0, n}
+	}
+	// each block's smallest and largest index in range, over the cores
+	nb := (n + scatterCutBlock - 1) / scatterCutBlock
+	lo, hi := make([]int64, nb), make([]int64, nb)
+	parallelRange(int(nb), 64, func(b0, b1 int) {
+		for b := int64(b0); b < int64(b1); b++ {
+			mn, mx := int64(math.MaxInt64), int64(-1)
+			for i := b * scatterCutBlock; i < min(n, (b+1)*scatterCutBlock); i++ {
+				if v := idx[i*is]; v >= 0 && v < lim {
+					mn, mx = min(mn, v), max(mx, v)
+				}
+			}
+			lo[b], hi[b] = mn, mx
+		}
+	})
+	// a cut before block b is good when the largest index before it is
+	// below the smallest from it on
+	after := make([]int64, nb+1)
+	after[nb] = math.MaxInt64
+	for b := nb - 1; b >= 0; b-- {
+		after[b] = min(after[b+1], lo[b])
+	}
+	cuts := []int64{0}
+	before := int64(-1)
+	for b := int64(1); b < nb && int64(len(cuts)) < int64(parts); b++ {
+		before = max(before, hi[b-1])
+		want := n * int64(len(cuts)) / int64(parts)
+		// the first good cut at or past an even share, within a quarter
+		// of a share of it
+		if at := b * scatterCutBlock; at >= want && before < after[b] {
+			if at-want > n/int64(parts)/4 {
+				break
+			}
+			cuts = append(cuts, at)
+		}
+	}
+	return append(cuts, n)
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"math"
 	"math/rand"
+	"runtime"
 	"testing"
 
 	"github.com/torchtpu/torchtpu/dtype"
@@ -193,6 +194,85 @@ func TestPointScatterF32(t *testing.T) {
 			want := mvRun(t, mvEnv{}, op(swappedRegion(dtype.F32, name)), x, idx, u)[0].(*literal.Literal)
 			if !bytes.Equal(got.Data, want.Data) {
 				t.Errorf("case %d %s: point path %v, generic path %v", ci, name, got, want)
+			}
+		}
+	}
+}
+
+// Point scatters large enough to split over the cores (disjointCuts):
+// max-pool-like indices (planes in order, within a plane rising with
+// repeats and overlaps: a window's maximum shared with the next row's),
+// the same with some indices out of bounds, and random indices (no cut
+// possible), each against the generic path bit for bit, on two and four
+// threads; the cuts found keep every index before below every one after.
+func TestPointScatterF32Parallel(t *testing.T) {
+	rng := rand.New(rand.NewSource(11))
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	const planes, outs, plane = 48, 784, 3136
+	n := int64(planes * outs)
+	mk := func(kind string) *literal.Literal {
+		idx, _ := literal.New(dtype.I64, []int64{n, 1})
+		for p := int64(0); p < planes; p++ {
+			prev := int64(0)
+			for k := int64(0); k < outs; k++ {
+				v := min(plane-1, max(prev, 4*k+rng.Int63n(5)-2))
+				if rng.Intn(9) == 0 {
+					v = prev // a maximum two windows share
+				}
+				prev = v
+				switch {
+				case kind == "random":
+					v = rng.Int63n(planes * plane)
+				case kind == "outside" && rng.Intn(50) == 0:
+					v = -1 - rng.Int63n(3)
+				default:
+					v += p * plane
+				}
+				idx.SetInt64(int(p*outs+k), v)
+			}
+		}
+		return idx
+	}
+	sd := &stablehlo.ScatterDims{InsertedWindowDims: []int64{0}, ScatterDimsToOperandDims: []int64{0}, IndexVectorDim: 1}
+	for _, kind := range []string{"maxpool", "outside", "random"} {
+		idx := mk(kind)
+		for _, procs := range []int{1, 2, 4} {
+			runtime.GOMAXPROCS(procs)
+			cuts := disjointCuts(elems[int64](idx.Data), 1, n, planes*plane, procs)
+			if (len(cuts) > 2) != (kind != "random" && procs > 1) {
+				t.Fatalf("%s, %d threads: cuts %v", kind, procs, cuts)
+			}
+			for c := 1; c+1 < len(cuts); c++ {
+				var before, after = int64(-1), int64(math.MaxInt64)
+				for i := int64(0); i < n; i++ {
+					if v := idx.Int64(int(i)); v >= 0 && i < cuts[c] {
+						before = max(before, v)
+					} else if v >= 0 {
+						after = min(after, v)
+					}
+				}
+				if before >= after {
+					t.Fatalf("%s: cut %d at %d: index %d before it, %d after", kind, c, cuts[c], before, after)
+				}
+			}
+			// finite values: two NaNs' sum keeps the first operand's
+			// payload, and the generic path's region adds them swapped
+			x, _ := literal.New(dtype.F32, []int64{planes * plane})
+			u, _ := literal.New(dtype.F32, []int64{n})
+			for i := 0; i < x.Len(); i++ {
+				x.SetFloat64(i, rng.NormFloat64())
+			}
+			for i := 0; i < u.Len(); i++ {
+				u.SetFloat64(i, rng.NormFloat64()*1e3)
+			}
+			op := func(r *stablehlo.Region) *stablehlo.Op {
+				return mvOp("stablehlo.scatter", []stablehlo.Type{mvT(dtype.F32, planes*plane)},
+					map[string]stablehlo.Attr{"scatter_dimension_numbers": sd}, r)
+			}
+			got := mvRun(t, mvEnv{}, op(mvBinaryRegion(dtype.F32, "stablehlo.add", nil)), x, idx, u)[0].(*literal.Literal)
+			want := mvRun(t, mvEnv{}, op(swappedRegion(dtype.F32, "stablehlo.add")), x, idx, u)[0].(*literal.Literal)
+			if !bytes.Equal(got.Data, want.Data) {
+				t.Fatalf("%s, %d threads: the split point path differs from the generic path", kind, procs)
 			}
 		}
 	}
