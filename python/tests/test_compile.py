@@ -76,10 +76,12 @@ def test_outputs_keep_layout_and_aliases():
 
 
 def test_input_outputs_are_the_inputs():
-    """A graph output that is an input as it is, or a view of one (the
-    weights a training forward saves for its backward, a transposed weight),
-    is that input or the same view of it, on the engine's first call and on
-    its fast path: never a copy. An input the graph writes is no alias."""
+    """A graph output that is an input as it is, an output returned before
+    it (the same value twice), or a view of either (the weights a training
+    forward saves for its backward, a transposed weight, an activation and
+    its reshape), is that tensor or the same view of it, on the engine's
+    first call and on its fast path: never a copy. An input the graph
+    writes is no alias."""
     from torch.fx.experimental.proxy_tensor import make_fx
 
     from torchtpu._graph import EngineGraph
@@ -87,13 +89,13 @@ def test_input_outputs_are_the_inputs():
 
     def fn(x, w, b):
         y = torch.mm(x, w.t()) + b
-        return y, w, w.t(), b.unsqueeze(0)[:, 1:], x.view(-1)
+        return y, w, w.t(), b.unsqueeze(0)[:, 1:], x.view(-1), y, y.view(-1)
 
     args = (torch.randn(4, 3), torch.randn(5, 3), torch.randn(5))
     gm = make_fx(fn, tracing_mode="fake")(*args)
     ex = [n.meta["val"] for n in gm.graph.nodes if n.op == "placeholder"]
     eg = EngineGraph(gm, ex, Options(), guarded=True)
-    assert sorted(eg.aliases) == [1, 2, 3, 4]
+    assert sorted(eg.aliases) == [1, 2, 3, 4, 5, 6]
     ref = fn(*args)
     for call in range(3):  # the first call, then the fast path
         ts = eg.tensors(list(args))
@@ -106,6 +108,7 @@ def test_input_outputs_are_the_inputs():
             assert got[i].untyped_storage().data_ptr() == args[1 + i // 3].untyped_storage().data_ptr()
             assert got[i].storage_offset() == ref[i].storage_offset()
         assert got[4]._base is ts[0] or got[4].data_ptr() == ts[0].data_ptr()
+        assert got[5] is got[0] and got[6].data_ptr() == got[0].data_ptr()
 
     # an input the graph writes (in place) is no alias, nor a view of it
     from torchtpu._graph import _input_alias

@@ -165,7 +165,7 @@ class CompiledGraph:
             outs = eng.fast(args)
             if outs is not None:  # None: an input in another layout than bound
                 for i, f in eng.aliases.items():
-                    outs[i] = f(args)
+                    outs[i] = f(args, outs)
                 args.clear()
                 self.runs += 1
                 self.run_seconds += time.perf_counter() - t0

@@ -120,29 +120,44 @@ def _leaves(x: Any) -> Any:
         yield x
 
 
-def _input_alias(a: Any, pos: dict[torch.fx.Node, int]) -> Optional[Callable[[Sequence[torch.Tensor]], torch.Tensor]]:
-    """For a graph output that is a tensor input as it is, or a view of one
-    by view ops with constant arguments (a weight a forward saves for its
-    backward, or its transpose), the function that makes it from the
-    engine's input tensors as the graph does: the input itself, or the same
-    views of it. None for any other output."""
+# An alias is made from the engine's input tensors and the outputs before
+# it: f(inputs, outputs) -> tensor.
+Alias = Callable[[Sequence[torch.Tensor], Sequence[Any]], torch.Tensor]
+
+
+def _alias(a: Any, pos: dict[torch.fx.Node, int], earlier: dict[torch.fx.Node, int]) -> Optional[Alias]:
+    """For a graph output that is a tensor input as it is, an output the
+    graph returns before it (the same value twice: a forward's key/value
+    cache and the same tensors saved for its backward), or a view of either
+    by view ops with constant arguments (a weight's transpose, an
+    activation and its [b·t, d] reshape), the function that makes it as the
+    graph does: that tensor, or the same views of it. None for any other
+    output."""
     if not isinstance(a, torch.fx.Node):
         return None
+    if a in earlier:
+        j = earlier[a]
+        return lambda ts, outs: outs[j]
     if a.op == "placeholder":
         if a not in pos or _mutated(a):
             return None
         k = pos[a]
-        return lambda ts: ts[k]
+        return lambda ts, outs: ts[k]
     if a.op != "call_function" or not _is_view(a.target) or not a.args or a.kwargs:
         return None
     rest = a.args[1:]
     if any(isinstance(x, (torch.fx.Node, torch.SymInt, torch.SymFloat, torch.SymBool)) for x in _leaves(rest)):
         return None
-    base = _input_alias(a.args[0], pos)
+    base = _alias(a.args[0], pos, earlier)
     if base is None:
         return None
     op = a.target
-    return lambda ts: op(base(ts), *rest)
+    return lambda ts, outs: op(base(ts, outs), *rest)
+
+
+def _input_alias(a: Any, pos: dict[torch.fx.Node, int]) -> Optional[Alias]:
+    """_alias with no earlier outputs: an input as it is, or a view of one."""
+    return _alias(a, pos, {})
 
 
 def _contiguous_strides(sizes: Sequence[int]) -> list[int]:
@@ -210,11 +225,14 @@ class EngineGraph:
         # the engine (a ResNet-18 step's forward returned 47 MB of its
         # weights, copied every call).
         pos = {n: k for k, n in enumerate(n for n, t in zip(placeholders, self.tensor_inputs) if t)}
-        self.aliases: dict[int, Callable[[Sequence[torch.Tensor]], torch.Tensor]] = {}
+        self.aliases: dict[int, Alias] = {}
+        earlier: dict[torch.fx.Node, int] = {}
         for i, a in enumerate(results):
-            f = _input_alias(a, pos)
-            if f is not None:
+            f = _alias(a, pos, earlier)
+            if f is not None and isinstance(a, torch.fx.Node) and isinstance(a.meta.get("val"), torch.Tensor):
                 self.aliases[i] = f
+            if isinstance(a, torch.fx.Node) and a not in earlier:
+                earlier[a] = i
         if self._static_outs is not None:
             self._static_outs = [None if i in self.aliases else o for i, o in enumerate(self._static_outs)]
         self.binders = _unbound_symints(vals)
@@ -240,14 +258,14 @@ class EngineGraph:
             fast = self.fast(list(tensors))
             if fast is not None:
                 for i, f in self.aliases.items():
-                    fast[i] = f(tensors)
+                    fast[i] = f(tensors, fast)
                 return fast[0] if self.single else tuple(fast)
         raw = self.program.run(tensors)
         if self._static_outs is not None and self.fast is None:
             self.fast = _lib.FastCall(self.program, tensors, self._static_outs, check_layout=not self.guarded)
         outs = self.values(raw)
         for i, f in self.aliases.items():
-            outs[i] = f(tensors)
+            outs[i] = f(tensors, outs)
         if self.single:
             return outs[0]
         return tuple(outs)
