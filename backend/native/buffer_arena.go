@@ -36,12 +36,12 @@ type arena struct {
 	// (exec_memplan.go), kept between runs.
 	pm *plannedMem
 	// dests is the caller's memory for the entry function's results
-	// (backend.ResultBuffers), by result index, for one run; dest is the
-	// one the running step may take for its result (execStep.retDst), and
-	// lent the first bytes of those taken: they leave with the results
-	// and are never recycled.
+	// (backend.ResultBuffers), by result index, for one run; dest holds
+	// those the running step may take for its values (execStep.retDsts),
+	// and lent the first bytes of those taken: they leave with the
+	// results and are never recycled.
 	dests [][]byte
-	dest  []byte
+	dest  []destBuf
 	lent  []*byte
 }
 
@@ -75,17 +75,81 @@ func newArena() *arena {
 	return &arena{free: map[int][][]byte{}, taken: map[int]int{}, pieces: map[*byte]piece{}}
 }
 
-// take returns a buffer of n bytes with arbitrary contents.
-func (a *arena) take(n int) []byte {
+// destBuf is the caller's memory for the result of a value (its slot).
+type destBuf struct {
+	slot int
+	b    []byte
+}
+
+// stepDests offers the running step the caller's memory of the results
+// it computes: a take for the value's slot (takeSlot) gets its own; a
+// take of a size one of them has (take, from kernels that do not say
+// which value they allocate for) gets it, unless two have that size.
+func (a *arena) stepDests(rets []retDest) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if n > 0 && len(a.dest) == n {
-		b := a.dest
-		a.dest = nil
-		a.lent = append(a.lent, &b[0])
-		a.stats.lent++
+	for _, r := range rets {
+		if r.res < len(a.dests) && len(a.dests[r.res]) > 0 {
+			a.dest = append(a.dest, destBuf{r.slot, a.dests[r.res]})
+		}
+	}
+}
+
+// lend hands out dest i.
+func (a *arena) lend(i int) []byte {
+	b := a.dest[i].b
+	a.dest = append(a.dest[:i], a.dest[i+1:]...)
+	a.lent = append(a.lent, &b[0])
+	a.stats.lent++
+	return b
+}
+
+// takeSlot returns the caller's memory for slot's value when the running
+// step was given it and it is n bytes, else a buffer as take's that is no
+// other result's memory (a stage of a row pipeline before the one
+// computing that result, of the same size).
+func (a *arena) takeSlot(slot, n int) []byte {
+	a.mu.Lock()
+	for i, d := range a.dest {
+		if d.slot == slot && len(d.b) == n {
+			b := a.lend(i)
+			a.mu.Unlock()
+			return b
+		}
+	}
+	a.mu.Unlock()
+	return a.takeBuf(n)
+}
+
+// take returns a buffer of n bytes with arbitrary contents: the caller's
+// memory of a result of the running step of that size, if it has one
+// (and no other of that size), else takeBuf's.
+func (a *arena) take(n int) []byte {
+	a.mu.Lock()
+	match := -1
+	for i, d := range a.dest {
+		if n > 0 && len(d.b) == n {
+			if match >= 0 {
+				match = -1 // two of this size: neither
+				break
+			}
+			match = i
+		}
+	}
+	if match >= 0 {
+		b := a.lend(match)
+		a.mu.Unlock()
 		return b
 	}
+	a.mu.Unlock()
+	return a.takeBuf(n)
+}
+
+// takeBuf returns a buffer of n bytes with arbitrary contents from the
+// arena (or new, for a result the run keeps).
+func (a *arena) takeBuf(n int) []byte {
+	a.mu.Lock()
+	defer a.mu.Unlock()
 	if n >= minChunkBytes {
 		if a.fresh {
 			a.stats.fresh++
@@ -178,7 +242,7 @@ func (a *arena) keepResults(res []Value) {
 // plan released do not pile up.
 func (a *arena) endRun() {
 	a.fresh = false
-	a.dests, a.dest = nil, nil
+	a.dests, a.dest = nil, a.dest[:0]
 	clear(a.lent)
 	a.lent = a.lent[:0]
 	for n, l := range a.free {
@@ -270,6 +334,13 @@ func newResult(env Env, d dtype.DType, shape []int64) (*literal.Literal, error) 
 // takeResult is newResult for kernels that overwrite every element: the
 // recycled buffer is not cleared.
 func takeResult(env Env, d dtype.DType, shape []int64) (*literal.Literal, error) {
+	return takeResultFor(env, -1, d, shape)
+}
+
+// takeResultFor is takeResult for the value of slot (-1: a kernel's
+// result, slot unknown): the caller's memory of that value's result, if
+// the step was given it, never another's.
+func takeResultFor(env Env, slot int, d dtype.DType, shape []int64) (*literal.Literal, error) {
 	fr, ok := env.(*frame)
 	if !ok || fr.proc.arena == nil {
 		return literal.New(d, shape)
@@ -288,6 +359,11 @@ func takeResult(env Env, d dtype.DType, shape []int64) (*literal.Literal, error)
 	if nb > literal.MaxBytes {
 		return nil, fmt.Errorf("%v%v would take %d bytes, over the %d-byte limit per tensor (TORCHTPU_MAX_TENSOR_BYTES)", d, shape, nb, literal.MaxBytes)
 	}
-	b := fr.proc.arena.take(int(nb))
+	var b []byte
+	if slot >= 0 {
+		b = fr.proc.arena.takeSlot(slot, int(nb))
+	} else {
+		b = fr.proc.arena.take(int(nb))
+	}
 	return literal.Wrap(d, shape, b), nil
 }

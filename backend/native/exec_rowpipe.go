@@ -472,7 +472,7 @@ func (fr *frame) pipeOut(slot int, d dtype.DType, shape []int64) (*literal.Liter
 	if l := fr.plannedOut(slot, d, shape); l != nil {
 		return l, nil
 	}
-	return takeResult(fr, d, shape)
+	return takeResultFor(fr, slot, d, shape)
 }
 
 // pipeStageRows runs stage i over rows [r0, r1).

@@ -92,9 +92,9 @@ func (fr *frame) runPlan(ep *execPlan, args []Value) ([]Value, error) {
 		}
 		if ar != nil && fr.proc.depth == 1 {
 			ar.fresh = st.retOut
-			ar.dest = nil
-			if st.retDst > 0 && st.retDst <= len(ar.dests) && (st.wfold == nil || !st.wfold.keeping()) {
-				ar.dest = ar.dests[st.retDst-1]
+			ar.dest = ar.dest[:0]
+			if len(st.retDsts) > 0 && len(ar.dests) > 0 && (st.wfold == nil || !st.wfold.keeping()) {
+				ar.stepDests(st.retDsts)
 			}
 		}
 		if fr.pm != nil {

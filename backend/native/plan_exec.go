@@ -45,12 +45,17 @@ type execStep struct {
 	// their buffers fresh, outside the arena's chunks, so that the
 	// results leave without a copy and the chunks serve the next run.
 	retOut bool
-	// retDst, when not 0, is 1 + the index of the one result this step
-	// computes (itself or through reshapes viewing it): where the caller
-	// gave that result's memory (backend.ResultBuffers), the step takes
-	// it for its result.
-	retDst int
+	// retDsts holds 1 + the index of a result for each returned value
+	// this step computes (the first result that is it or a reshape
+	// viewing it): where the caller gave that result's memory
+	// (backend.ResultBuffers), the step takes it for the value (a layer
+	// norm's row pipeline returns its output and its statistics).
+	retDsts []retDest
 }
+
+// retDest is a returned value a step computes (its slot) and the result
+// whose memory it may take.
+type retDest struct{ slot, res int }
 
 // constCache holds the value of a constant op, computed on first use and
 // shared by every run of the plan (kernels never write their inputs, and
@@ -238,13 +243,13 @@ func buildExec(bp *blockPlan, slots map[*stablehlo.Value]int) *execPlan {
 
 // markReturned sets retOut on the steps defining returned values, and,
 // through reshapes (views of their operand), the values they view; and
-// retDst on the steps whose returned values are one value: the first
-// result that is it or a view of it. A value returned both as it is and
-// reshaped (a forward saving [n, d] and [b, t, d] views of one product
-// for the backward) is computed into the first result's memory; the
-// others view it and are copied to theirs.
+// retDsts: per returned value a step computes, the first result that is
+// it or a view of it. A value returned both as it is and reshaped (a
+// forward saving [n, d] and [b, t, d] views of one product for the
+// backward) is computed into the first result's memory; the others view
+// it and are copied to theirs.
 func markReturned(ep *execPlan, bp *blockPlan, u *blockUses, defAt map[int]int) {
-	slot := map[int]int{} // step -> the returned value it computes; -1: several
+	seen := map[[2]int]bool{} // {step, value} given a result already
 	for r, s := range bp.ret {
 		for hops := 0; hops < 8; hops++ {
 			at, ok := defAt[s]
@@ -253,11 +258,9 @@ func markReturned(ep *execPlan, bp *blockPlan, u *blockUses, defAt map[int]int) 
 			}
 			st := &ep.steps[at]
 			st.retOut = true
-			switch had, seen := slot[at]; {
-			case !seen && st.kind != stepConst: // a constant has no result of its own
-				slot[at], st.retDst = s, r+1
-			case seen && had != s:
-				slot[at], st.retDst = -1, 0
+			if key := [2]int{at, s}; !seen[key] && st.kind != stepConst { // a constant has no result of its own
+				seen[key] = true
+				st.retDsts = append(st.retDsts, retDest{slot: s, res: r})
 			}
 			k, ok := u.def[s]
 			if !ok || bp.ops[k].op.Name != "stablehlo.reshape" || len(bp.ops[k].in) != 1 {
