@@ -92,11 +92,24 @@ func partKernels(mr, nr int, fs [][2]func(kc int, a, b, c *float32, ldc int)) []
 // ([r] = {acc, set}) with the bounds checks they rely on: they read the
 // first cols columns of B panels nr wide, and write cols columns of C.
 func directKernels(nr, cols int, fs [][2]func(kc int, a *float32, lda int, b, c *float32, ldc int)) [][2]directKernel {
+	return wrapDirect(nr, cols, fs, false)
+}
+
+// directKernelsN wraps the kernels reading r ≤ mr rows of A in place over
+// a row of B panels nr wide ([r] = {acc, set}) with the bounds checks
+// they rely on.
+func directKernelsN(nr int, fs [][2]func(kc int, a *float32, lda int, b, c *float32, ldc, panels int)) [][2]directKernelN {
+	return wrapDirectN(nr, fs, false)
+}
+
+// wrapDirect wraps direct kernels with their bounds checks, A read
+// row-major or column-major.
+func wrapDirect(nr, cols int, fs [][2]func(kc int, a *float32, lda int, b, c *float32, ldc int), colMajor bool) [][2]directKernel {
 	d := make([][2]directKernel, len(fs))
 	for r := 1; r < len(fs); r++ {
 		for v, f := range fs[r] {
 			d[r][v] = func(kb int, a []float32, lda int, b, c []float32, ldc int) {
-				_ = a[(r-1)*lda+kb-1]
+				_ = a[aEnd(r, kb, lda, colMajor)]
 				_ = b[nr*(kb-1)+cols-1]
 				_ = c[(r-1)*ldc+cols-1]
 				f(kb, &a[0], lda, &b[0], &c[0], ldc)
@@ -106,10 +119,8 @@ func directKernels(nr, cols int, fs [][2]func(kc int, a *float32, lda int, b, c 
 	return d
 }
 
-// directKernelsN wraps the kernels reading r ≤ mr rows of A in place over
-// a row of B panels nr wide ([r] = {acc, set}) with the bounds checks
-// they rely on.
-func directKernelsN(nr int, fs [][2]func(kc int, a *float32, lda int, b, c *float32, ldc, panels int)) [][2]directKernelN {
+// wrapDirectN is wrapDirect for kernels over a row of B panels.
+func wrapDirectN(nr int, fs [][2]func(kc int, a *float32, lda int, b, c *float32, ldc, panels int), colMajor bool) [][2]directKernelN {
 	d := make([][2]directKernelN, len(fs))
 	for r := 1; r < len(fs); r++ {
 		for v, f := range fs[r] {
@@ -117,7 +128,7 @@ func directKernelsN(nr int, fs [][2]func(kc int, a *float32, lda int, b, c *floa
 				if panels < 1 || kb < 1 {
 					panic("gemm: a row of panels needs one panel and one k step at least")
 				}
-				_ = a[(r-1)*lda+kb-1]
+				_ = a[aEnd(r, kb, lda, colMajor)]
 				_ = b[nr*kb*panels-1]
 				_ = c[(r-1)*ldc+nr*panels-1]
 				f(kb, &a[0], lda, &b[0], &c[0], ldc, panels)
@@ -134,40 +145,23 @@ var avx512 = &kernelSet{name: "avx512-14x32", mr: 14, nr: 32,
 	directN: directKernelsN(32, direct14x32N[:]),
 	directT: directTKernels(32, directT14x32[:]), directTN: directTKernelsN(32, directT14x32N[:])}
 
-// directTKernels wraps the kernels reading r ≤ mr rows of a column-major
-// A in place (k steps lda apart) with the bounds checks they rely on.
+// directTKernels and directTKernelsN wrap the kernels reading r ≤ mr rows
+// of a column-major A in place (k steps lda apart) as directKernels and
+// directKernelsN do a row-major A's.
 func directTKernels(nr int, fs [][2]func(kc int, a *float32, lda int, b, c *float32, ldc int)) [][2]directKernel {
-	d := make([][2]directKernel, len(fs))
-	for r := 1; r < len(fs); r++ {
-		for v, f := range fs[r] {
-			d[r][v] = func(kb int, a []float32, lda int, b, c []float32, ldc int) {
-				_ = a[(kb-1)*lda+r-1]
-				_ = b[nr*kb-1]
-				_ = c[(r-1)*ldc+nr-1]
-				f(kb, &a[0], lda, &b[0], &c[0], ldc)
-			}
-		}
-	}
-	return d
+	return wrapDirect(nr, nr, fs, true)
 }
 
-// directTKernelsN is directTKernels over a row of B panels.
 func directTKernelsN(nr int, fs [][2]func(kc int, a *float32, lda int, b, c *float32, ldc, panels int)) [][2]directKernelN {
-	d := make([][2]directKernelN, len(fs))
-	for r := 1; r < len(fs); r++ {
-		for v, f := range fs[r] {
-			d[r][v] = func(kb int, a []float32, lda int, b, c []float32, ldc, panels int) {
-				if panels < 1 || kb < 1 {
-					panic("gemm: a row of panels needs one panel and one k step at least")
-				}
-				_ = a[(kb-1)*lda+r-1]
-				_ = b[nr*kb*panels-1]
-				_ = c[(r-1)*ldc+nr*panels-1]
-				f(kb, &a[0], lda, &b[0], &c[0], ldc, panels)
-			}
-		}
+	return wrapDirectN(nr, fs, true)
+}
+
+// aEnd is the last index of A a direct kernel reads for r rows kb deep.
+func aEnd(r, kb, lda int, colMajor bool) int {
+	if colMajor {
+		return (kb-1)*lda + r - 1
 	}
-	return d
+	return (r-1)*lda + kb - 1
 }
 
 // halfKernels wraps the packed kernels for r ≤ mr rows and the first nr/2

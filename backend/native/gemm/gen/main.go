@@ -145,14 +145,8 @@ func main() {
 				w("")
 			}
 		}
-		w("// partial%dx%d lists the kernels for the last r < %d rows of a panel: [r] = {acc, set}.", k.mr, nr, k.mr)
-		w("var partial%dx%d = [%d][2]func(kc int, a, b, c *float32, ldc int){", k.mr, nr, k.mr)
-		w("\t{nil, nil},")
-		for r := 1; r < k.mr; r++ {
-			w("\t{k%dof%dx%dacc, k%dof%dx%dset},", r, k.mr, nr, r, k.mr, nr)
-		}
-		w("}")
-		w("")
+		kernelTable(w, fmt.Sprintf("// partial%dx%d lists the kernels for the last r < %d rows of a panel: [r] = {acc, set}.", k.mr, nr, k.mr),
+			fmt.Sprintf("partial%dx%d", k.mr, nr), packedSig, k.mr, func(r int) string { return fmt.Sprintf("k%dof%dx%d", r, k.mr, nr) }, "")
 		for r := 1; r <= k.mr; r++ {
 			for _, v := range []string{"acc", "set"} {
 				w("//go:noescape")
@@ -168,14 +162,8 @@ func main() {
 					w("")
 				}
 			}
-			w("// packedHalf%dx%d lists the packed kernels for r ≤ %d rows and the first %d columns of a B panel: [r] = {acc, set}.", k.mr, nr, k.mr, nr/2)
-			w("var packedHalf%dx%d = [%d][2]func(kc int, a, b, c *float32, ldc int){", k.mr, nr, k.mr+1)
-			w("\t{nil, nil},")
-			for r := 1; r <= k.mr; r++ {
-				w("\t{%sacc, %sset},", packedHalfName(r, k.mr, nr), packedHalfName(r, k.mr, nr))
-			}
-			w("}")
-			w("")
+			kernelTable(w, fmt.Sprintf("// packedHalf%dx%d lists the packed kernels for r ≤ %d rows and the first %d columns of a B panel: [r] = {acc, set}.", k.mr, nr, k.mr, nr/2),
+				fmt.Sprintf("packedHalf%dx%d", k.mr, nr), packedSig, k.mr+1, func(r int) string { return packedHalfName(r, k.mr, nr) }, "")
 			for r := 1; r <= k.mr; r++ {
 				for _, v := range []string{"acc", "set"} {
 					w("//go:noescape")
@@ -194,30 +182,12 @@ func main() {
 					w("")
 				}
 			}
-			w("// directT%dx%d lists the kernels that read r ≤ %d rows of a column-major A in place: [r] = {acc, set}.", k.mr, nr, k.mr)
-			w("var directT%dx%d = [%d][2]func(kc int, a *float32, lda int, b, c *float32, ldc int){", k.mr, nr, k.mr+1)
-			w("\t{nil, nil},")
-			for r := 1; r <= k.mr; r++ {
-				w("\t{%sacc, %sset},", directTName(r, nr), directTName(r, nr))
-			}
-			w("}")
-			w("")
-			w("// directT%dx%dN lists the same over a row of B panels (one at least): [r] = {acc, set}.", k.mr, nr)
-			w("var directT%dx%dN = [%d][2]func(kc int, a *float32, lda int, b, c *float32, ldc int, panels int){", k.mr, nr, k.mr+1)
-			w("\t{nil, nil},")
-			for r := 1; r <= k.mr; r++ {
-				w("\t{%saccn, %ssetn},", directTName(r, nr), directTName(r, nr))
-			}
-			w("}")
-			w("")
-			w("// half%dx%d lists the direct kernels for the first %d columns of a B panel: [r] = {acc, set}.", k.mr, nr, nr/2)
-			w("var half%dx%d = [%d][2]func(kc int, a *float32, lda int, b, c *float32, ldc int){", k.mr, nr, k.mr+1)
-			w("\t{nil, nil},")
-			for r := 1; r <= k.mr; r++ {
-				w("\t{%sacc, %sset},", halfName(r, nr), halfName(r, nr))
-			}
-			w("}")
-			w("")
+			kernelTable(w, fmt.Sprintf("// directT%dx%d lists the kernels that read r ≤ %d rows of a column-major A in place: [r] = {acc, set}.", k.mr, nr, k.mr),
+				fmt.Sprintf("directT%dx%d", k.mr, nr), directSig, k.mr+1, func(r int) string { return directTName(r, nr) }, "")
+			kernelTable(w, fmt.Sprintf("// directT%dx%dN lists the same over a row of B panels (one at least): [r] = {acc, set}.", k.mr, nr),
+				fmt.Sprintf("directT%dx%dN", k.mr, nr), directNSig, k.mr+1, func(r int) string { return directTName(r, nr) }, "n")
+			kernelTable(w, fmt.Sprintf("// half%dx%d lists the direct kernels for the first %d columns of a B panel: [r] = {acc, set}.", k.mr, nr, nr/2),
+				fmt.Sprintf("half%dx%d", k.mr, nr), directSig, k.mr+1, func(r int) string { return halfName(r, nr) }, "")
 		}
 		for r := 1; r <= k.mr; r++ {
 			for _, v := range []string{"acc", "set"} {
@@ -226,22 +196,10 @@ func main() {
 				w("")
 			}
 		}
-		w("// direct%dx%dN lists the direct kernels over a row of B panels (one at least): [r] = {acc, set}.", k.mr, nr)
-		w("var direct%dx%dN = [%d][2]func(kc int, a *float32, lda int, b, c *float32, ldc int, panels int){", k.mr, nr, k.mr+1)
-		w("\t{nil, nil},")
-		for r := 1; r <= k.mr; r++ {
-			w("\t{%saccn, %ssetn},", directName(r, nr), directName(r, nr))
-		}
-		w("}")
-		w("")
-		w("// direct%dx%d lists the kernels that read r ≤ %d rows of A in place: [r] = {acc, set}.", k.mr, nr, k.mr)
-		w("var direct%dx%d = [%d][2]func(kc int, a *float32, lda int, b, c *float32, ldc int){", k.mr, nr, k.mr+1)
-		w("\t{nil, nil},")
-		for r := 1; r <= k.mr; r++ {
-			w("\t{%sacc, %sset},", directName(r, nr), directName(r, nr))
-		}
-		w("}")
-		w("")
+		kernelTable(w, fmt.Sprintf("// direct%dx%dN lists the direct kernels over a row of B panels (one at least): [r] = {acc, set}.", k.mr, nr),
+			fmt.Sprintf("direct%dx%dN", k.mr, nr), directNSig, k.mr+1, func(r int) string { return directName(r, nr) }, "n")
+		kernelTable(w, fmt.Sprintf("// direct%dx%d lists the kernels that read r ≤ %d rows of A in place: [r] = {acc, set}.", k.mr, nr, k.mr),
+			fmt.Sprintf("direct%dx%d", k.mr, nr), directSig, k.mr+1, func(r int) string { return directName(r, nr) }, "")
 	}
 	w("//go:noescape")
 	w("func transposeS16(dst, src *float32, ldb, n16 int)")
@@ -276,4 +234,25 @@ func write(name string, b []byte) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
+}
+
+// The signatures of the kernel tables' functions.
+const (
+	packedSig  = "(kc int, a, b, c *float32, ldc int)"
+	directSig  = "(kc int, a *float32, lda int, b, c *float32, ldc int)"
+	directNSig = "(kc int, a *float32, lda int, b, c *float32, ldc int, panels int)"
+)
+
+// kernelTable writes a Go table of kernel pairs with its comment: var
+// name = [rows][2]func sig{{nil, nil}, {name(1)+"acc"+suffix,
+// name(1)+"set"+suffix}, …}.
+func kernelTable(w func(string, ...any), comment, name, sig string, rows int, base func(r int) string, suffix string) {
+	w("%s", comment)
+	w("var %s = [%d][2]func%s{", name, rows, sig)
+	w("\t{nil, nil},")
+	for r := 1; r < rows; r++ {
+		w("\t{%sacc%s, %sset%s},", base(r), suffix, base(r), suffix)
+	}
+	w("}")
+	w("")
 }
