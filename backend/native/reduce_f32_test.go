@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/torchtpu/torchtpu/backend/native/rowsum"
 	"github.com/torchtpu/torchtpu/dtype"
 	"github.com/torchtpu/torchtpu/literal"
 )
@@ -53,7 +54,9 @@ func TestReduceF32MatchesFloatFold(t *testing.T) {
 				if k == foldAdd && idx == nil && size > 0 {
 					// contiguous sums: in 64 slots (package rowsum)
 					in0 := f32View(init.Data)[0]
-					if s := slotSum(in0, src[g*size:(g+1)*size]); s == s && !(s == 0 && math.Signbit(float64(in0))) {
+					var rs rowsum.Slots // its order, checked against a written-out reference in rowsum's tests
+					rs.Add(src[g*size:(g+1)*size], 0)
+					if s := in0 + rs.Total(); s == s && !(s == 0 && math.Signbit(float64(in0))) {
 						acc = float64(s)
 					}
 				}
@@ -64,25 +67,4 @@ func TestReduceF32MatchesFloatFold(t *testing.T) {
 			}
 		}
 	}
-}
-
-// slotSum is init + Σ x in package rowsum's order, written out apart:
-// element i into slot i%64 in order, the four groups of 16 slots pairwise,
-// then the 16 lanes by halves (rowsum's tests have the same reference).
-func slotSum(init float32, x []float32) float32 {
-	var slot [64]float32
-	for i, v := range x {
-		slot[i%64] += v
-	}
-	var l [16]float32
-	for j := range l {
-		l[j] = (slot[j] + slot[16+j]) + (slot[32+j] + slot[48+j])
-	}
-	a := [8]float32{}
-	for j := range a {
-		a[j] = l[j] + l[j+8]
-	}
-	b := [4]float32{a[0] + a[4], a[1] + a[5], a[2] + a[6], a[3] + a[7]}
-	c := [2]float32{b[0] + b[2], b[1] + b[3]}
-	return init + (c[0] + c[1])
 }
