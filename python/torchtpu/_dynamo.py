@@ -164,8 +164,7 @@ class CompiledGraph:
             t0 = time.perf_counter()
             outs = eng.fast(args)
             if outs is not None:  # None: an input in another layout than bound
-                for i, f in eng.aliases.items():
-                    outs[i] = f(args, outs)
+                eng.alias_outputs(outs, args)
                 args.clear()
                 self.runs += 1
                 self.run_seconds += time.perf_counter() - t0

@@ -155,11 +155,6 @@ def _alias(a: Any, pos: dict[torch.fx.Node, int], earlier: dict[torch.fx.Node, i
     return lambda ts, outs: op(base(ts, outs), *rest)
 
 
-def _input_alias(a: Any, pos: dict[torch.fx.Node, int]) -> Optional[Alias]:
-    """_alias with no earlier outputs: an input as it is, or a view of one."""
-    return _alias(a, pos, {})
-
-
 def _contiguous_strides(sizes: Sequence[int]) -> list[int]:
     out, acc = [0] * len(sizes), 1
     for d in reversed(range(len(sizes))):
@@ -219,10 +214,11 @@ class EngineGraph:
         # recorded layouts and written in place by the engine.
         self.fast: Optional[_lib.FastCall] = None
         self._static_outs = _static_specs(placeholders, results)
-        # Outputs that are inputs as they are, or views of them (the
-        # weights a training forward saves for its backward): taken from
-        # the input tensors as the graph makes them, never copied out of
-        # the engine (a ResNet-18 step's forward returned 47 MB of its
+        # Outputs that are inputs as they are, outputs returned before, or
+        # views of either (the weights a training forward saves for its
+        # backward, a key/value cache returned twice): taken from those
+        # tensors as the graph makes them (alias_outputs), never copied out
+        # of the engine (a ResNet-18 step's forward returned 47 MB of its
         # weights, copied every call).
         pos = {n: k for k, n in enumerate(n for n, t in zip(placeholders, self.tensor_inputs) if t)}
         self.aliases: dict[int, Alias] = {}
@@ -257,18 +253,22 @@ class EngineGraph:
         if self.fast is not None:
             fast = self.fast(list(tensors))
             if fast is not None:
-                for i, f in self.aliases.items():
-                    fast[i] = f(tensors, fast)
+                self.alias_outputs(fast, tensors)
                 return fast[0] if self.single else tuple(fast)
         raw = self.program.run(tensors)
         if self._static_outs is not None and self.fast is None:
             self.fast = _lib.FastCall(self.program, tensors, self._static_outs, check_layout=not self.guarded)
         outs = self.values(raw)
-        for i, f in self.aliases.items():
-            outs[i] = f(tensors, outs)
+        self.alias_outputs(outs, tensors)
         if self.single:
             return outs[0]
         return tuple(outs)
+
+    def alias_outputs(self, outs: list[Any], tensors: Sequence[torch.Tensor]) -> None:
+        """Fills in outs, in order, the outputs that are the engine's input
+        tensors, earlier outputs, or views of either (``aliases``)."""
+        for i, f in self.aliases.items():
+            outs[i] = f(tensors, outs)
 
     def values(self, raw: Sequence[Any], devices: Optional[Sequence[Optional[str]]] = None) -> list[Any]:
         """The graph's outputs from the program's raw results: tensors in
