@@ -123,6 +123,50 @@ def test_input_outputs_are_the_inputs():
     assert _alias(w, pos, {}) is None and _alias(wt, pos, {}) is None
 
 
+def test_permuted_inputs_and_outputs_in_place():
+    """An output that is a permutation of a row-major value the graph
+    computes (a weight gradient's xᵀ, attention heads [b, h, t, d] of a
+    [b, t, h, d] projection, as a training forward saves them), in the
+    layout PyTorch gives it, is that value written in place and permuted;
+    an input in a dense permuted layout is read in place as its row-major
+    view. Values and strides are PyTorch's, on the first call and on the
+    fast path, and an input in another layout than the bound one still
+    gets the right answer."""
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    from torchtpu._graph import EngineGraph
+    from torchtpu._options import Options
+
+    def fn(x, h, u):
+        y = torch.tanh(x) * 2
+        z = h[0] * 3
+        heads = (h + 1).view(2, 3, 4, 5).permute(0, 2, 3, 1)
+        return z.permute(1, 0), heads, y.permute(1, 0), y, torch.mm(x, y.permute(1, 0)), u.sum(1)
+
+    torch.manual_seed(0)
+    args = (torch.randn(6, 4).t(), torch.randn(2, 3, 20), torch.randn(2, 3, 4).permute(2, 0, 1))
+    gm = make_fx(fn, tracing_mode="fake")(*args)
+    ex = [n.meta["val"] for n in gm.graph.nodes if n.op == "placeholder"]
+    for guarded in (True, False):
+        eg = EngineGraph(gm, ex, Options(), guarded=guarded)
+        # y is returned as well: its permutation stays an output of its own
+        assert eg.in_orders == {0: [1, 0], 2: [1, 2, 0]} and sorted(eg.out_dims) == [0, 1]
+        ref = fn(*args)
+        for call in range(3):  # the first call, then the fast path
+            got = eg.run(eg.tensors(list(args)))
+            assert eg.fast is not None
+            for g, r in zip(got, ref):
+                torch.testing.assert_close(g, r, rtol=1e-5, atol=1e-6)
+                assert g.stride() == r.stride()
+    # the backward's inputs are checked, not guarded: a row-major x is
+    # another layout, which the general path reads right (the outputs keep
+    # the graph's recorded layouts)
+    xc = args[0].contiguous()
+    got = eg.run(eg.tensors([xc, *args[1:]]))
+    for g, r in zip(got, fn(xc, *args[1:])):
+        torch.testing.assert_close(g, r, rtol=1e-5, atol=1e-6)
+
+
 def test_dynamic_batch_does_not_recompile():
     torch.manual_seed(0)
     m = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 3))

@@ -82,7 +82,7 @@ class CompiledGraph:
         try:
             eg = EngineGraph(gm, example_inputs, opts,
                              self._device.engine_options() if self._device is not None else None,
-                             guarded=kind in ("forward", "inference"))
+                             guarded=kind in ("forward", "inference"), permuted_io=self._device is None)
             self.pt2 = eg.pt2
             eager = eager_nodes(gm, eg.unsupported, opts)
             if eager:
@@ -162,9 +162,8 @@ class CompiledGraph:
         eng = self.engine
         if eng is not None and eng.fast is not None:
             t0 = time.perf_counter()
-            outs = eng.fast(args)
+            outs = eng.call_fast(args)
             if outs is not None:  # None: an input in another layout than bound
-                eng.alias_outputs(outs, args)
                 args.clear()
                 self.runs += 1
                 self.run_seconds += time.perf_counter() - t0
@@ -183,7 +182,7 @@ class CompiledGraph:
                 return outs
             tensors = self.engine.tensors(args)
             if first and self.opts.dump_dir:
-                self._dump(tensors)
+                self._dump(self.engine.engine_inputs(tensors))
             saved = list(args) if first else None
             args.clear()
             try:
@@ -304,8 +303,13 @@ def torchtpu_backend(gm: torch.fx.GraphModule, example_inputs: Sequence[Any],
 
     _lowering.prepare(gm)
     table = {**_decompositions(), **_lowering.decompositions()}
+    from torch._functorch import partitioners
+
+    # which values the forward saves for the backward (Options.partition)
+    partition = (partitioners.min_cut_rematerialization_partition if opts.partition == "min_cut"
+                 else partitioners.default_partition)
     aot = aot_autograd(fw_compiler=compiler("forward"), bw_compiler=compiler("backward"),
-                       inference_compiler=compiler("inference"), decompositions=table)
+                       inference_compiler=compiler("inference"), decompositions=table, partition_fn=partition)
     try:
         return aot(gm, example_inputs)
     except RuntimeError as e:

@@ -9,7 +9,7 @@ next graph read them as PyTorch's own kernels would have left them.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Optional, Sequence
+from typing import Any, Callable, Mapping, Optional, Sequence
 
 import torch
 import torch.fx
@@ -163,6 +163,104 @@ def _contiguous_strides(sizes: Sequence[int]) -> list[int]:
     return out
 
 
+def _inverse(order: Sequence[int]) -> list[int]:
+    inv = [0] * len(order)
+    for i, d in enumerate(order):
+        inv[d] = i
+    return inv
+
+
+def _permuted_io(gm: torch.fx.GraphModule, placeholders: Sequence[torch.fx.Node], results: Sequence[Any],
+                 tensor_inputs: Sequence[bool], aliases: Mapping[int, Any],
+                 example_inputs: list[Any]) -> tuple[torch.fx.GraphModule, dict[int, list[int]], dict[int, list[int]]]:
+    """Inputs and outputs in a permuted dense layout, passed in place.
+
+    A training forward saves transposed activations for its backward (a
+    weight gradient's xᵀ, attention heads as ``[b, h, t, d]`` views of
+    ``[b, t, h, d]`` projections): outputs PyTorch lays out as a permutation
+    of a value the graph computes row-major, and inputs of the backward in
+    that layout. The engine's tensors are row-major, so each such output was
+    scattered into its strided memory after the run and gathered back into
+    a row-major copy before the backward's. Instead, an output ``permute(b,
+    dims)`` whose recorded strides are exactly b's row-major memory
+    permuted (b itself not returned) is returned as b, written in place
+    into the same memory, and the output is ``b.permute(dims)``; and an
+    input of a static dense permuted layout (``_layout``'s "order") is
+    passed as ``t.permute(order)``, a row-major view of its memory, the
+    graph reading it through ``permute(·, order⁻¹)`` (which the lowering
+    folds into the products that read it). The values and their bits are
+    unchanged: only where the layout changes hands.
+
+    Returns the graph (gm itself when nothing changes), the inputs'
+    orders by tensor position, and the outputs' dims by output position;
+    example_inputs is updated in place."""
+    from torch._guards import detect_fake_mode
+
+    permute = torch.ops.aten.permute.default
+    in_orders: dict[int, list[int]] = {}
+    tensor_pos = {n: k for k, n in enumerate(n for n, t in zip(placeholders, tensor_inputs) if t)}
+    for n in placeholders:
+        v = n.meta.get("val")
+        if n not in tensor_pos or not isinstance(v, torch.Tensor) or _mutated(n) or not n.users:
+            continue
+        lay = _layout(v)
+        if lay is not None and lay[0] == "order" and not any(isinstance(d, torch.SymInt) for d in v.shape):
+            in_orders[tensor_pos[n]] = lay[1]
+    out_dims: dict[int, list[int]] = {}
+    returned = {a for a in results if isinstance(a, torch.fx.Node)}
+    for i, a in enumerate(results):
+        if i in aliases or not isinstance(a, torch.fx.Node) or a.op != "call_function" or a.target is not permute:
+            continue
+        b, dims = a.args[0], list(a.args[1])
+        v, bv = a.meta.get("val"), b.meta.get("val") if isinstance(b, torch.fx.Node) else None
+        if b in returned or not isinstance(v, torch.Tensor) or not isinstance(bv, torch.Tensor):
+            continue
+        if any(isinstance(d, torch.SymInt) for d in (*bv.shape, *bv.stride(), *v.stride())):
+            continue
+        base = _contiguous_strides([int(d) for d in bv.shape])
+        if [int(s) for s in bv.stride()] != base or [int(s) for s in v.stride()] != [base[d] for d in dims]:
+            continue
+        out_dims[i] = dims
+    if not in_orders and not out_dims:
+        return gm, in_orders, out_dims
+    import contextlib
+    import copy
+
+    g = copy.deepcopy(gm.graph)
+    phs = [n for n in g.nodes if n.op == "placeholder"]
+    tensor_at = [j for j, t in enumerate(tensor_inputs) if t]
+    first_op = next(n for n in g.nodes if n.op != "placeholder")
+    fake_mode = detect_fake_mode([n.meta.get("val") for n in phs])
+    for k, order in in_orders.items():
+        j = tensor_at[k]
+        old = phs[j]
+        v = old.meta["val"]
+        with g.inserting_before(old):
+            dense = g.placeholder(old.name + "_dense")
+        with g.inserting_before(first_op):
+            view = g.call_function(permute, (dense, _inverse(order)))
+        with fake_mode if fake_mode is not None else contextlib.nullcontext():
+            dense.meta["val"] = torch.empty([int(v.shape[d]) for d in order], dtype=v.dtype, device=v.device)
+            view.meta["val"] = dense.meta["val"].permute(_inverse(order))
+        old.replace_all_uses_with(view)
+        g.erase_node(old)
+        if isinstance(example_inputs[j], torch.Tensor):
+            example_inputs[j] = example_inputs[j].permute(order)
+    out = g.output_node()
+    single = not isinstance(out.args[0], (tuple, list))
+    res = [out.args[0]] if single else list(out.args[0])
+    dropped = []
+    for i in out_dims:
+        dropped.append(res[i])
+        res[i] = res[i].args[0]
+    out.args = (res[0] if single else tuple(res),)
+    for n in dropped:
+        if not n.users:
+            g.erase_node(n)
+    g.lint()
+    return torch.fx.GraphModule(gm, g), in_orders, out_dims
+
+
 def _restride(r: torch.Tensor, layout: tuple[str, list[int]]) -> torch.Tensor:
     """A copy of the row-major engine output r in the recorded layout, on
     r's device (for a tpu tensor, an eager op queued after the run)."""
@@ -190,9 +288,12 @@ class EngineGraph:
     the engine as the shape of an empty ``[s, 0]`` tensor, an extra input."""
 
     def __init__(self, gm: torch.fx.GraphModule, example_inputs: Sequence[Any], opts: Options,
-                 engine_options: Optional[dict[str, Any]] = None, guarded: bool = False) -> None:
+                 engine_options: Optional[dict[str, Any]] = None, guarded: bool = False,
+                 permuted_io: bool = True) -> None:
         # guarded: dynamo's guards hold the inputs' shapes and strides (a
         # forward or inference graph); else the fast path checks them.
+        # permuted_io: inputs and outputs in a permuted dense layout are
+        # passed in place (_permuted_io; CPU tensors only).
         self.guarded = guarded
         placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
         vals = [n.meta.get("val", ex) for n, ex in zip(placeholders, example_inputs)]
@@ -217,7 +318,7 @@ class EngineGraph:
         # Outputs that are inputs as they are, outputs returned before, or
         # views of either (the weights a training forward saves for its
         # backward, a key/value cache returned twice): taken from those
-        # tensors as the graph makes them (alias_outputs), never copied out
+        # tensors as the graph makes them (finish_outputs), never copied out
         # of the engine (a ResNet-18 step's forward returned 47 MB of its
         # weights, copied every call).
         pos = {n: k for k, n in enumerate(n for n, t in zip(placeholders, self.tensor_inputs) if t)}
@@ -229,6 +330,20 @@ class EngineGraph:
                 self.aliases[i] = f
             if isinstance(a, torch.fx.Node) and a not in earlier:
                 earlier[a] = i
+        # Permuted dense inputs and outputs, passed in place: the engine
+        # reads input k as its tensor's .permute(in_orders[k]) and returns
+        # output i row-major, which is made .permute(out_dims[i]).
+        self.in_orders: dict[int, list[int]] = {}
+        self.out_dims: dict[int, list[int]] = {}
+        if permuted_io and self._static_outs is not None:
+            example_inputs = list(example_inputs)
+            gm, self.in_orders, self.out_dims = _permuted_io(gm, placeholders, results, self.tensor_inputs,
+                                                             self.aliases, example_inputs)
+            for i in self.out_dims:
+                dt, shape, strides = self._static_outs[i]
+                shape = [shape[d] for d in _inverse(self.out_dims[i])]
+                self._static_outs[i] = (dt, shape, _contiguous_strides(shape))
+                self.outputs[i] = ("tensor", None)
         if self._static_outs is not None:
             self._static_outs = [None if i in self.aliases else o for i, o in enumerate(self._static_outs)]
         self.binders = _unbound_symints(vals)
@@ -247,26 +362,48 @@ class EngineGraph:
             ts.append(torch.empty((int(args[i]), 0)))
         return ts
 
+    def engine_inputs(self, tensors: Sequence[torch.Tensor]) -> list[torch.Tensor]:
+        """The program's inputs for the tensor arguments: each as it is, or
+        the row-major view of a permuted one (``in_orders``)."""
+        ts = list(tensors)
+        for k, order in self.in_orders.items():
+            ts[k] = ts[k].permute(order)
+        return ts
+
+    def call_fast(self, tensors: Sequence[torch.Tensor]) -> Optional[list[Any]]:
+        """The outputs by the fast path (``fast``), or None where it does not
+        take the call (no fast path yet, an input in another layout)."""
+        fast = self.fast
+        if fast is None:
+            return None
+        outs = fast(self.engine_inputs(tensors) if self.in_orders else tensors)
+        if outs is not None:
+            self.finish_outputs(outs, tensors)
+        return outs
+
     def run(self, tensors: Sequence[torch.Tensor]) -> Any:
         """Runs the program on the tensor arguments; returns the graph's
         outputs (a tuple, or the one value of a graph with a single output)."""
-        if self.fast is not None:
-            fast = self.fast(list(tensors))
-            if fast is not None:
-                self.alias_outputs(fast, tensors)
-                return fast[0] if self.single else tuple(fast)
-        raw = self.program.run(tensors)
+        outs = self.call_fast(tensors)
+        if outs is not None:
+            return outs[0] if self.single else tuple(outs)
+        ins = self.engine_inputs(tensors)
+        raw = self.program.run(ins)
         if self._static_outs is not None and self.fast is None:
-            self.fast = _lib.FastCall(self.program, tensors, self._static_outs, check_layout=not self.guarded)
+            self.fast = _lib.FastCall(self.program, ins, self._static_outs, check_layout=not self.guarded)
         outs = self.values(raw)
-        self.alias_outputs(outs, tensors)
+        self.finish_outputs(outs, tensors)
         if self.single:
             return outs[0]
         return tuple(outs)
 
-    def alias_outputs(self, outs: list[Any], tensors: Sequence[torch.Tensor]) -> None:
-        """Fills in outs, in order, the outputs that are the engine's input
-        tensors, earlier outputs, or views of either (``aliases``)."""
+    def finish_outputs(self, outs: list[Any], tensors: Sequence[torch.Tensor]) -> None:
+        """Completes the engine's outputs as the graph's: the permuted ones
+        made (``out_dims``), then, in order, the outputs that are the tensor
+        arguments, earlier outputs, or views of either (``aliases``)."""
+        for i, dims in self.out_dims.items():
+            if outs[i] is not None:
+                outs[i] = outs[i].permute(dims)
         for i, f in self.aliases.items():
             outs[i] = f(tensors, outs)
 

@@ -55,6 +55,14 @@ class Options:
         min_part_size: the fewest ops (getitem not counted) a part of a split
             graph needs to run on torchtpu; smaller parts run in eager PyTorch
             with the unsupported ops around them (1: every part runs on torchtpu).
+        partition: how a training graph is cut into its forward and backward,
+            that is, which values the forward saves for the backward:
+            ``"min_cut"`` (the default, as inductor does: the fewest bytes saved,
+            cheap elementwise ops such as a GELU's intermediates computed again
+            in the backward, where the engine fuses them into the ops that read
+            them) or ``"default"`` (AOTAutograd's default: every value the
+            backward reads is saved; more memory, more outputs, no recomputation)
+            (``$TORCHTPU_PARTITION``).
     """
 
     device: str = "cpu"
@@ -67,6 +75,7 @@ class Options:
     eager_graphs: Sequence[str] = ()
     eager_ops: Sequence[str] = ()
     min_part_size: int = 1
+    partition: str = "min_cut"
 
     def __post_init__(self) -> None:
         base = self.device.split(":", 1)[0]
@@ -85,6 +94,8 @@ class Options:
         if isinstance(self.eager_ops, str):
             object.__setattr__(self, "eager_ops", tuple(k.strip() for k in self.eager_ops.split(",") if k.strip()))
         object.__setattr__(self, "eager_ops", tuple(self.eager_ops))
+        if self.partition not in ("min_cut", "default"):
+            raise ValueError(f"torchtpu: partition {self.partition!r}: want 'min_cut' or 'default'")
         if int(self.min_part_size) < 1:
             raise ValueError(f"torchtpu: min_part_size {self.min_part_size!r}: want 1 or more")
         if isinstance(self.buckets, str) and self.buckets not in ("pow2", "exact"):
@@ -110,6 +121,8 @@ class Options:
             env["eager_graphs"] = os.environ["TORCHTPU_EAGER_GRAPHS"]
         if os.environ.get("TORCHTPU_EAGER_OPS"):
             env["eager_ops"] = os.environ["TORCHTPU_EAGER_OPS"]
+        if os.environ.get("TORCHTPU_PARTITION"):
+            env["partition"] = os.environ["TORCHTPU_PARTITION"]
         names = {f.name for f in dataclasses.fields(cls)}
         for k in options or {}:
             if k not in names:
