@@ -200,7 +200,7 @@ func chainOf(g *fusedGroup, rdims []int64, inner int) *rowChain {
 		return nil
 	}
 	for _, st := range ch.steps {
-		if st.arg.kind == caRow && !slices.Contains(ch.rowLeaves, st.arg.node) {
+		if st.op != stepUnary && st.arg.kind == caRow && !slices.Contains(ch.rowLeaves, st.arg.node) {
 			ch.rowLeaves = append(ch.rowLeaves, st.arg.node)
 		}
 	}
@@ -363,6 +363,62 @@ func (ch *rowChain) rows(d *chainData, r0, r1 int, dst []float32) {
 				} else {
 					binSR(st.op, &dst[k], v[j], &x[k], n)
 				}
+			}
+		}
+		x = dst
+	}
+}
+
+// seg computes columns [j0, j1) of row r of the chain into dst (j1 − j0
+// elements), step by step as rows does: the part of a row a product's
+// epilogue is handed (fast_dot_epi.go). The first step reads the first
+// leaf's elements, each later one dst; dst may be those elements (in
+// place).
+func (ch *rowChain) seg(d *chainData, r, j0, j1 int, dst []float32) {
+	m := j1 - j0
+	if m <= 0 {
+		return
+	}
+	o := r*ch.inner + j0
+	x := d.leaves[ch.first.node][o : o+m]
+	dst = dst[:m]
+	for _, st := range ch.steps {
+		switch a := st.arg; {
+		case st.op == stepSelect:
+			if cmp32(d.value(st.cmpA, r), d.value(st.cmpB, r), st.dir) != st.left {
+				v := d.value(a, r)
+				for k := range dst {
+					dst[k] = v
+				}
+			}
+		case st.op == stepUnary:
+			st.un(dst, x)
+		case a.kind == caSelf:
+			binRR(st.op, &dst[0], &x[0], &x[0], m)
+		case a.kind == caRow || a.kind == caCol:
+			y := d.leaves[a.node]
+			if a.kind == caRow {
+				y = y[o : o+m]
+			} else {
+				y = y[j0:j1]
+			}
+			if st.left {
+				binRR(st.op, &dst[0], &x[0], &y[0], m)
+			} else {
+				binRR(st.op, &dst[0], &y[0], &x[0], m)
+			}
+		case a.kind == caConst:
+			if st.left {
+				binRS(st.op, &dst[0], &x[0], a.c, m)
+			} else {
+				binSR(st.op, &dst[0], a.c, &x[0], m)
+			}
+		default: // caRowScalar
+			v := d.leaves[a.node][r]
+			if st.left {
+				binRS(st.op, &dst[0], &x[0], v, m)
+			} else {
+				binSR(st.op, &dst[0], v, &x[0], m)
 			}
 		}
 		x = dst

@@ -68,6 +68,9 @@ type convEpiPlan struct {
 	// hardswish, GELU, ...) that the affine kernel's rows go through
 	// after it, in place, while they are in cache
 	act vmathFn
+	// dot, on a product's step, is the group as a row chain over the
+	// product's rows (fast_dot_epi.go): the plan of a product epilogue
+	dot *rowChain
 }
 
 // convEpilogue is a planned epilogue at run time: the leaves, their
@@ -89,19 +92,29 @@ type convEpilogue struct {
 }
 
 // mergeConvEpilogues joins each fusion group that can be a convolution's
-// epilogue (convEpiSource) with that convolution: the group's step
-// becomes the convolution's, carrying the group, and the convolution's
-// own step goes. The convolution thus runs later than planned, right
-// before the group, which is sound as nothing else reads its result.
+// epilogue (convEpiSource) or a product's (dotEpiSource) with that
+// convolution or product: the group's step becomes the convolution's,
+// carrying the group, and the convolution's own step goes. The
+// convolution thus runs later than planned, right before the group, which
+// is sound as nothing else reads its result.
 func mergeConvEpilogues(ep *execPlan, bp *blockPlan, u *blockUses, fu *fusion) {
 	convStep := map[int]int{} // result slot -> step of the convolution
+	dotStep := map[int]int{}  // result slot -> step of the product (fast_dot_epi.go)
 	for i := range ep.steps {
 		st := &ep.steps[i]
-		if st.kind == stepOp && st.op.op.Name == "stablehlo.convolution" && !st.op.quant && len(st.op.out) == 1 && convOutputNCHW(st.op.op) {
-			convStep[st.op.out[0]] = i
+		if st.kind != stepOp || st.op.quant || len(st.op.out) != 1 {
+			continue
+		}
+		switch st.op.op.Name {
+		case "stablehlo.convolution":
+			if convOutputNCHW(st.op.op) {
+				convStep[st.op.out[0]] = i
+			}
+		case "stablehlo.dot_general":
+			dotStep[st.op.out[0]] = i
 		}
 	}
-	if len(convStep) == 0 {
+	if len(convStep) == 0 && len(dotStep) == 0 {
 		return
 	}
 	gi := map[*fusedGroup]int{}
@@ -115,6 +128,9 @@ func mergeConvEpilogues(ep *execPlan, bp *blockPlan, u *blockUses, fu *fusion) {
 			continue
 		}
 		j, pl := convEpiSource(st.group, gi[st.group], i, ep.steps, convStep, bp, u, fu)
+		if j < 0 {
+			j, pl = dotEpiSource(st.group, gi[st.group], i, ep.steps, dotStep, bp, u, fu)
+		}
 		if j < 0 || drop[j] {
 			continue
 		}
@@ -266,7 +282,11 @@ func convEpiChain(g *fusedGroup, self int) *convEpiPlan {
 // where the fast convolution runs, else the convolution and then the group.
 func (fr *frame) runConvEpi(ep *execPlan, st *execStep, in []Value, persist *spanSet, al *aliases) error {
 	pl, g := st.op, st.epi.g
-	done, err := fr.convEpiFast(st, in)
+	fast := fr.convEpiFast
+	if st.epi.dot != nil {
+		fast = fr.dotEpiFast
+	}
+	done, err := fast(st, in)
 	if err != nil {
 		return fmt.Errorf("%s (%s): %w", g.root.Name, g.root.Loc, err)
 	}

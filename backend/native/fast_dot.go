@@ -82,9 +82,19 @@ func fastDot(env Env, op *stablehlo.Op, in []Value) (*literal.Literal, bool) {
 	if err != nil {
 		return nil, false
 	}
+	p.compute(env, op, lhs, rhs, out, nil)
+	return out, true
+}
+
+// compute runs the product into out (p.shape, from takeResult). With epi
+// set, it reports whether epi ran over every part of the result as the
+// packed GEMM finished it (fast_dot_epi.go); where not (the exact
+// kernel's products, matrix-vector products, batches) the caller applies
+// it after. The product's bits do not depend on epi.
+func (p *fastDotPlan) compute(env Env, op *stablehlo.Op, lhs, rhs, out *literal.Literal, epi gemm.Epilogue) bool {
 	if p.small() {
 		p.runExact(f32View(lhs.Data), f32View(rhs.Data), out)
-		return out, true
+		return false
 	}
 	if p.batch == 1 && p.matVec() {
 		// a linear layer on one token whose weight is frozen: its copy
@@ -93,7 +103,7 @@ func fastDot(env Env, op *stablehlo.Op, in []Value) (*literal.Literal, bool) {
 			c, store := f32Out(out.Data)
 			g.run(f32View(lhs.Data), c)
 			store()
-			return out, true
+			return false
 		}
 	}
 	if p.batch == 1 && p.m > 1 && p.m < prepackMaxRows {
@@ -102,17 +112,21 @@ func fastDot(env Env, op *stablehlo.Op, in []Value) (*literal.Literal, bool) {
 		b := gemm.Matrix{Data: f32View(rhs.Data), RowStride: p.rk, ColStride: p.rn}
 		if pb := prepackedB(env, op, 1, rhs, p.k, p.n, b); pb != nil {
 			c, store := f32Out(out.Data)
-			gemm.SgemmPackedB(p.m, gemm.Matrix{Data: f32View(lhs.Data), RowStride: p.lm, ColStride: p.lk}, pb, c, p.n, false, 0)
+			a := gemm.Matrix{Data: f32View(lhs.Data), RowStride: p.lm, ColStride: p.lk}
+			if epi != nil {
+				gemm.SgemmPackedBEpi(p.m, a, pb, c, p.n, 0, epi)
+			} else {
+				gemm.SgemmPackedB(p.m, a, pb, c, p.n, false, 0)
+			}
 			store()
-			return out, true
+			return epi != nil
 		}
 	}
 	if p.tiled() {
 		p.runExact(f32View(lhs.Data), f32View(rhs.Data), out)
-	} else {
-		p.run(f32View(lhs.Data), f32View(rhs.Data), out)
+		return false
 	}
-	return out, true
+	return p.run(f32View(lhs.Data), f32View(rhs.Data), out, epi)
 }
 
 // small reports whether each batch's product is below fastGemmMinFlops,
@@ -184,9 +198,15 @@ func stridedDotShape(op *stablehlo.Op, lhs, rhs *literal.Literal) (*fastDotPlan,
 func (p *fastDotPlan) matVec() bool { return p.m == 1 && p.lk == 1 && p.rk == 1 }
 
 // run computes the product of a and b (the operands' elements) into out.
-func (p *fastDotPlan) run(a, b []float32, out *literal.Literal) {
+func (p *fastDotPlan) run(a, b []float32, out *literal.Literal, epi gemm.Epilogue) bool {
 	c, store := f32Out(out.Data)
 	m, n, k := p.m, p.n, p.k
+	if epi != nil && p.batch == 1 && !p.matVec() {
+		gemm.SgemmEpi(m, n, k, gemm.Matrix{Data: a, RowStride: p.lm, ColStride: p.lk},
+			gemm.Matrix{Data: b, RowStride: p.rk, ColStride: p.rn}, c, n, 0, epi)
+		store()
+		return true
+	}
 	if p.matVec() {
 		// a matrix-vector product against rows of b (a linear layer on one
 		// token: x · Wᵀ with W [n, k] row-major): dot products of the rows
@@ -196,7 +216,7 @@ func (p *fastDotPlan) run(a, b []float32, out *literal.Literal) {
 			gemvParallel(x, b[i*p.rb:], p.rn, c[i*n:(i+1)*n])
 		}
 		store()
-		return
+		return false
 	}
 	one := func(i, threads int) {
 		gemm.Sgemm(m, n, k,
@@ -218,4 +238,5 @@ func (p *fastDotPlan) run(a, b []float32, out *literal.Literal) {
 		}
 	}
 	store()
+	return false
 }

@@ -198,7 +198,7 @@ func BenchmarkLinearDot(b *testing.B) {
 					if path != "gemm" {
 						p.runExact(f32View(x.Data), f32View(w.Data), out)
 					} else {
-						p.run(f32View(x.Data), f32View(w.Data), out)
+						p.run(f32View(x.Data), f32View(w.Data), out, nil)
 					}
 				}
 			})

@@ -60,7 +60,7 @@ type ProfileSpan struct {
 // ProfileEntry is the time of one kind of step, or of one step.
 type ProfileEntry struct {
 	// Kind is the op without its dialect ("dot_general"), "fusion" for a
-	// fused group or "convolution+epilogue".
+	// fused group, "convolution+epilogue" or "dot_general+epilogue".
 	Kind string
 	// Name describes the step (for a group: its ops, result type and
 	// source location); empty in the per-kind totals.
@@ -229,7 +229,7 @@ func (st *execStep) kindName() string {
 	case st.group != nil:
 		return "fusion"
 	case st.epi != nil:
-		return "convolution+epilogue"
+		return shortOpName(st.op.op.Name) + "+epilogue"
 	}
 	return shortOpName(st.op.op.Name)
 }

@@ -79,30 +79,47 @@ func KernelDims() (mr, nr int) { return active.mr, active.nr }
 // matrix A and a k×n matrix B into the row-major m×n matrix c with row
 // stride ldc, using up to threads goroutines (0 means pool.Threads(): the host's thread count, or GOMAXPROCS).
 func Sgemm(m, n, k int, a, b Matrix, c []float32, ldc int, accumulate bool, threads int) {
-	sgemm(active, m, n, k, a, b, c, ldc, accumulate, threads)
+	sgemm(active, m, n, k, a, b, c, ldc, accumulate, threads, nil)
 }
 
-func sgemm(ks *kernelSet, m, n, k int, a, b Matrix, c []float32, ldc int, accumulate bool, threads int) {
+// Epilogue is work on parts of C that a product hands over as soon as
+// they are final: rows [r0, r1) and columns [j0, j1) of C, each element
+// handed over exactly once, called on the goroutine that computed them
+// while they are still in its caches (a bias, an activation, a residual
+// add: the pass over C they would take after the product is saved).
+// Calls for different parts may run at the same time.
+type Epilogue func(r0, r1, j0, j1 int)
+
+// SgemmEpi is Sgemm (overwriting C) with epi run over every part of C
+// as it is final.
+func SgemmEpi(m, n, k int, a, b Matrix, c []float32, ldc int, threads int, epi Epilogue) {
+	sgemm(active, m, n, k, a, b, c, ldc, false, threads, epi)
+}
+
+func sgemm(ks *kernelSet, m, n, k int, a, b Matrix, c []float32, ldc int, accumulate bool, threads int, epi Epilogue) {
 	if m <= 0 || n <= 0 {
 		return
 	}
 	if k <= 0 || int64(m)*int64(n)*int64(k) < 16*16*16 {
 		naive(m, n, k, a, b, c, ldc, accumulate)
+		if epi != nil {
+			epi(0, m, 0, n)
+		}
 		return
 	}
-	run(ks, m, n, k, a, b, nil, c, ldc, accumulate, threads)
+	run(ks, m, n, k, a, b, nil, c, ldc, accumulate, threads, epi)
 }
 
 // run is sgemm past the tiny products: with pb set, B is that prepacked
 // operand (b is not read).
-func run(ks *kernelSet, m, n, k int, a, b Matrix, pb *PackedB, c []float32, ldc int, accumulate bool, threads int) {
+func run(ks *kernelSet, m, n, k int, a, b Matrix, pb *PackedB, c []float32, ldc int, accumulate bool, threads int, epi Epilogue) {
 	if threads <= 0 {
 		threads = pool.Threads()
 	}
 	threads = int(min(int64(threads), max(1, int64(m)*int64(n)*int64(k)/minWorkPerThread)))
 	mr, nr := ks.mr, ks.nr
 	if pb == nil && n <= sharedN && (useDirectA(ks, a) || colMajorDirect(ks, a)) && int64(k)*int64(roundUp(n, nr)) <= directBMax {
-		runDirectAB(ks, m, n, k, a, b, c, ldc, accumulate, threads)
+		runDirectAB(ks, m, n, k, a, b, c, ldc, accumulate, threads, epi)
 		return
 	}
 	nk := (k + kcMax - 1) / kcMax
@@ -123,7 +140,7 @@ func run(ks *kernelSet, m, n, k int, a, b Matrix, pb *PackedB, c []float32, ldc 
 	}
 	chunkW := (bpanels + chunks - 1) / chunks * nr
 	d := &driver{ks: ks, m: m, n: n, k: k, a: a, b: b, c: c, ldc: ldc, acc: accumulate,
-		kcb: kcb, rowsA: rowsA, chunkW: chunkW, chunks: chunks, shared: shared}
+		kcb: kcb, rowsA: rowsA, chunkW: chunkW, chunks: chunks, shared: shared, epi: epi}
 	d.ap = getBuf(rowsA * k)
 	switch {
 	case pb != nil:
@@ -153,6 +170,7 @@ type driver struct {
 	chunks       int  // column chunks of C (when B is not shared)
 	ap           *buf // the packed A block (all of k)
 	bp           *buf // all of B packed, when shared
+	epi          Epilogue
 }
 
 // block computes the rows of C from ic (an A block) in two parallel loops
@@ -219,6 +237,9 @@ func (d *driver) block(ic, threads int) {
 				first := pc == 0 && !d.acc
 				macro(d.ks, ap[pc*panels*mr+r0*kb:], d.bp.s[pc*bpanels*nr+jc*kb:], rows, nb, kb, d.c[(ic+r0)*d.ldc+jc:], d.ldc, first, tile)
 			}
+			if d.epi != nil && rows > 0 && nb > 0 {
+				d.epi(ic+r0, ic+r0+rows, jc, jc+nb)
+			}
 			return
 		}
 		bp := getBuf(d.kcb * d.chunkW)
@@ -230,6 +251,9 @@ func (d *driver) block(ic, threads int) {
 			first := pc == 0 && !d.acc
 			packBBlock(nr, bp.s, d.b, pc, jc, kb, nb)
 			macro(d.ks, ap[pc*panels*mr:], bp.s, mb, nb, kb, d.c[ic*d.ldc+jc:], d.ldc, first, tile)
+		}
+		if d.epi != nil && nb > 0 {
+			d.epi(ic, ic+mb, jc, jc+nb)
 		}
 	})
 }

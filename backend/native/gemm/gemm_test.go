@@ -52,7 +52,7 @@ func checkSgemm(t *testing.T, ks *kernelSet, m, n, k int, layout string, acc boo
 	c := randMat(r, m*ldc)
 	want := reference(m, n, k, a, b, c, ldc, acc)
 	pad := append([]float32(nil), c...)
-	sgemm(ks, m, n, k, a, b, c, ldc, acc, threads)
+	sgemm(ks, m, n, k, a, b, c, ldc, acc, threads, nil)
 	for i := 0; i < m; i++ {
 		for j := 0; j < ldc; j++ {
 			x := i*ldc + j
@@ -105,7 +105,7 @@ func TestKernelSetsAgree(t *testing.T) {
 	var first []float32
 	for _, ks := range kernelSets() {
 		c := make([]float32, m*n)
-		sgemm(ks, m, n, k, a, b, c, n, false, 2)
+		sgemm(ks, m, n, k, a, b, c, n, false, 2, nil)
 		if first == nil {
 			first = c
 			checkSgemm(t, ks, 33, 700, 900, "NN", false, 2, r)
@@ -161,7 +161,7 @@ func BenchmarkSgemm(b *testing.B) {
 					b.ResetTimer()
 					cpu0 := processCPU()
 					for i := 0; i < b.N; i++ {
-						sgemm(ks, n, n, n, RowMajor(a, n), RowMajor(bb, n), c, n, false, threads)
+						sgemm(ks, n, n, n, RowMajor(a, n), RowMajor(bb, n), c, n, false, threads, nil)
 					}
 					reportFlops(b, flops*float64(b.N), processCPU()-cpu0, threads)
 				})
@@ -182,7 +182,7 @@ func BenchmarkSgemmNT(b *testing.B) {
 			flops := 2 * float64(m) * float64(n) * float64(k)
 			cpu0 := processCPU()
 			for i := 0; i < b.N; i++ {
-				sgemm(ks, m, n, k, RowMajor(a, k), RowMajor(w, k).Transposed(), c, n, false, 1)
+				sgemm(ks, m, n, k, RowMajor(a, k), RowMajor(w, k).Transposed(), c, n, false, 1, nil)
 			}
 			reportFlops(b, flops*float64(b.N), processCPU()-cpu0, 1)
 		})
@@ -198,7 +198,7 @@ func BenchmarkSgemmTN(b *testing.B) {
 		a, bb, c := randMat(r, n*n), randMat(r, n*n), make([]float32, n*n)
 		cpu0 := processCPU()
 		for i := 0; i < b.N; i++ {
-			sgemm(ks, n, n, n, RowMajor(a, n).Transposed(), RowMajor(bb, n), c, n, false, 1)
+			sgemm(ks, n, n, n, RowMajor(a, n).Transposed(), RowMajor(bb, n), c, n, false, 1, nil)
 		}
 		reportFlops(b, 2*float64(n*n*n)*float64(b.N), processCPU()-cpu0, 1)
 	})

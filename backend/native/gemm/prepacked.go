@@ -59,6 +59,16 @@ func (pb *PackedB) Bytes() int { return 4 * len(pb.data) }
 // pb (k×n) into the row-major m×n c with row stride ldc, on up to threads
 // goroutines (0: pool.Threads()).
 func SgemmPackedB(m int, a Matrix, pb *PackedB, c []float32, ldc int, accumulate bool, threads int) {
+	sgemmPackedB(m, a, pb, c, ldc, accumulate, threads, nil)
+}
+
+// SgemmPackedBEpi is SgemmPackedB (overwriting C) with epi run over every
+// part of C as it is final.
+func SgemmPackedBEpi(m int, a Matrix, pb *PackedB, c []float32, ldc int, threads int, epi Epilogue) {
+	sgemmPackedB(m, a, pb, c, ldc, false, threads, epi)
+}
+
+func sgemmPackedB(m int, a Matrix, pb *PackedB, c []float32, ldc int, accumulate bool, threads int, epi Epilogue) {
 	n, k := pb.n, pb.k
 	if m <= 0 || n <= 0 {
 		return
@@ -69,13 +79,16 @@ func SgemmPackedB(m int, a Matrix, pb *PackedB, c []float32, ldc int, accumulate
 				clear(c[i*ldc : i*ldc+n])
 			}
 		}
+		if epi != nil {
+			epi(0, m, 0, n)
+		}
 		return
 	}
 	if useDirectA(pb.ks, a) {
-		runDirectA(pb.ks, m, a, pb, c, ldc, accumulate, threads, true)
+		runDirectA(pb.ks, m, a, pb, c, ldc, accumulate, threads, true, epi)
 		return
 	}
-	run(pb.ks, m, n, k, a, Matrix{}, pb, c, ldc, accumulate, threads)
+	run(pb.ks, m, n, k, a, Matrix{}, pb, c, ldc, accumulate, threads, epi)
 }
 
 // directAliasFloats: rows of A a multiple of this many floats (4 KB) apart
@@ -97,10 +110,10 @@ const directBMax = 1 << 20
 // runDirectAB is run for a row-major A read in place: B is packed whole
 // first (its micro-panels shared out over the threads), then multiplied
 // as a prepacked B (runDirectA).
-func runDirectAB(ks *kernelSet, m, n, k int, a, b Matrix, c []float32, ldc int, accumulate bool, threads int) {
+func runDirectAB(ks *kernelSet, m, n, k int, a, b Matrix, c []float32, ldc int, accumulate bool, threads int, epi Epilogue) {
 	bp := getBuf(k * roundUp(n, ks.nr))
 	defer putBuf(bp)
-	runDirectA(ks, m, a, packBInto(ks, bp.s, k, n, b, threads), c, ldc, accumulate, threads, false)
+	runDirectA(ks, m, a, packBInto(ks, bp.s, k, n, b, threads), c, ldc, accumulate, threads, false, epi)
 }
 
 // runDirectA is SgemmPackedB for a row-major A (weight: pb is a
@@ -110,7 +123,7 @@ func runDirectAB(ks *kernelSet, m, n, k int, a, b Matrix, c []float32, ldc int, 
 // transpose per element: 5% of BERT-base's samples). Work items are bands of A
 // micro-panels × chunks of B micro-panels, each running every k block in
 // turn so that its C tile stays in cache.
-func runDirectA(ks *kernelSet, m int, a Matrix, pb *PackedB, c []float32, ldc int, accumulate bool, threads int, weight bool) {
+func runDirectA(ks *kernelSet, m int, a Matrix, pb *PackedB, c []float32, ldc int, accumulate bool, threads int, weight bool, epi Epilogue) {
 	n, k := pb.n, pb.k
 	if threads <= 0 {
 		threads = pool.Threads()
@@ -154,11 +167,16 @@ func runDirectA(ks *kernelSet, m int, a Matrix, pb *PackedB, c []float32, ldc in
 		if r1 <= r0 || nb <= 0 {
 			return
 		}
+		o := out
+		o.Data = c[jc:]
+		if epi != nil {
+			// MulBlock hands over each micro-panel's rows of this chunk
+			// after the last k block, columns counted from jc
+			o.Done = func(r0, r1, j0, j1 int) { epi(r0, r1, jc+j0, jc+j1) }
+		}
 		for t := 0; t < kblocks; t++ {
 			pc := t * pb.kcb
 			kb := min(pb.kcb, k-pc)
-			o := out
-			o.Data = c[jc:]
 			pa.MulBlock(r0, r1, pb.data[pc*panelsN*nr+jc*kb:], t, 0, nb, o, accumulate)
 		}
 	}

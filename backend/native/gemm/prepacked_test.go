@@ -33,9 +33,9 @@ func TestSgemmPackedB(t *testing.T) {
 					want := reference(m, n, k, a, b, c, ldc, acc)
 					pad := append([]float32(nil), c...)
 					if v.direct { // A read in place (runDirectA)
-						runDirectA(ks, m, a, pb, c, ldc, acc, 1+r.IntN(3), r.IntN(2) == 0)
+						runDirectA(ks, m, a, pb, c, ldc, acc, 1+r.IntN(3), r.IntN(2) == 0, nil)
 					} else {
-						run(ks, m, n, k, a, Matrix{}, pb, c, ldc, acc, 1+r.IntN(3))
+						run(ks, m, n, k, a, Matrix{}, pb, c, ldc, acc, 1+r.IntN(3), nil)
 					}
 					for i := 0; i < m; i++ {
 						for j := 0; j < ldc; j++ {

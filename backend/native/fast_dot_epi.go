@@ -1,0 +1,118 @@
+package native
+
+import (
+	"slices"
+	"sync/atomic"
+
+	"github.com/torchtpu/torchtpu/backend/native/gemm"
+	"github.com/torchtpu/torchtpu/dtype"
+	"github.com/torchtpu/torchtpu/literal"
+)
+
+// Product epilogues. A linear layer is a product and then, in the next
+// fusion group, its bias added (a training forward's addmm, whose output
+// it saves; an inference graph's bias and GELU): a second pass over the
+// product's output, which the GEMM wrote all of first. When that group is
+// the only reader of a float32 [m, n] product and a row chain from it
+// (exec_rowchain.go: each op reads the value before it and a bias along
+// the columns, a tensor of the output's shape, a value per row or a
+// constant), the product runs as the group's step: the packed GEMM hands
+// each part of its output to the chain as soon as the part is final
+// (gemm.Epilogue), while it is in cache, and the chain overwrites it in
+// place; the product's own value never exists apart. The chain runs the
+// fused loop's ops and kernels in the same order, so the bits are those
+// of the two steps (TestDotEpilogueMatchesUnfused). Where the GEMM does
+// not take an epilogue (the exact kernel's small products, matrix-vector
+// products) the chain runs over the whole output after it, in one pass.
+
+// dotEpiEnabled switches product epilogues at run time (tests compare
+// both); dotEpiHits counts the fused runs.
+var (
+	dotEpiEnabled = true
+	dotEpiHits    atomic.Int64
+)
+
+// dotEpiSource returns the step (before step at) of the product whose
+// epilogue group g (of index gi) can be, and the plan, or -1: g is a
+// float32 loop over the product's rank-2 result, which it alone reads,
+// as one identity leaf the chain starts from.
+func dotEpiSource(g *fusedGroup, gi, at int, steps []execStep, dotStep map[int]int, bp *blockPlan, u *blockUses, fu *fusion) (int, *convEpiPlan) {
+	if g.red != nil || !g.f32 || g.dt != dtype.F32 || len(g.shape) != 2 || g.n == 0 {
+		return -1, nil
+	}
+	for k := range g.nodes {
+		nd := &g.nodes[k]
+		if nd.kind != fkLeaf || nd.strides != nil {
+			continue
+		}
+		j, ok := dotStep[nd.slot]
+		if !ok || j >= at || !convOnlyFeeds(nd.slot, steps[j].op.op.Results[0], g, gi, bp, u, fu) {
+			continue
+		}
+		ch := chainOf(g, g.shape[:1], int(g.shape[1]))
+		if ch == nil || ch.first.kind != caRow || ch.first.node != k || slices.Contains(ch.rowLeaves, k) {
+			return -1, nil
+		}
+		return j, &convEpiPlan{g: g, self: k, dot: ch}
+	}
+	return -1, nil
+}
+
+// dotEpiFast runs a product step carrying an epilogue chain when the fast
+// product covers it: the result buffer receives the product and the
+// chain over it. false (and no error) hands the step to the unfused path.
+func (fr *frame) dotEpiFast(st *execStep, in []Value) (bool, error) {
+	pl, epi := st.op, st.epi
+	g, ch := epi.g, epi.dot
+	if !fastDotEnabled || !dotEpiEnabled || !hostLittleEndian || len(in) != 2 || len(pl.out) != 1 {
+		return false, nil
+	}
+	lhs, ok1 := in[0].(*literal.Literal)
+	rhs, ok2 := in[1].(*literal.Literal)
+	if !ok1 || !ok2 {
+		return false, nil
+	}
+	p, ok := cachedDotShape(pl.op, lhs, rhs)
+	if !ok || p.batch != 1 || p.m*p.n != g.n || p.n != ch.inner {
+		return false, nil
+	}
+	leaves := make([]*literal.Literal, len(g.nodes))
+	for i := range g.nodes {
+		nd := &g.nodes[i]
+		if nd.kind != fkLeaf || i == epi.self {
+			continue
+		}
+		l, err := checkLeaf(g, nd, fr.slots[nd.slot])
+		if err != nil {
+			return false, err
+		}
+		leaves[i] = l
+	}
+	out, err := takeResult(fr, dtype.F32, g.shape)
+	if err != nil {
+		return false, nil // the unfused path reports it
+	}
+	dst := viewAs[float32](out.Data, dtype.F32) // arena and fresh buffers are aligned
+	leaves[epi.self] = out
+	var d chainData
+	ch.bind(leaves, out.Data, p.m, &d)
+	if len(dst) != g.n || !d.ok {
+		if ar := fr.proc.arena; ar != nil {
+			ar.put(out.Data)
+		}
+		return false, nil
+	}
+	n := p.n
+	tail := func(r0, r1, j0, j1 int) {
+		for r := r0; r < r1; r++ {
+			ch.seg(&d, r, j0, j1, dst[r*n+j0:r*n+j1])
+		}
+	}
+	if !p.compute(fr, pl.op, lhs, rhs, out, gemm.Epilogue(tail)) {
+		ch.rows(&d, 0, p.m, dst)
+	}
+	fastHits.Add(1)
+	dotEpiHits.Add(1)
+	fr.define(g.out, literal.Wrap(g.dt, g.shape, out.Data))
+	return true, nil
+}
