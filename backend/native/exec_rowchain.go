@@ -74,6 +74,25 @@ const (
 	stepSelect = -2
 )
 
+// rr runs the step's op on m elements of x and y, x on the side the
+// chain's value is (left: x op y, else y op x), into dst.
+func (st *chainStep) rr(dst, x, y *float32, m int) {
+	if st.left {
+		binRR(st.op, dst, x, y, m)
+	} else {
+		binRR(st.op, dst, y, x, m)
+	}
+}
+
+// rs is rr with y one value for all m elements.
+func (st *chainStep) rs(dst, x *float32, v float32, m int) {
+	if st.left {
+		binRS(st.op, dst, x, v, m)
+	} else {
+		binSR(st.op, dst, v, x, m)
+	}
+}
+
 // rowChain is a stage's group as a chain: the first value is the leaf
 // first (a row), then each step.
 type rowChain struct {
@@ -335,34 +354,18 @@ func (ch *rowChain) rows(d *chainData, r0, r1 int, dst []float32) {
 			binRR(st.op, &dst[0], &x[0], &x[0], m)
 		case a.kind == caRow:
 			y := d.leaves[a.node][r0*n : r1*n]
-			if st.left {
-				binRR(st.op, &dst[0], &x[0], &y[0], m)
-			} else {
-				binRR(st.op, &dst[0], &y[0], &x[0], m)
-			}
+			st.rr(&dst[0], &x[0], &y[0], m)
 		case a.kind == caConst:
-			if st.left {
-				binRS(st.op, &dst[0], &x[0], a.c, m)
-			} else {
-				binSR(st.op, &dst[0], a.c, &x[0], m)
-			}
+			st.rs(&dst[0], &x[0], a.c, m)
 		case a.kind == caCol:
 			y := &d.leaves[a.node][0]
 			for k := 0; k < m; k += n {
-				if st.left {
-					binRR(st.op, &dst[k], &x[k], y, n)
-				} else {
-					binRR(st.op, &dst[k], y, &x[k], n)
-				}
+				st.rr(&dst[k], &x[k], y, n)
 			}
 		default: // caRowScalar
 			v := d.leaves[a.node][r0:r1]
 			for j, k := 0, 0; k < m; j, k = j+1, k+n {
-				if st.left {
-					binRS(st.op, &dst[k], &x[k], v[j], n)
-				} else {
-					binSR(st.op, &dst[k], v[j], &x[k], n)
-				}
+				st.rs(&dst[k], &x[k], v[j], n)
 			}
 		}
 		x = dst
@@ -402,24 +405,12 @@ func (ch *rowChain) seg(d *chainData, r, j0, j1 int, dst []float32) {
 			} else {
 				y = y[j0:j1]
 			}
-			if st.left {
-				binRR(st.op, &dst[0], &x[0], &y[0], m)
-			} else {
-				binRR(st.op, &dst[0], &y[0], &x[0], m)
-			}
+			st.rr(&dst[0], &x[0], &y[0], m)
 		case a.kind == caConst:
-			if st.left {
-				binRS(st.op, &dst[0], &x[0], a.c, m)
-			} else {
-				binSR(st.op, &dst[0], a.c, &x[0], m)
-			}
+			st.rs(&dst[0], &x[0], a.c, m)
 		default: // caRowScalar
 			v := d.leaves[a.node][r]
-			if st.left {
-				binRS(st.op, &dst[0], &x[0], v, m)
-			} else {
-				binSR(st.op, &dst[0], v, &x[0], m)
-			}
+			st.rs(&dst[0], &x[0], v, m)
 		}
 		x = dst
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/torchtpu/torchtpu/backend/native/gemm"
 	"github.com/torchtpu/torchtpu/dtype"
 	"github.com/torchtpu/torchtpu/literal"
+	"github.com/torchtpu/torchtpu/stablehlo"
 )
 
 // Product epilogues. A linear layer is a product and then, in the next
@@ -34,10 +35,11 @@ var (
 
 // dotEpiSource returns the step (before step at) of the product whose
 // epilogue group g (of index gi) can be, and the plan, or -1: g is a
-// float32 loop over the product's rank-2 result, which it alone reads,
-// as one identity leaf the chain starts from.
+// float32 loop over the result of a product with no batch dims (rows:
+// the lhs's free dims, the last dim the rhs's one free dim), which it
+// alone reads, as one identity leaf the chain starts from.
 func dotEpiSource(g *fusedGroup, gi, at int, steps []execStep, dotStep map[int]int, bp *blockPlan, u *blockUses, fu *fusion) (int, *convEpiPlan) {
-	if g.red != nil || !g.f32 || g.dt != dtype.F32 || len(g.shape) != 2 || g.n == 0 {
+	if g.red != nil || !g.f32 || g.dt != dtype.F32 || len(g.shape) < 2 || g.n == 0 {
 		return -1, nil
 	}
 	for k := range g.nodes {
@@ -49,7 +51,17 @@ func dotEpiSource(g *fusedGroup, gi, at int, steps []execStep, dotStep map[int]i
 		if !ok || j >= at || !convOnlyFeeds(nd.slot, steps[j].op.op.Results[0], g, gi, bp, u, fu) {
 			continue
 		}
-		ch := chainOf(g, g.shape[:1], int(g.shape[1]))
+		d, ok := steps[j].op.op.Attr("dot_dimension_numbers").(*stablehlo.DotDims)
+		op := steps[j].op.op
+		if len(op.Operands) != 2 {
+			return -1, nil
+		}
+		rt := staticType(op.Operands[1])
+		if !ok || len(d.LhsBatchingDims) > 0 || rt == nil || len(rt.Shape) != len(d.RhsContractingDims)+1 {
+			return -1, nil
+		}
+		r := len(g.shape) - 1
+		ch := chainOf(g, g.shape[:r], int(g.shape[r]))
 		if ch == nil || ch.first.kind != caRow || ch.first.node != k || slices.Contains(ch.rowLeaves, k) {
 			return -1, nil
 		}
@@ -109,7 +121,13 @@ func (fr *frame) dotEpiFast(st *execStep, in []Value) (bool, error) {
 		}
 	}
 	if !p.compute(fr, pl.op, lhs, rhs, out, gemm.Epilogue(tail)) {
-		ch.rows(&d, 0, p.m, dst)
+		// after the product, in one pass: on all cores where the group
+		// would have run on them
+		parts := 1
+		if g.n >= fuseGrain {
+			parts = min(Threads(), p.m)
+		}
+		runParts(p.m, parts, func(lo, hi int) { ch.rows(&d, lo, hi, dst[lo*n:hi*n]) })
 	}
 	fastHits.Add(1)
 	dotEpiHits.Add(1)

@@ -149,3 +149,60 @@ func TestDotEpilogueMatchesUnfused(t *testing.T) {
 		runtime.GOMAXPROCS(old)
 	}
 }
+
+// TestDotEpilogueRanks: a product whose rows are several lhs dims (a
+// [b, t, d] activation times a weight) takes its bias as an epilogue,
+// bit for bit as unfused; a batched product does not (its GEMMs take
+// none, and the chain after them would run on one core).
+func TestDotEpilogueRanks(t *testing.T) {
+	r := rand.New(rand.NewSource(32))
+	mods := map[string]bool{
+		`func.func @main(%x: tensor<3x20x32xf32>, %w: tensor<48x32xf32>, %b: tensor<48xf32>) -> tensor<3x20x48xf32> {
+  %d = stablehlo.dot_general %x, %w, contracting_dims = [2] x [1] : (tensor<3x20x32xf32>, tensor<48x32xf32>) -> tensor<3x20x48xf32>
+  %B = stablehlo.broadcast_in_dim %b, dims = [2] : (tensor<48xf32>) -> tensor<3x20x48xf32>
+  %y = stablehlo.add %d, %B : tensor<3x20x48xf32>
+  return %y : tensor<3x20x48xf32>
+}`: true,
+		`func.func @main(%x: tensor<3x20x32xf32>, %w: tensor<3x32x48xf32>, %b: tensor<48xf32>) -> tensor<3x20x48xf32> {
+  %d = stablehlo.dot_general %x, %w, batching_dims = [0] x [0], contracting_dims = [2] x [1] : (tensor<3x20x32xf32>, tensor<3x32x48xf32>) -> tensor<3x20x48xf32>
+  %B = stablehlo.broadcast_in_dim %b, dims = [2] : (tensor<48xf32>) -> tensor<3x20x48xf32>
+  %y = stablehlo.add %d, %B : tensor<3x20x48xf32>
+  return %y : tensor<3x20x48xf32>
+}`: false,
+	}
+	defer func(old bool) { dotEpiEnabled = old }(dotEpiEnabled)
+	for src, merged := range mods {
+		m, err := stablehlo.ParseModule("m", []byte("module {\n"+src+"\n}"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		planned, plain := compileWith(t, m, true), compileWith(t, m, false)
+		ep := planned.(*Executable).prog.plans[m.Func("main")].exec
+		epis := 0
+		for _, st := range ep.steps {
+			if st.epi != nil && st.epi.dot != nil {
+				epis++
+			}
+		}
+		if want := map[bool]int{true: 1, false: 0}[merged && simdRows]; epis != want {
+			t.Fatalf("%d products with an epilogue, want %d (%s)", epis, want, ep.summary())
+		}
+		var args []*literal.Literal
+		for _, it := range m.Func("main").Type.Inputs {
+			args = append(args, randomLiteral(t, r, stablehlo.AsTensor(it)))
+		}
+		got, err := planned.Run(context.Background(), args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dotEpiEnabled = false
+		want, err := plain.Run(context.Background(), args)
+		dotEpiEnabled = true
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got[0].Data, want[0].Data) {
+			t.Fatalf("merged %v: the result differs from the unfused one", merged)
+		}
+	}
+}
