@@ -91,13 +91,13 @@ type convEpilogue struct {
 	args   epiArgs
 }
 
-// mergeConvEpilogues joins each fusion group that can be a convolution's
+// mergeEpilogues joins each fusion group that can be a convolution's
 // epilogue (convEpiSource) or a product's (dotEpiSource) with that
 // convolution or product: the group's step becomes the convolution's,
 // carrying the group, and the convolution's own step goes. The
 // convolution thus runs later than planned, right before the group, which
 // is sound as nothing else reads its result.
-func mergeConvEpilogues(ep *execPlan, bp *blockPlan, u *blockUses, fu *fusion) {
+func mergeEpilogues(ep *execPlan, bp *blockPlan, u *blockUses, fu *fusion) {
 	convStep := map[int]int{} // result slot -> step of the convolution
 	dotStep := map[int]int{}  // result slot -> step of the product (fast_dot_epi.go)
 	for i := range ep.steps {
@@ -327,25 +327,17 @@ func (fr *frame) convEpiFast(st *execStep, in []Value) (bool, error) {
 	}
 	c.weight = isWeightOperand(fr, pl.op, 1)
 	defer c.release()
-	var leaves []*literal.Literal
+	leaves, err := fr.epiLeaves(g, epi.self)
+	defer clear(leaves)
+	if err != nil {
+		return false, err
+	}
 	var views [][]float32
 	if ar := fr.proc.arena; ar != nil {
-		leaves, views = ar.leafSlice(len(g.nodes)), ar.viewSlice32(len(g.nodes))
-		defer clear(leaves)
+		views = ar.viewSlice32(len(g.nodes))
 		defer clear(views)
 	} else {
-		leaves, views = make([]*literal.Literal, len(g.nodes)), make([][]float32, len(g.nodes))
-	}
-	for i := range g.nodes {
-		nd := &g.nodes[i]
-		if nd.kind != fkLeaf || i == epi.self {
-			continue
-		}
-		l, err := checkLeaf(g, nd, fr.slots[nd.slot])
-		if err != nil {
-			return false, err
-		}
-		leaves[i] = l
+		views = make([][]float32, len(g.nodes))
 	}
 	leafViewsInto(views, g, leaves)
 	for i := range g.nodes {
@@ -381,6 +373,31 @@ func (fr *frame) convEpiFast(st *execStep, in []Value) (bool, error) {
 	}
 	fr.define(g.out, literal.Wrap(g.dt, g.shape, out.Data))
 	return true, nil
+}
+
+// epiLeaves returns the values of g's leaves by node, checked (checkLeaf),
+// but for the epilogue's own value, node self, which the caller sets: in
+// the arena's scratch slice where there is one (the caller clears it when
+// done, also after an error).
+func (fr *frame) epiLeaves(g *fusedGroup, self int) ([]*literal.Literal, error) {
+	var leaves []*literal.Literal
+	if ar := fr.proc.arena; ar != nil {
+		leaves = ar.leafSlice(len(g.nodes))
+	} else {
+		leaves = make([]*literal.Literal, len(g.nodes))
+	}
+	for i := range g.nodes {
+		nd := &g.nodes[i]
+		if nd.kind != fkLeaf || i == self {
+			continue
+		}
+		l, err := checkLeaf(g, nd, fr.slots[nd.slot])
+		if err != nil {
+			return leaves, err
+		}
+		leaves[i] = l
+	}
+	return leaves, nil
 }
 
 // convEpiGenericRun is the shortest run of elements (of one channel and

@@ -112,12 +112,7 @@ func (p *fastDotPlan) compute(env Env, op *stablehlo.Op, lhs, rhs, out *literal.
 		b := gemm.Matrix{Data: f32View(rhs.Data), RowStride: p.rk, ColStride: p.rn}
 		if pb := prepackedB(env, op, 1, rhs, p.k, p.n, b); pb != nil {
 			c, store := f32Out(out.Data)
-			a := gemm.Matrix{Data: f32View(lhs.Data), RowStride: p.lm, ColStride: p.lk}
-			if epi != nil {
-				gemm.SgemmPackedBEpi(p.m, a, pb, c, p.n, 0, epi)
-			} else {
-				gemm.SgemmPackedB(p.m, a, pb, c, p.n, false, 0)
-			}
+			gemm.SgemmPackedBEpi(p.m, gemm.Matrix{Data: f32View(lhs.Data), RowStride: p.lm, ColStride: p.lk}, pb, c, p.n, 0, epi)
 			store()
 			return epi != nil
 		}
@@ -201,12 +196,6 @@ func (p *fastDotPlan) matVec() bool { return p.m == 1 && p.lk == 1 && p.rk == 1 
 func (p *fastDotPlan) run(a, b []float32, out *literal.Literal, epi gemm.Epilogue) bool {
 	c, store := f32Out(out.Data)
 	m, n, k := p.m, p.n, p.k
-	if epi != nil && p.batch == 1 && !p.matVec() {
-		gemm.SgemmEpi(m, n, k, gemm.Matrix{Data: a, RowStride: p.lm, ColStride: p.lk},
-			gemm.Matrix{Data: b, RowStride: p.rk, ColStride: p.rn}, c, n, 0, epi)
-		store()
-		return true
-	}
 	if p.matVec() {
 		// a matrix-vector product against rows of b (a linear layer on one
 		// token: x · Wᵀ with W [n, k] row-major): dot products of the rows
@@ -218,11 +207,14 @@ func (p *fastDotPlan) run(a, b []float32, out *literal.Literal, epi gemm.Epilogu
 		store()
 		return false
 	}
+	if p.batch > 1 {
+		epi = nil // the chain runs over all the batches after them
+	}
 	one := func(i, threads int) {
-		gemm.Sgemm(m, n, k,
+		gemm.SgemmEpi(m, n, k,
 			gemm.Matrix{Data: a, Off: i * p.lb, RowStride: p.lm, ColStride: p.lk},
 			gemm.Matrix{Data: b, Off: i * p.rb, RowStride: p.rk, ColStride: p.rn},
-			c[i*m*n:(i+1)*m*n], n, false, threads)
+			c[i*m*n:(i+1)*m*n], n, threads, epi)
 	}
 	// small products of a large batch run side by side, one thread each
 	workers := min(Threads(), p.batch)
@@ -238,5 +230,5 @@ func (p *fastDotPlan) run(a, b []float32, out *literal.Literal, epi gemm.Epilogu
 		}
 	}
 	store()
-	return false
+	return epi != nil
 }

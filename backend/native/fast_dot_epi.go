@@ -51,13 +51,12 @@ func dotEpiSource(g *fusedGroup, gi, at int, steps []execStep, dotStep map[int]i
 		if !ok || j >= at || !convOnlyFeeds(nd.slot, steps[j].op.op.Results[0], g, gi, bp, u, fu) {
 			continue
 		}
-		d, ok := steps[j].op.op.Attr("dot_dimension_numbers").(*stablehlo.DotDims)
 		op := steps[j].op.op
-		if len(op.Operands) != 2 {
+		d, ok := op.Attr("dot_dimension_numbers").(*stablehlo.DotDims)
+		if !ok || len(op.Operands) != 2 || len(d.LhsBatchingDims) > 0 {
 			return -1, nil
 		}
-		rt := staticType(op.Operands[1])
-		if !ok || len(d.LhsBatchingDims) > 0 || rt == nil || len(rt.Shape) != len(d.RhsContractingDims)+1 {
+		if rt := staticType(op.Operands[1]); rt == nil || len(rt.Shape) != len(d.RhsContractingDims)+1 {
 			return -1, nil
 		}
 		r := len(g.shape) - 1
@@ -88,17 +87,10 @@ func (fr *frame) dotEpiFast(st *execStep, in []Value) (bool, error) {
 	if !ok || p.batch != 1 || p.m*p.n != g.n || p.n != ch.inner {
 		return false, nil
 	}
-	leaves := make([]*literal.Literal, len(g.nodes))
-	for i := range g.nodes {
-		nd := &g.nodes[i]
-		if nd.kind != fkLeaf || i == epi.self {
-			continue
-		}
-		l, err := checkLeaf(g, nd, fr.slots[nd.slot])
-		if err != nil {
-			return false, err
-		}
-		leaves[i] = l
+	leaves, err := fr.epiLeaves(g, epi.self)
+	defer clear(leaves) // bind keeps their elements, not the slice
+	if err != nil {
+		return false, err
 	}
 	out, err := takeResult(fr, dtype.F32, g.shape)
 	if err != nil {

@@ -149,7 +149,7 @@ func buildExec(bp *blockPlan, slots map[*stablehlo.Value]int) *execPlan {
 			ep.steps = append(ep.steps, execStep{kind: stepOp, op: pl})
 		}
 	}
-	mergeConvEpilogues(ep, bp, u, fu)
+	mergeEpilogues(ep, bp, u, fu)
 	formRowPipes(ep, slots)
 	markWeightFolds(ep, bp, slots)
 	planFoldSkip(ep)

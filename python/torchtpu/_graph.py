@@ -197,15 +197,16 @@ def _permuted_io(gm: torch.fx.GraphModule, placeholders: Sequence[torch.fx.Node]
     from torch._guards import detect_fake_mode
 
     permute = torch.ops.aten.permute.default
+    tensor_at = [j for j, t in enumerate(tensor_inputs) if t]  # tensor input k is placeholder tensor_at[k]
     in_orders: dict[int, list[int]] = {}
-    tensor_pos = {n: k for k, n in enumerate(n for n, t in zip(placeholders, tensor_inputs) if t)}
-    for n in placeholders:
+    for k, j in enumerate(tensor_at):
+        n = placeholders[j]
         v = n.meta.get("val")
-        if n not in tensor_pos or not isinstance(v, torch.Tensor) or _mutated(n) or not n.users:
+        if not isinstance(v, torch.Tensor) or _mutated(n) or not n.users:
             continue
         lay = _layout(v)
         if lay is not None and lay[0] == "order" and not any(isinstance(d, torch.SymInt) for d in v.shape):
-            in_orders[tensor_pos[n]] = lay[1]
+            in_orders[k] = lay[1]
     out_dims: dict[int, list[int]] = {}
     returned = {a for a in results if isinstance(a, torch.fx.Node)}
     for i, a in enumerate(results):
@@ -228,7 +229,6 @@ def _permuted_io(gm: torch.fx.GraphModule, placeholders: Sequence[torch.fx.Node]
 
     g = copy.deepcopy(gm.graph)
     phs = [n for n in g.nodes if n.op == "placeholder"]
-    tensor_at = [j for j, t in enumerate(tensor_inputs) if t]
     first_op = next(n for n in g.nodes if n.op != "placeholder")
     fake_mode = detect_fake_mode([n.meta.get("val") for n in phs])
     for k, order in in_orders.items():
