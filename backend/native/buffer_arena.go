@@ -104,6 +104,19 @@ func (a *arena) lend(i int) []byte {
 	return b
 }
 
+// hasDest reports whether the running step was given the caller's
+// memory for slot's value, of n bytes (takeSlot then returns it).
+func (a *arena) hasDest(slot, n int) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, d := range a.dest {
+		if d.slot == slot && len(d.b) == n {
+			return true
+		}
+	}
+	return false
+}
+
 // takeSlot returns the caller's memory for slot's value when the running
 // step was given it and it is n bytes, else a buffer as take's that is no
 // other result's memory (a stage of a row pipeline before the one

@@ -439,7 +439,16 @@ func (fr *frame) runGroup(ep *execPlan, g *fusedGroup, persist *spanSet, al *ali
 	var data []byte
 	inplace := -1
 	if ar != nil && g.n > 0 {
+		// the caller's memory for the result, when given, before an
+		// operand's: computed there, the result leaves without a copy
+		// (a weight gradient summed with the embedding's scatter)
+		if ar.hasDest(g.out, nbytes) {
+			data = ar.takeSlot(g.out, nbytes)
+		}
 		for _, s := range g.inplace {
+			if data != nil {
+				break
+			}
 			l, ok := fr.slots[s].(*literal.Literal)
 			if !ok || len(l.Data) != nbytes {
 				continue

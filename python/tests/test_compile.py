@@ -124,13 +124,16 @@ def test_input_outputs_are_the_inputs():
 
 
 def test_permuted_inputs_and_outputs_in_place():
-    """An output that is a permutation of a row-major value the graph
-    computes (a weight gradient's xᵀ, attention heads [b, h, t, d] of a
-    [b, t, h, d] projection, as a training forward saves them), in the
-    layout PyTorch gives it, is that value written in place and permuted;
-    an input in a dense permuted layout is read in place as its row-major
-    view. Values and strides are PyTorch's, on the first call and on the
-    fast path, and an input in another layout than the bound one still
+    """An output that is a view of a row-major value the graph computes (a
+    weight gradient's xᵀ, attention heads [b, h, t, d] of a [b, t, 3·h·d]
+    projection's part, as a training forward saves them), in the layout
+    PyTorch gives it, is that value written in place and viewed, views of
+    one value sharing its memory; an output computed in a dense permuted
+    layout (an elementwise op of a permuted input; the attention's output)
+    is computed in its memory order and permuted; an input in a dense
+    permuted layout is read in place as its row-major view. Values,
+    strides and storage offsets are PyTorch's, on the first call and on
+    the fast path, and an input in another layout than the bound one still
     gets the right answer."""
     from torch.fx.experimental.proxy_tensor import make_fx
 
@@ -141,7 +144,11 @@ def test_permuted_inputs_and_outputs_in_place():
         y = torch.tanh(x) * 2
         z = h[0] * 3
         heads = (h + 1).view(2, 3, 4, 5).permute(0, 2, 3, 1)
-        return z.permute(1, 0), heads, y.permute(1, 0), y, torch.mm(x, y.permute(1, 0)), u.sum(1)
+        q, k = (h * 2).split([8, 12], dim=2)
+        e = torch.exp(u)
+        w = h[1] * 3
+        return (z.permute(1, 0), heads, y.permute(1, 0), y, torch.mm(x, y.permute(1, 0)), u.sum(1),
+                q.view(2, 3, 2, 4).transpose(1, 2), k, torch.tanh(u), torch.ops.aten.alias.default(e), w.t(), w)
 
     torch.manual_seed(0)
     args = (torch.randn(6, 4).t(), torch.randn(2, 3, 20), torch.randn(2, 3, 4).permute(2, 0, 1))
@@ -149,15 +156,20 @@ def test_permuted_inputs_and_outputs_in_place():
     ex = [n.meta["val"] for n in gm.graph.nodes if n.op == "placeholder"]
     for guarded in (True, False):
         eg = EngineGraph(gm, ex, Options(), guarded=guarded)
-        # y is returned as well: its permutation stays an output of its own
-        assert eg.in_orders == {0: [1, 0], 2: [1, 2, 0]} and sorted(eg.out_dims) == [0, 1]
+        assert eg.in_orders == {0: [1, 0], 2: [1, 2, 0]}
+        # q and k view one value; y (as x, from which it is computed),
+        # tanh(u) and e's alias are computed in permuted layouts; w.t() is
+        # a view of w, returned after it
+        assert {i: k for i, (k, _) in eg.out_views.items()} == {0: 0, 1: 1, 3: 3, 6: 6, 7: 6, 8: 8, 9: 9, 10: 11}
         ref = fn(*args)
         for call in range(3):  # the first call, then the fast path
             got = eg.run(eg.tensors(list(args)))
             assert eg.fast is not None
             for g, r in zip(got, ref):
                 torch.testing.assert_close(g, r, rtol=1e-5, atol=1e-6)
-                assert g.stride() == r.stride()
+                assert g.stride() == r.stride() and g.storage_offset() == r.storage_offset()
+            assert got[6].untyped_storage().data_ptr() == got[7].untyped_storage().data_ptr()
+            assert got[10].data_ptr() == got[11].data_ptr()
     # the backward's inputs are checked, not guarded: a row-major x is
     # another layout, which the general path reads right (the outputs keep
     # the graph's recorded layouts)

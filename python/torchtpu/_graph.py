@@ -9,6 +9,7 @@ next graph read them as PyTorch's own kernels would have left them.
 
 from __future__ import annotations
 
+import operator
 from typing import Any, Callable, Mapping, Optional, Sequence
 
 import torch
@@ -170,30 +171,80 @@ def _inverse(order: Sequence[int]) -> list[int]:
     return inv
 
 
+# A view of an engine output: f(tensor) -> the graph's output.
+OutView = Callable[[torch.Tensor], torch.Tensor]
+
+
+def _const_args(xs: Any) -> bool:
+    return not any(isinstance(x, (torch.fx.Node, torch.SymInt, torch.SymFloat, torch.SymBool)) for x in _leaves(xs))
+
+
+def _view_chain(a: torch.fx.Node) -> tuple[torch.fx.Node, Optional[OutView]]:
+    """The node a is a view of through view ops with constant arguments
+    (``view``, ``permute``, ``alias``, a ``split``'s part...), and the
+    function that makes a's value from that node's (None when a is no
+    view)."""
+    steps: list[Callable[[torch.Tensor], torch.Tensor]] = []
+    n = a
+    while isinstance(n, torch.fx.Node) and n.op == "call_function" and not n.kwargs:
+        if _is_view(n.target) and n.args and _const_args(n.args[1:]):
+            op, rest = n.target, n.args[1:]
+            if isinstance(n.meta.get("val"), (list, tuple)):
+                break  # a split as such: only its parts (getitem) are views
+            steps.append(lambda t, op=op, rest=rest: op(t, *rest))
+            n = n.args[0]
+            continue
+        s = n.args[0] if n.target is operator.getitem and len(n.args) == 2 else None
+        if (isinstance(s, torch.fx.Node) and s.op == "call_function" and not s.kwargs and s.args
+                and isinstance(n.args[1], int) and _is_view(s.target) and _const_args(s.args[1:])):
+            op, rest, idx = s.target, s.args[1:], n.args[1]
+            steps.append(lambda t, op=op, rest=rest, idx=idx: op(t, *rest)[idx])
+            n = s.args[0]
+            continue
+        break
+    if not steps or not isinstance(n, torch.fx.Node):
+        return a, None
+    steps.reverse()
+
+    def replay(t: torch.Tensor) -> torch.Tensor:
+        for f in steps:
+            t = f(t)
+        return t
+
+    return n, replay
+
+
 def _permuted_io(gm: torch.fx.GraphModule, placeholders: Sequence[torch.fx.Node], results: Sequence[Any],
                  tensor_inputs: Sequence[bool], aliases: Mapping[int, Any],
-                 example_inputs: list[Any]) -> tuple[torch.fx.GraphModule, dict[int, list[int]], dict[int, list[int]]]:
-    """Inputs and outputs in a permuted dense layout, passed in place.
+                 example_inputs: list[Any]) -> tuple[torch.fx.GraphModule, dict[int, list[int]],
+                                                      dict[int, tuple[int, OutView, list[int]]]]:
+    """Inputs and outputs in layouts other than row-major, passed in place.
 
-    A training forward saves transposed activations for its backward (a
-    weight gradient's xᵀ, attention heads as ``[b, h, t, d]`` views of
-    ``[b, t, h, d]`` projections): outputs PyTorch lays out as a permutation
-    of a value the graph computes row-major, and inputs of the backward in
-    that layout. The engine's tensors are row-major, so each such output was
-    scattered into its strided memory after the run and gathered back into
-    a row-major copy before the backward's. Instead, an output ``permute(b,
-    dims)`` whose recorded strides are exactly b's row-major memory
-    permuted (b itself not returned) is returned as b, written in place
-    into the same memory, and the output is ``b.permute(dims)``; and an
-    input of a static dense permuted layout (``_layout``'s "order") is
-    passed as ``t.permute(order)``, a row-major view of its memory, the
-    graph reading it through ``permute(·, order⁻¹)`` (which the lowering
-    folds into the products that read it). The values and their bits are
-    unchanged: only where the layout changes hands.
+    A training forward saves transposed or sliced activations for its
+    backward (a weight gradient's xᵀ; attention heads as ``[b, h, t, d]``
+    views of a ``[b, t, 3·h·d]`` projection; the attention's output and
+    log-sum-exp, which PyTorch's kernel lays out ``[b, t, h, ·]``), and the
+    backward reads them in that layout. The engine's tensors are
+    row-major, so each such output was scattered into its strided memory
+    after the run (in a fresh buffer: strided outputs are not computed in
+    place) and gathered back into a row-major copy before the backward's.
 
-    Returns the graph (gm itself when nothing changes), the inputs'
-    orders by tensor position, and the outputs' dims by output position;
-    example_inputs is updated in place."""
+    Instead, an output whose value is a view (by view ops with constant
+    arguments) of a row-major value b the graph computes is returned as b,
+    written in place, and made from it by the same views; when b (or the
+    output itself, a view of nothing) is dense in a permuted layout, the
+    engine returns ``permute(b, order)``, row-major, and the output is made
+    from its ``.permute(order⁻¹)``. Outputs that are views of one value share
+    its memory, as in eager. An input of a static dense permuted layout
+    (``_layout``'s "order") is passed as ``t.permute(order)``, a row-major
+    view of its memory, the graph reading it through ``permute(·,
+    order⁻¹)`` (which the lowering folds into the products that read it).
+    Values and bits are unchanged: only where the layout changes hands.
+
+    Returns the graph (gm itself when nothing changes), the inputs' orders
+    by tensor position, and per output position that is made this way the
+    engine output it is made from and how; example_inputs is updated in
+    place. (The engine output's shape is given with each.)"""
     from torch._guards import detect_fake_mode
 
     permute = torch.ops.aten.permute.default
@@ -207,30 +258,70 @@ def _permuted_io(gm: torch.fx.GraphModule, placeholders: Sequence[torch.fx.Node]
         lay = _layout(v)
         if lay is not None and lay[0] == "order" and not any(isinstance(d, torch.SymInt) for d in v.shape):
             in_orders[k] = lay[1]
-    out_dims: dict[int, list[int]] = {}
-    returned = {a for a in results if isinstance(a, torch.fx.Node)}
+
+    def static(v: Any) -> bool:
+        return isinstance(v, torch.Tensor) and not any(
+            isinstance(d, torch.SymInt) for d in (*v.shape, *v.stride(), v.storage_offset()))
+
+    # the first output returning each node as it is, row-major
+    plain: dict[torch.fx.Node, int] = {}
     for i, a in enumerate(results):
-        if i in aliases or not isinstance(a, torch.fx.Node) or a.op != "call_function" or a.target is not permute:
+        if i not in aliases and isinstance(a, torch.fx.Node) and a not in plain and static(a.meta.get("val")) \
+                and _layout(a.meta["val"]) is None and a.meta["val"].is_contiguous():
+            plain[a] = i
+    # per output made from an engine output: (base node, order or None, engine output, view)
+    made: dict[int, tuple[torch.fx.Node, Optional[list[int]], int, OutView, list[int]]] = {}
+    first: dict[tuple[torch.fx.Node, Optional[tuple[int, ...]]], int] = {}
+    for i, a in enumerate(results):
+        if i in aliases or not isinstance(a, torch.fx.Node) or a.op != "call_function":
             continue
-        b, dims = a.args[0], list(a.args[1])
-        v, bv = a.meta.get("val"), b.meta.get("val") if isinstance(b, torch.fx.Node) else None
-        if b in returned or not isinstance(v, torch.Tensor) or not isinstance(bv, torch.Tensor):
+        v = a.meta.get("val")
+        if not static(v) or (_layout(v) is None and v.is_contiguous()):
             continue
-        if any(isinstance(d, torch.SymInt) for d in (*bv.shape, *bv.stride(), *v.stride())):
+        b, replay = _view_chain(a)
+        bv = b.meta.get("val")
+        if b.op == "placeholder" or not static(bv) or bv.dtype != v.dtype:
             continue
-        base = _contiguous_strides([int(d) for d in bv.shape])
-        if [int(s) for s in bv.stride()] != base or [int(s) for s in v.stride()] != [base[d] for d in dims]:
+        lay = _layout(bv)
+        if lay is None and not bv.is_contiguous():
             continue
-        out_dims[i] = dims
-    if not in_orders and not out_dims:
-        return gm, in_orders, out_dims
+        if lay is not None and lay[0] != "order":
+            continue
+        order = lay[1] if lay is not None else None
+        if order is None and replay is None:
+            continue
+        inv = _inverse(order) if order is not None else None
+
+        def view(r: torch.Tensor, replay: Optional[OutView] = replay, inv: Optional[list[int]] = inv) -> torch.Tensor:
+            if inv is not None:
+                r = r.permute(inv)
+            return replay(r) if replay is not None else r
+
+        shape = [int(bv.shape[d]) for d in order] if order is not None else [int(d) for d in bv.shape]
+        try:
+            m = view(torch.empty(shape, dtype=v.dtype, device="meta"))
+        except Exception:
+            continue
+        if (list(m.shape) != [int(d) for d in v.shape] or list(m.stride()) != [int(s) for s in v.stride()]
+                or m.storage_offset() != int(v.storage_offset())):
+            continue
+        key = (b, tuple(order) if order is not None else None)
+        k = plain.get(b, -1) if order is None else -1
+        if k < 0:
+            k = first.setdefault(key, i)
+        made[i] = (b, order, k, view, shape)
+    if not in_orders and not made:
+        return gm, in_orders, {}
     import contextlib
     import copy
 
     g = copy.deepcopy(gm.graph)
+    # the copy's nodes by name (deepcopy keeps the names)
+    by_name = {n.name: n for n in g.nodes}
     phs = [n for n in g.nodes if n.op == "placeholder"]
     first_op = next(n for n in g.nodes if n.op != "placeholder")
     fake_mode = detect_fake_mode([n.meta.get("val") for n in phs])
+    fake = fake_mode if fake_mode is not None else contextlib.nullcontext()
     for k, order in in_orders.items():
         j = tensor_at[k]
         old = phs[j]
@@ -238,27 +329,35 @@ def _permuted_io(gm: torch.fx.GraphModule, placeholders: Sequence[torch.fx.Node]
         with g.inserting_before(old):
             dense = g.placeholder(old.name + "_dense")
         with g.inserting_before(first_op):
-            view = g.call_function(permute, (dense, _inverse(order)))
-        with fake_mode if fake_mode is not None else contextlib.nullcontext():
+            pv = g.call_function(permute, (dense, _inverse(order)))
+        with fake:
             dense.meta["val"] = torch.empty([int(v.shape[d]) for d in order], dtype=v.dtype, device=v.device)
-            view.meta["val"] = dense.meta["val"].permute(_inverse(order))
-        old.replace_all_uses_with(view)
+            pv.meta["val"] = dense.meta["val"].permute(_inverse(order))
+        old.replace_all_uses_with(pv)
         g.erase_node(old)
         if isinstance(example_inputs[j], torch.Tensor):
             example_inputs[j] = example_inputs[j].permute(order)
     out = g.output_node()
     single = not isinstance(out.args[0], (tuple, list))
     res = [out.args[0]] if single else list(out.args[0])
-    dropped = []
-    for i in out_dims:
-        dropped.append(res[i])
-        res[i] = res[i].args[0]
+    engine_node: dict[tuple[str, Optional[tuple[int, ...]]], torch.fx.Node] = {}
+    for i, (b, order, _, _, _) in made.items():
+        key = (b.name, tuple(order) if order is not None else None)
+        n = engine_node.get(key)
+        if n is None:
+            n = by_name[b.name]
+            if order is not None:
+                with g.inserting_before(out):
+                    p = g.call_function(permute, (n, order))
+                with fake:
+                    p.meta["val"] = n.meta["val"].permute(order).contiguous()
+                n = p
+            engine_node[key] = n
+        res[i] = n
     out.args = (res[0] if single else tuple(res),)
-    for n in dropped:
-        if not n.users:
-            g.erase_node(n)
+    g.eliminate_dead_code()
     g.lint()
-    return torch.fx.GraphModule(gm, g), in_orders, out_dims
+    return torch.fx.GraphModule(gm, g), in_orders, {i: (k, view, shape) for i, (_, _, k, view, shape) in made.items()}
 
 
 def _restride(r: torch.Tensor, layout: tuple[str, list[int]]) -> torch.Tensor:
@@ -330,20 +429,23 @@ class EngineGraph:
                 self.aliases[i] = f
             if isinstance(a, torch.fx.Node) and a not in earlier:
                 earlier[a] = i
-        # Permuted dense inputs and outputs, passed in place: the engine
-        # reads input k as its tensor's .permute(in_orders[k]) and returns
-        # output i row-major, which is made .permute(out_dims[i]).
+        # Inputs and outputs in other layouts than row-major, passed in
+        # place: the engine reads input k as its tensor's
+        # .permute(in_orders[k]), and output i is made by out_views[i] =
+        # (k, f) from the engine's output k, a row-major value of which it
+        # is a view (written by the engine once when several outputs view
+        # it: the others' engine outputs are skipped).
         self.in_orders: dict[int, list[int]] = {}
-        self.out_dims: dict[int, list[int]] = {}
+        self.out_views: dict[int, tuple[int, OutView]] = {}
         if permuted_io and self._static_outs is not None:
             example_inputs = list(example_inputs)
-            gm, self.in_orders, self.out_dims = _permuted_io(gm, placeholders, results, self.tensor_inputs,
-                                                             self.aliases, example_inputs)
-            for i in self.out_dims:
-                dt, shape, strides = self._static_outs[i]
-                shape = [shape[d] for d in _inverse(self.out_dims[i])]
-                self._static_outs[i] = (dt, shape, _contiguous_strides(shape))
+            gm, self.in_orders, views = _permuted_io(gm, placeholders, results, self.tensor_inputs,
+                                                     self.aliases, example_inputs)
+            for i, (k, f, shape) in views.items():
+                self.out_views[i] = (k, f)
                 self.outputs[i] = ("tensor", None)
+                dt = self._static_outs[i][0]
+                self._static_outs[i] = (dt, shape, _contiguous_strides(shape)) if k == i else None
         if self._static_outs is not None:
             self._static_outs = [None if i in self.aliases else o for i, o in enumerate(self._static_outs)]
         self.binders = _unbound_symints(vals)
@@ -398,12 +500,15 @@ class EngineGraph:
         return tuple(outs)
 
     def finish_outputs(self, outs: list[Any], tensors: Sequence[torch.Tensor]) -> None:
-        """Completes the engine's outputs as the graph's: the permuted ones
-        made (``out_dims``), then, in order, the outputs that are the tensor
-        arguments, earlier outputs, or views of either (``aliases``)."""
-        for i, dims in self.out_dims.items():
-            if outs[i] is not None:
-                outs[i] = outs[i].permute(dims)
+        """Completes the engine's outputs as the graph's: the views of
+        engine outputs made (``out_views``), then, in order, the outputs
+        that are the tensor arguments, earlier outputs, or views of either
+        (``aliases``)."""
+        if self.out_views:
+            raw = list(outs)
+            for i, (k, f) in self.out_views.items():
+                if raw[k] is not None:
+                    outs[i] = f(raw[k])
         for i, f in self.aliases.items():
             outs[i] = f(tensors, outs)
 
