@@ -132,3 +132,58 @@ func BenchmarkFusedGroup(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkGELUTanhBackward runs the fusion group of GPT-2's backward
+// that computes the tanh-approximate GELU's gradient (fuse_gelu_bwd_test.go)
+// over [4, 64, 512], folded into one vector loop and op by op (the
+// fold off: a row pass per op). Run with -cpu 1 for one thread.
+func BenchmarkGELUTanhBackward(b *testing.B) {
+	m, err := stablehlo.ParseModule("gelu_tanh_bwd", []byte("module {\n"+geluTanhBackwardModule("4x64x512")+"\n}"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, fold := range []bool{true, false} {
+		name := "fold"
+		if !fold {
+			name = "ops"
+		}
+		t := &testing.T{}
+		foldGELUTanhBackward = fold
+		e := compileWith(t, m, true)
+		foldGELUTanhBackward = true
+		ep := e.(*Executable).prog.plans[m.Func("main")].exec
+		var g *fusedGroup
+		for _, st := range ep.steps {
+			if st.group != nil && st.group.nops == 21 {
+				g = st.group
+			}
+		}
+		if g == nil || geluTanhBackwardFolded(e, m) != fold {
+			b.Fatalf("no group of the 21 ops, or not folded as asked (%v)", fold)
+		}
+		rng := rand.New(rand.NewSource(1))
+		leaves := make([]*literal.Literal, len(g.nodes))
+		for i, nd := range g.nodes {
+			if nd.kind != fkLeaf {
+				continue
+			}
+			for a, s := range ep.args {
+				if s == nd.slot {
+					l := randomLiteral(t, rng, stablehlo.AsTensor(m.Func("main").Type.Inputs[a]))
+					for k := 0; k < l.Len(); k++ { // GPT-2's gradients (a) and activations (x)
+						l.SetFloat64(k, rng.NormFloat64()*[2]float64{1e-3, 2}[a])
+					}
+					leaves[i] = l
+				}
+			}
+		}
+		out := make([]byte, g.n*g.dt.Size())
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(len(out)))
+			defer reportCPU(b, benchCPU())
+			for i := 0; i < b.N; i++ {
+				execFused(g, leaves, out)
+			}
+		})
+	}
+}

@@ -111,6 +111,16 @@ func foldChains(nodes []fuseNode) {
 			}
 			continue
 		}
+		if g, x, inner, ok := geluTanhBackwardChain(nodes, refs, i); ok {
+			// the tanh-approximate GELU's backward (GPT-2's MLP in
+			// training): 21 ops of two inputs, the gradient and x
+			*nd = fuseNode{kind: fkBinary, dt: dtype.F32, args: [4]int{g, x}, name: "gelu_tanh_backward",
+				v2: vmath.GELUTanhBackwardRow, bin: geluTanhBackward64}
+			for _, j := range inner {
+				nodes[j].kind = fkNop
+			}
+			continue
+		}
 		if nd.kind == fkBinary && nd.name == "stablehlo.multiply" && nd.dt == dtype.F32 {
 			// exact GELU as aten lowers it:
 			// multiply(multiply(x, 0.5), add(1, erf(multiply(x, 1/sqrt 2))))
@@ -176,6 +186,192 @@ func geluTanhOuter(nodes []fuseNode, only func(int, fuseKind, string) bool, time
 		}
 	}
 	return 0, 0, 0, 0, false
+}
+
+// foldGELUTanhBackward switches the fold of geluTanhBackwardChain (tests
+// and benchmarks compare both).
+var foldGELUTanhBackward = true
+
+// geluTanhBackward64 is vmath.GELUTanhBackward of f32 values in float64.
+func geluTanhBackward64(g, x float64) float64 {
+	return float64(vmath.GELUTanhBackward(float32(g), float32(x)))
+}
+
+// geluTanhBackwardChain matches node i as the tanh-approximate GELU's
+// backward of the gradient g at the input x, as AOTAutograd decomposes
+// it with the forward's tanh recomputed (its chain folded first into t,
+// gelu_tanh_in of x, which comes before i):
+//
+//	a = g·(x·0.5)   q = g·(t + 1)   w = (a·(1 - t·t))·K2
+//	i = (w + (w·K1)·((x·x)·3)) + q·0.5
+//
+// each multiply and add in either operand order, every intermediate read
+// only inside the chain: t by t + 1 and twice by t·t, w twice, the others
+// once (the two x·x are two nodes). It returns g, x and the nodes that i
+// replaces.
+//
+// NaN payloads: where g and x are both NaN, which one the result carries
+// follows the operand order (x86 returns the first source's NaN of two;
+// any other NaN comes from one input alone or is the machine's default
+// NaN, the same in any order). The vector loop has g's, as the graph
+// from PyTorch orders the ops; a chain whose order picks x's is left as
+// it is.
+func geluTanhBackwardChain(nodes []fuseNode, refs []int, i int) (g, x int, inner []int, ok bool) {
+	if !foldGELUTanhBackward {
+		return 0, 0, nil, false
+	}
+	m := chainMatch{nodes, refs}
+	if root := &nodes[i]; root.kind != fkBinary || root.name != "stablehlo.add" || root.dt != dtype.F32 {
+		return 0, 0, nil, false
+	}
+	for _, o := range operandOrders {
+		sum, half := m.arg(i, o[0]), m.arg(i, o[1])
+		q, ok := m.by(half, 0.5, 1)
+		if !ok || !m.is(q, "stablehlo.multiply", 1) {
+			continue
+		}
+		for _, o := range operandOrders {
+			g, p := m.arg(q, o[0]), m.arg(q, o[1])
+			t, ok := m.plus(p, 1)
+			if !ok || nodes[t].kind != fkUnary || nodes[t].name != "gelu_tanh_in" || nodes[t].dt != dtype.F32 || refs[t] != 3 {
+				continue
+			}
+			x := nodes[t].args[0]
+			in, ok := m.geluTanhBackwardSum(sum, g, x, t)
+			if !ok {
+				continue
+			}
+			inner := append(in, half, q, p, t)
+			if g != x && m.nanFrom(inner, i, map[int]int{g: g, x: x, t: x}) != g {
+				return 0, 0, nil, false
+			}
+			return g, x, inner, true
+		}
+	}
+	return 0, 0, nil, false
+}
+
+// geluTanhBackwardSum matches node sum as w + (w·K1)·((x·x)·3), w =
+// ((g·(x·0.5))·(1 - t·t))·K2, for geluTanhBackwardChain: its nodes.
+func (m chainMatch) geluTanhBackwardSum(sum, g, x, t int) ([]int, bool) {
+	if !m.is(sum, "stablehlo.add", 1) {
+		return nil, false
+	}
+	for _, o := range operandOrders {
+		w, r := m.arg(sum, o[0]), m.arg(sum, o[1])
+		v, ok := m.by(w, vmath.GELUK2, 2)
+		if !ok || !m.is(r, "stablehlo.multiply", 1) || !m.is(v, "stablehlo.multiply", 1) {
+			continue
+		}
+		// r = (w·K1)·((x·x)·3)
+		rs := -1
+		for k, o := range operandOrders {
+			e, ok1 := m.by(m.arg(r, o[0]), vmath.GELUK1, 1)
+			xx, ok2 := m.by(m.arg(r, o[1]), 3, 1)
+			if ok1 && ok2 && e == w && m.square(xx, x) {
+				rs = k
+				break
+			}
+		}
+		if rs < 0 {
+			continue
+		}
+		wk, c3 := m.arg(r, operandOrders[rs][0]), m.arg(r, operandOrders[rs][1])
+		xx, _ := m.by(c3, 3, 1)
+		// v = (g·(x·0.5))·(1 - t·t)
+		for _, o := range operandOrders {
+			a, u := m.arg(v, o[0]), m.arg(v, o[1])
+			if !m.is(a, "stablehlo.multiply", 1) || !m.is(u, "stablehlo.subtract", 1) || !m.isConst(m.arg(u, 0), 1) || !m.square(m.arg(u, 1), t) {
+				continue
+			}
+			for _, o := range operandOrders {
+				if m.arg(a, o[0]) != g {
+					continue
+				}
+				h := m.arg(a, o[1])
+				if e, ok := m.by(h, 0.5, 1); ok && e == x {
+					return []int{sum, w, r, wk, c3, xx, v, a, h, u, m.arg(u, 1)}, true
+				}
+			}
+		}
+	}
+	return nil, false
+}
+
+// chainMatch holds a group's nodes and how many times each is read, for
+// the matchers of the longer chains.
+type chainMatch struct {
+	nodes []fuseNode
+	refs  []int
+}
+
+// operandOrders are the two orders of a binary node's operands.
+var operandOrders = [2][2]int{{0, 1}, {1, 0}}
+
+// arg is operand k of node j.
+func (m chainMatch) arg(j, k int) int { return m.nodes[j].args[k] }
+
+// is reports whether node j is the f32 op name, read n times.
+func (m chainMatch) is(j int, name string, n int) bool {
+	nd := &m.nodes[j]
+	return nd.kind == fkBinary && nd.name == name && nd.dt == dtype.F32 && m.refs[j] == n
+}
+
+// isConst reports whether node j is the constant c.
+func (m chainMatch) isConst(j int, c float32) bool {
+	return m.nodes[j].kind == fkScalar && float32(m.nodes[j].scalar) == c
+}
+
+// by returns e where node j is multiply(e, c) or multiply(c, e), read n
+// times.
+func (m chainMatch) by(j int, c float32, n int) (int, bool) {
+	return m.withConst(j, "stablehlo.multiply", c, n)
+}
+
+// plus returns e where node j is add(e, c) or add(c, e), read once.
+func (m chainMatch) plus(j int, c float32) (int, bool) {
+	return m.withConst(j, "stablehlo.add", c, 1)
+}
+
+func (m chainMatch) withConst(j int, name string, c float32, n int) (int, bool) {
+	if !m.is(j, name, n) {
+		return 0, false
+	}
+	a, b := m.arg(j, 0), m.arg(j, 1)
+	switch {
+	case m.isConst(b, c):
+		return a, true
+	case m.isConst(a, c):
+		return b, true
+	}
+	return 0, false
+}
+
+// square reports whether node j is multiply(e, e), read once.
+func (m chainMatch) square(j, e int) bool {
+	return m.is(j, "stablehlo.multiply", 1) && m.arg(j, 0) == e && m.arg(j, 1) == e
+}
+
+// nanFrom returns which input's NaN the result of a matched chain
+// (nodes inner, then root) carries where every input is NaN: from maps
+// the inputs (and nodes of one input, such as a folded chain) to
+// themselves. Each op returns its first operand's NaN, as x86 does, but
+// for constants (never NaN) of the match.
+func (m chainMatch) nanFrom(inner []int, root int, from map[int]int) int {
+	order := append(append([]int(nil), inner...), root)
+	sortInts(order)
+	for _, j := range order {
+		if _, ok := from[j]; ok {
+			continue
+		}
+		a := m.nodes[j].args
+		if f, ok := from[a[0]]; ok {
+			from[j] = f
+		} else {
+			from[j] = from[a[1]]
+		}
+	}
+	return from[root]
 }
 
 // hardswishChain matches node i, a divide, as hardswish of x: the

@@ -54,6 +54,10 @@ type fuseNode struct {
 	bun  func(bool) bool
 	bbin func(bool, bool) bool
 	cmp  string // fkCompare direction
+	// v2: for an fkBinary node that foldChains made of a chain of two
+	// inputs (its name not an op's), the float32 form of bin over rows
+	// (package vmath); bin computes it in float64 rows.
+	v2 func(d, x, y []float32)
 }
 
 // fusedGroup is a planned fusion: nodes computing the value of slot out,

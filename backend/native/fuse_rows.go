@@ -23,6 +23,12 @@ func binaryRow[T fnum](nd *fuseNode, dst, x, y []T) {
 		nanMinMaxRow(nd.name, dst, x, y, false)
 		return
 	}
+	if d32, ok := any(dst).([]float32); ok && nd.v2 != nil {
+		// a folded chain (foldChains) in one vector loop; in float64
+		// rows, bin below
+		nd.v2(d32, any(x).([]float32), any(y).([]float32))
+		return
+	}
 	if d32, ok := any(dst).([]float32); ok && simdBinary(nd.name, d32, any(x).([]float32), any(y).([]float32), false, false) {
 		return
 	}

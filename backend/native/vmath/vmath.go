@@ -1,16 +1,17 @@
 // Package vmath is the float32 vector math of package native: exp,
 // logistic, tanh and erf (and the exact negate and abs, square root and
-// reciprocal square root, and the one-loop SiLU, hardswish, GELU and
-// tanh-approximate GELU) over rows of float32 and as single values. Its
-// callers are backend/native's elementwise kernels and fused loops (the
-// float32 forms of their unary ops) and the convolution epilogue's
-// activation; it knows nothing of tensors or ops.
+// reciprocal square root, and the one-loop SiLU, hardswish, GELU,
+// tanh-approximate GELU and its backward) over rows of float32 and as
+// single values. Its callers are backend/native's elementwise kernels and
+// fused loops (the float32 forms of their unary ops and of the chains
+// they fold) and the convolution epilogue's activation; it knows nothing
+// of tensors or ops.
 //
 // Each function F has a scalar form F(x) and a row form FRow(d, x),
-// d[i] = F(x[i]) for d and x of equal length (d may be x); the rows run
-// the AVX-512 or AVX2 loops of gen_vmath_amd64.s where the CPU has them
-// (Lanes) and the scalar form for their tails, so both give the same
-// bits.
+// d[i] = F(x[i]) for d and x of equal length (d may be x), or, of two
+// inputs, F(a, b) and FRow(d, a, b); the rows run the AVX-512 or AVX2
+// loops of gen_vmath_amd64.s where the CPU has them (Lanes) and the
+// scalar form for their tails, so both give the same bits.
 package vmath
 
 import "math"
@@ -210,6 +211,42 @@ func GELUTanhRow(d, x []float32) { vrow(vkGELUTanh, GELUTanh, d, x) }
 // GELUTanhInRow is GELUTanhIn over a row (one vector loop for the six ops).
 func GELUTanhInRow(d, x []float32) { vrow(vkGELUTanhIn, GELUTanhIn, d, x) }
 
+// GELUTanhBackward is the tanh-approximate GELU's backward of the
+// gradient g at the input x, as AOTAutograd decomposes it with the
+// forward's tanh t = GELUTanhIn(x) recomputed:
+//
+//	w = ((g·(x·0.5))·(1 - t·t))·K2
+//	w + (w·K1)·((x·x)·3) + (g·(t + 1))·0.5
+//
+// each op rounding as it does alone (the explicit conversions keep a
+// compiler from fusing a multiply into an add), the operands in the
+// graph's order. Where g is NaN the result is g's NaN (quieted): the ops
+// one by one keep it, g being the first operand wherever it meets x's
+// values (x86 returns the first source's NaN of two), and so on to the
+// result; returning it first keeps a compiler's choice of operand order
+// for the commutative ops below from deciding it. Otherwise a NaN comes
+// from x alone, or is the machine's default NaN: either way the one NaN
+// any order gives.
+func GELUTanhBackward(g, x float32) float32 {
+	if g != g {
+		return math.Float32frombits(math.Float32bits(g) | 1<<22)
+	}
+	t := GELUTanhIn(x)
+	a := float32(g * float32(x*0.5))
+	q := float32(g * float32(t+1))
+	u := float32(1 - float32(t*t))
+	w := float32(float32(a*u) * vmGeluK2)
+	r := float32(float32(w*vmGeluK1) * float32(float32(x*x)*3))
+	return float32(w+r) + float32(q*0.5)
+}
+
+// GELUTanhBackwardRow is GELUTanhBackward over rows: d[i] =
+// GELUTanhBackward(g[i], x[i]) (one vector loop for the 21 ops; d
+// may be g or x).
+func GELUTanhBackwardRow(d, g, x []float32) {
+	vrow2(vkGELUTanhBackward, GELUTanhBackward, d, g, x)
+}
+
 // Abs is |x| (the sign bit cleared, as the float64 form does).
 func Abs(x float32) float32 { return math.Float32frombits(math.Float32bits(x) &^ (1 << 31)) }
 
@@ -287,6 +324,7 @@ const (
 	vkHardswish
 	vkGELUTanh
 	vkGELUTanhIn
+	vkGELUTanhBackward // of two inputs (vrow2)
 )
 
 // vrow runs kernel k over the whole vectors of x, and f over the rest.
@@ -295,5 +333,15 @@ func vrow(k int, f func(float32) float32, d, x []float32) {
 	n := vloops(k, d, x)
 	for i := n; i < len(d); i++ {
 		d[i] = f(x[i])
+	}
+}
+
+// vrow2 runs kernel k, of two inputs, over the whole vectors of a and b,
+// and f over the rest.
+func vrow2(k int, f func(float32, float32) float32, d, a, b []float32) {
+	a, b = a[:len(d)], b[:len(d)]
+	n := vloops2(k, d, a, b)
+	for i := n; i < len(d); i++ {
+		d[i] = f(a[i], b[i])
 	}
 }

@@ -73,6 +73,12 @@ func vgelutanhin8(d, x *float32, n int)
 //go:noescape
 func vhardswish8(d, x *float32, n int)
 
+//go:noescape
+func vgelutanhbwd16(d, a, b *float32, n int)
+
+//go:noescape
+func vgelutanhbwd8(d, a, b *float32, n int)
+
 // vmathLanes is 16 where the AVX-512 loops run, 8 where the AVX2 ones do,
 // 0 where neither does (tests lower it to run the narrower loops).
 var vmathLanes = vmathWidest()
@@ -160,6 +166,26 @@ func vloops(k int, d, x []float32) int {
 		vgelutanh8(&d[0], &x[0], n)
 	case vkGELUTanhIn:
 		vgelutanhin8(&d[0], &x[0], n)
+	}
+	return n
+}
+
+// vloops2 runs kernel k, of two inputs, over the whole vectors of a and
+// b into d (all of d's length) and returns how many elements it did.
+func vloops2(k int, d, a, b []float32) int {
+	lanes := vmathLanes
+	if lanes == 0 || k != vkGELUTanhBackward {
+		return 0
+	}
+	n := len(d) &^ (lanes - 1)
+	if n == 0 {
+		return 0
+	}
+	_, _, _ = d[n-1], a[n-1], b[n-1]
+	if lanes == 16 {
+		vgelutanhbwd16(&d[0], &a[0], &b[0], n)
+	} else {
+		vgelutanhbwd8(&d[0], &a[0], &b[0], n)
 	}
 	return n
 }

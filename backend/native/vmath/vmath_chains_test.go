@@ -2,6 +2,7 @@ package vmath
 
 import (
 	"math"
+	"math/rand"
 	"testing"
 )
 
@@ -128,5 +129,125 @@ func TestGELUTanhRowBits(t *testing.T) {
 				t.Fatalf("gelu_tanh_in(%g) = %g (bits %#x), the ops one by one give %g (%#x)", v, in[i], math.Float32bits(in[i]), e[i], math.Float32bits(e[i]))
 			}
 		}
+	})
+}
+
+// quiet32 is a NaN with its quiet bit set, as an op returns its operand's.
+func quiet32(v float32) float32 { return math.Float32frombits(math.Float32bits(v) | 1<<22) }
+
+// x86NaN returns r, the value of an op on a and b, where neither is NaN;
+// else the first NaN operand, quieted: what an SSE or AVX multiply, add
+// or subtract returns (the first source's NaN of two).
+func x86NaN(a, b, r float32) float32 {
+	switch {
+	case a != a:
+		return quiet32(a)
+	case b != b:
+		return quiet32(b)
+	}
+	return r
+}
+
+// geluTanhBackwardOps is the tanh-approximate GELU's backward of rows g
+// and x as its ops compute it one by one (each a float32 row, the
+// graph's operand order, NaNs as x86 picks them, the tanh row of
+// package vmath), node by node of the decomposition that AOTAutograd
+// gives PyTorch.
+func geluTanhBackwardOps(g, x []float32) []float32 {
+	mul := func(a, b float32) float32 { return x86NaN(a, b, float32(a*b)) }
+	add := func(a, b float32) float32 { return x86NaN(a, b, float32(a+b)) }
+	sub := func(a, b float32) float32 { return x86NaN(a, b, float32(a-b)) }
+	n := len(x)
+	t := make([]float32, n)
+	for i, v := range x {
+		c := mul(mul(v, v), v)
+		c = mul(c, vmGeluK1)
+		t[i] = mul(add(v, c), vmGeluK2)
+	}
+	TanhRow(t, t) // %81
+	out := make([]float32, n)
+	for i, v := range x {
+		a71 := mul(g[i], mul(v, 0.5))
+		q85 := mul(g[i], add(t[i], 1))
+		u89 := sub(1, mul(t[i], t[i]))
+		w93 := mul(mul(a71, u89), vmGeluK2)
+		r101 := mul(mul(w93, vmGeluK1), mul(mul(v, v), 3))
+		out[i] = add(add(w93, r101), mul(q85, 0.5))
+	}
+	return out
+}
+
+// checkGELUTanhBackward compares the row form (into a new row and in
+// place over g and over x), the scalar form and the ops one by one, bit
+// for bit, NaN payloads included.
+func checkGELUTanhBackward(t *testing.T, g, x []float32) {
+	t.Helper()
+	n := len(x)
+	want := geluTanhBackwardOps(g, x)
+	got := make([]float32, n)
+	GELUTanhBackwardRow(got, g, x)
+	inG, inX := append([]float32(nil), g...), append([]float32(nil), x...)
+	GELUTanhBackwardRow(inG, inG, x)
+	GELUTanhBackwardRow(inX, g, inX)
+	for i := range x {
+		w := math.Float32bits(want[i])
+		if s := GELUTanhBackward(g[i], x[i]); math.Float32bits(s) != w {
+			t.Fatalf("gelu_tanh_backward(%g (%#x), %g (%#x)) = %g (bits %#x, scalar), the ops one by one give %g (%#x)",
+				g[i], math.Float32bits(g[i]), x[i], math.Float32bits(x[i]), s, math.Float32bits(s), want[i], w)
+		}
+		for _, r := range []struct {
+			name string
+			v    float32
+		}{{"row", got[i]}, {"in place over g", inG[i]}, {"in place over x", inX[i]}} {
+			if math.Float32bits(r.v) != w {
+				t.Fatalf("gelu_tanh_backward(%g (%#x), %g (%#x)) = %g (bits %#x, %s of %d, lane %d, %d lanes), the ops one by one give %g (%#x)",
+					g[i], math.Float32bits(g[i]), x[i], math.Float32bits(x[i]), r.v, math.Float32bits(r.v), r.name, n, i, vmathLanes, want[i], w)
+			}
+		}
+	}
+}
+
+// TestGELUTanhBackwardRowBits compares the one-loop backward of the
+// tanh-approximate GELU with its 21 ops one by one, bit for bit: every
+// pair of special and ordinary values (NaNs of several payloads, quiet
+// and signaling, in both operands; infinities, signed zeros, subnormals,
+// values where tanh saturates and where x·x·x or 3·x·x overflows) at
+// every lane position of rows of 0 to 40 elements, and random values, for
+// each loop width.
+func TestGELUTanhBackwardRowBits(t *testing.T) {
+	nan := float32(math.NaN())
+	inf := float32(math.Inf(1))
+	vals := []float32{nan, -nan, math.Float32frombits(0x7fc00042), math.Float32frombits(0xffc01234),
+		math.Float32frombits(0x7f800001), math.Float32frombits(0xff812345), inf, -inf, 0, float32(math.Copysign(0, -1)),
+		math.Float32frombits(1), -math.Float32frombits(1), math.Float32frombits(0x007fffff), 0x1p-126, -0x1p-126,
+		1e-20, -1e-20, 0.7, -0.7, 1.1, -1.1, 3.2, -3.2, 5, -5, 9.5, -9.5, 20, -20, 6e12, -6e12, 3e38, -3e38, 1, -1, 0.5, -3.25}
+	forLanes(t, func(t *testing.T) {
+		for n := 0; n <= 40; n++ {
+			for og := range vals {
+				for ox := range vals {
+					if n == 0 && (og > 0 || ox > 0) {
+						continue
+					}
+					g, x := make([]float32, n), make([]float32, n)
+					for i := range x {
+						g[i], x[i] = vals[(og+i)%len(vals)], vals[(ox+i)%len(vals)]
+					}
+					checkGELUTanhBackward(t, g, x)
+				}
+			}
+		}
+		rng := rand.New(rand.NewSource(1))
+		g, x := make([]float32, 1<<14+13), make([]float32, 1<<14+13)
+		for i := range x {
+			switch i % 4 {
+			case 0: // GPT-2's activations and gradients
+				g[i], x[i] = float32(rng.NormFloat64()*1e-3), float32(rng.NormFloat64()*2)
+			case 1:
+				g[i], x[i] = float32(rng.NormFloat64()), float32(rng.NormFloat64()*6)
+			default: // any bit patterns
+				g[i], x[i] = math.Float32frombits(rng.Uint32()), math.Float32frombits(rng.Uint32())
+			}
+		}
+		checkGELUTanhBackward(t, g, x)
 	})
 }

@@ -8,4 +8,6 @@ var vmathLanes = 0
 
 func vloops(int, []float32, []float32) int { return 0 }
 
+func vloops2(int, []float32, []float32, []float32) int { return 0 }
+
 func vmathLaneCounts() []int { return nil }

@@ -192,22 +192,36 @@ func (e *emitter) horner(c string, x, p reg) {
 }
 
 // function writes the loop of f: func name(d, x *float32, n int), n a
-// multiple of the lane count, the input in register 0.
-func (e *emitter) function(f fn) {
+// multiple of the lane count, the input in register 0; for a function of
+// two inputs (binary), func name(d, a, b *float32, n int) with a in
+// register 11 and b in register 0.
+func (e *emitter) function(f fn, binary bool) {
 	name := f.name + "8"
 	if e.wide {
 		name = f.name + "16"
 	}
-	fmt.Fprintf(e.w, "// func %s(d, x *float32, n int)\n", name)
-	fmt.Fprintf(e.w, "TEXT ·%s(SB), NOSPLIT, $0-24\n", name)
-	e.line("MOVQ", "d+0(FP)", "DI")
-	e.line("MOVQ", "x+8(FP)", "SI")
-	e.line("MOVQ", "n+16(FP)", "CX")
+	if binary {
+		fmt.Fprintf(e.w, "// func %s(d, a, b *float32, n int)\n", name)
+		fmt.Fprintf(e.w, "TEXT ·%s(SB), NOSPLIT, $0-32\n", name)
+		e.line("MOVQ", "d+0(FP)", "DI")
+		e.line("MOVQ", "a+8(FP)", "DX")
+		e.line("MOVQ", "b+16(FP)", "SI")
+		e.line("MOVQ", "n+24(FP)", "CX")
+	} else {
+		fmt.Fprintf(e.w, "// func %s(d, x *float32, n int)\n", name)
+		fmt.Fprintf(e.w, "TEXT ·%s(SB), NOSPLIT, $0-24\n", name)
+		e.line("MOVQ", "d+0(FP)", "DI")
+		e.line("MOVQ", "x+8(FP)", "SI")
+		e.line("MOVQ", "n+16(FP)", "CX")
+	}
 	e.line("XORQ", "AX", "AX")
 	fmt.Fprintln(e.w, "loop:")
 	e.line("CMPQ", "AX", "CX")
 	e.line("JAE", "done")
 	e.line("VMOVUPS", "(SI)(AX*4)", e.r(0))
+	if binary {
+		e.line("VMOVUPS", "(DX)(AX*4)", e.r(11))
+	}
 	out := f.body(e)
 	e.line("VMOVUPS", e.r(out), "(DI)(AX*4)")
 	e.line("ADDQ", fmt.Sprintf("$%d", e.lanes()), "AX")

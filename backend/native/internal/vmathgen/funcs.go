@@ -22,6 +22,12 @@ var funcs = []fn{
 	{"vhardswish", hardswishBody},
 }
 
+// binaryFuncs are the functions of two inputs, f(a, b): body finds a in
+// register 11 and b in register 0 (kept unchanged, as for funcs).
+var binaryFuncs = []fn{
+	{"vgelutanhbwd", geluTanhBackwardBody},
+}
+
 // expCore sets q and n with exp(a) = 2^n (1 + q), a clamped to [ExpLo,
 // ExpHi]: n = round(a log2 e), r = a - n ln2 in two steps (the first
 // exact), q = r + r^2 P(r). a is overwritten; p and r2 are scratch.
@@ -211,4 +217,38 @@ func geluTanhBody(e *emitter) reg {
 	e.mulc(0, "Half", h)
 	e.mul(h, q, q)
 	return q
+}
+
+// geluTanhBackwardBody is the tanh-approximate GELU's backward of the
+// gradient g (register 11) and the input x (register 0), as AOTAutograd
+// decomposes it with the forward's tanh t recomputed (geluTanhInOf):
+//
+//	(g·(x·0.5))·(1 - t·t)·K2 = w,  w + (w·K1)·((x·x)·3) + (g·(t + 1))·0.5
+//
+// each step a separate multiply, add or subtract rounding as its op does
+// one by one (no fused multiply-adds), with the operands in the graph's
+// order: where g and x are both NaN, the first source's NaN is the one
+// x86 keeps, and g comes first wherever the two meet (g·(x·0.5),
+// g·(t + 1), then the first operand down to the result), so the result
+// is g's NaN as the ops give it.
+func geluTanhBackwardBody(e *emitter) reg {
+	const g, h, p, s, u = 11, 3, 4, 5, 6
+	t := geluTanhInOf(e)   // t = tanh(...), register 2 (1-10 scratch)
+	e.mulc(0, "Half", h)   // x·0.5
+	e.mul(g, h, h)         // g·(x·0.5)
+	e.addc(t, "One", p)    // t + 1
+	e.mul(g, p, p)         // g·(t + 1)
+	e.mul(t, t, s)         // t·t
+	e.bcast("One", u)      // 1
+	e.sub(u, s, u)         // 1 - t·t
+	e.mul(h, u, h)         // (g·(x·0.5))·(1 - t·t)
+	e.mulc(h, "GeluK2", h) // w
+	e.mulc(h, "GeluK1", s) // w·K1
+	e.mul(0, 0, u)         // x·x (again, as the graph has it)
+	e.mulc(u, "Three", u)  // (x·x)·3
+	e.mul(s, u, s)         // (w·K1)·((x·x)·3)
+	e.add(h, s, h)         // w + (w·K1)·((x·x)·3)
+	e.mulc(p, "Half", p)   // (g·(t + 1))·0.5
+	e.add(h, p, h)         // the result
+	return h
 }

@@ -28,7 +28,13 @@ func main() {
 	for _, f := range funcs {
 		for _, wide := range []bool{true, false} {
 			e := newEmitter(&s, wide)
-			e.function(f)
+			e.function(f, false)
+		}
+	}
+	for _, f := range binaryFuncs {
+		for _, wide := range []bool{true, false} {
+			e := newEmitter(&s, wide)
+			e.function(f, true)
 		}
 	}
 	write(filepath.Join(dir, "gen_vmath_amd64.s"), s.Bytes())
