@@ -75,7 +75,19 @@ def test_outputs_keep_layout_and_aliases():
     assert out[0].stride() == ref[0].stride()
 
 
-def test_input_outputs_are_the_inputs():
+@pytest.fixture(params=["cpp", "python"])
+def graph_call(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The fast path's calls made by the C++ extension (loaded, or built,
+    here) or in Python (TORCHTPU_GRAPH_CALL=0): both give the same
+    outputs, layouts and aliases."""
+    if request.param == "python":
+        monkeypatch.setenv("TORCHTPU_GRAPH_CALL", "0")
+    else:
+        assert torch.tpu.is_available(), torchtpu.device._state
+    return request.param
+
+
+def test_input_outputs_are_the_inputs(graph_call: str):
     """A graph output that is an input as it is, an output returned before
     it (the same value twice), or a view of either (the weights a training
     forward saves for its backward, a transposed weight, an activation and
@@ -109,6 +121,7 @@ def test_input_outputs_are_the_inputs():
             assert got[i].storage_offset() == ref[i].storage_offset()
         assert got[4]._base is ts[0] or got[4].data_ptr() == ts[0].data_ptr()
         assert got[5] is got[0] and got[6].data_ptr() == got[0].data_ptr()
+        assert (eg._call_id is not None) == (graph_call == "cpp")
 
     # an input the graph writes (in place) is no alias, nor a view of it
     from torchtpu._graph import _alias
@@ -123,7 +136,7 @@ def test_input_outputs_are_the_inputs():
     assert _alias(w, pos, {}) is None and _alias(wt, pos, {}) is None
 
 
-def test_permuted_inputs_and_outputs_in_place():
+def test_permuted_inputs_and_outputs_in_place(graph_call: str):
     """An output that is a view of a row-major value the graph computes (a
     weight gradient's xᵀ, attention heads [b, h, t, d] of a [b, t, 3·h·d]
     projection's part, as a training forward saves them), in the layout
@@ -170,6 +183,7 @@ def test_permuted_inputs_and_outputs_in_place():
                 assert g.stride() == r.stride() and g.storage_offset() == r.storage_offset()
             assert got[6].untyped_storage().data_ptr() == got[7].untyped_storage().data_ptr()
             assert got[10].data_ptr() == got[11].data_ptr()
+            assert (eg._call_id is not None) == (graph_call == "cpp")
     # the backward's inputs are checked, not guarded: a row-major x is
     # another layout, which the general path reads right (the outputs keep
     # the graph's recorded layouts)

@@ -10,6 +10,7 @@ next graph read them as PyTorch's own kernels would have left them.
 from __future__ import annotations
 
 import operator
+import os
 from typing import Any, Callable, Mapping, Optional, Sequence
 
 import torch
@@ -170,25 +171,45 @@ def _strided_view(v: Any, base: Any) -> Optional[tuple[list[int], list[int], int
     return [int(d) for d in v.shape], [int(d) for d in v.stride()], int(v.storage_offset()) - int(base.storage_offset())
 
 
-def _alias_strided(a: Any, pos: dict[torch.fx.Node, int], earlier: dict[torch.fx.Node, int]) -> Optional[Alias]:
-    """_alias's function for a view, made by one ``as_strided`` of the input
-    or earlier output it views, for calls whose inputs have their recorded
-    layouts (the fast path); None where _alias gives none or the view
-    chain is empty or not static."""
-    if _alias(a, pos, earlier) is None or a in earlier or a.op == "placeholder":
+# Where a graph output that aliases an input or an earlier output comes
+# from: ("input", k) or ("out", j), and the view of it as (size, stride,
+# offset), or None for that tensor itself.
+AliasSpec = tuple[str, int, Optional[tuple[list[int], list[int], int]]]
+
+
+def _alias_spec(a: Any, pos: dict[torch.fx.Node, int], earlier: dict[torch.fx.Node, int]) -> Optional[AliasSpec]:
+    """_alias's output as data, for calls whose inputs have their recorded
+    layouts (the fast path): the tensor it is, or the one ``as_strided`` of
+    the input or earlier output it views; None where _alias gives none or
+    a view's layout is not static."""
+    if _alias(a, pos, earlier) is None:
         return None
+    if a in earlier:
+        return ("out", earlier[a], None)
+    if a.op == "placeholder":
+        return ("input", pos[a], None)
     root = a
     while root not in earlier and root.op != "placeholder":
         root = root.args[0]
     sv = _strided_view(a.meta.get("val"), root.meta.get("val"))
     if sv is None:
         return None
+    return ("out", earlier[root], sv) if root in earlier else ("input", pos[root], sv)
+
+
+def _alias_of_spec(spec: AliasSpec) -> Alias:
+    """The function making an alias from its spec (_alias_spec)."""
+    kind, k, sv = spec
+    if sv is None:
+        return (lambda ts, outs: outs[k]) if kind == "out" else (lambda ts, outs: ts[k])
     size, stride, off = sv
-    if root in earlier:
-        j = earlier[root]
-        return lambda ts, outs: outs[j].as_strided(size, stride, outs[j].storage_offset() + off)
-    k = pos[root]
+    if kind == "out":
+        return lambda ts, outs: outs[k].as_strided(size, stride, outs[k].storage_offset() + off)
     return lambda ts, outs: ts[k].as_strided(size, stride, ts[k].storage_offset() + off)
+
+
+def _layout_words(shape: Sequence[int], strides: Sequence[int]) -> list[int]:
+    return [len(shape), *[int(d) for d in shape], *[int(d) for d in strides]]
 
 
 def _contiguous_strides(sizes: Sequence[int]) -> list[int]:
@@ -454,6 +475,8 @@ class EngineGraph:
         # fast path (``fast``, a _lib.FastCall): outputs allocated in their
         # recorded layouts and written in place by the engine.
         self.fast: Optional[_lib.FastCall] = None
+        # the fast path's calls made by the C++ extension (_bind_graph_call)
+        self._call_id: Optional[int] = None
         self._static_outs = _static_specs(placeholders, results)
         # Outputs that are inputs as they are, outputs returned before, or
         # views of either (the weights a training forward saves for its
@@ -466,12 +489,14 @@ class EngineGraph:
         # the same made by one as_strided, for calls on the fast path
         # (inputs in their recorded layouts)
         self._aliases_fast: dict[int, Alias] = {}
+        self._alias_specs: dict[int, Optional[AliasSpec]] = {}
         earlier: dict[torch.fx.Node, int] = {}
         for i, a in enumerate(results):
             f = _alias(a, pos, earlier)
             if f is not None and isinstance(a, torch.fx.Node) and isinstance(a.meta.get("val"), torch.Tensor):
                 self.aliases[i] = f
-                self._aliases_fast[i] = _alias_strided(a, pos, earlier) or f
+                spec = self._alias_specs[i] = _alias_spec(a, pos, earlier)
+                self._aliases_fast[i] = _alias_of_spec(spec) if spec is not None else f
             if isinstance(a, torch.fx.Node) and a not in earlier:
                 earlier[a] = i
         # Inputs and outputs in other layouts than row-major, passed in
@@ -482,12 +507,18 @@ class EngineGraph:
         # it: the others' engine outputs are skipped).
         self.in_orders: dict[int, list[int]] = {}
         self.out_views: dict[int, tuple[int, OutView]] = {}
+        # the same as (k, size, stride, offset): out_views[i] is
+        # as_strided(size, stride, offset) of engine output k
+        self._out_view_specs: dict[int, tuple[int, list[int], list[int], int]] = {}
         if permuted_io and self._static_outs is not None:
             example_inputs = list(example_inputs)
             gm, self.in_orders, views = _permuted_io(gm, placeholders, results, self.tensor_inputs,
                                                      self.aliases, example_inputs)
             for i, (k, f, shape) in views.items():
                 self.out_views[i] = (k, f)
+                v = results[i].meta["val"]
+                self._out_view_specs[i] = (k, [int(d) for d in v.shape], [int(d) for d in v.stride()],
+                                           int(v.storage_offset()))
                 self.outputs[i] = ("tensor", None)
                 dt = self._static_outs[i][0]
                 self._static_outs[i] = (dt, shape, _contiguous_strides(shape)) if k == i else None
@@ -520,6 +551,10 @@ class EngineGraph:
     def call_fast(self, tensors: Sequence[torch.Tensor]) -> Optional[list[Any]]:
         """The outputs by the fast path (``fast``), or None where it does not
         take the call (no fast path yet, an input in another layout)."""
+        if self._call_id is not None:
+            # the whole call in the C++ extension (_bind_graph_call)
+            res = torch.ops.torchtpu._graph_call(self._call_id, tensors)
+            return res if res else None
         fast = self.fast
         if fast is None:
             return None
@@ -538,11 +573,61 @@ class EngineGraph:
         raw = self.program.run(ins)
         if self._static_outs is not None and self.fast is None:
             self.fast = _lib.FastCall(self.program, ins, self._static_outs, check_layout=not self.guarded)
+            self._bind_graph_call(tensors)
         outs = self.values(raw)
         self.finish_outputs(outs, tensors)
         if self.single:
             return outs[0]
         return tuple(outs)
+
+    def _bind_graph_call(self, tensors: Sequence[torch.Tensor]) -> None:
+        """Hands the fast path's calls to the C++ extension when it is
+        loaded (``torchtpu.device``: a wheel's prebuilt one, or an earlier
+        build of a checkout): the layout checks, the outputs' allocation,
+        the pointers and the views after the run (``out_views``,
+        ``aliases``) then cost a fraction of a microsecond per tensor
+        instead of one or more in Python (``runtime/graph_call.cpp``).
+        ``TORCHTPU_GRAPH_CALL=0`` keeps them in Python."""
+        fast = self.fast
+        if (fast is None or os.environ.get("TORCHTPU_GRAPH_CALL", "1") == "0" or self.binders or fast.n_out == 0
+                or any(sp is None for sp in self._alias_specs.values())
+                or not all(t.device.type == "cpu" for t in tensors) or not hasattr(torch.ops.torchtpu, "_graph_call")):
+            return
+        check = not self.guarded
+        plan = [fast.handle, fast.n_in, fast.n_out, int(check)]
+        for t in tensors:
+            plan.append(t.element_size())
+            if check:
+                plan += _layout_words(t.shape, t.stride())
+                plan.append(_lib._span_bytes(tuple(t.shape), tuple(t.stride()), t.element_size()))
+        dtypes = []
+        for o in fast._specs:
+            if o is None:
+                plan.append(0)
+                dtypes.append(torch.empty(0))
+            else:
+                plan += [1, *_layout_words(o[1], o[2]), _lib._span_bytes(o[1], o[2], o[0].itemsize)]
+                dtypes.append(torch.empty(0, dtype=o[0]))
+        views = []
+        for i, (k, size, stride, off) in self._out_view_specs.items():
+            views.append([i, 1, k, 0, *_layout_words(size, stride), off])
+        for i, spec in self._alias_specs.items():
+            assert spec is not None
+            kind, k, sv = spec
+            src = 0 if kind == "input" else 2
+            views.append([i, src, k, 1] if sv is None else [i, src, k, 0, *_layout_words(sv[0], sv[1]), sv[2]])
+        plan.append(len(views))
+        for v in views:
+            plan += v
+        self._call_id = torch.ops.torchtpu._graph_call_bind(plan, dtypes)
+
+    def __del__(self) -> None:
+        cid, self._call_id = getattr(self, "_call_id", None), None
+        if cid is not None:
+            try:
+                torch.ops.torchtpu._graph_call_free(cid)
+            except Exception:  # interpreter shutdown
+                pass
 
     def finish_outputs(self, outs: list[Any], tensors: Sequence[torch.Tensor], fast: bool = False) -> None:
         """Completes the engine's outputs as the graph's: the views of

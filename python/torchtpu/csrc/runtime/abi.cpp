@@ -66,7 +66,8 @@ __attribute__((visibility("default"))) int ttx_init(const char* path, int32_t ab
             resolve(lib, "tt_program_run_device", abi.program_run_device) &&
             resolve(lib, "tt_profiler_start", abi.profiler_start) && resolve(lib, "tt_profiler_tag", abi.profiler_tag) &&
             resolve(lib, "tt_profiler_stop", abi.profiler_stop) &&
-            resolve(lib, "tt_device_empty_cache", abi.device_empty_cache) && resolve(lib, "tt_memory", abi.memory);
+            resolve(lib, "tt_device_empty_cache", abi.device_empty_cache) && resolve(lib, "tt_memory", abi.memory) &&
+            resolve(lib, "tt_bound_run", abi.bound_run);
   if (!ok) return fail(std::string("libtorchtpu at ") + path + " lacks a device function: rebuild it");
   if (abi.abi_version() != abi_version)
     return fail("libtorchtpu has another C ABI version than the package: rebuild it");

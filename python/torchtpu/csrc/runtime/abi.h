@@ -29,6 +29,8 @@ struct Abi {
   char* (*profiler_stop)(char**);
   int32_t (*device_empty_cache)(char**);
   int32_t (*memory)(int64_t*, int64_t*, int32_t);
+  // tt_bound_run (compiled graphs on CPU tensors, runtime/graph_call.cpp)
+  int32_t (*bound_run)(uint64_t, void**, int64_t*, void**, int64_t*, char**);
 };
 
 // install_host_parallel sets how the engine's parallel loops run inside
