@@ -24,6 +24,9 @@ type Bound struct {
 	lits  []literal.Literal // the input literals, rewritten by each call
 	ptrs  []*literal.Literal
 	shape [][]int64 // each input's shape (the literals keep their own copy)
+	// gathered holds each strided input's row-major copy, reused by the
+	// next call (the engine reads inputs during the call only)
+	gathered [][]byte
 }
 
 // Bind makes a Bound call of program h with the descriptors of its inputs
@@ -34,7 +37,8 @@ func Bind(h Handle, inputs, outs []TensorDesc) (Handle, error) {
 		return 0, err
 	}
 	b := &Bound{prog: p, ins: append([]TensorDesc(nil), inputs...), outs: append([]TensorDesc(nil), outs...),
-		lits: make([]literal.Literal, len(inputs)), ptrs: make([]*literal.Literal, len(inputs))}
+		lits: make([]literal.Literal, len(inputs)), ptrs: make([]*literal.Literal, len(inputs)),
+		gathered: make([][]byte, len(inputs))}
 	for i := range b.ins {
 		b.ins[i].Shape = append([]int64(nil), inputs[i].Shape...)
 		b.ins[i].Strides = append([]int64(nil), inputs[i].Strides...)
@@ -81,7 +85,7 @@ func RunBound(ctx context.Context, h Handle, inData []unsafe.Pointer, inExtents 
 		d.Data, d.Extent = inData[i], inExtents[i]
 		// the literal's shape is b.shape[i]: a literal the last call
 		// handed on cannot have changed this call's descriptor
-		if err := d.literalInto(&b.lits[i], b.shape[i]); err != nil {
+		if err := d.literalIntoBuf(&b.lits[i], b.shape[i], &b.gathered[i]); err != nil {
 			return fmt.Errorf("input %d: %w", i, err)
 		}
 	}

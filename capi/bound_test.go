@@ -1,6 +1,7 @@
 package capi
 
 import (
+	"bytes"
 	"context"
 	"strings"
 	"testing"
@@ -130,5 +131,88 @@ func TestOutputBuffers(t *testing.T) {
 	}
 	if outputBuffers(outs[5:8], nil) != nil {
 		t.Error("outputs none of which is offered: want nil")
+	}
+}
+
+// A strided input (here the fixture's first input stored transposed) is
+// gathered into memory the bound call keeps and reuses: each call reads
+// that call's values (new memory with other contents every call), and no
+// call after the first allocates a new gather buffer.
+func TestBoundCallStridedInputReusesGather(t *testing.T) {
+	h, ins, io := loadFixture(t, "mlp")
+	x := io.Inputs()[0]
+	if len(x.Shape) != 2 {
+		t.Fatalf("the fixture's first input is %v, want a matrix", x.Shape)
+	}
+	r, c := x.Shape[0], x.Shape[1]
+	ins[0].Strides = []int64{1, r} // column-major
+	var outs []TensorDesc
+	for _, w := range io.Outputs() {
+		outs = append(outs, desc(w))
+	}
+	b, err := Bind(h, ins, outs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer Free(b)
+	bound, err := get[*Bound](b, "bound call")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var first *byte
+	for call := 0; call < 3; call++ {
+		// the input scaled by call+1 (call 0: the fixture's), transposed
+		scaled := x.Clone()
+		for i := range scaled.Len() {
+			scaled.SetFloat64(i, x.Float64(i)*float64(call+1))
+		}
+		colMajor := x.Clone()
+		for i := int64(0); i < r; i++ {
+			for j := int64(0); j < c; j++ {
+				colMajor.SetFloat64(int(j*r+i), scaled.Float64(int(i*c+j)))
+			}
+		}
+		var ip, op []unsafe.Pointer
+		var ie, oe []int64
+		ip, ie = append(ip, unsafe.Pointer(&colMajor.Data[0])), append(ie, int64(len(colMajor.Data)))
+		for _, l := range io.Inputs()[1:] {
+			ip, ie = append(ip, unsafe.Pointer(&l.Data[0])), append(ie, int64(len(l.Data)))
+		}
+		got := make([]*literal.Literal, len(outs))
+		for i, w := range io.Outputs() {
+			got[i] = &literal.Literal{DType: w.DType, Shape: w.Shape, Data: make([]byte, len(w.Data))}
+			op, oe = append(op, unsafe.Pointer(&got[i].Data[0])), append(oe, int64(len(got[i].Data)))
+		}
+		if err := RunBound(context.Background(), b, ip, ie, op, oe); err != nil {
+			t.Fatalf("call %d: %v", call, err)
+		}
+		// the same program run the general way on the row-major values
+		rowIns := append([]TensorDesc{desc(scaled)}, ins[1:]...)
+		for i, l := range io.Inputs()[1:] {
+			rowIns[i+1] = desc(l)
+		}
+		want, err := Run(context.Background(), h, rowIns)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range got {
+			wl := &literal.Literal{DType: got[i].DType, Shape: got[i].Shape, Data: make([]byte, len(got[i].Data))}
+			if err := CopyOut(want, i, unsafe.Pointer(&wl.Data[0]), int64(len(wl.Data))); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got[i].Data, wl.Data) {
+				t.Fatalf("call %d output %d differs from the general run's", call, i)
+			}
+		}
+		Free(want)
+		g := bound.gathered[0]
+		if len(g) == 0 {
+			t.Fatalf("call %d: the strided input was not gathered into the call's buffer", call)
+		}
+		if call == 0 {
+			first = &g[0]
+		} else if &g[0] != first {
+			t.Fatalf("call %d gathered into new memory", call)
+		}
 	}
 }

@@ -100,6 +100,15 @@ func (d *TensorDesc) Literal() (*literal.Literal, error) {
 // as the literal's shape: a caller with many tensors allocates them
 // together.
 func (d *TensorDesc) literalInto(l *literal.Literal, shape []int64) error {
+	return d.literalIntoBuf(l, shape, nil)
+}
+
+// literalIntoBuf is literalInto gathering a strided tensor into *buf (grown
+// as needed and kept there for the next call) instead of a new literal's
+// memory: a bound call's strided inputs (attention heads saved as views of
+// a projection) are gathered every call, and fresh memory each time costs
+// page faults as well as the copy.
+func (d *TensorDesc) literalIntoBuf(l *literal.Literal, shape []int64, buf *[]byte) error {
 	dt, n, contiguous, err := d.checked()
 	if err != nil {
 		return err
@@ -111,6 +120,14 @@ func (d *TensorDesc) literalInto(l *literal.Literal, shape []int64) error {
 		*l = literal.Literal{DType: dt, Shape: shape, Data: []byte{}}
 	case contiguous:
 		*l = literal.Literal{DType: dt, Shape: shape, Data: unsafe.Slice((*byte)(d.Data), n*size)}
+	case buf != nil:
+		src := unsafe.Slice((*byte)(d.Data), d.Extent)
+		if int64(cap(*buf)) < n*size {
+			*buf = make([]byte, n*size)
+		}
+		data := (*buf)[:n*size]
+		literal.Gather(data, src, 0, shape, d.Strides, size)
+		*l = literal.Literal{DType: dt, Shape: shape, Data: data}
 	default:
 		src := unsafe.Slice((*byte)(d.Data), d.Extent)
 		g, err := literal.New(dt, shape)
