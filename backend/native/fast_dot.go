@@ -60,6 +60,25 @@ func groupStride(shape []int64, dims []int) (int, bool) {
 type fastDotPlan struct {
 	*dotLayout
 	lb, lm, lk, rb, rk, rn int // batch, row and column strides of each operand
+	// binner, when not 0, splits the batch dims in two runs of one stride
+	// each (attention heads read from [b, t, h, d] as [b, h] batches): batch
+	// bi is (bi/binner, bi%binner), at lb and lb2 (rb and rb2) apart
+	binner, lb2, rb2 int
+}
+
+// lOff and rOff return the offset of batch bi in the operands.
+func (p *fastDotPlan) lOff(bi int) int {
+	if p.binner == 0 {
+		return bi * p.lb
+	}
+	return bi/p.binner*p.lb + bi%p.binner*p.lb2
+}
+
+func (p *fastDotPlan) rOff(bi int) int {
+	if p.binner == 0 {
+		return bi * p.rb
+	}
+	return bi/p.binner*p.rb + bi%p.binner*p.rb2
 }
 
 // fastDot runs the product when the fast path covers it; ok false means
@@ -175,16 +194,52 @@ func stridedDotShape(op *stablehlo.Op, lhs, rhs *literal.Literal) (*fastDotPlan,
 	nb := len(dims.LhsBatchingDims)
 	nl := len(p.lhsPerm) - nb - len(dims.LhsContractingDims)
 	nc := len(dims.RhsContractingDims)
-	lb, okA := groupStride(lhs.Shape, p.lhsPerm[:nb])
 	lm, okB := groupStride(lhs.Shape, p.lhsPerm[nb:nb+nl])
 	lk, okC := groupStride(lhs.Shape, p.lhsPerm[nb+nl:])
-	rb, okD := groupStride(rhs.Shape, p.rhsPerm[:nb])
 	rk, okE := groupStride(rhs.Shape, p.rhsPerm[nb:nb+nc])
 	rn, okF := groupStride(rhs.Shape, p.rhsPerm[nb+nc:])
-	if !okA || !okB || !okC || !okD || !okE || !okF {
+	bs, okA := splitBatch(lhs.Shape, p.lhsPerm[:nb], rhs.Shape, p.rhsPerm[:nb])
+	if !okA || !okB || !okC || !okE || !okF {
 		return nil, false
 	}
-	return &fastDotPlan{p, lb, lm, lk, rb, rk, rn}, true
+	return &fastDotPlan{dotLayout: p, lb: bs.lb, lm: lm, lk: lk, rb: bs.rb, rk: rk, rn: rn,
+		binner: bs.inner, lb2: bs.lb2, rb2: bs.rb2}, true
+}
+
+// batchSplit is how both operands' batch dims are read (splitBatch).
+type batchSplit struct{ lb, rb, inner, lb2, rb2 int }
+
+// splitBatch lays out the batch dims of two row-major operands (paired
+// in order, ldims with rdims) as one stride each, or as two runs of one
+// stride each split at the same place in both: the inner run's element
+// count, and each operand's outer and inner strides. False when a third
+// run would be needed.
+func splitBatch(lshape []int64, ldims []int, rshape []int64, rdims []int) (batchSplit, bool) {
+	lb, okL := groupStride(lshape, ldims)
+	rb, okR := groupStride(rshape, rdims)
+	if okL && okR {
+		return batchSplit{lb: lb, rb: rb}, true
+	}
+	for cut := 1; cut < len(ldims); cut++ {
+		lo, ok1 := groupStride(lshape, ldims[:cut])
+		li, ok2 := groupStride(lshape, ldims[cut:])
+		ro, ok3 := groupStride(rshape, rdims[:cut])
+		ri, ok4 := groupStride(rshape, rdims[cut:])
+		if !ok1 || !ok2 || !ok3 || !ok4 {
+			continue
+		}
+		inner := 1
+		for _, d := range ldims[cut:] {
+			inner *= int(lshape[d])
+		}
+		if inner <= 1 {
+			continue
+		}
+		// the outer run's stride is that of its last (innermost) dim of
+		// size > 1; an outer run of size-1 dims only has index 0
+		return batchSplit{lb: lo, rb: ro, inner: inner, lb2: li, rb2: ri}, true
+	}
+	return batchSplit{}, false
 }
 
 // matVec reports whether each batch's product is a matrix-vector one
@@ -201,8 +256,8 @@ func (p *fastDotPlan) run(a, b []float32, out *literal.Literal, epi gemm.Epilogu
 		// token: x · Wᵀ with W [n, k] row-major): dot products of the rows
 		// read in place, where the GEMM would pack all of b first
 		for i := 0; i < p.batch; i++ {
-			x := a[i*p.lb : i*p.lb+k]
-			gemvParallel(x, b[i*p.rb:], p.rn, c[i*n:(i+1)*n])
+			x := a[p.lOff(i) : p.lOff(i)+k]
+			gemvParallel(x, b[p.rOff(i):], p.rn, c[i*n:(i+1)*n])
 		}
 		store()
 		return false
@@ -212,8 +267,8 @@ func (p *fastDotPlan) run(a, b []float32, out *literal.Literal, epi gemm.Epilogu
 	}
 	one := func(i, threads int) {
 		gemm.SgemmEpi(m, n, k,
-			gemm.Matrix{Data: a, Off: i * p.lb, RowStride: p.lm, ColStride: p.lk},
-			gemm.Matrix{Data: b, Off: i * p.rb, RowStride: p.rk, ColStride: p.rn},
+			gemm.Matrix{Data: a, Off: p.lOff(i), RowStride: p.lm, ColStride: p.lk},
+			gemm.Matrix{Data: b, Off: p.rOff(i), RowStride: p.rk, ColStride: p.rn},
 			c[i*m*n:(i+1)*m*n], n, threads, epi)
 	}
 	// small products of a large batch run side by side, one thread each

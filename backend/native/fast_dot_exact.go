@@ -63,8 +63,8 @@ func (p *fastDotPlan) scalarRows(a, b, c []float32, lo, hi int) {
 	m, n, k := p.m, p.n, p.k
 	for r := lo; r < hi; r++ {
 		bi, i := r/m, r%m
-		ao := bi*p.lb + i*p.lm // row i of batch bi of a
-		bo := bi * p.rb        // batch bi of b
+		ao := p.lOff(bi) + i*p.lm // row i of batch bi of a
+		bo := p.rOff(bi)          // batch bi of b
 		crow := c[r*n : (r+1)*n]
 		switch {
 		case p.rn == 1:
@@ -148,11 +148,11 @@ func (p *fastDotPlan) tileRows(a, b, c []float32, lo, hi int) bool {
 	for r := lo; r < hi; {
 		bi, i0 := r/m, r%m
 		i1 := min(m, i0+hi-r) // rows i0..i1-1 of batch bi
-		ao := bi*p.lb + i0*p.lm
+		ao := p.lOff(bi) + i0*p.lm
 		if last := ao + (i1-1-i0)*p.lm + (k-1)*p.lk; ao < 0 || last >= len(a) {
 			return false
 		}
-		bo := bi * p.rb
+		bo := p.rOff(bi)
 		if last := bo + (k-1)*p.rk + (n-1)*p.rn; bo < 0 || last >= len(b) {
 			return false
 		}

@@ -154,7 +154,14 @@ func (fp *funcPlan) planRegion(r *stablehlo.Region, slots map[*stablehlo.Value]i
 	for _, a := range b.Args {
 		bp.args = append(bp.args, def(a))
 	}
+	folded, unread := foldDotTransposes(b)
 	for k, op := range b.Ops {
+		if unread[op] {
+			continue // a transpose its products read in place (fast_dot_fold.go)
+		}
+		if f := folded[op]; f != nil {
+			op = f
+		}
 		in := make([]int, len(op.Operands))
 		for j, v := range op.Operands {
 			i, err := use(op, j, v)
