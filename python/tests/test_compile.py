@@ -193,6 +193,33 @@ def test_permuted_inputs_and_outputs_in_place(graph_call: str):
         torch.testing.assert_close(g, r, rtol=1e-5, atol=1e-6)
 
 
+def test_output_in_memory_order_reuses_the_graphs_permute():
+    """An output computed in a permuted layout (the attention's output,
+    saved for the backward) is returned as its permute to memory order;
+    where the graph already has that permute (the attention's output
+    transposed back for the projection after it, through an alias or a
+    same-shape view), the engine returns that one rather than a second
+    transpose of the same value."""
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    from torchtpu._graph_io import _permuted_io
+
+    def fn(u):
+        e = torch.exp(u)
+        return torch.ops.aten.alias.default(e), e.view(4, 2, 3).permute(1, 2, 0).sum(0)
+
+    u = torch.randn(2, 3, 4).permute(2, 0, 1)
+    gm = make_fx(fn, tracing_mode="fake")(u)
+    phs = [n for n in gm.graph.nodes if n.op == "placeholder"]
+    out = gm.graph.output_node().args[0]
+    g2, _, views = _permuted_io(gm, phs, out, [True], {}, [u])
+    exp = next(n for n in g2.graph.nodes if n.target is torch.ops.aten.exp.default)
+    permutes = [n for n in g2.graph.nodes if n.target is torch.ops.aten.permute.default
+                and (n.args[0] is exp or n.args[0] in exp.users)]
+    assert len(permutes) == 1 and list(views) == [0]
+    assert g2.graph.output_node().args[0][0] is permutes[0]
+
+
 def test_dynamic_batch_does_not_recompile():
     torch.manual_seed(0)
     m = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 3))

@@ -230,6 +230,21 @@ def _view_chain(a: torch.fx.Node) -> tuple[torch.fx.Node, Optional[OutView]]:
     return n, replay
 
 
+def _same_shape_views(n: torch.fx.Node) -> list[torch.fx.Node]:
+    """The users of n that view it whole, as it is (an alias, a view to its
+    own shape)."""
+    v = n.meta.get("val")
+    out = []
+    for u in n.users:
+        if u.op != "call_function" or u.kwargs or u.args[0] is not n:
+            continue
+        if u.target is torch.ops.aten.alias.default or (
+                u.target is torch.ops.aten.view.default and isinstance(v, torch.Tensor)
+                and list(u.args[1]) == list(v.shape)):
+            out.append(u)
+    return out
+
+
 def _permuted_io(gm: torch.fx.GraphModule, placeholders: Sequence[torch.fx.Node], results: Sequence[Any],
                  tensor_inputs: Sequence[bool], aliases: Mapping[int, Any],
                  example_inputs: list[Any]) -> tuple[torch.fx.GraphModule, dict[int, list[int]],
@@ -366,11 +381,20 @@ def _permuted_io(gm: torch.fx.GraphModule, placeholders: Sequence[torch.fx.Node]
         if n is None:
             n = by_name[b.name]
             if order is not None:
-                with g.inserting_before(out):
-                    p = g.call_function(permute, (n, order))
-                with fake:
-                    p.meta["val"] = n.meta["val"].permute(order).contiguous()
-                n = p
+                # the graph's own permute of b to its memory order where it
+                # has one (the attention's output, transposed back for the
+                # projection after it), else a new one
+                same = [u for v in (n, *_same_shape_views(n)) for u in v.users
+                        if u.op == "call_function" and u.target is permute and not u.kwargs
+                        and [int(d) for d in u.args[1]] == order]
+                if same:
+                    n = same[0]
+                else:
+                    with g.inserting_before(out):
+                        p = g.call_function(permute, (n, order))
+                    with fake:
+                        p.meta["val"] = n.meta["val"].permute(order).contiguous()
+                    n = p
             engine_node[key] = n
         res[i] = n
     out.args = (res[0] if single else tuple(res),)
