@@ -122,6 +122,9 @@ def test_input_outputs_are_the_inputs(graph_call: str):
         assert got[4]._base is ts[0] or got[4].data_ptr() == ts[0].data_ptr()
         assert got[5] is got[0] and got[6].data_ptr() == got[0].data_ptr()
         assert (eg._call_id is not None) == (graph_call == "cpp")
+    # a call with a tensor missing is the engine's error on either path
+    with pytest.raises(torchtpu.TorchTPUError, match="takes 3 tensors, 2 given"):
+        eg.call_fast(eg.tensors(list(args))[:2])
 
     # an input the graph writes (in place) is no alias, nor a view of it
     from torchtpu._graph import _alias

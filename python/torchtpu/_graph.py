@@ -174,8 +174,12 @@ class EngineGraph:
         """The outputs by the fast path (``fast``), or None where it does not
         take the call (no fast path yet, an input in another layout)."""
         if self._call_id is not None:
-            # the whole call in the C++ extension (_bind_graph_call)
-            res = torch.ops.torchtpu._graph_call(self._call_id, tensors)
+            # the whole call in the C++ extension (_bind_graph_call); the
+            # engine's errors come back as TorchTPUError, as on the others
+            try:
+                res = torch.ops.torchtpu._graph_call(self._call_id, tensors)
+            except RuntimeError as e:
+                raise _lib.TorchTPUError(str(e)) from None
             return res if res else None
         fast = self.fast
         if fast is None:
