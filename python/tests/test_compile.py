@@ -125,6 +125,24 @@ def test_input_outputs_are_the_inputs(graph_call: str):
     # a call with a tensor missing is the engine's error on either path
     with pytest.raises(torchtpu.TorchTPUError, match="takes 3 tensors, 2 given"):
         eg.call_fast(eg.tensors(list(args))[:2])
+    if graph_call == "cpp":
+        # a plan (a private op's argument, which anyone can call) whose view
+        # reaches past the tensor it views is an error, never such a view
+        from torchtpu._graph_io import _layout_words
+
+        fast = eg.fast
+        plan = [fast.handle, fast.n_in, fast.n_out, 0]
+        dtypes = []
+        for o in fast._specs:
+            plan += [0] if o is None else [1, *_layout_words(o[1], o[2])]
+            dtypes.append(torch.empty(0, dtype=o[0]) if o is not None else torch.empty(0))
+        plan += [1, 1, 0, 1, 0, *_layout_words([16], [1]), 0]  # output 1: 16 floats of w's 15
+        bad = torch.ops.torchtpu._graph_call_bind(plan, dtypes)
+        try:
+            with pytest.raises(RuntimeError, match="outside the storage"):
+                torch.ops.torchtpu._graph_call(bad, eg.tensors(list(args)))
+        finally:
+            torch.ops.torchtpu._graph_call_free(bad)
 
     # an input the graph writes (in place) is no alias, nor a view of it
     from torchtpu._graph import _alias

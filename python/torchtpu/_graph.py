@@ -221,18 +221,16 @@ class EngineGraph:
             return
         check = not self.guarded
         plan = [fast.handle, fast.n_in, fast.n_out, int(check)]
-        for t in tensors:
-            plan.append(t.element_size())
-            if check:
+        if check:
+            for t in tensors:
                 plan += _layout_words(t.shape, t.stride())
-                plan.append(_lib._span_bytes(tuple(t.shape), tuple(t.stride()), t.element_size()))
         dtypes = []
         for o in fast._specs:
             if o is None:
                 plan.append(0)
                 dtypes.append(torch.empty(0))
             else:
-                plan += [1, *_layout_words(o[1], o[2]), _lib._span_bytes(o[1], o[2], o[0].itemsize)]
+                plan += [1, *_layout_words(o[1], o[2])]
                 dtypes.append(torch.empty(0, dtype=o[0]))
         views = []
         for i, (k, size, stride, off) in self._out_view_specs.items():

@@ -29,7 +29,6 @@ struct OutSpec {
   bool none = true;  // skipped: the engine writes nothing, the call returns None or a view made after
   at::ScalarType dtype = at::kFloat;
   Layout layout;
-  int64_t extent = 0;
 };
 
 // An output made after the run: from input src (kInput), the engine's
@@ -48,12 +47,33 @@ struct GraphCall {
   uint64_t bound = 0;
   int64_t n_in = 0, n_out = 0;
   bool check = false;             // compare each input's layout with layouts[i] first
-  std::vector<int64_t> itemsize;  // per input
-  std::vector<Layout> layouts;    // per input, when check
-  std::vector<int64_t> extent;    // per input, when check
+  std::vector<Layout> layouts;  // per input, when check
   std::vector<OutSpec> outs;
   std::vector<View> views;  // in order
 };
+
+// extent returns the bytes t's storage holds from t's data pointer on.
+int64_t extent(const at::Tensor& t) {
+  return int64_t(t.storage().nbytes()) - t.storage_offset() * int64_t(t.itemsize());
+}
+
+// within reports whether a view of s's storage of layout l at element
+// offset off addresses only elements the storage holds.
+bool within(const at::Tensor& s, const Layout& l, int64_t off) {
+  if (!s.has_storage() || off < 0 || l.shape.size() != l.strides.size()) return false;
+  int64_t lo = off, hi = off;
+  for (size_t d = 0; d < l.shape.size(); d++) {
+    if (l.shape[d] < 0) return false;
+    if (l.shape[d] == 0) return true;  // no element
+    int64_t span = (l.shape[d] - 1) * l.strides[d];
+    if (span < 0) {
+      lo += span;
+    } else {
+      hi += span;
+    }
+  }
+  return lo >= 0 && (hi + 1) * int64_t(s.itemsize()) <= int64_t(s.storage().nbytes());
+}
 
 std::mutex calls_mu;
 std::unordered_map<int64_t, std::shared_ptr<const GraphCall>> calls;
@@ -77,9 +97,14 @@ struct Cursor {
   }
 };
 
-// graph_call_bind reads a plan (python/torchtpu/_graph.py, _graph_call_plan
-// writes it) and returns the call's id. dtypes holds one tensor per
-// output, of the output's dtype.
+// graph_call_bind reads a plan (EngineGraph._bind_graph_call in
+// python/torchtpu/_graph.py writes it) and returns the call's id. The
+// plan's words: the bound call's handle, the numbers of inputs and
+// outputs, whether to check the inputs' layouts; then each input's layout
+// when checked (ndim, sizes, strides); each output's: 0 for none, or 1
+// and its layout; the number of views and each view's output, source kind
+// and index, 1 for the source itself or 0 and its layout and offset.
+// dtypes holds one tensor per output, of the output's dtype.
 int64_t graph_call_bind(c10::IntArrayRef plan, at::TensorList dtypes) {
   auto c = std::make_shared<GraphCall>();
   Cursor r{plan};
@@ -90,20 +115,13 @@ int64_t graph_call_bind(c10::IntArrayRef plan, at::TensorList dtypes) {
   TORCH_CHECK(c->n_in >= 0 && c->n_out >= 0 && int64_t(dtypes.size()) == c->n_out,
               "torchtpu: a graph call's plan has ", c->n_in, " inputs and ", c->n_out, " outputs, ", dtypes.size(),
               " dtypes given");
-  for (int64_t i = 0; i < c->n_in; i++) {
-    c->itemsize.push_back(r.next());
-    if (c->check) {
-      c->layouts.push_back(r.layout());
-      c->extent.push_back(r.next());
-    }
-  }
+  for (int64_t i = 0; c->check && i < c->n_in; i++) c->layouts.push_back(r.layout());
   for (int64_t i = 0; i < c->n_out; i++) {
     OutSpec o;
     o.none = r.next() == 0;
     if (!o.none) {
       o.dtype = dtypes[size_t(i)].scalar_type();
       o.layout = r.layout();
-      o.extent = r.next();
     }
     c->outs.push_back(std::move(o));
   }
@@ -157,14 +175,18 @@ std::vector<at::Tensor> graph_call(int64_t id, at::TensorList inputs) {
       if (t.sizes() != c10::IntArrayRef(l.shape) || t.strides() != c10::IntArrayRef(l.strides)) return {};
     }
   }
+  // Extents are the bytes each tensor's storage holds from its data
+  // pointer on, never the plan's word: the engine checks every tensor's
+  // layout against them, so a plan that disagrees with the bound call is
+  // an error, not a write past an allocation.
   std::vector<void*> in_data(size_t(std::max<int64_t>(c->n_in, 1)));
   std::vector<int64_t> in_ext(in_data.size());
   for (int64_t i = 0; i < c->n_in; i++) {
     const at::Tensor& t = inputs[size_t(i)];
-    TORCH_CHECK(t.defined() && t.device().is_cpu(), "torchtpu: input ", i, " of a compiled graph is not a CPU tensor");
+    TORCH_CHECK(t.defined() && t.device().is_cpu() && t.has_storage(), "torchtpu: input ", i,
+                " of a compiled graph is not a CPU tensor");
     in_data[size_t(i)] = t.data_ptr();
-    in_ext[size_t(i)] = c->check ? c->extent[size_t(i)]
-                                 : int64_t(t.storage().nbytes()) - t.storage_offset() * c->itemsize[size_t(i)];
+    in_ext[size_t(i)] = extent(t);
   }
   std::vector<at::Tensor> outs(size_t(c->n_out));
   std::vector<void*> out_data(size_t(std::max<int64_t>(c->n_out, 1)));
@@ -174,7 +196,7 @@ std::vector<at::Tensor> graph_call(int64_t id, at::TensorList inputs) {
     if (o.none) continue;
     outs[size_t(i)] = at::empty_strided(o.layout.shape, o.layout.strides, at::TensorOptions().dtype(o.dtype));
     out_data[size_t(i)] = outs[size_t(i)].data_ptr();
-    out_ext[size_t(i)] = o.extent;
+    out_ext[size_t(i)] = extent(outs[size_t(i)]);
   }
   char* err = nullptr;
   int32_t rc = abi.bound_run(c->bound, in_data.data(), in_ext.data(), out_data.data(), out_ext.data(), &err);
@@ -186,8 +208,14 @@ std::vector<at::Tensor> graph_call(int64_t id, at::TensorList inputs) {
                             : v.src_kind == kRaw ? raw[size_t(v.src)]
                                                  : outs[size_t(v.src)];
       TORCH_CHECK(s.defined(), "torchtpu: output ", v.out, " views a None output");
-      outs[size_t(v.out)] =
-          v.identity ? s : s.as_strided(v.layout.shape, v.layout.strides, s.storage_offset() + v.offset);
+      if (v.identity) {
+        outs[size_t(v.out)] = s;
+        continue;
+      }
+      int64_t off = s.storage_offset() + v.offset;
+      TORCH_CHECK(within(s, v.layout, off), "torchtpu: output ", v.out, " of a compiled graph would view bytes outside ",
+                  "the storage of the tensor it views");
+      outs[size_t(v.out)] = s.as_strided(v.layout.shape, v.layout.strides, off);
     }
   }
   return outs;
