@@ -120,22 +120,17 @@ func (d *TensorDesc) literalIntoBuf(l *literal.Literal, shape []int64, buf *[]by
 		*l = literal.Literal{DType: dt, Shape: shape, Data: []byte{}}
 	case contiguous:
 		*l = literal.Literal{DType: dt, Shape: shape, Data: unsafe.Slice((*byte)(d.Data), n*size)}
-	case buf != nil:
-		src := unsafe.Slice((*byte)(d.Data), d.Extent)
+	default:
+		var fresh []byte
+		if buf == nil {
+			buf = &fresh
+		}
 		if int64(cap(*buf)) < n*size {
 			*buf = make([]byte, n*size)
 		}
 		data := (*buf)[:n*size]
-		literal.Gather(data, src, 0, shape, d.Strides, size)
+		literal.Gather(data, unsafe.Slice((*byte)(d.Data), d.Extent), 0, shape, d.Strides, size)
 		*l = literal.Literal{DType: dt, Shape: shape, Data: data}
-	default:
-		src := unsafe.Slice((*byte)(d.Data), d.Extent)
-		g, err := literal.New(dt, shape)
-		if err != nil {
-			return err
-		}
-		literal.Gather(g.Data, src, 0, shape, d.Strides, size)
-		*l = *g
 	}
 	return nil
 }

@@ -104,33 +104,27 @@ func (a *arena) lend(i int) []byte {
 	return b
 }
 
-// hasDest reports whether the running step was given the caller's
-// memory for slot's value, of n bytes (takeSlot then returns it).
-func (a *arena) hasDest(slot, n int) bool {
+// lendSlot returns the caller's memory for slot's value when the running
+// step was given it and it is n bytes, else nil.
+func (a *arena) lendSlot(slot, n int) []byte {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	for _, d := range a.dest {
+	for i, d := range a.dest {
 		if d.slot == slot && len(d.b) == n {
-			return true
+			return a.lend(i)
 		}
 	}
-	return false
+	return nil
 }
 
 // takeSlot returns the caller's memory for slot's value when the running
-// step was given it and it is n bytes, else a buffer as take's that is no
-// other result's memory (a stage of a row pipeline before the one
-// computing that result, of the same size).
+// step was given it and it is n bytes (lendSlot), else a buffer as take's
+// that is no other result's memory (a stage of a row pipeline before the
+// one computing that result, of the same size).
 func (a *arena) takeSlot(slot, n int) []byte {
-	a.mu.Lock()
-	for i, d := range a.dest {
-		if d.slot == slot && len(d.b) == n {
-			b := a.lend(i)
-			a.mu.Unlock()
-			return b
-		}
+	if b := a.lendSlot(slot, n); b != nil {
+		return b
 	}
-	a.mu.Unlock()
 	return a.takeBuf(n)
 }
 

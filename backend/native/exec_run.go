@@ -442,9 +442,7 @@ func (fr *frame) runGroup(ep *execPlan, g *fusedGroup, persist *spanSet, al *ali
 		// the caller's memory for the result, when given, before an
 		// operand's: computed there, the result leaves without a copy
 		// (a weight gradient summed with the embedding's scatter)
-		if ar.hasDest(g.out, nbytes) {
-			data = ar.takeSlot(g.out, nbytes)
-		}
+		data = ar.lendSlot(g.out, nbytes)
 		for _, s := range g.inplace {
 			if data != nil {
 				break

@@ -163,21 +163,3 @@ func foldTransposeInto(dot *stablehlo.Op, side int, t *stablehlo.Op) (*stablehlo
 	}
 	return folded, true
 }
-
-// transposePerm returns a well-formed transpose's permutation (of its
-// operand's static shape to its result's).
-func transposePerm(t *stablehlo.Op) ([]int64, bool) {
-	perm, ok := t.Ints("permutation")
-	it, rt := staticType(t.Operands[0]), staticType(t.Results[0])
-	if !ok || it == nil || rt == nil || len(perm) != len(it.Shape) || len(perm) != len(rt.Shape) {
-		return nil, false
-	}
-	seen := make([]bool, len(perm))
-	for i, p := range perm {
-		if p < 0 || int(p) >= len(perm) || seen[p] || it.Shape[p] != rt.Shape[i] {
-			return nil, false
-		}
-		seen[p] = true
-	}
-	return perm, true
-}

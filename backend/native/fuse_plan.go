@@ -235,26 +235,39 @@ func broadcastStrides(op *stablehlo.Op) ([]int64, bool) {
 }
 
 func transposeStrides(op *stablehlo.Op) ([]int64, bool) {
-	if len(op.Operands) != 1 || len(op.Results) != 1 {
+	perm, ok := transposePerm(op)
+	if !ok {
 		return nil, false
 	}
-	it, rt := staticType(op.Operands[0]), staticType(op.Results[0])
-	if it == nil || rt == nil || !fusibleDType(it.DType()) || it.DType() != rt.DType() || len(it.Shape) != len(rt.Shape) {
-		return nil, false
-	}
-	perm, ok := op.Ints("permutation")
-	if !ok || len(perm) != len(it.Shape) {
+	it := staticType(op.Operands[0])
+	if !fusibleDType(it.DType()) || it.DType() != staticType(op.Results[0]).DType() {
 		return nil, false
 	}
 	in := literal.Strides(it.Shape)
 	st := make([]int64, len(perm))
+	for i, p := range perm {
+		st[i] = in[p]
+	}
+	return st, true
+}
+
+// transposePerm returns a well-formed transpose's permutation (of its
+// operand's static shape to its result's).
+func transposePerm(op *stablehlo.Op) ([]int64, bool) {
+	if len(op.Operands) != 1 || len(op.Results) != 1 {
+		return nil, false
+	}
+	perm, ok := op.Ints("permutation")
+	it, rt := staticType(op.Operands[0]), staticType(op.Results[0])
+	if !ok || it == nil || rt == nil || len(perm) != len(it.Shape) || len(perm) != len(rt.Shape) {
+		return nil, false
+	}
 	seen := make([]bool, len(perm))
 	for i, p := range perm {
 		if p < 0 || int(p) >= len(perm) || seen[p] || it.Shape[p] != rt.Shape[i] {
 			return nil, false
 		}
 		seen[p] = true
-		st[i] = in[p]
 	}
-	return st, true
+	return perm, true
 }
