@@ -17,8 +17,8 @@ import torch.fx
 
 from . import _lib
 from ._export import to_pt2
-from ._graph_io import (Alias, AliasSpec, OutView, _alias, _alias_of_spec, _alias_spec, _contiguous_strides,  # noqa: F401
-                        _inverse, _layout, _layout_words, _permuted_io, _restride)
+from ._graph_io import (Alias, AliasSpec, StridedView, _alias, _alias_of_spec, _alias_spec,  # noqa: F401
+                        _contiguous_strides, _inverse, _layout, _layout_words, _permuted_io, _restride)
 from ._options import Options
 
 
@@ -124,23 +124,17 @@ class EngineGraph:
         # Inputs and outputs in other layouts than row-major, passed in
         # place: the engine reads input k as its tensor's
         # .permute(in_orders[k]), and output i is made by out_views[i] =
-        # (k, f) from the engine's output k, a row-major value of which it
-        # is a view (written by the engine once when several outputs view
-        # it: the others' engine outputs are skipped).
+        # (k, view) from the engine's output k, a row-major value of which
+        # it is that view (written by the engine once when several outputs
+        # view it: the others' engine outputs are skipped).
         self.in_orders: dict[int, list[int]] = {}
-        self.out_views: dict[int, tuple[int, OutView]] = {}
-        # the same as (k, size, stride, offset): out_views[i] is
-        # as_strided(size, stride, offset) of engine output k
-        self._out_view_specs: dict[int, tuple[int, list[int], list[int], int]] = {}
+        self.out_views: dict[int, tuple[int, StridedView]] = {}
         if permuted_io and self._static_outs is not None:
             example_inputs = list(example_inputs)
             gm, self.in_orders, views = _permuted_io(gm, placeholders, results, self.tensor_inputs,
                                                      self.aliases, example_inputs)
-            for i, (k, f, shape) in views.items():
-                self.out_views[i] = (k, f)
-                v = results[i].meta["val"]
-                self._out_view_specs[i] = (k, [int(d) for d in v.shape], [int(d) for d in v.stride()],
-                                           int(v.storage_offset()))
+            for i, (k, sv, shape) in views.items():
+                self.out_views[i] = (k, sv)
                 self.outputs[i] = ("tensor", None)
                 dt = self._static_outs[i][0]
                 self._static_outs[i] = (dt, shape, _contiguous_strides(shape)) if k == i else None
@@ -233,7 +227,7 @@ class EngineGraph:
                 plan += [1, *_layout_words(o[1], o[2])]
                 dtypes.append(torch.empty(0, dtype=o[0]))
         views = []
-        for i, (k, size, stride, off) in self._out_view_specs.items():
+        for i, (k, (size, stride, off)) in self.out_views.items():
             views.append([i, 1, k, 0, *_layout_words(size, stride), off])
         for i, spec in self._alias_specs.items():
             assert spec is not None
@@ -261,9 +255,10 @@ class EngineGraph:
         recorded layouts, and a view is one as_strided)."""
         if self.out_views:
             raw = list(outs)
-            for i, (k, f) in self.out_views.items():
-                if raw[k] is not None:
-                    outs[i] = f(raw[k])
+            for i, (k, (size, stride, off)) in self.out_views.items():
+                r = raw[k]
+                if r is not None:
+                    outs[i] = r.as_strided(size, stride, r.storage_offset() + off)
         for i, f in (self._aliases_fast if fast else self.aliases).items():
             outs[i] = f(tensors, outs)
 

@@ -82,6 +82,11 @@ def _leaves(x: Any) -> Any:
         yield x
 
 
+def _const_args(xs: Any) -> bool:
+    """Whether xs (an op's arguments) hold no node or symbol."""
+    return not any(isinstance(x, (torch.fx.Node, torch.SymInt, torch.SymFloat, torch.SymBool)) for x in _leaves(xs))
+
+
 # An alias is made from the engine's input tensors and the outputs before
 # it: f(inputs, outputs) -> tensor.
 Alias = Callable[[Sequence[torch.Tensor], Sequence[Any]], torch.Tensor]
@@ -108,7 +113,7 @@ def _alias(a: Any, pos: dict[torch.fx.Node, int], earlier: dict[torch.fx.Node, i
     if a.op != "call_function" or not _is_view(a.target) or not a.args or a.kwargs:
         return None
     rest = a.args[1:]
-    if any(isinstance(x, (torch.fx.Node, torch.SymInt, torch.SymFloat, torch.SymBool)) for x in _leaves(rest)):
+    if not _const_args(rest):
         return None
     base = _alias(a.args[0], pos, earlier)
     if base is None:
@@ -117,7 +122,12 @@ def _alias(a: Any, pos: dict[torch.fx.Node, int], earlier: dict[torch.fx.Node, i
     return lambda ts, outs: op(base(ts, outs), *rest)
 
 
-def _strided_view(v: Any, base: Any) -> Optional[tuple[list[int], list[int], int]]:
+# A view as (size, stride, offset): as_strided(size, stride, offset) of
+# its base, the offset counted from the base's own.
+StridedView = tuple[list[int], list[int], int]
+
+
+def _strided_view(v: Any, base: Any) -> Optional[StridedView]:
     """The view v of base as ``(size, stride, offset)`` for
     ``as_strided(size, stride, base.storage_offset() + offset)``, when both
     are tensors of static layouts (None otherwise): one call makes a view
@@ -134,16 +144,14 @@ def _strided_view(v: Any, base: Any) -> Optional[tuple[list[int], list[int], int
 # Where a graph output that aliases an input or an earlier output comes
 # from: ("input", k) or ("out", j), and the view of it as (size, stride,
 # offset), or None for that tensor itself.
-AliasSpec = tuple[str, int, Optional[tuple[list[int], list[int], int]]]
+AliasSpec = tuple[str, int, Optional[StridedView]]
 
 
 def _alias_spec(a: Any, pos: dict[torch.fx.Node, int], earlier: dict[torch.fx.Node, int]) -> Optional[AliasSpec]:
-    """_alias's output as data, for calls whose inputs have their recorded
-    layouts (the fast path): the tensor it is, or the one ``as_strided`` of
-    the input or earlier output it views; None where _alias gives none or
-    a view's layout is not static."""
-    if _alias(a, pos, earlier) is None:
-        return None
+    """_alias's output as data, for an output _alias makes, and calls whose
+    inputs have their recorded layouts (the fast path): the tensor it is,
+    or the one ``as_strided`` of the input or earlier output it views; None
+    where a view's layout is not static."""
     if a in earlier:
         return ("out", earlier[a], None)
     if a.op == "placeholder":
@@ -187,15 +195,11 @@ def _inverse(order: Sequence[int]) -> list[int]:
     return inv
 
 
-# A view of an engine output: f(tensor) -> the graph's output.
-OutView = Callable[[torch.Tensor], torch.Tensor]
+# The views of a view chain, replayed: f(base) -> the view.
+ViewReplay = Callable[[torch.Tensor], torch.Tensor]
 
 
-def _const_args(xs: Any) -> bool:
-    return not any(isinstance(x, (torch.fx.Node, torch.SymInt, torch.SymFloat, torch.SymBool)) for x in _leaves(xs))
-
-
-def _view_chain(a: torch.fx.Node) -> tuple[torch.fx.Node, Optional[OutView]]:
+def _view_chain(a: torch.fx.Node) -> tuple[torch.fx.Node, Optional[ViewReplay]]:
     """The node a is a view of through view ops with constant arguments
     (``view``, ``permute``, ``alias``, a ``split``'s part...), and the
     function that makes a's value from that node's (None when a is no
@@ -248,7 +252,7 @@ def _same_shape_views(n: torch.fx.Node) -> list[torch.fx.Node]:
 def _permuted_io(gm: torch.fx.GraphModule, placeholders: Sequence[torch.fx.Node], results: Sequence[Any],
                  tensor_inputs: Sequence[bool], aliases: Mapping[int, Any],
                  example_inputs: list[Any]) -> tuple[torch.fx.GraphModule, dict[int, list[int]],
-                                                      dict[int, tuple[int, OutView, list[int]]]]:
+                                                      dict[int, tuple[int, StridedView, list[int]]]]:
     """Inputs and outputs in layouts other than row-major, passed in place.
 
     A training forward saves transposed or sliced activations for its
@@ -301,7 +305,7 @@ def _permuted_io(gm: torch.fx.GraphModule, placeholders: Sequence[torch.fx.Node]
                 and _layout(a.meta["val"]) is None and a.meta["val"].is_contiguous():
             plain[a] = i
     # per output made from an engine output: (base node, order or None, engine output, view)
-    made: dict[int, tuple[torch.fx.Node, Optional[list[int]], int, OutView, list[int]]] = {}
+    made: dict[int, tuple[torch.fx.Node, Optional[list[int]], int, StridedView, list[int]]] = {}
     first: dict[tuple[torch.fx.Node, Optional[tuple[int, ...]]], int] = {}
     for i, a in enumerate(results):
         if i in aliases or not isinstance(a, torch.fx.Node) or a.op != "call_function":
@@ -323,30 +327,26 @@ def _permuted_io(gm: torch.fx.GraphModule, placeholders: Sequence[torch.fx.Node]
             continue
         inv = _inverse(order) if order is not None else None
 
-        def view(r: torch.Tensor, replay: Optional[OutView] = replay, inv: Optional[list[int]] = inv) -> torch.Tensor:
-            if inv is not None:
-                r = r.permute(inv)
-            return replay(r) if replay is not None else r
-
+        # the engine's output (b, or b permuted to memory order), row-major;
+        # the output is one as_strided of it where the graph's views of it,
+        # replayed on a meta tensor, make exactly the recorded layout
         shape = [int(bv.shape[d]) for d in order] if order is not None else [int(d) for d in bv.shape]
         try:
-            m = view(torch.empty(shape, dtype=v.dtype, device="meta"))
+            m = torch.empty(shape, dtype=v.dtype, device="meta")
+            if inv is not None:
+                m = m.permute(inv)
+            if replay is not None:
+                m = replay(m)
         except Exception:
             continue
-        if (list(m.shape) != [int(d) for d in v.shape] or list(m.stride()) != [int(s) for s in v.stride()]
-                or m.storage_offset() != int(v.storage_offset())):
+        sv = ([int(d) for d in v.shape], [int(d) for d in v.stride()], int(v.storage_offset()))
+        if (list(m.shape), list(m.stride()), m.storage_offset()) != sv:
             continue
-        # one as_strided makes what the views make (checked above)
-        size, stride, off = [int(d) for d in v.shape], [int(d) for d in v.stride()], int(v.storage_offset())
-
-        def view(r: torch.Tensor, size: list[int] = size, stride: list[int] = stride, off: int = off) -> torch.Tensor:
-            return r.as_strided(size, stride, r.storage_offset() + off)
-
         key = (b, tuple(order) if order is not None else None)
         k = plain.get(b, -1) if order is None else -1
         if k < 0:
             k = first.setdefault(key, i)
-        made[i] = (b, order, k, view, shape)
+        made[i] = (b, order, k, sv, shape)
     if not in_orders and not made:
         return gm, in_orders, {}
     g = copy.deepcopy(gm.graph)
@@ -400,7 +400,7 @@ def _permuted_io(gm: torch.fx.GraphModule, placeholders: Sequence[torch.fx.Node]
     out.args = (res[0] if single else tuple(res),)
     g.eliminate_dead_code()
     g.lint()
-    return torch.fx.GraphModule(gm, g), in_orders, {i: (k, view, shape) for i, (_, _, k, view, shape) in made.items()}
+    return torch.fx.GraphModule(gm, g), in_orders, {i: (k, sv, shape) for i, (_, _, k, sv, shape) in made.items()}
 
 
 def _restride(r: torch.Tensor, layout: tuple[str, list[int]]) -> torch.Tensor:
