@@ -120,7 +120,7 @@ func (op *eagerOp) resolve() {
 			return
 		}
 	}
-	iw := implicitWrites[op.name].writes
+	_, iw, _ := implicitWrite(op.name)
 	for i, p := range s.Params {
 		if op.written[i] && !returned(op.retArg, i) && !hasValue(iw, p.Name) {
 			op.reason = fmt.Sprintf("writes argument %s without returning it", p.Name)
@@ -139,9 +139,9 @@ func (op *eagerOp) resolve() {
 		}
 	}
 	e, ok := aten.Lookup(op.name)
-	if iw, found := implicitWrites[op.name]; found && !ok {
+	if to, _, found := implicitWrite(op.name); found && !ok {
 		// only the functional entry computes it
-		e, ok = aten.Lookup(iw.to)
+		e, ok = aten.Lookup(to)
 	}
 	switch {
 	case ok && e.Base != nil:
@@ -190,6 +190,22 @@ var implicitWrites = map[string]struct {
 	"aten::_cummin_helper.default": {"aten::cummin.default", map[int]string{0: "values", 1: "indices"}},
 }
 
+// implicitWrite returns the functional op computing an op that updates
+// arguments its schema does not return, and which of its results update
+// which argument: the ops of implicitWrites, and the in-place forms of
+// the optimizers' multi-tensor ops (_foreach_add_.Scalar returns nothing
+// and writes its self list: _foreach_add.Scalar's result list).
+func implicitWrite(name string) (to string, writes map[int]string, ok bool) {
+	if w, ok := implicitWrites[name]; ok {
+		return w.to, w.writes, true
+	}
+	base, overload, _ := strings.Cut(name, ".")
+	if strings.HasPrefix(base, "aten::_foreach_") && strings.HasSuffix(base, "_") {
+		return strings.TrimSuffix(base, "_") + "." + overload, map[int]string{0: "self"}, true
+	}
+	return "", nil, false
+}
+
 // renamed maps ops PyTorch's kernels call internally onto the registry's
 // public op that computes the same thing, with the arguments it lacks
 // (which do not change the result) dropped.
@@ -231,9 +247,9 @@ func (op *eagerOp) resolveWith(e *aten.Entry, drop map[string]bool) {
 		op.bindName[i] = name
 	}
 	op.entry = e
-	if iw, ok := implicitWrites[op.name]; ok {
-		if ae, ok := aten.Lookup(iw.to); ok {
-			op.alt = &altEntry{entry: ae, writes: iw.writes}
+	if to, writes, ok := implicitWrite(op.name); ok {
+		if ae, ok := aten.Lookup(to); ok {
+			op.alt = &altEntry{entry: ae, writes: writes}
 		}
 	}
 }

@@ -108,15 +108,84 @@ func deviceTensors(a *earg) bool {
 // build lowers op for the call's signature, compiles it, and returns its
 // plan; a plan that declines says why.
 func (d *Device) build(ctx context.Context, op *eagerOp, args []earg) *plan {
+	p, block, outs := d.lower(op, args, nil)
+	if p.decline == "" {
+		// A number the program only converts (a multi-tensor op's step
+		// size, float64 from Python, used as float32) is passed converted.
+		if rt := convertedScalars(p, args, block); len(rt) > 0 {
+			if q, qb, qo := d.lower(op, args, rt); q.decline == "" {
+				p, block, outs = q, qb, qo
+			}
+		}
+	}
+	if p.decline != "" || p.host || len(p.resize) > 0 || d.mode == Fused {
+		return p // fused mode compiles blocks, not single ops
+	}
+	if err := p.compile(ctx, d, block, outs); err != nil {
+		p.decline = err.Error()
+	}
+	return p
+}
+
+// convertedScalars returns the module arguments holding CPU scalars whose
+// every use is a convert to float32 (the scalar's literal is then made in
+// float32: Go's conversion rounds as convert does).
+func convertedScalars(p *plan, args []earg, block *stablehlo.Block) map[paramRef]dtype.DType {
+	if block == nil {
+		return nil
+	}
+	to := map[*stablehlo.Value]dtype.DType{}
+	for _, o := range block.Ops {
+		for _, v := range o.Operands {
+			k, ok := p.argIx[v]
+			if !ok {
+				continue
+			}
+			pr := p.params[k]
+			if at(args, pr.arg, pr.item).tag != tagScalar {
+				continue
+			}
+			dt := dtype.Invalid
+			if o.Name == "stablehlo.convert" && len(o.Results) == 1 {
+				// float32 only: a number converts to it by one rounding
+				// on either side; to (b)float16 the program rounds twice,
+				// through float32, as PyTorch does, the literal once
+				if t, ok := o.Results[0].Type.(*stablehlo.TensorType); ok && t.DType() == dtype.F32 {
+					dt = dtype.F32
+				}
+			}
+			if prev, seen := to[v]; seen && prev != dt {
+				dt = dtype.Invalid
+			}
+			to[v] = dt
+		}
+	}
+	var rt map[paramRef]dtype.DType
+	for v, dt := range to {
+		if dt == dtype.Invalid {
+			continue
+		}
+		if rt == nil {
+			rt = map[paramRef]dtype.DType{}
+		}
+		pr := p.params[p.argIx[v]]
+		rt[paramRef{arg: pr.arg, item: pr.item}] = dt
+	}
+	return rt
+}
+
+// lower lowers op for the call's signature; scalars in retype are
+// materialised with the dtype given (convertedScalars).
+func (d *Device) lower(op *eagerOp, args []earg, retype map[paramRef]dtype.DType) (*plan, *stablehlo.Block, []*stablehlo.Value) {
 	d.planSeq++
 	p := &plan{op: op, id: d.planSeq, argIx: map[*stablehlo.Value]int{}}
 	if op.entry == nil {
 		p.decline = op.reason
-		return p
+		return p, nil, nil
 	}
 	if len(args) != len(op.schema.Params) {
 		p.decline = fmt.Sprintf("%d arguments for a schema of %d", len(args), len(op.schema.Params))
-		return p
+		return p, nil, nil
 	}
 	block := &stablehlo.Block{}
 	c := aten.NewLowerCtx(block)
@@ -154,6 +223,9 @@ func (d *Device) build(ctx context.Context, op *eagerOp, args []earg) *plan {
 			if a.wrapped {
 				pr.dt = numDT
 			}
+			if dt, ok := retype[paramRef{arg: arg, item: item}]; ok {
+				pr.dt = dt
+			}
 			t = stablehlo.Tensor(pr.dt)
 		default:
 			return aten.None()
@@ -173,7 +245,7 @@ func (d *Device) build(ctx context.Context, op *eagerOp, args []earg) *plan {
 			}
 			if args[i].tag != tagNone && !op.dropped[op.schema.Params[i].Name] {
 				p.decline = fmt.Sprintf("argument %s is not in the registry's schema of %s", op.schema.Params[i].Name, op.entry.Name)
-				return p
+				return p, nil, nil
 			}
 			continue
 		}
@@ -187,8 +259,14 @@ func (d *Device) build(ctx context.Context, op *eagerOp, args []earg) *plan {
 	if op.alt != nil {
 		ok := true
 		for _, name := range op.alt.writes {
-			if i := op.schema.Param(name); i < 0 || !deviceTensors(&args[i]) {
+			i := op.schema.Param(name)
+			if i < 0 || !deviceTensors(&args[i]) {
 				ok = false
+			}
+			if i >= 0 && args[i].tag != tagNone && !deviceTensors(&args[i]) {
+				// an update the device cannot store (a CPU tensor among them)
+				p.decline = fmt.Sprintf("argument %s, which it updates in place, is not all on the device", name)
+				return p, nil, nil
 			}
 		}
 		if ok {
@@ -199,18 +277,18 @@ func (d *Device) build(ctx context.Context, op *eagerOp, args []earg) *plan {
 	bound, err := aten.Bind(fs, nil, kw)
 	if err != nil {
 		p.decline = err.Error()
-		return p
+		return p, nil, nil
 	}
 	if entry.Kind == aten.HostFallback {
 		p.host = true
 		p.params = nil
-		return p
+		return p, nil, nil
 	}
 	p.entry, p.kw = entry, kw
 	res, err := entry.Call(c, bound)
 	if err != nil {
 		p.decline = "lowering: " + err.Error()
-		return p
+		return p, nil, nil
 	}
 	var outs []*stablehlo.Value
 	addOut := func(v *stablehlo.Value, r, item int, conv dtype.DType) int {
@@ -226,7 +304,7 @@ func (d *Device) build(ctx context.Context, op *eagerOp, args []earg) *plan {
 	for j := range op.schema.Returns {
 		if j >= len(res) {
 			p.decline = fmt.Sprintf("the registry's %s returns %d values, PyTorch's %d", op.entry.Name, len(res), len(op.schema.Returns))
-			return p
+			return p, nil, nil
 		}
 		r := res[j]
 		switch {
@@ -235,17 +313,17 @@ func (d *Device) build(ctx context.Context, op *eagerOp, args []earg) *plan {
 			dst := &args[i]
 			if r.Kind != aten.KTensor || r.T == nil || dst.tag != tagTensor {
 				p.decline = fmt.Sprintf("written argument %s is not a device tensor", op.schema.Params[i].Name)
-				return p
+				return p, nil, nil
 			}
 			from, to := c.DType(r.T), dst.view.DType
 			if !dtype.CanCast(from, to) {
 				p.decline = fmt.Sprintf("result type %s can't be cast to the desired output type %s", from.Torch(), to.Torch())
-				return p
+				return p, nil, nil
 			}
 			if shape := c.Shape(r.T); !sameShape(shape, dst.view.Shape) {
 				if op.schema.Params[i].Name == "self" {
 					p.decline = fmt.Sprintf("output with shape %v doesn't match the broadcast shape %v", dst.view.Shape, shape)
-					return p
+					return p, nil, nil
 				}
 				p.resize = append(p.resize, resizeSpec{arg: i, shape: shape})
 				continue
@@ -260,7 +338,7 @@ func (d *Device) build(ctx context.Context, op *eagerOp, args []earg) *plan {
 			for k, it := range r.List {
 				if it.Kind != aten.KTensor || it.T == nil {
 					p.decline = "a returned list holds a non-tensor"
-					return p
+					return p, nil, nil
 				}
 				addOut(it.T, j, k, dtype.Invalid)
 			}
@@ -269,7 +347,7 @@ func (d *Device) build(ctx context.Context, op *eagerOp, args []earg) *plan {
 			p.rets = append(p.rets, retSpec{kind: retNone})
 		default:
 			p.decline = fmt.Sprintf("return %d is %v, not a tensor", j, r)
-			return p
+			return p, nil, nil
 		}
 	}
 	for _, k := range sortedKeys(extra) {
@@ -277,14 +355,14 @@ func (d *Device) build(ctx context.Context, op *eagerOp, args []earg) *plan {
 		i := op.schema.Param(name)
 		if k >= len(res) {
 			p.decline = fmt.Sprintf("%s returns no value %d for %s", entry.Name, k, name)
-			return p
+			return p, nil, nil
 		}
 		// A Tensor(a!)[] argument takes a returned list, item by item.
 		vals, items := []aten.Value{res[k]}, []int{-1}
 		if args[i].tag == tagList {
 			if res[k].Kind != aten.KList || len(res[k].List) != len(args[i].list) {
 				p.decline = fmt.Sprintf("%s returns no list of %d tensors %d for %s", entry.Name, len(args[i].list), k, name)
-				return p
+				return p, nil, nil
 			}
 			vals, items = res[k].List, nil
 			for it := range vals {
@@ -294,27 +372,25 @@ func (d *Device) build(ctx context.Context, op *eagerOp, args []earg) *plan {
 		for n, v := range vals {
 			if v.Kind != aten.KTensor || v.T == nil {
 				p.decline = fmt.Sprintf("%s returns no tensor %d for %s", entry.Name, k, name)
-				return p
+				return p, nil, nil
 			}
 			dst := &at(args, i, items[n]).view
+			if from := c.DType(v.T); !dtype.CanCast(from, dst.DType) {
+				p.decline = fmt.Sprintf("result type %s can't be cast to the desired output type %s", from.Torch(), dst.DType.Torch())
+				return p, nil, nil
+			}
 			if !sameShape(c.Shape(v.T), dst.Shape) {
 				p.decline = fmt.Sprintf("%s's updated %s has shape %v, the argument %v", entry.Name, name, c.Shape(v.T), dst.Shape)
-				return p
+				return p, nil, nil
 			}
 			p.writes = append(p.writes, writeSpec{res: addOut(v.T, k, items[n], dst.DType), arg: i, item: items[n]})
 		}
 	}
 	if err := c.Err(); err != nil {
 		p.decline = "lowering: " + err.Error()
-		return p
+		return p, nil, nil
 	}
-	if len(p.resize) > 0 || d.mode == Fused {
-		return p // fused mode compiles blocks, not single ops
-	}
-	if err := p.compile(ctx, d, block, outs); err != nil {
-		p.decline = err.Error()
-	}
-	return p
+	return p, block, outs
 }
 
 // compile compiles the op's own module (block returning outs; a fresh

@@ -93,7 +93,10 @@ def register_direct() -> list[str]:
     functional and in-place forms of structured ops (one engine call, the
     engine allocating the result, instead of result meta, allocation and the
     out= form), and backend ops with their own autograd formula whose
-    composite is a generic fallback (native_layer_norm)."""
+    composite is a generic fallback (native_layer_norm), and the optimizers'
+    multi-tensor ops (torch._foreach_add_ and the rest: one engine call per
+    list, its numbers passed as values so that a changing step size keeps
+    the compiled program)."""
     from . import _loaded
 
     ext = _loaded()
@@ -106,8 +109,12 @@ def register_direct() -> list[str]:
         # op with its own autograd formula and CPU kernel whose composite
         # is a generic fallback for other devices (native_layer_norm through
         # batch norm): the engine's own lowering is better.
+        # And the optimizers' multi-tensor ops (_foreach_*): one engine call
+        # for the whole list instead of one per tensor; what the engine
+        # declines still runs on the composite (the C++ fallback).
         if not (has(name, "CompositeExplicitAutogradNonFunctional") or
-                has(name, "CompositeExplicitAutograd") and has(name, "Autograd") and has(name, "CPU")):
+                has(name, "CompositeExplicitAutograd") and has(name, "Autograd") and has(name, "CPU") or
+                name.startswith("aten::_foreach_") and has(name, "CompositeExplicitAutograd")):
             continue
         if torch._C._dispatch_has_kernel_for_dispatch_key(name, "PrivateUse1"):
             continue

@@ -33,12 +33,18 @@ namespace {
 
 enum class Kind { Engine, View, Random };
 
-// How an argument whose IValue is an int is meant.
-enum class IntKind : uint8_t { Int, DType, Layout, MemoryFormat };
+// How an argument whose IValue is an int is meant; Number and Numbers mark
+// the Scalar and Scalar[] arguments of the multi-tensor ops (_foreach_*),
+// passed as values (0-d scalars) rather than as part of the signature: an
+// optimizer's step size changes every step.
+enum class IntKind : uint8_t { Int, DType, Layout, MemoryFormat, Number, Numbers };
 
 struct OpInfo {
   std::string name;  // aten::add.Tensor
   Kind kind = Kind::Engine;
+  // a multi-tensor op (_foreach_*): what the engine declines runs on
+  // PyTorch's composite kernel (one op per tensor), not on the CPU
+  bool foreach = false;
   int32_t id = -1;  // the engine's number
   std::vector<IntKind> ints;
   std::atomic<int64_t> cpu_calls{0};
@@ -87,8 +93,18 @@ OpInfo& info(const c10::OperatorHandle& op) {
   const auto& s = op.schema();
   auto* in = new OpInfo();
   in->name = op_name(s);
+  in->foreach = in->name.rfind("aten::_foreach_", 0) == 0 &&
+                op.hasKernelForDispatchKey(c10::DispatchKey::CompositeExplicitAutograd);
   for (const auto& a : s.arguments()) {
-    in->ints.push_back(int_kind(a.real_type()));
+    IntKind k = int_kind(a.real_type());
+    if (in->foreach) {
+      auto t = a.real_type();
+      if (t->kind() == c10::TypeKind::NumberType) k = IntKind::Number;
+      if (t->kind() == c10::TypeKind::ListType &&
+          t->castRaw<c10::ListType>()->getElementType()->kind() == c10::TypeKind::NumberType)
+        k = IntKind::Numbers;
+    }
+    in->ints.push_back(k);
     if (is_generator(a.type())) in->kind = Kind::Random;
   }
   // Ops that draw from the default generator without taking one
@@ -139,8 +155,34 @@ void put_str(std::vector<int64_t>& w, const std::string& s) {
   std::memcpy(w.data() + at, s.data(), s.size());
 }
 
+// put_number writes a Python number as a 0-d scalar of its kind (double,
+// int64, bool, complex double), a value of the call rather than part of
+// its signature.
+void put_number(std::vector<int64_t>& w, const c10::IValue& v) {
+  w.push_back(kScalar);
+  if (v.isDouble()) {
+    w.insert(w.end(), {int64_t(at::kDouble), 0, float_bits(v.toDouble()), 0});
+  } else if (v.isInt() || v.isSymInt()) {
+    w.insert(w.end(), {int64_t(at::kLong), 0, v.isInt() ? v.toInt() : v.toSymInt().guard_int(__FILE__, __LINE__), 0});
+  } else if (v.isBool()) {
+    w.insert(w.end(), {int64_t(at::kBool), 0, v.toBool() ? 1 : 0, 0});
+  } else if (v.isComplexDouble()) {
+    auto c = v.toComplexDouble();
+    w.insert(w.end(), {int64_t(at::kComplexDouble), 0, float_bits(c.real()), float_bits(c.imag())});
+  } else {
+    throw Unsupported("a number argument of kind " + v.tagKind());
+  }
+}
+
 void put(std::vector<int64_t>& w, const c10::IValue& v, IntKind ik) {
-  if (v.isTensor()) {
+  if (ik == IntKind::Number && !v.isTensor() && !v.isNone()) {
+    put_number(w, v);
+  } else if (ik == IntKind::Numbers && v.isList()) {
+    auto l = v.toListRef();
+    w.push_back(kList);
+    w.push_back(int64_t(l.size()));
+    for (const c10::IValue& e : l) put_number(w, e);
+  } else if (v.isTensor()) {
     put_any_tensor(w, v.toTensor());
   } else if (v.isNone()) {
     w.push_back(kNone);
@@ -239,6 +281,14 @@ void cpu(const c10::OperatorHandle& op, torch::jit::Stack* stack, OpInfo& in, co
     in.reason = why;
   }
   at::native::cpu_fallback(op, stack);
+}
+
+// composite runs a multi-tensor op the engine declines as a device without
+// its own kernel would: PyTorch's composite kernel, one single-tensor op
+// per item, each of which comes back to the device (PrivateUse3's entry is
+// that kernel, as no backend registers one there).
+void composite(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
+  op.redispatchBoxed(c10::DispatchKeySet(c10::DispatchKey::PrivateUse3), stack);
 }
 
 at::Tensor meta_twin(const at::Tensor& t) {
@@ -397,6 +447,7 @@ void run_op(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
     auto args = torch::jit::last(*stack, nargs);
     for (size_t i = 0; i < nargs; i++) put(w, args[i], in.ints[i]);
   } catch (const Unsupported& e) {
+    if (in.foreach) return composite(op, stack);
     return cpu(op, stack, in, std::string("takes ") + e.what());
   }
   int64_t flags = 0;
@@ -464,6 +515,7 @@ void run_op(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
     if (st == kDecline) {
       std::string why = err ? err : "declined";
       if (err) abi.string_free(err);
+      if (in.foreach) return composite(op, stack);
       return cpu(op, stack, in, why);
     }
     check(-1, err, "tt_op_call");
