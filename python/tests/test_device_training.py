@@ -168,3 +168,17 @@ def test_to_keeps_parameters_and_tied_weights():
     check(lambda: copy.deepcopy(m), lambda ps: torch.optim.SGD(ps, lr=0.5), batches, loss_fn, "async")
     m.to("tpu")
     assert m.emb.weight is p and m.head.weight is p and p.device.type == "tpu"
+
+
+def test_backward_runs_on_the_calling_thread() -> None:
+    """The device's backward runs where it is called, as for CPU tensors
+    (no hand-off to PyTorch's per-device autograd thread)."""
+    import threading
+
+    seen: list[int] = []
+    w = torch.randn(4, device="tpu", requires_grad=True)
+    y = w * 2
+    y.register_hook(lambda g: seen.append(threading.get_ident()))
+    y.sum().backward()
+    assert seen == [threading.get_ident()]
+    torch.testing.assert_close(w.grad.cpu(), torch.full((4,), 2.0))
