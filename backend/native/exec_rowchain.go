@@ -357,11 +357,34 @@ func (ch *rowChain) rows(d *chainData, r0, r1 int, dst []float32) {
 			st.rr(&dst[0], &x[0], &y[0], m)
 		case a.kind == caConst:
 			st.rs(&dst[0], &x[0], a.c, m)
+		case a.kind == caCol && n < shortRow && m > n:
+			// short rows: the row's values tiled over all rows, one call
+			y := d.leaves[a.node][:n]
+			bp, t := chainSpread(m)
+			for k := 0; k < m; k += n {
+				copy(t[k:k+n], y)
+			}
+			st.rr(&dst[0], &x[0], &t[0], m)
+			chainScratch.Put(bp)
 		case a.kind == caCol:
 			y := &d.leaves[a.node][0]
 			for k := 0; k < m; k += n {
 				st.rr(&dst[k], &x[k], y, n)
 			}
+		case n < shortRow && m > n:
+			// caRowScalar over short rows: each row's scalar repeated
+			// along its row, then one call for all rows (a call per row
+			// of a dozen elements costs more than the op)
+			v := d.leaves[a.node][r0:r1]
+			bp, t := chainSpread(m)
+			for j, k := 0, 0; k < m; j, k = j+1, k+n {
+				row := t[k : k+n]
+				for c := range row {
+					row[c] = v[j]
+				}
+			}
+			st.rr(&dst[0], &x[0], &t[0], m)
+			chainScratch.Put(bp)
 		default: // caRowScalar
 			v := d.leaves[a.node][r0:r1]
 			for j, k := 0, 0; k < m; j, k = j+1, k+n {
@@ -370,6 +393,20 @@ func (ch *rowChain) rows(d *chainData, r0, r1 int, dst []float32) {
 		}
 		x = dst
 	}
+}
+
+// shortRow is the row length under which a chain step with a per-row
+// operand runs as one call over operands spread to all rows.
+const shortRow = 64
+
+// chainSpread returns scratch for m elements of a spread operand (from
+// chainScratch: the caller puts bp back).
+func chainSpread(m int) (*[]float32, []float32) {
+	bp := chainScratch.Get().(*[]float32)
+	if cap(*bp) < m {
+		*bp = make([]float32, m)
+	}
+	return bp, (*bp)[:m]
 }
 
 // seg computes columns [j0, j1) of row r of the chain into dst (j1 − j0

@@ -68,6 +68,9 @@ func init() {
 	// a fused chunk (the reduce group's chunked fold)
 	ln := rowPipeModules["layernorm"]
 	rowPipeModules["layernorm/2x12x64"] = strings.NewReplacer("3x37x261", "2x12x64", "3x37x1x", "2x12x1x", "3x37x", "2x12x", "261", "64").Replace(ln)
+	// rows shorter than shortRow: the per-row and per-column operands
+	// spread over all rows of a block
+	rowPipeModules["layernorm/4x9x24"] = strings.NewReplacer("3x37x261", "4x9x24", "3x37x1x", "4x9x1x", "3x37x", "4x9x", "261", "24").Replace(ln)
 	rowPipeModules["layernorm/2x3x1000"] = strings.NewReplacer("3x37x261", "2x3x1000", "3x37x1x", "2x3x1x", "3x37x", "2x3x", "261", "1000").Replace(ln)
 	// scaled-dot-product attention's softmax, at gpt2_tiny's rows of 12 and
 	// 4 heads: a row with every score masked is zeros, not NaN
