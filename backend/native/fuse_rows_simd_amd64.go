@@ -174,6 +174,11 @@ func selPRR32(d, p, x, y *float32, n int)
 // simdRows reports whether the AVX2 loops run here.
 var simdRows = cpu.X86.HasAVX2
 
+// rowsWide makes the add, subtract, multiply and divide loops (binRR,
+// binRS, binSR and the chains' steps) take their AVX-512 paths: 32 lanes
+// a step and a k-masked tail. The assembly reads it.
+var rowsWide = cpu.X86.HasAVX512F && cpu.X86.HasBMI2
+
 // The dispatchers call the assembly directly: through func values, the
 // //go:noescape promise would not be seen and the rows' arrays would
 // escape to the heap.

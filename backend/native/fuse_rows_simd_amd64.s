@@ -47,6 +47,25 @@ GLOBL tailMask<>(SB), RODATA|NOPTR, $64
 	SUBQ R9, R10 \
 	VMOVDQU (R10), Y15
 
+// The AVX-512 paths (rowsWide: AVX512F and BMI2): 32 lanes per step in
+// two registers, then at most one of 16, then the rest through a k-mask
+// (masked loads and stores neither read nor write the lanes past n, and
+// are fast on Zen 4, where VMASKMOVPS stores are not). Each lane is the
+// same scalar op as the AVX2 path's.
+#define WIDEHEAD \
+	MOVQ CX, BX \
+	ANDQ $-32, BX \
+	XORQ AX, AX
+
+// WIDEMASK: for r = n - AX remaining lanes (1..15), K1 holds r ones.
+#define WIDEMASK \
+	MOVQ CX, R9 \
+	SUBQ AX, R9 \
+	MOVQ $1, R10 \
+	SHLXQ R9, R10, R10 \
+	DECQ R10 \
+	KMOVW R10, K1
+
 // d = x op y
 #define BINRR(name, op) \
 TEXT name(SB), NOSPLIT, $0-32 \
@@ -54,6 +73,8 @@ TEXT name(SB), NOSPLIT, $0-32 \
 	MOVQ x+8(FP), SI \
 	MOVQ y+16(FP), DX \
 	MOVQ n+24(FP), CX \
+	CMPB ·rowsWide(SB), $0 \
+	JNE wide \
 	HEAD \
 loop: \
 	CMPQ AX, BX \
@@ -71,6 +92,39 @@ tail: \
 	VMASKMOVPS Y1, Y15, (DI)(AX*4) \
 done: \
 	VZEROUPPER \
+	RET \
+wide: \
+	WIDEHEAD \
+wloop: \
+	CMPQ AX, BX \
+	JAE wone \
+	VMOVUPS (SI)(AX*4), Z0 \
+	VMOVUPS 64(SI)(AX*4), Z3 \
+	op (DX)(AX*4), Z0, Z1 \
+	op 64(DX)(AX*4), Z3, Z4 \
+	VMOVUPS Z1, (DI)(AX*4) \
+	VMOVUPS Z4, 64(DI)(AX*4) \
+	ADDQ $32, AX \
+	JMP wloop \
+wone: \
+	MOVQ CX, BX \
+	ANDQ $-16, BX \
+	CMPQ AX, BX \
+	JAE wtail \
+	VMOVUPS (SI)(AX*4), Z0 \
+	op (DX)(AX*4), Z0, Z1 \
+	VMOVUPS Z1, (DI)(AX*4) \
+	ADDQ $16, AX \
+wtail: \
+	CMPQ AX, CX \
+	JAE wdone \
+	WIDEMASK \
+	VMOVUPS.Z (SI)(AX*4), K1, Z0 \
+	VMOVUPS.Z (DX)(AX*4), K1, Z2 \
+	op Z2, Z0, Z1 \
+	VMOVUPS Z1, K1, (DI)(AX*4) \
+wdone: \
+	VZEROUPPER \
 	RET
 
 // d = x op c
@@ -78,8 +132,10 @@ done: \
 TEXT name(SB), NOSPLIT, $0-32 \
 	MOVQ d+0(FP), DI \
 	MOVQ x+8(FP), SI \
-	VBROADCASTSS c+16(FP), Y2 \
 	MOVQ n+24(FP), CX \
+	CMPB ·rowsWide(SB), $0 \
+	JNE wide \
+	VBROADCASTSS c+16(FP), Y2 \
 	HEAD \
 loop: \
 	CMPQ AX, BX \
@@ -96,15 +152,50 @@ tail: \
 	VMASKMOVPS Y1, Y15, (DI)(AX*4) \
 done: \
 	VZEROUPPER \
+	RET \
+wide: \
+	VBROADCASTSS c+16(FP), Z2 \
+	WIDEHEAD \
+wloop: \
+	CMPQ AX, BX \
+	JAE wone \
+	VMOVUPS (SI)(AX*4), Z0 \
+	VMOVUPS 64(SI)(AX*4), Z3 \
+	op Z2, Z0, Z1 \
+	op Z2, Z3, Z4 \
+	VMOVUPS Z1, (DI)(AX*4) \
+	VMOVUPS Z4, 64(DI)(AX*4) \
+	ADDQ $32, AX \
+	JMP wloop \
+wone: \
+	MOVQ CX, BX \
+	ANDQ $-16, BX \
+	CMPQ AX, BX \
+	JAE wtail \
+	VMOVUPS (SI)(AX*4), Z0 \
+	op Z2, Z0, Z1 \
+	VMOVUPS Z1, (DI)(AX*4) \
+	ADDQ $16, AX \
+wtail: \
+	CMPQ AX, CX \
+	JAE wdone \
+	WIDEMASK \
+	VMOVUPS.Z (SI)(AX*4), K1, Z0 \
+	op Z2, Z0, Z1 \
+	VMOVUPS Z1, K1, (DI)(AX*4) \
+wdone: \
+	VZEROUPPER \
 	RET
 
 // d = c op y
 #define BINSR(name, op) \
 TEXT name(SB), NOSPLIT, $0-32 \
 	MOVQ d+0(FP), DI \
-	VBROADCASTSS c+8(FP), Y2 \
 	MOVQ y+16(FP), DX \
 	MOVQ n+24(FP), CX \
+	CMPB ·rowsWide(SB), $0 \
+	JNE wide \
+	VBROADCASTSS c+8(FP), Y2 \
 	HEAD \
 loop: \
 	CMPQ AX, BX \
@@ -119,6 +210,36 @@ tail: \
 	op Y0, Y2, Y1 \
 	VMASKMOVPS Y1, Y15, (DI)(AX*4) \
 done: \
+	VZEROUPPER \
+	RET \
+wide: \
+	VBROADCASTSS c+8(FP), Z2 \
+	WIDEHEAD \
+wloop: \
+	CMPQ AX, BX \
+	JAE wone \
+	op (DX)(AX*4), Z2, Z1 \
+	op 64(DX)(AX*4), Z2, Z4 \
+	VMOVUPS Z1, (DI)(AX*4) \
+	VMOVUPS Z4, 64(DI)(AX*4) \
+	ADDQ $32, AX \
+	JMP wloop \
+wone: \
+	MOVQ CX, BX \
+	ANDQ $-16, BX \
+	CMPQ AX, BX \
+	JAE wtail \
+	op (DX)(AX*4), Z2, Z1 \
+	VMOVUPS Z1, (DI)(AX*4) \
+	ADDQ $16, AX \
+wtail: \
+	CMPQ AX, CX \
+	JAE wdone \
+	WIDEMASK \
+	VMOVUPS.Z (DX)(AX*4), K1, Z0 \
+	op Z0, Z2, Z1 \
+	VMOVUPS Z1, K1, (DI)(AX*4) \
+wdone: \
 	VZEROUPPER \
 	RET
 

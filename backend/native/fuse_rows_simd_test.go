@@ -1,6 +1,7 @@
 package native
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -78,8 +79,17 @@ func TestSimdBinaryMatchesScalar(t *testing.T) {
 	if !simdRows {
 		t.Skip("no vector loops on this machine")
 	}
+	// the AVX2 loops, and the AVX-512 ones where the machine has them
+	defer func(w bool) { rowsWide = w }(rowsWide)
+	for _, wide := range []bool{false, rowsWide} {
+		rowsWide = wide
+		t.Run(fmt.Sprintf("wide=%v", wide), testSimdBinary)
+	}
+}
+
+func testSimdBinary(t *testing.T) {
 	r := rand.New(rand.NewPCG(31, 32))
-	for _, n := range []int{1, 3, 7, 8, 9, 15, 16, 17, 31, 49, 64, 511, 512} {
+	for _, n := range []int{1, 3, 7, 8, 9, 15, 16, 17, 31, 32, 33, 47, 48, 49, 63, 64, 95, 100, 511, 512} {
 		for _, name := range []string{"stablehlo.add", "stablehlo.subtract", "stablehlo.multiply", "stablehlo.divide"} {
 			for rep := 0; rep < 20; rep++ {
 				x, y := simdTestRow(r, n), simdTestRow(r, n)
@@ -92,9 +102,19 @@ func TestSimdBinaryMatchesScalar(t *testing.T) {
 					if uy {
 						ya, yr = y[:1], spreadRow(y[0], n)
 					}
-					got, want := make([]float32, n), make([]float32, n)
+					// lanes past n hold a mark no loop may write over
+					room := make([]float32, n+17)
+					for i := range room {
+						room[i] = -7
+					}
+					got, want := room[:n], make([]float32, n)
 					if !simdBinary(name, got, xa, ya, ux, uy) {
 						t.Fatalf("%s: vector loop not taken", name)
+					}
+					for i := n; i < len(room); i++ {
+						if room[i] != -7 {
+							t.Fatalf("%s n=%d: wrote element %d past the row", name, n, i)
+						}
 					}
 					refBinary(name, want, xr, yr)
 					if i := sameBits(got, want); i >= 0 {
