@@ -47,14 +47,21 @@ GLOBL tailMask<>(SB), RODATA|NOPTR, $64
 	SUBQ R9, R10 \
 	VMOVDQU (R10), Y15
 
-// The AVX-512 paths (rowsWide: AVX512F and BMI2): 32 lanes per step in
-// two registers, then at most one of 16, then the rest through a k-mask
+// The AVX-512 paths (rowsWide: AVX512F and BMI2): the binary ops 32 lanes
+// per step in two registers, then at most one of 16, the selects 16 per
+// step (compare into a k-mask, y merged with x or xs under it); then the
+// rest through a k-mask
 // (masked loads and stores neither read nor write the lanes past n, and
 // are fast on Zen 4, where VMASKMOVPS stores are not). Each lane is the
 // same scalar op as the AVX2 path's.
 #define WIDEHEAD \
 	MOVQ CX, BX \
 	ANDQ $-32, BX \
+	XORQ AX, AX
+
+#define WIDEHEAD16 \
+	MOVQ CX, BX \
+	ANDQ $-16, BX \
 	XORQ AX, AX
 
 // WIDEMASK: for r = n - AX remaining lanes (1..15), K1 holds r ones.
@@ -248,10 +255,12 @@ wdone: \
 TEXT name(SB), NOSPLIT, $0-40 \
 	MOVQ d+0(FP), DI \
 	MOVQ a+8(FP), SI \
-	VBROADCASTSS b+16(FP), Y2 \
-	VBROADCASTSS xs+20(FP), Y3 \
 	MOVQ y+24(FP), DX \
 	MOVQ n+32(FP), CX \
+	CMPB ·rowsWide(SB), $0 \
+	JNE wide \
+	VBROADCASTSS b+16(FP), Y2 \
+	VBROADCASTSS xs+20(FP), Y3 \
 	HEAD \
 loop: \
 	CMPQ AX, BX \
@@ -272,6 +281,32 @@ tail: \
 	VMASKMOVPS Y5, Y15, (DI)(AX*4) \
 done: \
 	VZEROUPPER \
+	RET \
+wide: \
+	VBROADCASTSS b+16(FP), Z2 \
+	VBROADCASTSS xs+20(FP), Z3 \
+	WIDEHEAD16 \
+wloop: \
+	CMPQ AX, BX \
+	JAE wtail \
+	VMOVUPS (SI)(AX*4), Z0 \
+	VCMPPS pred, Z2, Z0, K2 \
+	VMOVUPS (DX)(AX*4), Z4 \
+	VMOVAPS Z3, K2, Z4 \
+	VMOVUPS Z4, (DI)(AX*4) \
+	ADDQ $16, AX \
+	JMP wloop \
+wtail: \
+	CMPQ AX, CX \
+	JAE wdone \
+	WIDEMASK \
+	VMOVUPS.Z (SI)(AX*4), K1, Z0 \
+	VCMPPS pred, Z2, Z0, K1, K2 \
+	VMOVUPS.Z (DX)(AX*4), K1, Z4 \
+	VMOVAPS Z3, K2, Z4 \
+	VMOVUPS Z4, K1, (DI)(AX*4) \
+wdone: \
+	VZEROUPPER \
 	RET
 
 // d = (a pred b) ? x : y, b a scalar
@@ -279,10 +314,12 @@ done: \
 TEXT name(SB), NOSPLIT, $0-48 \
 	MOVQ d+0(FP), DI \
 	MOVQ a+8(FP), SI \
-	VBROADCASTSS b+16(FP), Y2 \
 	MOVQ x+24(FP), R8 \
 	MOVQ y+32(FP), DX \
 	MOVQ n+40(FP), CX \
+	CMPB ·rowsWide(SB), $0 \
+	JNE wide \
+	VBROADCASTSS b+16(FP), Y2 \
 	HEAD \
 loop: \
 	CMPQ AX, BX \
@@ -304,6 +341,31 @@ tail: \
 	VMASKMOVPS Y5, Y15, (DI)(AX*4) \
 done: \
 	VZEROUPPER \
+	RET \
+wide: \
+	VBROADCASTSS b+16(FP), Z2 \
+	WIDEHEAD16 \
+wloop: \
+	CMPQ AX, BX \
+	JAE wtail \
+	VMOVUPS (SI)(AX*4), Z0 \
+	VCMPPS pred, Z2, Z0, K2 \
+	VMOVUPS (DX)(AX*4), Z4 \
+	VMOVUPS (R8)(AX*4), K2, Z4 \
+	VMOVUPS Z4, (DI)(AX*4) \
+	ADDQ $16, AX \
+	JMP wloop \
+wtail: \
+	CMPQ AX, CX \
+	JAE wdone \
+	WIDEMASK \
+	VMOVUPS.Z (SI)(AX*4), K1, Z0 \
+	VCMPPS pred, Z2, Z0, K1, K2 \
+	VMOVUPS.Z (DX)(AX*4), K1, Z4 \
+	VMOVUPS (R8)(AX*4), K2, Z4 \
+	VMOVUPS Z4, K1, (DI)(AX*4) \
+wdone: \
+	VZEROUPPER \
 	RET
 
 // d = (a pred b) ? x : y, every operand a row
@@ -315,6 +377,8 @@ TEXT name(SB), NOSPLIT, $0-48 \
 	MOVQ x+24(FP), R8 \
 	MOVQ y+32(FP), DX \
 	MOVQ n+40(FP), CX \
+	CMPB ·rowsWide(SB), $0 \
+	JNE wide \
 	HEAD \
 loop: \
 	CMPQ AX, BX \
@@ -337,6 +401,31 @@ tail: \
 	VBLENDVPS Y1, Y6, Y4, Y5 \
 	VMASKMOVPS Y5, Y15, (DI)(AX*4) \
 done: \
+	VZEROUPPER \
+	RET \
+wide: \
+	WIDEHEAD16 \
+wloop: \
+	CMPQ AX, BX \
+	JAE wtail \
+	VMOVUPS (SI)(AX*4), Z0 \
+	VCMPPS pred, (R11)(AX*4), Z0, K2 \
+	VMOVUPS (DX)(AX*4), Z4 \
+	VMOVUPS (R8)(AX*4), K2, Z4 \
+	VMOVUPS Z4, (DI)(AX*4) \
+	ADDQ $16, AX \
+	JMP wloop \
+wtail: \
+	CMPQ AX, CX \
+	JAE wdone \
+	WIDEMASK \
+	VMOVUPS.Z (SI)(AX*4), K1, Z0 \
+	VMOVUPS.Z (R11)(AX*4), K1, Z2 \
+	VCMPPS pred, Z2, Z0, K1, K2 \
+	VMOVUPS.Z (DX)(AX*4), K1, Z4 \
+	VMOVUPS (R8)(AX*4), K2, Z4 \
+	VMOVUPS Z4, K1, (DI)(AX*4) \
+wdone: \
 	VZEROUPPER \
 	RET
 

@@ -75,6 +75,25 @@ func spreadRow(v float32, n int) []float32 {
 	return r
 }
 
+// guarded returns room for a row of n and 17 more elements holding a mark
+// no loop may write over (checkGuard).
+func guarded(n int) []float32 {
+	room := make([]float32, n+17)
+	for i := range room {
+		room[i] = -7
+	}
+	return room
+}
+
+func checkGuard(t *testing.T, room []float32, n int) {
+	t.Helper()
+	for i := n; i < len(room); i++ {
+		if room[i] != -7 {
+			t.Fatalf("n=%d: wrote element %d past the row", n, i)
+		}
+	}
+}
+
 func TestSimdBinaryMatchesScalar(t *testing.T) {
 	if !simdRows {
 		t.Skip("no vector loops on this machine")
@@ -102,20 +121,12 @@ func testSimdBinary(t *testing.T) {
 					if uy {
 						ya, yr = y[:1], spreadRow(y[0], n)
 					}
-					// lanes past n hold a mark no loop may write over
-					room := make([]float32, n+17)
-					for i := range room {
-						room[i] = -7
-					}
+					room := guarded(n)
 					got, want := room[:n], make([]float32, n)
 					if !simdBinary(name, got, xa, ya, ux, uy) {
 						t.Fatalf("%s: vector loop not taken", name)
 					}
-					for i := n; i < len(room); i++ {
-						if room[i] != -7 {
-							t.Fatalf("%s n=%d: wrote element %d past the row", name, n, i)
-						}
-					}
+					checkGuard(t, room, n)
 					refBinary(name, want, xr, yr)
 					if i := sameBits(got, want); i >= 0 {
 						t.Fatalf("%s n=%d ux=%v uy=%v: element %d: %v (%#x) op %v (%#x) = %#x, scalar loop %#x", name, n, ux, uy, i,
@@ -134,8 +145,16 @@ func TestSimdCmpSelectMatchesScalar(t *testing.T) {
 	if !simdRows {
 		t.Skip("no vector loops on this machine")
 	}
+	defer func(w bool) { rowsWide = w }(rowsWide)
+	for _, wide := range []bool{false, rowsWide} {
+		rowsWide = wide
+		t.Run(fmt.Sprintf("wide=%v", wide), testSimdCmpSelect)
+	}
+}
+
+func testSimdCmpSelect(t *testing.T) {
 	r := rand.New(rand.NewPCG(33, 34))
-	for _, n := range []int{1, 5, 8, 13, 16, 40, 49, 512} {
+	for _, n := range []int{1, 5, 8, 13, 15, 16, 17, 31, 32, 40, 49, 512} {
 		for _, dir := range []string{"EQ", "NE", "LT", "LE", "GT", "GE"} {
 			for rep := 0; rep < 20; rep++ {
 				a, b, x, y := simdTestRow(r, n), simdTestRow(r, 1), simdTestRow(r, n), simdTestRow(r, n)
@@ -151,10 +170,12 @@ func TestSimdCmpSelectMatchesScalar(t *testing.T) {
 					if uy {
 						ya, yr = y[:1], spreadRow(y[0], n)
 					}
-					got, want := make([]float32, n), make([]float32, n)
+					room := guarded(n)
+					got, want := room[:n], make([]float32, n)
 					if !simdCmpSelect(dir, got, a, b[0], xa, ya, ux, uy) {
 						t.Fatalf("%s: vector loop not taken", dir)
 					}
+					checkGuard(t, room, n)
 					cmpSelect32(want, a, spreadRow(b[0], n), xr, yr, dir)
 					if i := sameBits(got, want); i >= 0 {
 						t.Fatalf("%s n=%d ux=%v uy=%v: element %d: a %v b %v: %#x, scalar loop %#x", dir, n, ux, uy, i, a[i], b[0], math.Float32bits(got[i]), math.Float32bits(want[i]))
@@ -167,10 +188,12 @@ func TestSimdCmpSelectMatchesScalar(t *testing.T) {
 						br[i] = a[i]
 					}
 				}
-				got, want := make([]float32, n), make([]float32, n)
+				room := guarded(n)
+				got, want := room[:n], make([]float32, n)
 				if !simdCmpSelectRows(dir, got, a, br, x, y) {
 					t.Fatalf("%s: rows loop not taken", dir)
 				}
+				checkGuard(t, room, n)
 				cmpSelect32(want, a, br, x, y, dir)
 				if i := sameBits(got, want); i >= 0 {
 					t.Fatalf("%s n=%d rows: element %d: a %v b %v: %#x, scalar loop %#x", dir, n, i, a[i], br[i], math.Float32bits(got[i]), math.Float32bits(want[i]))
