@@ -124,4 +124,3 @@ func TestForeachDeclinesAResultItCannotCast(t *testing.T) {
 	}
 	t.Log(msg)
 }
-
