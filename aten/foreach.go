@@ -148,6 +148,20 @@ func numOperand(c *LowerCtx, v Value) (Operand, error) {
 	return ScalarOperand(s), nil
 }
 
+// itemNum returns the number argument arg for item i of n (item i of a
+// Scalar[] when perItem) and how it ranks in type promotion.
+func itemNum(c *LowerCtx, a *Args, arg string, perItem bool, i, n int) (Value, Operand, error) {
+	v := a.Value(arg)
+	if perItem {
+		v = listItem(a, arg, i, n)
+	}
+	if a.Err() != nil {
+		return v, Operand{}, a.Err()
+	}
+	op, err := numOperand(c, v)
+	return v, op, err
+}
+
 // numAs returns a number argument as a 0-d tensor of dt, the Python value
 // converted once. A binary op converts a wrapped number to the result
 // dtype (bfloat16 + 0.3 adds bfloat16(0.3)), lerp its weight to the
@@ -177,14 +191,7 @@ func (f foreachBinary) scalar(arg string, perItem bool) LowerFunc {
 	return func(c *LowerCtx, a *Args) ([]Value, error) {
 		n := len(a.Tensors("self"))
 		return foreachEach(c, a, func(i int, x *stablehlo.Value) (*stablehlo.Value, error) {
-			v := a.Value(arg)
-			if perItem {
-				v = listItem(a, arg, i, n)
-			}
-			if a.Err() != nil {
-				return nil, a.Err()
-			}
-			op, err := numOperand(c, v)
+			v, op, err := itemNum(c, a, arg, perItem, i, n)
 			if err != nil {
 				return nil, err
 			}
@@ -267,14 +274,7 @@ func (f foreachAddc) lower(arg string, perItem bool) LowerFunc {
 			if t1 == nil || t2 == nil {
 				return nil, fmt.Errorf("tensor1[%d] or tensor2[%d] is None", i, i)
 			}
-			v := a.Value(arg)
-			if perItem {
-				v = listItem(a, arg, i, n)
-			}
-			if a.Err() != nil {
-				return nil, a.Err()
-			}
-			op, err := numOperand(c, v)
+			v, op, err := itemNum(c, a, arg, perItem, i, n)
 			if err != nil {
 				return nil, err
 			}
@@ -312,17 +312,14 @@ func foreachLerp(arg string, perItem, tensors bool) LowerFunc {
 			if ends[i] == nil {
 				return nil, fmt.Errorf("tensors1[%d] is None", i)
 			}
-			w := a.Value(arg)
-			if perItem {
-				w = listItem(a, arg, i, n)
-			}
-			if a.Err() != nil {
-				return nil, a.Err()
-			}
 			if tensors {
+				w := listItem(a, arg, i, n)
+				if a.Err() != nil {
+					return nil, a.Err()
+				}
 				return call1(c, "aten::lerp.Tensor", TensorValue(x), TensorValue(ends[i]), w)
 			}
-			op, err := numOperand(c, w)
+			w, op, err := itemNum(c, a, arg, perItem, i, n)
 			if err != nil {
 				return nil, err
 			}
