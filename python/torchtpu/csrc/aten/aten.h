@@ -15,6 +15,19 @@ namespace torchtpu {
 // or PyTorch's CPU kernel under the fallback policy.
 void fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack);
 
+// How an argument whose IValue is an int is meant; Number and Numbers mark
+// the Scalar and Scalar[] arguments of the multi-tensor ops (_foreach_*),
+// passed as values (0-d scalars) rather than as part of the signature: an
+// optimizer's step size changes every step.
+enum class IntKind : uint8_t { Int, DType, Layout, MemoryFormat, Number, Numbers };
+
+// int_kind says how an argument of type t that holds an int is meant.
+IntKind int_kind(const c10::TypePtr& t);
+
+// put appends argument v's words (aten/args.cpp); throws Unsupported for
+// a value the engine cannot take.
+void put(std::vector<int64_t>& w, const c10::IValue& v, IntKind ik);
+
 // run_op runs op on the engine (used by copy_ between tpu tensors).
 void run_op(const c10::OperatorHandle& op, torch::jit::Stack* stack);
 
