@@ -6,10 +6,10 @@ package native
 // are never called.
 var simdRows = false
 
-func binRR(op int, d, x, y *float32, n int) { panic("no vector loops") }
-
-// rowsWide: no AVX-512 paths here.
+// rowsWide: no AVX-512 paths either.
 var rowsWide = false
+
+func binRR(op int, d, x, y *float32, n int) { panic("no vector loops") }
 
 func binRS(op int, d, x *float32, c float32, n int)                { panic("no vector loops") }
 func binSR(op int, d *float32, c float32, y *float32, n int)       { panic("no vector loops") }
