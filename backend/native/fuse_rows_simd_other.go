@@ -9,8 +9,7 @@ var simdRows = false
 // rowsWide: no AVX-512 paths either.
 var rowsWide = false
 
-func binRR(op int, d, x, y *float32, n int) { panic("no vector loops") }
-
+func binRR(op int, d, x, y *float32, n int)                        { panic("no vector loops") }
 func binRS(op int, d, x *float32, c float32, n int)                { panic("no vector loops") }
 func binSR(op int, d *float32, c float32, y *float32, n int)       { panic("no vector loops") }
 func selSR(p int, d, a *float32, b, xs float32, y *float32, n int) { panic("no vector loops") }
