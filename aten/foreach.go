@@ -13,8 +13,11 @@ import (
 // a model is a dozen calls rather than ten per parameter. Each item rounds
 // as PyTorch's CPU kernel for the single-tensor op does:
 //
-//   - add, sub, mul with a number: the number converted to the item's
-//     result dtype (a wrapped number's promotion), then the op;
+//   - add, sub and mul with a number: the number converted to the item's
+//     result dtype (a wrapped number's promotion), then the op, as the
+//     in-place forms the optimizers call round (PyTorch's functional
+//     _foreach_mul keeps a bfloat16 list's number in float32: the one
+//     case here a last bit apart from it);
 //   - div by a number: the number in the op-math dtype (div_true_kernel
 //     keeps float32 for bfloat16);
 //   - alpha (add, sub) and value (addcmul, addcdiv): self ± alpha * other,
