@@ -68,6 +68,24 @@ func init() {
 			})
 		})
 	}
+	// clip_grad_norm_'s norms: ord is a constant (the tpu device passes
+	// only the numbers an optimizer changes as values)
+	registerForeach("_foreach_norm.Scalar(Tensor[] self, Scalar ord=2, ScalarType? dtype=None) -> Tensor[]", func(c *LowerCtx, a *Args) ([]Value, error) {
+		ord, dt := a.Value("ord"), a.Value("dtype")
+		if _, ok := scalarOf(ord); !ok {
+			return nil, fmt.Errorf("ord must be a number, have %v", ord)
+		}
+		return foreachEach(c, a, func(i int, x *stablehlo.Value) (*stablehlo.Value, error) {
+			out, err := c.Call("aten::linalg_vector_norm", []Value{TensorValue(x), ord}, map[string]Value{"dtype": dt})
+			if err != nil {
+				return nil, err
+			}
+			if len(out) == 0 || out[0].T == nil {
+				return nil, fmt.Errorf("linalg_vector_norm returned no tensor")
+			}
+			return out[0].T, nil
+		})
+	})
 	registerForeach("_foreach_zero(Tensor[] self) -> Tensor[] self_out", func(c *LowerCtx, a *Args) ([]Value, error) {
 		return foreachEach(c, a, func(i int, x *stablehlo.Value) (*stablehlo.Value, error) {
 			return c.Splat(c.DType(x), c.Shape(x), 0), nil

@@ -10,6 +10,7 @@ close to the CPU's. An op the engine declines runs on PyTorch's composite
 
 from __future__ import annotations
 
+import copy
 from typing import Any, Callable
 
 import pytest
@@ -88,6 +89,10 @@ def _cases(dtype: torch.dtype) -> list[tuple[str, Callable, Callable, tuple]]:
         ("lerp_.List", torch._foreach_lerp_, each(torch.Tensor.lerp_, True), (a, b, [t * 0.3 for t in pos])),
         ("zero_", torch._foreach_zero_, each(torch.Tensor.zero_, True), (a,)),
     ]
+    if fl:
+        for o in (2, 1, float("inf"), 3.0):
+            cases.append((f"norm ord={o}", lambda x, o=o: torch._foreach_norm(x, o),
+                          each(lambda t, o=o: torch.linalg.vector_norm(t, o)), (a,)))
     for u in ("sqrt", "exp", "expm1", "neg", "abs", "reciprocal", "sigmoid", "sign"):
         arg = [t.abs() for t in a] if u == "sqrt" else a
         cases.append((u, getattr(torch, "_foreach_" + u), each(getattr(torch, u)), (arg,)))
@@ -143,3 +148,19 @@ def test_adamw_step_is_a_dozen_calls_that_compile_once() -> None:
     assert after["plan_misses"] == before["plan_misses"], "a step planned anew"
     # the grads' copies and the dozen foreach calls, not ten ops per parameter
     assert (after["ops"] - before["ops"]) / steps <= 20, (after["ops"] - before["ops"]) / steps
+
+
+def test_clip_grad_norm_matches_cpu() -> None:
+    """clip_grad_norm_ (the foreach path: _foreach_norm, then _foreach_mul_
+    by a device scalar) scales the gradients as on CPU."""
+    torch.manual_seed(0)
+    m = torch.nn.Sequential(torch.nn.Linear(16, 32), torch.nn.GELU(), torch.nn.Linear(32, 4))
+    mt = copy.deepcopy(m).to("tpu")
+    x = torch.randn(8, 16)
+    m(x).pow(2).sum().backward()
+    mt(x.to("tpu")).pow(2).sum().backward()
+    n = torch.nn.utils.clip_grad_norm_(m.parameters(), 0.5)
+    nt = torch.nn.utils.clip_grad_norm_(mt.parameters(), 0.5)
+    torch.testing.assert_close(nt.cpu(), n, rtol=1e-6, atol=1e-6)
+    for p, q in zip(m.parameters(), mt.parameters()):
+        torch.testing.assert_close(q.grad.cpu(), p.grad, rtol=1e-5, atol=1e-6)

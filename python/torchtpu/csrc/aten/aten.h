@@ -16,9 +16,10 @@ namespace torchtpu {
 void fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack);
 
 // How an argument whose IValue is an int is meant; Number and Numbers mark
-// the Scalar and Scalar[] arguments of the multi-tensor ops (_foreach_*),
-// passed as values (0-d scalars) rather than as part of the signature: an
-// optimizer's step size changes every step.
+// the Scalar and Scalar[] arguments of the multi-tensor ops (_foreach_*)
+// that an optimizer changes (scalar, scalars, alpha, value, weight), passed
+// as values (0-d scalars) rather than as part of the signature: a step size
+// changes every step.
 enum class IntKind : uint8_t { Int, DType, Layout, MemoryFormat, Number, Numbers };
 
 // int_kind says how an argument of type t that holds an int is meant.

@@ -21,6 +21,7 @@
 #include <atomic>
 #include <cstring>
 #include <mutex>
+#include <set>
 #include <sstream>
 #include <string>
 #include <unordered_map>
@@ -78,7 +79,10 @@ OpInfo& info(const c10::OperatorHandle& op) {
                 op.hasKernelForDispatchKey(c10::DispatchKey::CompositeExplicitAutograd);
   for (const auto& a : s.arguments()) {
     IntKind k = int_kind(a.real_type());
-    if (in->foreach) {
+    // the numbers an optimizer changes (step sizes, decays, weights); a
+    // norm's ord or a power's exponent stays part of the signature
+    static const std::set<std::string> values{"scalar", "scalars", "alpha", "value", "weight"};
+    if (in->foreach && values.count(a.name())) {
       auto t = a.real_type();
       if (t->kind() == c10::TypeKind::NumberType) k = IntKind::Number;
       if (t->kind() == c10::TypeKind::ListType &&
