@@ -31,20 +31,22 @@ import (
 
 func init() {
 	for _, b := range []struct {
-		name   string
-		alpha  bool
-		tensor bool // has the .Tensor overload (a 0-d tensor for every item)
+		name, hlo string
+		alpha     bool
+		tensor    bool // has the .Tensor overload (a 0-d tensor for every item)
 	}{
-		{"add", true, true},
-		{"sub", true, false},
-		{"mul", false, true},
-		{"div", false, true},
+		{"add", "add", true, true},
+		{"sub", "subtract", true, false},
+		{"mul", "multiply", false, true},
+		{"div", "divide", false, true},
 	} {
 		alpha := ""
 		if b.alpha {
 			alpha = ", *, Scalar alpha=1"
 		}
-		fe := foreachBinary{elem: "aten::" + b.name + ".Tensor", alpha: b.alpha}
+		// PyTorch's CPU division by a number keeps it in the op-math
+		// dtype (div_true_kernel), not rounded to the result's
+		fe := foreachBinary{elem: "aten::" + b.name + ".Tensor", hlo: b.hlo, alpha: b.alpha, numOpMath: b.name == "div"}
 		registerForeach(fmt.Sprintf("_foreach_%s.Scalar(Tensor[] self, Scalar scalar) -> Tensor[]", b.name), fe.scalar("scalar", false))
 		registerForeach(fmt.Sprintf("_foreach_%s.ScalarList(Tensor[] self, Scalar[] scalars) -> Tensor[]", b.name), fe.scalar("scalars", true))
 		registerForeach(fmt.Sprintf("_foreach_%s.List(Tensor[] self, Tensor[] other%s) -> Tensor[]", b.name, alpha), fe.list)
@@ -64,7 +66,7 @@ func init() {
 		elem := "aten::" + op + ".default"
 		registerForeach(fmt.Sprintf("_foreach_%s(Tensor[] self) -> Tensor[]", op), func(c *LowerCtx, a *Args) ([]Value, error) {
 			return foreachEach(c, a, func(i int, x *stablehlo.Value) (*stablehlo.Value, error) {
-				return call1(c, elem, TensorValue(x))
+				return c.Call1(elem, TensorValue(x)), nil
 			})
 		})
 	}
@@ -76,14 +78,8 @@ func init() {
 			return nil, fmt.Errorf("ord must be a number, have %v", ord)
 		}
 		return foreachEach(c, a, func(i int, x *stablehlo.Value) (*stablehlo.Value, error) {
-			out, err := c.Call("aten::linalg_vector_norm", []Value{TensorValue(x), ord}, map[string]Value{"dtype": dt})
-			if err != nil {
-				return nil, err
-			}
-			if len(out) == 0 || out[0].T == nil {
-				return nil, fmt.Errorf("linalg_vector_norm returned no tensor")
-			}
-			return out[0].T, nil
+			// linalg_vector_norm(self, ord, dim=None, keepdim=False, *, dtype)
+			return c.Call1("aten::linalg_vector_norm", TensorValue(x), ord, None(), BoolValue(false), dt), nil
 		})
 	})
 	registerForeach("_foreach_zero(Tensor[] self) -> Tensor[] self_out", func(c *LowerCtx, a *Args) ([]Value, error) {
@@ -101,19 +97,8 @@ func registerForeach(schema string, fn LowerFunc) {
 	Register(Entry{Name: "aten::" + name, Schema: schema, Kind: Lowered, Lower: fn})
 }
 
-// call1 lowers entry name on values and returns its one tensor.
-func call1(c *LowerCtx, name string, vals ...Value) (*stablehlo.Value, error) {
-	out, err := c.Call(name, vals, nil)
-	if err != nil {
-		return nil, err
-	}
-	if len(out) == 0 || out[0].Kind != KTensor || out[0].T == nil {
-		return nil, fmt.Errorf("%s returned no tensor", name)
-	}
-	return out[0].T, nil
-}
-
-// foreachEach maps fn over the self list and returns the list of results.
+// foreachEach maps fn over the self list and returns the list of results;
+// an item's entry that fails (LowerCtx.Call1) fails the call.
 func foreachEach(c *LowerCtx, a *Args, fn func(i int, x *stablehlo.Value) (*stablehlo.Value, error)) ([]Value, error) {
 	xs := a.Tensors("self")
 	if a.Err() != nil {
@@ -196,15 +181,17 @@ func numAs(c *LowerCtx, v Value, dt dtype.DType) *stablehlo.Value {
 	return c.ScalarConst(s, dt)
 }
 
-// withNum computes elem(x, num), num a number argument, for an op whose
-// result dtype is dt.
-func withNum(c *LowerCtx, elem string, x *stablehlo.Value, num Value, dt dtype.DType) (*stablehlo.Value, error) {
-	return call1(c, elem, TensorValue(x), TensorValue(numAs(c, num, dt)))
+type foreachBinary struct {
+	elem, hlo string // the single-tensor entry, the StableHLO op
+	alpha     bool
+	numOpMath bool // a number in the op-math dtype, not the result's
 }
 
-type foreachBinary struct {
-	elem  string // the single-tensor entry
-	alpha bool
+// integralTakes reports a number of kind op that an integral result
+// dtype dt cannot take (a float alpha or value for integer tensors).
+func integralTakes(dt dtype.DType, op Operand) bool {
+	k := op.Promotion().DType
+	return !dt.IsFloat() && !dt.IsComplex() && (k.IsFloat() || k.IsComplex())
 }
 
 // scalar: elem(self[i], number) with the number wrapped.
@@ -217,12 +204,10 @@ func (f foreachBinary) scalar(arg string, perItem bool) LowerFunc {
 				return nil, err
 			}
 			dt := c.ResultType(TensorOperand(x), op)
-			if f.elem == "aten::div.Tensor" {
-				// PyTorch's CPU division by a number keeps it in the
-				// op-math dtype (div_true_kernel), not rounded to dt
-				return call1(c, f.elem, TensorValue(x), TensorValue(numAs(c, v, OpMath(dt))))
+			if f.numOpMath {
+				dt = OpMath(dt)
 			}
-			return withNum(c, f.elem, x, v, dt)
+			return c.Call1(f.elem, TensorValue(x), TensorValue(numAs(c, v, dt))), nil
 		})
 	}
 }
@@ -231,7 +216,7 @@ func (f foreachBinary) scalar(arg string, perItem bool) LowerFunc {
 // times alpha first.
 func (f foreachBinary) binary(c *LowerCtx, a *Args, x, other *stablehlo.Value) (*stablehlo.Value, error) {
 	if !f.alpha {
-		return call1(c, f.elem, TensorValue(x), TensorValue(other))
+		return c.Call1(f.elem, TensorValue(x), TensorValue(other)), nil
 	}
 	alpha := a.Value("alpha")
 	op, err := numOperand(c, alpha)
@@ -239,20 +224,16 @@ func (f foreachBinary) binary(c *LowerCtx, a *Args, x, other *stablehlo.Value) (
 		return nil, fmt.Errorf("alpha: %w", err)
 	}
 	dt := c.ResultType(TensorOperand(x), TensorOperand(other))
-	if k := op.Promotion().DType; !dt.IsFloat() && !dt.IsComplex() && (k.IsFloat() || k.IsComplex()) {
+	if integralTakes(dt, op) {
 		return nil, fmt.Errorf("for integral input tensors, argument alpha must not be a floating point number")
 	}
 	if s, ok := scalarOf(alpha); ok && s.Kind != KComplex && s.Float() == 1 {
-		return call1(c, f.elem, TensorValue(x), TensorValue(other))
+		return c.Call1(f.elem, TensorValue(x), TensorValue(other)), nil
 	}
 	// PyTorch's kernel: self ± alpha * other in the op-math dtype, alpha
 	// converted to it, rounded once
-	hlo := "add"
-	if f.elem == "aten::sub.Tensor" {
-		hlo = "subtract"
-	}
 	return pointwiseAs(c, dt, func(c *LowerCtx, xs []*stablehlo.Value) *stablehlo.Value {
-		return c.Binary(hlo, xs[0], c.Binary("multiply", xs[2], xs[1]))
+		return c.Binary(f.hlo, xs[0], c.Binary("multiply", xs[2], xs[1]))
 	}, TensorOperand(x), TensorOperand(other), TensorOperand(numAs(c, alpha, OpMath(dt)))), nil
 }
 
@@ -300,11 +281,10 @@ func (f foreachAddc) lower(arg string, perItem bool) LowerFunc {
 				return nil, err
 			}
 			dt := c.ResultType(TensorOperand(x), TensorOperand(t1), TensorOperand(t2))
-			integral := !dt.IsFloat() && !dt.IsComplex()
-			if f.div && integral {
+			if f.div && !dt.IsFloat() && !dt.IsComplex() {
 				return nil, fmt.Errorf("integer division with addcdiv is no longer supported")
 			}
-			if k := op.Promotion().DType; integral && (k.IsFloat() || k.IsComplex()) {
+			if integralTakes(dt, op) {
 				return nil, fmt.Errorf("a floating point value for integral tensors")
 			}
 			// PyTorch's CPU kernel: self + value * t1 / t2 (* t2) in the
@@ -338,14 +318,14 @@ func foreachLerp(arg string, perItem, tensors bool) LowerFunc {
 				if a.Err() != nil {
 					return nil, a.Err()
 				}
-				return call1(c, "aten::lerp.Tensor", TensorValue(x), TensorValue(ends[i]), w)
+				return c.Call1("aten::lerp.Tensor", TensorValue(x), TensorValue(ends[i]), w), nil
 			}
 			w, op, err := itemNum(c, a, arg, perItem, i, n)
 			if err != nil {
 				return nil, err
 			}
 			dt := c.ResultType(TensorOperand(x), TensorOperand(ends[i]), op)
-			return call1(c, "aten::lerp.Tensor", TensorValue(x), TensorValue(ends[i]), TensorValue(numAs(c, w, OpMath(dt))))
+			return c.Call1("aten::lerp.Tensor", TensorValue(x), TensorValue(ends[i]), TensorValue(numAs(c, w, OpMath(dt)))), nil
 		})
 	}
 }

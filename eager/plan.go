@@ -129,54 +129,48 @@ func (d *Device) build(ctx context.Context, op *eagerOp, args []earg) *plan {
 
 // convertedScalars returns the module arguments holding CPU scalars whose
 // every use is a convert to float32 (the scalar's literal is then made in
-// float32: Go's conversion rounds as convert does).
-func convertedScalars(p *plan, args []earg, block *stablehlo.Block) map[paramRef]dtype.DType {
+// float32: Go's conversion rounds as convert does). To (b)float16 the
+// program rounds twice, through float32, as PyTorch does, a literal once:
+// those stay.
+func convertedScalars(p *plan, args []earg, block *stablehlo.Block) map[paramRef]bool {
 	if block == nil {
 		return nil
 	}
-	to := map[*stablehlo.Value]dtype.DType{}
+	onlyF32 := map[*stablehlo.Value]bool{}
 	for _, o := range block.Ops {
 		for _, v := range o.Operands {
 			k, ok := p.argIx[v]
-			if !ok {
+			if !ok || at(args, p.params[k].arg, p.params[k].item).tag != tagScalar {
 				continue
 			}
-			pr := p.params[k]
-			if at(args, pr.arg, pr.item).tag != tagScalar {
-				continue
-			}
-			dt := dtype.Invalid
+			f32 := false
 			if o.Name == "stablehlo.convert" && len(o.Results) == 1 {
-				// float32 only: a number converts to it by one rounding
-				// on either side; to (b)float16 the program rounds twice,
-				// through float32, as PyTorch does, the literal once
-				if t, ok := o.Results[0].Type.(*stablehlo.TensorType); ok && t.DType() == dtype.F32 {
-					dt = dtype.F32
-				}
+				t := stablehlo.AsTensor(o.Results[0].Type)
+				f32 = t != nil && t.DType() == dtype.F32
 			}
-			if prev, seen := to[v]; seen && prev != dt {
-				dt = dtype.Invalid
+			if prev, seen := onlyF32[v]; seen {
+				f32 = f32 && prev
 			}
-			to[v] = dt
+			onlyF32[v] = f32
 		}
 	}
-	var rt map[paramRef]dtype.DType
-	for v, dt := range to {
-		if dt == dtype.Invalid {
+	var rt map[paramRef]bool
+	for v, f32 := range onlyF32 {
+		if !f32 {
 			continue
 		}
 		if rt == nil {
-			rt = map[paramRef]dtype.DType{}
+			rt = map[paramRef]bool{}
 		}
 		pr := p.params[p.argIx[v]]
-		rt[paramRef{arg: pr.arg, item: pr.item}] = dt
+		rt[paramRef{arg: pr.arg, item: pr.item}] = true
 	}
 	return rt
 }
 
-// lower lowers op for the call's signature; scalars in retype are
-// materialised with the dtype given (convertedScalars).
-func (d *Device) lower(op *eagerOp, args []earg, retype map[paramRef]dtype.DType) (*plan, *stablehlo.Block, []*stablehlo.Value) {
+// lower lowers op for the call's signature; the scalars in asF32 are
+// materialised as float32 (convertedScalars).
+func (d *Device) lower(op *eagerOp, args []earg, asF32 map[paramRef]bool) (*plan, *stablehlo.Block, []*stablehlo.Value) {
 	d.planSeq++
 	p := &plan{op: op, id: d.planSeq, argIx: map[*stablehlo.Value]int{}}
 	if op.entry == nil {
@@ -223,8 +217,8 @@ func (d *Device) lower(op *eagerOp, args []earg, retype map[paramRef]dtype.DType
 			if a.wrapped {
 				pr.dt = numDT
 			}
-			if dt, ok := retype[paramRef{arg: arg, item: item}]; ok {
-				pr.dt = dt
+			if asF32[paramRef{arg: arg, item: item}] {
+				pr.dt = dtype.F32
 			}
 			t = stablehlo.Tensor(pr.dt)
 		default:
@@ -259,11 +253,10 @@ func (d *Device) lower(op *eagerOp, args []earg, retype map[paramRef]dtype.DType
 	if op.alt != nil {
 		ok := true
 		for _, name := range op.alt.writes {
-			i := op.schema.Param(name)
-			if i < 0 || !deviceTensors(&args[i]) {
+			switch i := op.schema.Param(name); {
+			case i < 0 || args[i].tag == tagNone:
 				ok = false
-			}
-			if i >= 0 && args[i].tag != tagNone && !deviceTensors(&args[i]) {
+			case !deviceTensors(&args[i]):
 				// an update the device cannot store (a CPU tensor among them)
 				p.decline = fmt.Sprintf("argument %s, which it updates in place, is not all on the device", name)
 				return p, nil, nil
