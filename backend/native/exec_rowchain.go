@@ -5,7 +5,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/torchtpu/torchtpu/backend/native/rowsum"
 	"github.com/torchtpu/torchtpu/dtype"
 	"github.com/torchtpu/torchtpu/literal"
 )
@@ -34,8 +33,9 @@ var rowChainsEnabled = true
 // chains they plan do run).
 var chainRuns atomic.Int64
 
-// chainMinInner is the shortest row a chain runs on: on shorter ones the
-// calls per row cost more than the chunked loop's spreads.
+// chainMinInner is the shortest row a product's epilogue runs on as a
+// chain: on shorter ones its calls per row segment cost more than the
+// chunked loop.
 const chainMinInner = 8
 
 // chainArgKind is where an operand of a chain step comes from.
@@ -47,31 +47,36 @@ const (
 	caRowScalar                     // one value per row (element r)
 	caConst                         // a constant
 	caSelf                          // the chain's value itself (x · x)
+	caMask                          // a bool tensor's row (exec_rowchain_mask.go)
 )
 
 type chainArg struct {
 	kind chainArgKind
-	node int     // the leaf's node (caRow, caCol, caRowScalar)
+	node int     // the leaf's node (caRow, caCol, caRowScalar, caMask)
 	c    float32 // caConst
+	mask *maskRows
 }
 
-// chainStep is d = d op arg (left) or arg op d, a unary op on d, or
+// chainStep is d = d op arg (left) or arg op d, a unary op on d,
 // (op stepSelect) a select between d and arg by a comparison of two
 // per-row values or constants (attention's softmax: a row whose maximum
 // is −∞ is zeros): compare(cmpA, cmpB) ? d : arg where left, else
-// arg : d.
+// arg : d, or (op stepMask) a select between d and arg by a bool tensor
+// (attention's mask): mask ? d : arg where left, else mask ? arg : d.
 type chainStep struct {
-	op         int // binOp index; stepUnary: un; stepSelect
+	op         int // binOp index; stepUnary: un; stepSelect; stepMask
 	un         vmathFn
 	arg        chainArg
 	left       bool
 	dir        string // stepSelect: the comparison
 	cmpA, cmpB chainArg
+	mask       chainArg // stepMask: the bool operand (caMask)
 }
 
 const (
 	stepUnary  = -1
 	stepSelect = -2
+	stepMask   = -3
 )
 
 // rr runs the step's op on m elements of x and y, x on the side the
@@ -120,12 +125,25 @@ func chainOf(g *fusedGroup, rdims []int64, inner int) *rowChain {
 		nd := &g.nodes[i]
 		switch nd.kind {
 		case fkLeaf:
+			if nd.dt == dtype.Bool {
+				a, ok := maskArg(nd, i, rdims, inner, innerStrides)
+				if !ok {
+					return nil
+				}
+				args[i], isArg[i] = a, true
+				continue
+			}
 			if nd.dt != dtype.F32 {
 				return nil
 			}
 			a, ok := leafArg(nd, i, nR, rowStrides, innerStrides)
 			if !ok {
 				return nil
+			}
+			if inner == 1 && a.kind == caRowScalar {
+				// rows of one element (a variance's rsqrt): its own
+				// row, the block's rows one call
+				a.kind = caRow
 			}
 			args[i], isArg[i] = a, true
 		case fkScalar:
@@ -156,6 +174,22 @@ func chainOf(g *fusedGroup, rdims []int64, inner int) *rowChain {
 				return nil
 			}
 			st := chainStep{op: stepSelect, dir: nd.cmp, cmpA: args[a], cmpB: args[b]}
+			switch {
+			case x == cur && perRow(y):
+				st.arg, st.left = args[y], true
+			case y == cur && perRow(x):
+				st.arg = args[x]
+			default:
+				return nil
+			}
+			ch.steps = append(ch.steps, st)
+		case nd.kind == fkSelect && cur >= 0 && isArg[nd.args[0]] && args[nd.args[0]].kind == caMask:
+			// a choice by a bool tensor between the chain and a value
+			x, y := nd.args[1], nd.args[2]
+			perRow := func(k int) bool {
+				return isArg[k] && (args[k].kind == caRowScalar || args[k].kind == caConst)
+			}
+			st := chainStep{op: stepMask, mask: args[nd.args[0]]}
 			switch {
 			case x == cur && perRow(y):
 				st.arg, st.left = args[y], true
@@ -211,19 +245,22 @@ func chainOf(g *fusedGroup, rdims []int64, inner int) *rowChain {
 	if cur != len(g.nodes)-1 || len(ch.steps) == 0 {
 		return nil
 	}
-	// rows of rows only (a residual add) or short rows: the chunked loop,
-	// over many rows at a time, makes fewer calls
-	if inner < chainMinInner || !slices.ContainsFunc(ch.steps, func(st chainStep) bool {
-		return st.op == stepSelect || st.op >= 0 && (st.arg.kind == caRowScalar || st.arg.kind == caCol)
-	}) {
-		return nil
-	}
 	for _, st := range ch.steps {
 		if st.op != stepUnary && st.arg.kind == caRow && !slices.Contains(ch.rowLeaves, st.arg.node) {
 			ch.rowLeaves = append(ch.rowLeaves, st.arg.node)
 		}
 	}
 	return ch
+}
+
+// perRowOperand reports whether a step of the chain takes a per-row value,
+// the same row for every row or a per-row choice: a product's epilogue is
+// a chain only then (rows of rows alone, a residual add, run as the
+// chunked loop after the product).
+func (ch *rowChain) perRowOperand() bool {
+	return slices.ContainsFunc(ch.steps, func(st chainStep) bool {
+		return st.op == stepSelect || st.op >= 0 && (st.arg.kind == caRowScalar || st.arg.kind == caCol)
+	})
 }
 
 // leafArg classifies a leaf of a stage's group: read in place (a row),
@@ -258,12 +295,14 @@ func leafArg(nd *fuseNode, i, nR int, rowStrides, innerStrides []int64) (chainAr
 // elements in place. ok is set where bind found them as planned.
 type chainData struct {
 	leaves [][]float32
+	masks  [][]byte // caMask operands' bytes, by node
 	ok     bool
 }
 
 // unbind drops the run's operands (the pipeRun is kept for the next run).
 func (d *chainData) unbind() {
 	clear(d.leaves)
+	clear(d.masks)
 	d.ok = false
 }
 
@@ -281,7 +320,13 @@ func (ch *rowChain) bound(leaves []*literal.Literal, out []byte, rows int, d *ch
 	}
 	d.leaves = d.leaves[:len(leaves)]
 	clear(d.leaves)
+	if cap(d.masks) < len(leaves) {
+		d.masks = make([][]byte, len(leaves))
+	}
+	d.masks = d.masks[:len(leaves)]
+	clear(d.masks)
 	n := ch.inner
+	o := spanOf(out)
 	need := func(a chainArg) bool {
 		if a.kind == caConst || a.kind == caSelf {
 			return true
@@ -310,11 +355,11 @@ func (ch *rowChain) bound(leaves []*literal.Literal, out []byte, rows int, d *ch
 	for _, st := range ch.steps {
 		switch {
 		case st.op >= 0 && !need(st.arg),
-			st.op == stepSelect && (!need(st.arg) || !need(st.cmpA) || !need(st.cmpB)):
+			st.op == stepSelect && (!need(st.arg) || !need(st.cmpA) || !need(st.cmpB)),
+			st.op == stepMask && (!need(st.arg) || !d.needMask(st.mask, leaves, o)):
 			return false
 		}
 	}
-	o := spanOf(out)
 	for _, k := range ch.rowLeaves {
 		if o.overlaps(spanOf(floatBytes(d.leaves[k]))) {
 			return false
@@ -334,8 +379,11 @@ func (ch *rowChain) rows(d *chainData, r0, r1 int, dst []float32) {
 	m := (r1 - r0) * n
 	x := d.leaves[ch.first.node][r0*n : r1*n]
 	dst = dst[:m]
-	for _, st := range ch.steps {
+	for i := range ch.steps {
+		st := &ch.steps[i]
 		switch a := st.arg; {
+		case st.op == stepMask:
+			st.maskRows(d, r0, r1, n, dst, x)
 		case st.op == stepSelect:
 			// rows where the comparison picks arg are filled with it;
 			// the others keep the chain's value (x is dst: never first)
@@ -357,6 +405,21 @@ func (ch *rowChain) rows(d *chainData, r0, r1 int, dst []float32) {
 			st.rr(&dst[0], &x[0], &y[0], m)
 		case a.kind == caConst:
 			st.rs(&dst[0], &x[0], a.c, m)
+		case a.kind == caCol && rowsBatched(st.op):
+			// one call for the block's rows (fuse_rows_batch_amd64.s)
+			y := &d.leaves[a.node][0]
+			if st.left {
+				binRows(st.op, &dst[0], &x[0], y, n, r1-r0, n, 0)
+			} else {
+				binRows(st.op, &dst[0], y, &x[0], n, r1-r0, 0, n)
+			}
+		case a.kind == caRowScalar && rowsBatched(st.op):
+			v := &d.leaves[a.node][r0]
+			if st.left {
+				binRowsV(st.op, &dst[0], &x[0], v, n, r1-r0, n)
+			} else {
+				binVRows(st.op, &dst[0], &x[0], v, n, r1-r0, n)
+			}
 		case a.kind == caCol && n < shortRow && m > n:
 			// short rows: the row's values tiled over all rows, one call
 			y := d.leaves[a.node][:n]
@@ -422,8 +485,11 @@ func (ch *rowChain) seg(d *chainData, r, j0, j1 int, dst []float32) {
 	o := r*ch.inner + j0
 	x := d.leaves[ch.first.node][o : o+m]
 	dst = dst[:m]
-	for _, st := range ch.steps {
+	for i := range ch.steps {
+		st := &ch.steps[i]
 		switch a := st.arg; {
+		case st.op == stepMask:
+			st.maskSeg(d, r, j0, dst, x)
 		case st.op == stepSelect:
 			if cmp32(d.value(st.cmpA, r), d.value(st.cmpB, r), st.dir) != st.left {
 				v := d.value(a, r)
@@ -520,14 +586,13 @@ func (fr *frame) runChainRows(p *rowPipe, i int, pr *pipeRun, r0, r1 int) bool {
 	buf := (*bp)[:(r1-r0)*n]
 	ch.rows(d, r0, r1, buf)
 	res := pr.res[i]
-	start := float32(pr.start[i])
-	isMax := g.red.kind == foldMax
-	for r := r0; r < r1; r++ {
-		row := buf[(r-r0)*n : (r-r0+1)*n]
-		if isMax {
-			res[r] = float64(maxRow32(start, row))
-		} else {
-			res[r] = float64(rowsum.Sum(start, row))
+	var part [foldRowsBlock]float32
+	for q0 := r0; q0 < r1; q0 += foldRowsBlock {
+		q1 := min(r1, q0+foldRowsBlock)
+		p := part[:q1-q0]
+		foldRows32(g.red.kind == foldMax, float32(pr.start[i]), buf[(q0-r0)*n:(q1-r0)*n], n, p)
+		for k, v := range p {
+			res[q0+k] = float64(v)
 		}
 	}
 	storeRow(pr.out[i], g.dt, r0, res[r0:r1])

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/torchtpu/torchtpu/backend/native/rowsum"
 	"github.com/torchtpu/torchtpu/dtype"
 	"github.com/torchtpu/torchtpu/literal"
 	"github.com/torchtpu/torchtpu/stablehlo"
@@ -482,17 +481,7 @@ func (fr *frame) pipeStageRows(p *rowPipe, i int, pr *pipeRun, r0, r1 int) {
 	case psReshape, psConst:
 	case psReduce:
 		in, out := pr.in32[i], f32View(pr.out[i])
-		start := float32(pr.start[i])
-		for r := r0; r < r1; r++ {
-			acc := start
-			row := in[r*ps.inner : (r+1)*ps.inner]
-			if ps.isMax {
-				acc = maxRow32(acc, row)
-			} else {
-				acc = rowsum.Sum(acc, row)
-			}
-			out[r] = acc
-		}
+		foldRows32(ps.isMax, float32(pr.start[i]), in[r0*ps.inner:r1*ps.inner], ps.inner, out[r0:r1])
 	case psGroup:
 		if ps.chain != nil && fr.runChainRows(p, i, pr, r0, r1) {
 			return

@@ -72,6 +72,8 @@ func init() {
 	// spread over all rows of a block
 	rowPipeModules["layernorm/4x9x24"] = strings.NewReplacer("3x37x261", "4x9x24", "3x37x1x", "4x9x1x", "3x37x", "4x9x", "261", "24").Replace(ln)
 	rowPipeModules["layernorm/2x3x1000"] = strings.NewReplacer("3x37x261", "2x3x1000", "3x37x1x", "2x3x1x", "3x37x", "2x3x", "261", "1000").Replace(ln)
+	// a mask of the scores' own shape (read in place, not broadcast)
+	rowPipeModules["softmax/fullmask"] = strings.ReplaceAll(rowPipeModules["softmax"], "2x1x33x33", "2x5x33x33")
 	// scaled-dot-product attention's softmax, at gpt2_tiny's rows of 12 and
 	// 4 heads: a row with every score masked is zeros, not NaN
 	sm := strings.NewReplacer("2x5x33x33", "2x4x12x12", "2x1x33x33", "2x1x12x12", "2x5x33x", "2x4x12x", "0.125", "0.25").Replace(rowPipeModules["softmax"])
@@ -99,13 +101,22 @@ func TestRowPipesMatchSteps(t *testing.T) {
 		}
 		m := parse()
 		piped := compileWith(t, m, true)
-		pipes, chains := 0, 0
+		pipes, chains, masks, perRow := 0, 0, 0, 0
 		for _, st := range piped.(*Executable).prog.plans[m.Func("main")].exec.steps {
 			if st.pipe != nil {
 				pipes++
 				for _, ps := range st.pipe.stages {
-					if ps.chain != nil {
-						chains++
+					if ps.chain == nil {
+						continue
+					}
+					chains++
+					if ps.chain.inner == 1 {
+						perRow++ // a layer norm's variance and rsqrt
+					}
+					for _, cs := range ps.chain.steps {
+						if cs.op == stepMask {
+							masks++
+						}
 					}
 				}
 			}
@@ -115,6 +126,14 @@ func TestRowPipesMatchSteps(t *testing.T) {
 		}
 		if simdRows && chains == 0 {
 			t.Errorf("%s: no stage runs as a row chain", name)
+		}
+		// the attention mask (broadcast over the heads) is a chain's step,
+		// and the layer norm's per-row statistics are chains
+		if simdRows && strings.HasPrefix(name, "softmax") && masks == 0 {
+			t.Errorf("%s: the mask's select is no chain step", name)
+		}
+		if simdRows && strings.HasPrefix(name, "layernorm") && perRow == 0 {
+			t.Errorf("%s: no per-row chain", name)
 		}
 		pipesEnabled = false
 		m2 := parse()

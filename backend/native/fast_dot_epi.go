@@ -61,7 +61,7 @@ func dotEpiSource(g *fusedGroup, gi, at int, steps []execStep, dotStep map[int]i
 		}
 		r := len(g.shape) - 1
 		ch := chainOf(g, g.shape[:r], int(g.shape[r]))
-		if ch == nil || ch.first.kind != caRow || ch.first.node != k || slices.Contains(ch.rowLeaves, k) {
+		if ch == nil || ch.inner < chainMinInner || !ch.perRowOperand() || ch.first.kind != caRow || ch.first.node != k || slices.Contains(ch.rowLeaves, k) {
 			return -1, nil
 		}
 		return j, &convEpiPlan{g: g, self: k, dot: ch}

@@ -25,3 +25,11 @@ func selRRR(p int, d, a, b, x, y *float32, n int) { panic("no vector loops") }
 func cvtF32F64(d *float64, x *float32, n int) { panic("no vector loops") }
 
 func addF32F64(acc *float64, x *float32, n int) { panic("no vector loops") }
+
+func rowsBatched(op int) bool { return false }
+
+func binRows(op int, d, a, b *float32, n, rows, sa, sb int) { panic("no vector loops") }
+func binRowsV(op int, d, a, v *float32, n, rows, sa int)    { panic("no vector loops") }
+func binVRows(op int, d, a, v *float32, n, rows, sa int)    { panic("no vector loops") }
+
+func selMask(d, x []float32, m []byte, c float32, keep bool) { panic("no vector loops") }

@@ -93,11 +93,50 @@ func maxRow32(init float32, x []float32) float32 {
 			return max32(init, m)
 		}
 	}
+	return maxFold32(init, x)
+}
+
+// maxFold32 is max32 over x from init, element by element.
+func maxFold32(init float32, x []float32) float32 {
 	acc := init
 	for _, v := range x {
 		acc = max32(acc, v)
 	}
 	return acc
+}
+
+// foldRowsBlock is the rows a foldRows32 call folds at a time (its
+// maxima and NaN flags live on the stack).
+const foldRowsBlock = 256
+
+// foldRows32 sets d[r] to the sum (rowsum.Sum) or, isMax, the maximum
+// (maxRow32) of init and row r of x (rows of n end to end), the same
+// bits, with one vector loop for all the rows where there is one (a call
+// per row of a softmax's dozen scores cost more than its arithmetic).
+func foldRows32(isMax bool, init float32, x []float32, n int, d []float32) {
+	if !isMax {
+		rowsum.SumRows(init, x, n, d)
+		return
+	}
+	if !rowsum.HasMax() || n <= 0 {
+		for r := range d {
+			d[r] = maxRow32(init, x[r*n:(r+1)*n])
+		}
+		return
+	}
+	var nan [foldRowsBlock]bool
+	for r0 := 0; r0 < len(d); r0 += foldRowsBlock {
+		dd := d[r0:min(len(d), r0+foldRowsBlock)]
+		xx := x[r0*n : (r0+len(dd))*n]
+		rowsum.MaxRows(xx, n, dd, nan[:len(dd)])
+		for k, m := range dd {
+			if !nan[k] && m != 0 && init == init {
+				dd[k] = max32(init, m)
+			} else {
+				dd[k] = maxFold32(init, xx[k*n:(k+1)*n])
+			}
+		}
+	}
 }
 
 // max32Slow is max32 for equal operands and NaNs (kept out of line so

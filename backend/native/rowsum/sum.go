@@ -94,3 +94,39 @@ func HasMax() bool { return sumSIMDOK }
 // element was NaN (the maximum is then not the fold's); it needs HasMax
 // and at least 8 elements.
 func Max(x []float32) (m float32, nan bool) { return max32x(&x[0], len(x)) }
+
+// SumRows sets d[r] = Sum(init, x[r·n:(r+1)·n]) for each row r < len(d)
+// of x (rows end to end): one vector loop for all the rows where Sum has
+// one, the same bits.
+func SumRows(init float32, x []float32, n int, d []float32) {
+	rows := len(d)
+	if n <= 0 || rows == 0 {
+		for r := range d {
+			d[r] = init
+		}
+		return
+	}
+	x = x[:rows*n]
+	if !sumSIMDOK {
+		for r := range d {
+			d[r] = Sum(init, x[r*n:(r+1)*n])
+		}
+		return
+	}
+	sumRows32x(&x[0], n, rows, &d[0])
+	for r, total := range d {
+		d[r] = sumResult(init, total, x[r*n:(r+1)*n])
+	}
+}
+
+// MaxRows sets d[r] to the vector maximum of row r of x (rows of n ≥ 8
+// elements end to end, as Max) and nan[r] to whether the row held a NaN;
+// it needs HasMax.
+func MaxRows(x []float32, n int, d []float32, nan []bool) {
+	rows := len(d)
+	if rows == 0 {
+		return
+	}
+	x, nan = x[:rows*n], nan[:rows]
+	maxRows32x(&x[0], n, rows, &d[0], &nan[0])
+}

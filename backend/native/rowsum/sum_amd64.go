@@ -23,3 +23,15 @@ var sumSIMDOK = cpu.X86.HasAVX512F
 //
 //go:noescape
 func sum32x(x *float32, n int) float32
+
+// sumRows32x is sum32x of rows rows of n elements end to end, into d
+// (sum_amd64.s).
+//
+//go:noescape
+func sumRows32x(x *float32, n, rows int, d *float32)
+
+// maxRows32x is max32x of rows rows of n elements end to end, into d and
+// nan (sum_amd64.s).
+//
+//go:noescape
+func maxRows32x(x *float32, n, rows int, d *float32, nan *bool)

@@ -142,3 +142,137 @@ tred:
 	MOVSS X0, ret+16(FP)
 	VZEROUPPER
 	RET
+
+// func sumRows32x(x *float32, n, rows int, d *float32)
+// d[r] = sum32x(x[r·n:], n) for each of rows rows of n ≥ 1 elements end
+// to end: the same slots, masks and tree per row, the masks of the last
+// n%64 elements set once.
+TEXT ·sumRows32x(SB), NOSPLIT, $0-32
+	MOVQ x+0(FP), SI
+	MOVQ n+8(FP), CX
+	MOVQ rows+16(FP), R8
+	MOVQ d+24(FP), DI
+	MOVQ CX, R11
+	SHRQ $6, R11
+	MOVQ CX, AX
+	ANDQ $63, AX
+	MOVQ AX, R12
+	MOVQ $1, DX
+	SHLXQ AX, DX, DX
+	DECQ DX
+	KMOVW DX, K1
+	SHRQ $16, DX
+	KMOVW DX, K2
+	SHRQ $16, DX
+	KMOVW DX, K3
+	SHRQ $16, DX
+	KMOVW DX, K4
+	TESTQ R8, R8
+	JEQ rdone
+rrow:
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	MOVQ R11, BX
+	TESTQ BX, BX
+	JEQ rtail
+rloop:
+	VADDPS (SI), Z0, Z0
+	VADDPS 64(SI), Z1, Z1
+	VADDPS 128(SI), Z2, Z2
+	VADDPS 192(SI), Z3, Z3
+	ADDQ $256, SI
+	DECQ BX
+	JNE rloop
+rtail:
+	TESTQ R12, R12
+	JEQ rred
+	VADDPS (SI), Z0, K1, Z0
+	VADDPS 64(SI), Z1, K2, Z1
+	VADDPS 128(SI), Z2, K3, Z2
+	VADDPS 192(SI), Z3, K4, Z3
+	LEAQ (SI)(R12*4), SI
+rred:
+	VADDPS Z1, Z0, Z0
+	VADDPS Z3, Z2, Z2
+	VADDPS Z2, Z0, Z0
+	VEXTRACTF64X4 $1, Z0, Y1
+	VADDPS Y1, Y0, Y0
+	VEXTRACTF128 $1, Y0, X1
+	VADDPS X1, X0, X0
+	VMOVHLPS X0, X0, X1
+	VADDPS X1, X0, X0
+	VMOVSHDUP X0, X1
+	VADDSS X1, X0, X0
+	MOVSS X0, (DI)
+	ADDQ $4, DI
+	DECQ R8
+	JNE rrow
+rdone:
+	VZEROUPPER
+	RET
+
+// func maxRows32x(x *float32, n, rows int, d *float32, nan *bool)
+// d[r], nan[r] = max32x(x[r·n:], n) for each of rows rows of n ≥ 1
+// elements end to end, the mask of the last n%16 set once.
+TEXT ·maxRows32x(SB), NOSPLIT, $0-40
+	MOVQ x+0(FP), SI
+	MOVQ n+8(FP), CX
+	MOVQ rows+16(FP), R8
+	MOVQ d+24(FP), DI
+	MOVQ nan+32(FP), R9
+	MOVQ CX, R11
+	SHRQ $4, R11
+	MOVQ CX, R12
+	ANDQ $15, R12
+	MOVQ $1, AX
+	SHLXQ R12, AX, AX
+	DECQ AX
+	KMOVW AX, K1
+	VBROADCASTSS vmNegInf<>(SB), Z7
+	TESTQ R8, R8
+	JEQ xdone
+xrow:
+	VMOVAPS Z7, Z0
+	KXORW K2, K2, K2
+	MOVQ R11, BX
+	TESTQ BX, BX
+	JEQ xtail
+xloop:
+	VMOVUPS (SI), Z1
+	VCMPPS $3, Z1, Z1, K3
+	KORW K3, K2, K2
+	VMAXPS Z1, Z0, Z0
+	ADDQ $64, SI
+	DECQ BX
+	JNE xloop
+xtail:
+	TESTQ R12, R12
+	JEQ xred
+	VMOVAPS Z7, Z1
+	VMOVUPS (SI), K1, Z1
+	VCMPPS $3, Z1, Z1, K3
+	KORW K3, K2, K2
+	VMAXPS Z1, Z0, Z0
+	LEAQ (SI)(R12*4), SI
+xred:
+	VEXTRACTF64X4 $1, Z0, Y1
+	VMAXPS Y1, Y0, Y0
+	VEXTRACTF128 $1, Y0, X1
+	VMAXPS X1, X0, X0
+	VMOVHLPS X0, X0, X1
+	VMAXPS X1, X0, X0
+	VMOVSHDUP X0, X1
+	VMAXSS X1, X0, X0
+	MOVSS X0, (DI)
+	ADDQ $4, DI
+	KMOVW K2, AX
+	TESTW AX, AX
+	SETNE (R9)
+	INCQ R9
+	DECQ R8
+	JNE xrow
+xdone:
+	VZEROUPPER
+	RET

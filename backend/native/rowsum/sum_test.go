@@ -63,3 +63,51 @@ func TestSumSlots(t *testing.T) {
 		t.Fatalf("sum of -0s from -0: %v, want -0", got)
 	}
 }
+
+// TestRowsMatchOneRow checks SumRows and MaxRows against Sum and Max row
+// by row, for rows of 1 to 150 elements, blocks of 1 to 9 rows with
+// numbers after them, NaNs, infinities and a -0 start.
+func TestRowsMatchOneRow(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	negz := float32(math.Copysign(0, -1))
+	for n := 1; n <= 150; n++ {
+		for rows := 1; rows <= 9; rows += 4 {
+			buf := make([]float32, rows*n+64)
+			for i := range buf {
+				buf[i] = float32(r.NormFloat64() * 100)
+			}
+			x := buf[:rows*n]
+			switch n % 5 {
+			case 1:
+				x[r.IntN(len(x))] = float32(math.NaN())
+			case 2:
+				x[r.IntN(len(x))] = float32(math.Inf(1))
+			case 3:
+				for i := range x[:n] {
+					x[i] = negz
+				}
+			}
+			for _, init := range []float32{0.5, negz} {
+				got := make([]float32, rows)
+				SumRows(init, x, n, got)
+				for k := range got {
+					want := Sum(init, x[k*n:(k+1)*n])
+					if math.Float32bits(got[k]) != math.Float32bits(want) {
+						t.Fatalf("n=%d rows=%d init=%v row %d: SumRows %v, Sum %v", n, rows, init, k, got[k], want)
+					}
+				}
+			}
+			if !HasMax() {
+				continue
+			}
+			got, nan := make([]float32, rows), make([]bool, rows)
+			MaxRows(x, n, got, nan)
+			for k := range got {
+				m, isNaN := Max(x[k*n : (k+1)*n])
+				if nan[k] != isNaN || !isNaN && math.Float32bits(got[k]) != math.Float32bits(m) {
+					t.Fatalf("n=%d rows=%d row %d: MaxRows %v %v, Max %v %v", n, rows, k, got[k], nan[k], m, isNaN)
+				}
+			}
+		}
+	}
+}
