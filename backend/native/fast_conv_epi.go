@@ -181,7 +181,7 @@ func convEpiSource(g *fusedGroup, gi, at int, steps []execStep, convStep map[int
 			continue
 		}
 		j, ok := convStep[nd.slot]
-		if !ok || j >= at || !convOnlyFeeds(nd.slot, steps[j].op.op.Results[0], g, gi, bp, u, fu) {
+		if !ok || j >= at || !convOnlyFeeds(nd.slot, steps[j].op.op.Results[0], g, gi, bp, u, fu, false) {
 			continue
 		}
 		if pl := convEpiChain(g, k); pl != nil {
@@ -200,10 +200,19 @@ func convOutputNCHW(op *stablehlo.Op) bool {
 
 // convOnlyFeeds reports whether slot s, a convolution's result v, has
 // g's shape and f32 elements and is read by members of group gi alone:
-// g reads it as one identity leaf.
-func convOnlyFeeds(s int, v *stablehlo.Value, g *fusedGroup, gi int, bp *blockPlan, u *blockUses, fu *fusion) bool {
-	if t := staticType(v); t == nil || t.DType() != dtype.F32 || !shapeEq(t.Shape, g.shape) {
+// g reads it as one identity leaf. rows (a product's result, which an
+// epilogue takes as rows of its last dim) accepts a shape of g's
+// elements with g's last dim (the group on the far side of a reshape).
+func convOnlyFeeds(s int, v *stablehlo.Value, g *fusedGroup, gi int, bp *blockPlan, u *blockUses, fu *fusion, rows bool) bool {
+	t := staticType(v)
+	if t == nil || t.DType() != dtype.F32 {
 		return false
+	}
+	if !shapeEq(t.Shape, g.shape) {
+		r := len(t.Shape)
+		if !rows || r == 0 || len(g.shape) == 0 || elemCount(t.Shape) != g.n || t.Shape[r-1] != g.shape[len(g.shape)-1] {
+			return false
+		}
 	}
 	us := u.users[s]
 	if len(us) == 0 {

@@ -48,7 +48,7 @@ func dotEpiSource(g *fusedGroup, gi, at int, steps []execStep, dotStep map[int]i
 			continue
 		}
 		j, ok := dotStep[nd.slot]
-		if !ok || j >= at || !convOnlyFeeds(nd.slot, steps[j].op.op.Results[0], g, gi, bp, u, fu) {
+		if !ok || j >= at || !convOnlyFeeds(nd.slot, steps[j].op.op.Results[0], g, gi, bp, u, fu, true) {
 			continue
 		}
 		op := steps[j].op.op

@@ -55,6 +55,22 @@ func dotEpiModule(m, n, k int, wt bool, kind string) string {
 	case "nochain": // the product read twice by the group: not a chain
 		bin("%a", "add", "%d", "%B")
 		bin("%y", "multiply", "%a", "%d")
+	case "reshaped", "reshapeout":
+		// the bias, a reshape to [1, m, n] (a linear layer's result back to
+		// [batch, tokens, features]) and tanh(0.5·v)² after it: one group
+		// through the reshape, the product's epilogue; unless the
+		// reshaped value is returned too (then the bias alone is)
+		T2 := fmt.Sprintf("tensor<1x%dx%dxf32>", m, n)
+		bin("%a", "add", "%d", "%B")
+		fmt.Fprintf(&b, "  %%r = stablehlo.reshape %%a : (%s) -> %s\n", T, T2)
+		fmt.Fprintf(&b, "  %%c2 = stablehlo.constant dense<0.5> : %s\n", T2)
+		fmt.Fprintf(&b, "  %%h = stablehlo.multiply %%r, %%c2 : %s\n", T2)
+		fmt.Fprintf(&b, "  %%t = stablehlo.tanh %%h : %s\n", T2)
+		fmt.Fprintf(&b, "  %%y = stablehlo.multiply %%t, %%t : %s\n", T2)
+		ret, results = "%y", T2
+		if kind == "reshapeout" {
+			ret, results = "%y, %r", T2+", "+T2
+		}
 	}
 	fmt.Fprintf(&b, "  return %s : %s\n}", ret, results)
 	return strings.ReplaceAll(b.String(), "RESULTS", "("+results+")")
@@ -83,7 +99,8 @@ func TestDotEpilogueMatchesUnfused(t *testing.T) {
 		{100, 96, 3072, false}, // several k blocks
 		{300, 130, 40, false},  // several row blocks
 	}
-	kinds := map[string]bool{"bias": true, "biasfirst": true, "tanhsq": true, "residual": true, "twouse": false, "nochain": false}
+	kinds := map[string]bool{"bias": true, "biasfirst": true, "tanhsq": true, "residual": true, "twouse": false, "nochain": false,
+		"reshaped": true, "reshapeout": true}
 	defer func(old bool) { dotEpiEnabled = old }(dotEpiEnabled)
 	for _, procs := range []int{1, 3} {
 		old := runtime.GOMAXPROCS(procs)
@@ -95,12 +112,20 @@ func TestDotEpilogueMatchesUnfused(t *testing.T) {
 					t.Fatalf("%s: %v", name, err)
 				}
 				planned, plain := compileWith(t, m, true), compileWith(t, m, false)
+				reshapesEnabled = false // the groups on either side of a reshape apart
+				apart := compileWith(t, m, true)
+				reshapesEnabled = true
 				ep := planned.(*Executable).prog.plans[m.Func("main")].exec
-				epis := 0
+				epis, rank := 0, 0
 				for _, st := range ep.steps {
 					if st.epi != nil && st.epi.dot != nil {
 						epis++
+						rank = len(st.epi.g.shape)
 					}
+				}
+				// through the reshape, the epilogue ends at the group of rank 3
+				if wantRank := map[string]int{"reshaped": 3, "reshapeout": 2}[kind]; simdRows && wantRank > 0 && rank != wantRank {
+					t.Fatalf("%s: the epilogue's group has rank %d, want %d", name, rank, wantRank)
 				}
 				want := 0
 				if merged && simdRows {
@@ -137,7 +162,7 @@ func TestDotEpilogueMatchesUnfused(t *testing.T) {
 				if fused := dotEpiHits.Load() > hits; fused != (want == 1) {
 					t.Errorf("%s: the epilogue ran %v", name, fused)
 				}
-				for _, want := range [][]*literal.Literal{run(planned.(*Executable), false), run(plain.(*Executable), true)} {
+				for _, want := range [][]*literal.Literal{run(planned.(*Executable), false), run(plain.(*Executable), true), run(apart.(*Executable), true)} {
 					for i := range want {
 						if !shapeEq(got[i].Shape, want[i].Shape) || !bytes.Equal(got[i].Data, want[i].Data) {
 							t.Fatalf("%s: result #%d differs from the unfused one", name, i)

@@ -71,7 +71,14 @@ type fusion struct {
 
 // planFusion groups the fusible ops of a block. Walking backwards, an op
 // joins the group of its users when they all belong to one group and its
-// result has that group's shape; otherwise it roots a new group.
+// result has that group's shape; otherwise it roots a new group. A
+// reshape between an op and its users is looked through (a reshape keeps
+// the elements' order, and a group computes element by element in that
+// order): the op joins the group its reshape's users are in when its
+// result has as many elements as the group's, and the reshape, read by
+// that group alone, need not run (a product's bias and GELU across the
+// reshape a linear layer's [tokens, features] result takes back to
+// [batch, sequence, features] are one group, the product's epilogue).
 func planFusion(bp *blockPlan, u *blockUses, slots map[*stablehlo.Value]int, folded []bool) *fusion {
 	n := len(bp.ops)
 	fu := &fusion{grp: make([]int, n), skip: make([]bool, n)}
@@ -85,7 +92,7 @@ func planFusion(bp *blockPlan, u *blockUses, slots map[*stablehlo.Value]int, fol
 		s := bp.ops[k].out[0]
 		shape := staticType(op.Results[0]).Shape
 		g := -1
-		us := u.users[s]
+		us, through := usersThroughReshapes(bp, u, s)
 		ok := len(us) > 0
 		for _, x := range us {
 			if x >= n || fu.grp[x] < 0 || (g >= 0 && fu.grp[x] != g) {
@@ -94,17 +101,23 @@ func planFusion(bp *blockPlan, u *blockUses, slots map[*stablehlo.Value]int, fol
 			}
 			g = fu.grp[x]
 		}
+		if ok && len(through) > 0 && (!reshapesEnabled || elemCount(shape) != fu.groups[g].n) {
+			ok = false
+		}
 		// float32 and float64 values stay in separate groups: a group with
 		// one float64 node computes every node in float64 rows (the
 		// scalar loops), so an f32 chain feeding a convert to f64 (a mean
 		// accumulated in f64) runs as its own f32 group, on the vector
 		// loops, and the f64 group reads its result
 		w := floatWidth(staticType(op.Results[0]).DType())
-		if ok && shapeEq(shape, fu.groups[g].shape) && (w == 0 || fu.groups[g].fw == 0 || fu.groups[g].fw == w) {
+		if ok && (len(through) > 0 || shapeEq(shape, fu.groups[g].shape)) && (w == 0 || fu.groups[g].fw == 0 || fu.groups[g].fw == w) {
 			fu.grp[k] = g
 			fu.groups[g].nops++
 			if w != 0 {
 				fu.groups[g].fw = w
+			}
+			for _, r := range through {
+				fu.grp[r] = g // read inside the group only: not run
 			}
 			continue
 		}
@@ -180,13 +193,16 @@ func (b *groupBuilder) value(v *stablehlo.Value) int {
 	switch {
 	case isConst:
 		i = b.add(fuseNode{kind: fkScalar, dt: t.DType(), scalar: c})
+	case defined && b.fu.grp[k] == b.g && op.Name == "stablehlo.reshape":
+		// a reshape looked through: its operand's elements, in order
+		i = b.value(op.Operands[0])
 	case defined && b.fu.grp[k] == b.g:
 		i = b.compute(op)
 	case defined && isSplat(op):
 		c, _ := splatValue(op)
 		i = b.add(fuseNode{kind: fkScalar, dt: t.DType(), scalar: c})
-	case defined && isBroadcastTo(op, b.grp.shape):
-		st, _ := broadcastStrides(op)
+	case defined && b.broadcastIn(op) != nil:
+		st := b.broadcastIn(op)
 		src := op.Operands[0]
 		if d, ok := b.u.def[b.slots[src]]; ok && isSplat(b.bp.ops[d].op) {
 			c, _ := splatValue(b.bp.ops[d].op)
@@ -206,6 +222,29 @@ func (b *groupBuilder) value(v *stablehlo.Value) int {
 func isSplat(op *stablehlo.Op) bool {
 	_, ok := splatValue(op)
 	return ok
+}
+
+// broadcastIn returns the strides a broadcast op reads its operand with
+// over the group's shape, or nil: its result of the group's shape, or
+// (a broadcast on the far side of a looked-through reshape) of as many
+// elements, its strides carried over the reshape.
+func (b *groupBuilder) broadcastIn(op *stablehlo.Op) []int64 {
+	st, ok := broadcastStrides(op)
+	if !ok {
+		return nil
+	}
+	shape := staticType(op.Results[0]).Shape
+	if shapeEq(shape, b.grp.shape) {
+		return st
+	}
+	if elemCount(shape) != b.grp.n {
+		return nil
+	}
+	st, ok = restride(shape, st, b.grp.shape)
+	if !ok {
+		return nil
+	}
+	return st
 }
 
 func isBroadcastTo(op *stablehlo.Op, shape []int64) bool {
@@ -451,4 +490,96 @@ func floatWidth(d dtype.DType) int {
 		return d.Size()
 	}
 	return 0
+}
+
+// reshapesEnabled lets groups look through reshapes (tests compare).
+var reshapesEnabled = true
+
+// usersThroughReshapes returns the ops reading slot s, each reshape of s
+// (a reshape op whose result is read by ops alone, not returned)
+// replaced by its own users, and those reshapes.
+func usersThroughReshapes(bp *blockPlan, u *blockUses, s int) (users, through []int) {
+	for _, x := range u.users[s] {
+		if x < len(bp.ops) && reshapesEnabled {
+			pl := &bp.ops[x]
+			if pl.op.Name == "stablehlo.reshape" && !pl.quant && len(pl.in) == 1 && len(pl.out) == 1 && staticType(pl.op.Results[0]) != nil {
+				more, deeper := usersThroughReshapes(bp, u, pl.out[0])
+				if len(more) > 0 {
+					users = append(users, more...)
+					through = append(through, x)
+					through = append(through, deeper...)
+					continue
+				}
+			}
+		}
+		users = append(users, x)
+	}
+	return users, through
+}
+
+// restride carries element strides st over shape from to the same
+// elements viewed as shape to (a reshape: the same count, row-major
+// order), or reports false where a run of dims merged or split by the
+// reshape is not one linear run of the source (strides of a broadcast
+// that repeats inside it).
+func restride(from, st, to []int64) ([]int64, bool) {
+	out := make([]int64, len(to))
+	i, j := 0, 0
+	for {
+		for i < len(from) && from[i] == 1 {
+			i++
+		}
+		for j < len(to) && to[j] == 1 {
+			j++
+		}
+		if i == len(from) || j == len(to) {
+			return out, i == len(from) && j == len(to)
+		}
+		// the smallest runs [i0, i) and [j0, j) of equal products
+		i0, j0 := i, j
+		pf, pt := from[i], to[j]
+		i, j = i+1, j+1
+		for pf != pt {
+			if pf < pt {
+				if i == len(from) {
+					return nil, false
+				}
+				pf *= from[i]
+				i++
+			} else {
+				if j == len(to) {
+					return nil, false
+				}
+				pt *= to[j]
+				j++
+			}
+		}
+		// the source run must be linear: each dim's stride its inner
+		// neighbour's times that neighbour's size (size-1 dims aside)
+		inner := -1
+		for q := i - 1; q >= i0; q-- {
+			if from[q] == 1 {
+				continue
+			}
+			if inner >= 0 && st[q] != st[inner]*from[inner] {
+				return nil, false
+			}
+			inner = q
+		}
+		// the last non-1 dim of the run sets the innermost stride
+		base := int64(0)
+		for q := i - 1; q >= i0; q-- {
+			if from[q] != 1 {
+				base = st[q]
+				break
+			}
+		}
+		for q := j - 1; q >= j0; q-- {
+			if to[q] == 1 {
+				continue
+			}
+			out[q] = base
+			base *= to[q]
+		}
+	}
 }
