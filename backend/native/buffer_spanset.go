@@ -17,6 +17,9 @@ type spanSet struct {
 	n     int       // the sorted prefix
 	maxHi []uintptr // maxHi[i]: the largest end of s[:i+1], i < n
 	merge []span    // scratch of the merge
+	// base is another set asked too, read only: a plan's constants,
+	// the same bytes every run (execPlan.consts)
+	base *spanSet
 }
 
 // tailMax is how many ranges wait, scanned by each query, before they are
@@ -25,7 +28,7 @@ const tailMax = 16
 
 // reset empties the set, keeping its storage.
 func (ps *spanSet) reset() {
-	ps.s, ps.n, ps.maxHi = ps.s[:0], 0, ps.maxHi[:0]
+	ps.s, ps.n, ps.maxHi, ps.base = ps.s[:0], 0, ps.maxHi[:0], nil
 }
 
 // add puts sp in the set; an empty range is not kept (it overlaps
@@ -95,5 +98,8 @@ func (ps *spanSet) overlaps(sp span) bool {
 	// the sorted ranges starting before sp ends; one of them overlaps sp
 	// when the furthest end among them lies past sp's start
 	i := sort.Search(ps.n, func(i int) bool { return ps.s[i].lo >= sp.hi })
-	return i > 0 && ps.maxHi[i-1] > sp.lo
+	if i > 0 && ps.maxHi[i-1] > sp.lo {
+		return true
+	}
+	return ps.base != nil && ps.base.overlaps(sp)
 }

@@ -34,6 +34,12 @@ func (fr *frame) runPlan(ep *execPlan, args []Value) ([]Value, error) {
 		for _, a := range args {
 			persist.addValue(a)
 		}
+		if fr.proc.depth == 1 {
+			if persist.base = ep.consts.Load(); persist.base == nil && ep.constSteps() > 0 {
+				fr.consts, fr.nconst = &spanSet{}, 0
+				defer func() { fr.consts = nil }()
+			}
+		}
 		if fr.proc.depth == 1 && ep.mem != nil {
 			// the planned places: never recycled through the arena
 			fr.pm = ar.plannedFor(ep.mem)
@@ -186,6 +192,10 @@ func (fr *frame) runPlan(ep *execPlan, args []Value) ([]Value, error) {
 	if snapping && len(caught) == len(ep.foldSteps) {
 		snapFolds(ep, args, caught)
 	}
+	if cs := fr.consts; cs != nil && fr.nconst == ep.constSteps() {
+		cs.settle()
+		ep.consts.CompareAndSwap(nil, cs)
+	}
 	res := make([]Value, len(ep.ret))
 	for i, s := range ep.ret {
 		res[i] = fr.slots[s]
@@ -217,9 +227,15 @@ func (fr *frame) runConst(st *execStep, persist *spanSet) error {
 	}
 	for j, s := range st.op.out {
 		fr.define(s, vals[j])
-		if fr.proc.arena != nil {
-			persist.addValue(vals[j])
+		if fr.proc.arena != nil && persist.base == nil {
+			persist.addValue(vals[j]) // else the base has them
 		}
+		if fr.consts != nil {
+			fr.consts.addValue(vals[j])
+		}
+	}
+	if fr.consts != nil {
+		fr.nconst++
 	}
 	return nil
 }

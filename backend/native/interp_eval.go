@@ -47,7 +47,11 @@ type frame struct {
 	// spans runPlan must not recycle, and the alias record
 	persist spanSet
 	al      aliases
-	in      []Value // a step's operands (runPlan), reused
+	// consts collects the constant steps' bytes in a run that builds
+	// execPlan.consts (nil otherwise), nconst counts those steps
+	consts *spanSet
+	nconst int
+	in     []Value // a step's operands (runPlan), reused
 }
 
 func (fr *frame) Context() context.Context { return fr.proc.ctx }

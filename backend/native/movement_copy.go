@@ -151,22 +151,23 @@ func (p *copyPlan) runPar(w int, dst []byte, d int64, src []byte, s int64) {
 	})
 }
 
-// shortRows is the longest innermost row of 4-byte elements that
-// runBytes copies a whole plane of rows at a time (rows32): a call per
-// row, of copy() or of inner1, costs more than such a row's elements.
+// shortRows is the longest innermost row of 1-, 4- or 8-byte elements
+// that runBytes copies a whole plane of rows at a time (rowsOf): a call
+// per row, of copy() or of inner1, costs more than such a row's elements.
 const shortRows = 32
 
-// shortRuns is the longest contiguous run (in both views) that rows32
-// copies element by element: longer ones go to copy(), whose call costs
-// less than their elements one at a time.
+// shortRuns is the longest contiguous run (in both views), in 4-byte
+// elements (64 bytes), that rowsOf copies element by element: longer
+// ones go to copy(), whose call costs less than their elements one at a
+// time.
 const shortRuns = 16
 
 // runBytes copies the box at byte offsets d and s, on this goroutine.
 func (p *copyPlan) runBytes(dst []byte, d int64, src []byte, s int64) {
 	r := len(p.shape)
-	rows := p.esz == 4 && p.tileN == 0 && r > 0 && (p.inner <= shortRows && p.runLen == 0 || p.inner < shortRuns)
+	rows := (p.esz == 4 || p.esz == 8 || p.esz == 1) && p.tileN == 0 && r > 0 && (p.inner <= shortRows && p.runLen == 0 || p.inner*p.esz < shortRuns*4)
 	if rows {
-		r-- // the last outer dim goes to rows32
+		r-- // the last outer dim goes to rowsOf
 	}
 	var idxBuf [8]int64
 	idx := idxBuf[:0]
@@ -177,8 +178,12 @@ func (p *copyPlan) runBytes(dst []byte, d int64, src []byte, s int64) {
 	}
 	for {
 		switch {
+		case rows && p.esz == 4:
+			rowsOf[uint32](p, dst, d, src, s)
+		case rows && p.esz == 8:
+			rowsOf[uint64](p, dst, d, src, s) // a mask's int64 positions
 		case rows:
-			p.rows32(dst, d, src, s)
+			rowsOf[uint8](p, dst, d, src, s) // bools
 		case p.tileN > 0:
 			p.tiled(dst, d, src, s)
 		default:
@@ -259,11 +264,14 @@ func (p *copyPlan) tiledElems(dst []byte, d int64, src []byte, s int64, j0, j1, 
 	}
 }
 
-// rows32 copies the rows of the last outer dim, 4-byte elements, with
-// the first element of the first row at byte offsets d and s: the range
-// of bytes every row touches is checked once, then the elements move
-// without bounds checks.
-func (p *copyPlan) rows32(dst []byte, d int64, src []byte, s int64) {
+// rowsOf copies the rows of the last outer dim, elements of T's size
+// (4 bytes; 8, a mask's int64 positions; 1, bools), with the first
+// element of the first row at byte offsets d and s: the range of bytes
+// every row touches is checked once, then the elements move without
+// bounds checks.
+func rowsOf[T uint8 | uint32 | uint64](p *copyPlan, dst []byte, d int64, src []byte, s int64) {
+	var z T
+	esz := int64(unsafe.Sizeof(z))
 	k := len(p.shape) - 1
 	n, dStep, sStep := p.shape[k], p.dst[k], p.src[k]
 	in, dIn, sIn := p.inner, p.dIn, p.sIn
@@ -274,8 +282,8 @@ func (p *copyPlan) rows32(dst []byte, d int64, src []byte, s int64) {
 		for _, o := range [3]int64{(n - 1) * step, (in - 1) * elem, (n-1)*step + (in-1)*elem} {
 			lo, hi = min(lo, base+o), max(hi, base+o)
 		}
-		if lo < 0 || hi+4 > int64(len(buf)) {
-			panic(fmt.Sprintf("copy of %d rows of %d elements: bytes [%d, %d) outside a buffer of %d", n, in, lo, hi+4, len(buf)))
+		if lo < 0 || hi+esz > int64(len(buf)) {
+			panic(fmt.Sprintf("copy of %d rows of %d elements: bytes [%d, %d) outside a buffer of %d", n, in, lo, hi+esz, len(buf)))
 		}
 	}
 	check(dst, d, dStep, dIn)
@@ -284,7 +292,7 @@ func (p *copyPlan) rows32(dst []byte, d int64, src []byte, s int64) {
 	for r := int64(0); r < n; r++ {
 		dd, ss := d+r*dStep, s+r*sStep
 		for i := int64(0); i < in; i++ {
-			*(*uint32)(unsafe.Add(dp, dd)) = *(*uint32)(unsafe.Add(sp, ss))
+			*(*T)(unsafe.Add(dp, dd)) = *(*T)(unsafe.Add(sp, ss))
 			dd += dIn
 			ss += sIn
 		}

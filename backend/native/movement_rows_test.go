@@ -8,20 +8,22 @@ import (
 	"github.com/torchtpu/torchtpu/literal"
 )
 
-// Copies of 4-byte elements with short innermost rows (rows32: reverses,
+// Copies of 1-, 2-, 4- and 8-byte elements with short innermost rows
+// (rowsOf, but for 2 bytes: reverses,
 // transposes that keep short runs, broadcasts) against the element-by-
 // element definition, on random shapes and views of the source:
 // permuted, reversed and repeated dims, sizes on both sides of the
 // parallel split.
 func TestCopyShortRows(t *testing.T) {
 	rng := rand.New(rand.NewSource(11))
-	for c := 0; c < 300; c++ {
+	for c := 0; c < 600; c++ {
+		esz := []int64{4, 8, 1, 2}[c%4]
 		rank := 1 + rng.Intn(4)
 		shape := make([]int64, rank)
 		for i := range shape {
 			shape[i] = 1 + int64(rng.Intn(12))
 		}
-		if c%50 == 0 {
+		if c%50 < 4 {
 			shape[0] = 3000 // over copyParMin: split across the pool
 		}
 		// src: a dense buffer of a permutation of shape, read through
@@ -48,11 +50,11 @@ func TestCopyShortRows(t *testing.T) {
 		for _, d := range shape {
 			n *= d
 		}
-		src := make([]byte, 4*n)
+		src := make([]byte, esz*n)
 		rng.Read(src)
-		got := make([]byte, 4*n)
-		newCopyPlan(4, shape, literal.Strides(shape), srcStr).run(got, 0, src, off)
-		want := make([]byte, 4*n)
+		got := make([]byte, esz*n)
+		newCopyPlan(int(esz), shape, literal.Strides(shape), srcStr).run(got, 0, src, off)
+		want := make([]byte, esz*n)
 		ds := literal.Strides(shape)
 		mvEach(shape, func(idx []int64) {
 			d, s := int64(0), off
@@ -60,10 +62,10 @@ func TestCopyShortRows(t *testing.T) {
 				d += v * ds[i]
 				s += v * srcStr[i]
 			}
-			copy(want[4*d:4*d+4], src[4*s:4*s+4])
+			copy(want[esz*d:esz*d+esz], src[esz*s:esz*s+esz])
 		})
 		if !bytes.Equal(got, want) {
-			t.Fatalf("case %d: shape %v, src strides %v (offset %d): copy differs", c, shape, srcStr, off)
+			t.Fatalf("case %d: %d-byte elements, shape %v, src strides %v (offset %d): copy differs", c, esz, shape, srcStr, off)
 		}
 	}
 }
