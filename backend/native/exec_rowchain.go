@@ -527,32 +527,6 @@ func (d *chainData) value(a chainArg, r int) float32 {
 	return a.c
 }
 
-// cmpDirOK reports whether cmp32 knows a comparison direction.
-func cmpDirOK(dir string) bool {
-	switch dir {
-	case "EQ", "NE", "LT", "LE", "GT", "GE":
-		return true
-	}
-	return false
-}
-
-// cmp32 is the IEEE comparison of a fused compare (false for NaN but NE).
-func cmp32(a, b float32, dir string) bool {
-	switch dir {
-	case "EQ":
-		return a == b
-	case "NE":
-		return a != b
-	case "LT":
-		return a < b
-	case "LE":
-		return a <= b
-	case "GT":
-		return a > b
-	}
-	return a >= b // GE
-}
-
 // chainScratch holds the rows a reduce stage's chain computes before
 // folding them.
 var chainScratch = sync.Pool{New: func() any { return new([]float32) }}

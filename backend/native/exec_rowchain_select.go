@@ -5,14 +5,17 @@ import (
 	"github.com/torchtpu/torchtpu/literal"
 )
 
-// A row chain's select by a bool tensor (stepMask): attention's scores
-// masked by a causal or padding mask, select(mask, scores, −∞), where the
-// mask is broadcast over the heads. Row r of the chain reads the mask's
-// elements from an offset its row index gives (the mask's strides over
-// the row dims; its rows' elements contiguous), so runs of rows whose
-// mask rows lie end to end (a head's queries) are one call of the vector
-// loop (selMask) instead of the chunked loop's strided gather, float
-// conversion and blend.
+// A row chain's selects: by a comparison of per-row values (stepSelect,
+// cmp32) and by a bool tensor (stepMask).
+//
+// The select by a bool tensor: attention's scores masked by a causal or
+// padding mask, select(mask, scores, −∞), where the mask is broadcast
+// over the heads. Row r of the chain reads the mask's elements from an
+// offset its row index gives (the mask's strides over the row dims; its
+// rows' elements contiguous), so runs of rows whose mask rows lie end to
+// end (a head's queries) are one call of the vector loop (selMask)
+// instead of the chunked loop's strided gather, float conversion and
+// blend.
 
 // maskRows is where each row of a chain finds its row of a mask.
 type maskRows struct {
@@ -134,4 +137,30 @@ func (st *chainStep) maskSeg(d *chainData, r, j0 int, dst, x []float32) {
 	w := st.mask.mask.walkFrom(r)
 	off := w.off + int64(j0)
 	selMask(dst, x, d.masks[st.mask.node][off:off+int64(len(dst))], d.value(st.arg, r), st.left)
+}
+
+// cmpDirOK reports whether cmp32 knows a comparison direction.
+func cmpDirOK(dir string) bool {
+	switch dir {
+	case "EQ", "NE", "LT", "LE", "GT", "GE":
+		return true
+	}
+	return false
+}
+
+// cmp32 is the IEEE comparison of a fused compare (false for NaN but NE).
+func cmp32(a, b float32, dir string) bool {
+	switch dir {
+	case "EQ":
+		return a == b
+	case "NE":
+		return a != b
+	case "LT":
+		return a < b
+	case "LE":
+		return a <= b
+	case "GT":
+		return a > b
+	}
+	return a >= b // GE
 }
