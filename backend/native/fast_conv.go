@@ -568,7 +568,7 @@ func (c *conv2d) prepackedWeights(ocPer, k int, weights func(g int) gemm.Matrix)
 
 const (
 	smallConvMaxWork   = 1 << 21  // multiply-adds of all images above which small products take the GEMM
-	convWorkPerThread  = 1 << 18  // multiply-adds per extra core at least (~5 µs; a fork-join costs ~0.2 µs, pool.BenchmarkRunOverhead)
+	convWorkPerThread  = 1 << 17  // multiply-adds per extra core at least (~2.5 µs; a fork-join costs ~0.2 µs, pool.BenchmarkRunOverhead; at 1 << 18 mobilenet_v3_small's 8×8 pointwise layers, 10 µs each, ran on one core)
 	convItemsPerThread = 8        // work items per core, for balance
 	convChunkCols      = 256      // widest column chunk (its packed B block stays in L2)
 	convSharedCols     = 512      // columns (all images) packed once and shared by row bands at most
