@@ -152,6 +152,22 @@ func chainOf(g *fusedGroup, rdims []int64, inner int) *rowChain {
 	}
 	ch := &rowChain{inner: inner}
 	cur := -1 // the node holding the chain's value
+	// a select's choices: the chain's value on one side (x: left), a
+	// per-row value or a constant on the other
+	perRow := func(k int) bool {
+		return isArg[k] && (args[k].kind == caRowScalar || args[k].kind == caConst)
+	}
+	pick := func(st *chainStep, x, y int) bool {
+		switch {
+		case x == cur && perRow(y):
+			st.arg, st.left = args[y], true
+		case y == cur && perRow(x):
+			st.arg = args[x]
+		default:
+			return false
+		}
+		return true
+	}
 	for i := range g.nodes {
 		nd := &g.nodes[i]
 		if isArg[i] {
@@ -167,35 +183,18 @@ func chainOf(g *fusedGroup, rdims []int64, inner int) *rowChain {
 		case nd.kind == fkCmpSelect && cur >= 0 && cmpDirOK(nd.cmp):
 			// a per-row choice between the chain and a value
 			a, b, x, y := nd.args[0], nd.args[1], nd.args[2], nd.args[3]
-			perRow := func(k int) bool {
-				return isArg[k] && (args[k].kind == caRowScalar || args[k].kind == caConst)
-			}
 			if !perRow(a) || !perRow(b) {
 				return nil
 			}
 			st := chainStep{op: stepSelect, dir: nd.cmp, cmpA: args[a], cmpB: args[b]}
-			switch {
-			case x == cur && perRow(y):
-				st.arg, st.left = args[y], true
-			case y == cur && perRow(x):
-				st.arg = args[x]
-			default:
+			if !pick(&st, x, y) {
 				return nil
 			}
 			ch.steps = append(ch.steps, st)
 		case nd.kind == fkSelect && cur >= 0 && isArg[nd.args[0]] && args[nd.args[0]].kind == caMask:
 			// a choice by a bool tensor between the chain and a value
-			x, y := nd.args[1], nd.args[2]
-			perRow := func(k int) bool {
-				return isArg[k] && (args[k].kind == caRowScalar || args[k].kind == caConst)
-			}
 			st := chainStep{op: stepMask, mask: args[nd.args[0]]}
-			switch {
-			case x == cur && perRow(y):
-				st.arg, st.left = args[y], true
-			case y == cur && perRow(x):
-				st.arg = args[x]
-			default:
+			if !pick(&st, nd.args[1], nd.args[2]) {
 				return nil
 			}
 			ch.steps = append(ch.steps, st)
