@@ -1,6 +1,7 @@
 package native
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/torchtpu/torchtpu/literal"
@@ -28,6 +29,11 @@ func TestAliasesMarkSharedResults(t *testing.T) {
 	a.defined(fr, &opPlan{op: op, in: nil, out: []int{3}})
 	if !a.maybeShared(3) {
 		t.Fatal("a tuple holding one buffer twice not marked")
+	}
+	// the marked slots, each once: what sharedElsewhere scans
+	a.defined(fr, &opPlan{op: op, in: []int{0}, out: []int{1}})
+	if !slices.Equal(a.list, []int{1, 0, 3}) {
+		t.Fatalf("marked slots %v, want [1 0 3]", a.list)
 	}
 	a.defined(fr, &opPlan{op: &stablehlo.Op{Name: "stablehlo.while", Regions: []*stablehlo.Region{{}}}, in: []int{2}, out: []int{2}})
 	if !a.maybeShared(2) || !a.all {

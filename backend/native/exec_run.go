@@ -276,8 +276,12 @@ func overlapsAny(s span, list []span) bool {
 // overlap another value's bytes and are not looked at.
 func (fr *frame) sharedElsewhere(ep *execPlan, skip int, s span, al *aliases) bool {
 	var buf [4]span
-	for _, t := range fr.live {
-		if t == skip || fr.slots[t] == nil || !al.maybeShared(t) {
+	scan := fr.live
+	if al != nil && !al.all {
+		scan = al.list // the marked slots: live ones among them
+	}
+	for _, t := range scan {
+		if t == skip || fr.slots[t] == nil || fr.livePos[t] == 0 || !al.maybeShared(t) {
 			continue
 		}
 		if overlapsAny(s, valueSpans(buf[:0], fr.slots[t])) {
