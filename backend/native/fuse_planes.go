@@ -7,8 +7,9 @@ import (
 
 // A group that is one binary op between a tensor and a value per plane
 // (squeeze-and-excitation's gate, x · s[c] over [b, c, h, w]; a per-row
-// scale or shift) runs plane by plane: each plane's elements are one call
-// of the row kernels with the plane's value as the scalar operand. The
+// scale or shift) runs plane by plane: the planes of a thread's range are
+// one call of the block loops (binRowsV), each plane's value its scalar
+// operand. The
 // chunked loop computes the same (the same kernels, on segments of a
 // plane), but per segment it seeks the broadcast leaf's element and
 // dispatches the op: on 4×4 planes, segments of 16, that was most of the
@@ -86,14 +87,13 @@ func (p *planeOp) run(g *fusedGroup, views [][]float32, leaves []*literal.Litera
 	// runs shared among the threads from 2·fuseGrain elements, as the
 	// chunked loop's elements
 	parallelRange(runs, max(1, planeGrain/p.n), func(lo, hi int) {
-		for r := lo; r < hi; r++ {
-			c := s[r]
-			o := r * p.n
-			if p.sFirst {
-				binSR(p.op, &out[o], c, &x[o], p.n)
-			} else {
-				binRS(p.op, &out[o], &x[o], c, p.n)
-			}
+		// the planes of the range in one call (binRS or binSR per plane
+		// where the block loops do not run)
+		o := lo * p.n
+		if p.sFirst {
+			binVRows(p.op, &out[o], &x[o], &s[lo], p.n, hi-lo, p.n)
+		} else {
+			binRowsV(p.op, &out[o], &x[o], &s[lo], p.n, hi-lo, p.n)
 		}
 	})
 	return true
