@@ -136,7 +136,7 @@ func chainOf(g *fusedGroup, rdims []int64, inner int) *rowChain {
 			if nd.dt != dtype.F32 {
 				return nil
 			}
-			a, ok := leafArg(nd, i, nR, rowStrides, innerStrides)
+			a, ok := leafArg(nd, i, g.shape, nR, rowStrides, innerStrides)
 			if !ok {
 				return nil
 			}
@@ -262,9 +262,10 @@ func (ch *rowChain) perRowOperand() bool {
 	})
 }
 
-// leafArg classifies a leaf of a stage's group: read in place (a row),
-// one value per row, or the same row for all rows.
-func leafArg(nd *fuseNode, i, nR int, rowStrides, innerStrides []int64) (chainArg, bool) {
+// leafArg classifies a leaf of a stage's group (of shape): read in place
+// (a row), one value per row, or the same row for all rows. A dim of size
+// 1 has one index: its stride does not matter.
+func leafArg(nd *fuseNode, i int, shape []int64, nR int, rowStrides, innerStrides []int64) (chainArg, bool) {
 	if nd.strides == nil {
 		return chainArg{kind: caRow, node: i}, true
 	}
@@ -273,6 +274,9 @@ func leafArg(nd *fuseNode, i, nR int, rowStrides, innerStrides []int64) (chainAr
 	}
 	perRow, perCol := true, true
 	for d, s := range nd.strides {
+		if d < len(shape) && shape[d] == 1 {
+			continue
+		}
 		if d < nR {
 			perRow = perRow && s == rowStrides[d]
 			perCol = perCol && s == 0

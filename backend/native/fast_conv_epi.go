@@ -2,6 +2,8 @@ package native
 
 import (
 	"fmt"
+	"slices"
+	"sync"
 	"sync/atomic"
 
 	"github.com/torchtpu/torchtpu/dtype"
@@ -33,6 +35,7 @@ var (
 	convEpiEnabled = true
 	convEpiHits    atomic.Int64
 	convEpiAfter   atomic.Int64
+	convEpiFlat    atomic.Int64 // of those after, the ones run as a flat chain
 )
 
 // convEpiPlan is a fusion group planned as a convolution's epilogue: a
@@ -68,6 +71,11 @@ type convEpiPlan struct {
 	// hardswish, GELU, ...) that the affine kernel's rows go through
 	// after it, in place, while they are in cache
 	act vmathFn
+	// flat is the group as a row chain over its images (rows of all the
+	// channels and positions), for the convolutions whose epilogue runs
+	// after them (epiLater: squeeze-and-excitation's [b, c, 1, 1]
+	// products, one position per channel); nil where it is none
+	flat *rowChain
 	// dot, on a product's step, is the group as a row chain over the
 	// product's rows (fast_dot_epi.go): the plan of a product epilogue
 	dot *rowChain
@@ -185,6 +193,7 @@ func convEpiSource(g *fusedGroup, gi, at int, steps []execStep, convStep map[int
 			continue
 		}
 		if pl := convEpiChain(g, k); pl != nil {
+			pl.flat = flatChain(g, k)
 			return j, pl
 		}
 	}
@@ -375,7 +384,9 @@ func (fr *frame) convEpiFast(st *execStep, in []Value) (bool, error) {
 	c.run(dst)
 	fastHits.Add(1)
 	if c.epiLater {
-		execFused(g, leaves, out.Data) // in place, as the unfused step would
+		if !epi.runFlat(leaves, out.Data) {
+			execFused(g, leaves, out.Data) // in place, as the unfused step would
+		}
 		convEpiAfter.Add(1)
 	} else {
 		convEpiHits.Add(1)
@@ -502,4 +513,42 @@ func (e *convEpilogue) apply(s *fuseScratch[float32], ch, lo, hi int) {
 			s.cur[i], s.uni[i] = computeNode(nodes, &nodes[i], s, own, m)
 		}
 	}
+}
+
+// flatChain returns g as a row chain over its images (rows of all of an
+// image's elements) starting at node self, or nil.
+func flatChain(g *fusedGroup, self int) *rowChain {
+	if len(g.shape) < 2 || g.shape[0] == 0 {
+		return nil
+	}
+	ch := chainOf(g, g.shape[:1], g.n/int(g.shape[0]))
+	if ch == nil || ch.first.kind != caRow || ch.first.node != self || slices.Contains(ch.rowLeaves, self) {
+		return nil
+	}
+	return ch
+}
+
+// flatData holds the operands of runFlat's chains between runs.
+var flatData = sync.Pool{New: func() any { return new(chainData) }}
+
+// runFlat computes the epilogue group over the convolution's result in
+// out, in place, as its flat chain (one vector call per step where the
+// chunked loop dispatched per chunk), and reports false (nothing done)
+// where it has none or its operands are not as planned.
+func (pl *convEpiPlan) runFlat(leaves []*literal.Literal, out []byte) bool {
+	ch := pl.flat
+	if ch == nil {
+		return false
+	}
+	d := flatData.Get().(*chainData)
+	defer func() { d.unbind(); flatData.Put(d) }()
+	rows := pl.g.n / ch.inner
+	ch.bind(leaves, out, rows, d)
+	dst := viewAs[float32](out, dtype.F32)
+	if !d.ok || len(dst) != pl.g.n {
+		return false
+	}
+	ch.rows(d, 0, rows, dst)
+	convEpiFlat.Add(1)
+	return true
 }

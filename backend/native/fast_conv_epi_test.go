@@ -222,6 +222,9 @@ func TestConvEpilogueMatchesUnfused(t *testing.T) {
 	if genericFused == 0 {
 		t.Errorf("the generic chain loop never ran inside a convolution")
 	}
+	if simdRows && convEpiFlat.Load() == 0 {
+		t.Errorf("no epilogue after a convolution ran as a flat chain")
+	}
 }
 
 // BenchmarkConvEpilogue times ResNet-18's convolutions with batch norm,
