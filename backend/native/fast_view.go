@@ -66,9 +66,81 @@ func init() {
 			if out, ok := sliceView(op, in); ok {
 				return []Value{out}, nil
 			}
+			if len(in) == 1 {
+				if x, ok := in[0].(*literal.Literal); ok && x != nil {
+					if e := slicePlan(op, x); e != nil {
+						out, err := takeResult(env, x.DType, e.out)
+						if err != nil {
+							return nil, fmt.Errorf("%s: %w", op.Name, err)
+						}
+						e.plan.run(out.Data, 0, x.Data, e.off)
+						return []Value{out}, nil
+					}
+				}
+			}
 			return slow(env, op, in)
 		}
 	})
+}
+
+// A slice that is not a view copies its box with a copy plan that depends
+// only on the op and the operand's shape and element size: the last plan
+// of each op is kept, as a transpose's (gpt2_tiny's attention-mask slices
+// of [2, 13] int64 positions decoded the op's attributes and planned the
+// copy on every run).
+
+type slicePlanEntry struct {
+	shape []int64 // operand shape
+	esz   int
+	out   []int64 // result shape
+	off   int64   // the box's first element in the operand
+	plan  *copyPlan
+}
+
+var slicePlans opCache[*slicePlanEntry]
+
+// slicePlan returns the cached plan for slicing x, planning it when the
+// op or shape is new; nil when the copying kernel should run (a malformed
+// op, an empty or packed operand: it reports the errors).
+func slicePlan(op *stablehlo.Op, x *literal.Literal) *slicePlanEntry {
+	esz := x.DType.Size()
+	if esz <= 0 || int64(len(x.Data)) != int64(x.Len())*int64(esz) || x.Len() == 0 {
+		return nil
+	}
+	if e, ok := slicePlans.get(op); ok {
+		if e.esz == esz && slices.Equal(e.shape, x.Shape) {
+			return e
+		}
+	}
+	start, ok1 := op.Ints("start_indices")
+	limit, ok2 := op.Ints("limit_indices")
+	steps, _ := op.Ints("strides")
+	r := len(x.Shape)
+	if !ok1 || !ok2 || len(start) != r || len(limit) != r || (steps != nil && len(steps) != r) {
+		return nil
+	}
+	shape := make([]int64, r)
+	src := literal.Strides(x.Shape)
+	off := int64(0)
+	for d := 0; d < r; d++ {
+		step := int64(1)
+		if steps != nil {
+			step = steps[d]
+		}
+		if start[d] < 0 || start[d] > limit[d] || limit[d] > x.Shape[d] || step <= 0 {
+			return nil
+		}
+		shape[d] = (limit[d] - start[d] + step - 1) / step
+		off += start[d] * src[d]
+		src[d] *= step
+	}
+	if elemCount(shape) == 0 || mvCheckShape(op, 0, shape) != nil {
+		return nil
+	}
+	e := &slicePlanEntry{shape: slices.Clone(x.Shape), esz: esz, out: shape, off: off,
+		plan: newCopyPlan(esz, shape, literal.Strides(shape), src)}
+	slicePlans.put(op, e)
+	return e
 }
 
 // sliceView returns the slice as a view, or false when it is not one

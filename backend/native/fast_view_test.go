@@ -11,8 +11,9 @@ import (
 	"github.com/torchtpu/torchtpu/stablehlo"
 )
 
-// Slices taken as views hold the bytes the copying kernel gives, and the
-// views are taken exactly when the elements are contiguous.
+// Slices taken as views, and slices copied by their cached plan, hold the
+// bytes the copying kernel gives, and the views are taken exactly when the
+// elements are contiguous.
 func TestSliceViewMatchesCopy(t *testing.T) {
 	r := rand.New(rand.NewPCG(51, 52))
 	views := 0
@@ -64,6 +65,19 @@ func TestSliceViewMatchesCopy(t *testing.T) {
 		}
 		if ok != contiguous {
 			t.Fatalf("%v[%v:%v:%v]: view taken = %v, contiguous = %v", shape, start, limit, strides, ok, contiguous)
+		}
+		// the cached copy plan (every slice, view or not): the same bytes,
+		// twice (the second from the cache)
+		for k := 0; k < 2; k++ {
+			e := slicePlan(op, x)
+			if e == nil {
+				t.Fatalf("%v[%v:%v:%v]: no copy plan", shape, start, limit, strides)
+			}
+			c := make([]byte, len(want.Data))
+			e.plan.run(c, 0, x.Data, e.off)
+			if !slices.Equal(e.out, want.Shape) || string(c) != string(want.Data) {
+				t.Fatalf("%v[%v:%v:%v]: planned copy differs from the kernel's", shape, start, limit, strides)
+			}
 		}
 		if !ok {
 			continue
