@@ -47,7 +47,7 @@ const (
 	caRowScalar                     // one value per row (element r)
 	caConst                         // a constant
 	caSelf                          // the chain's value itself (x · x)
-	caMask                          // a bool tensor's row (exec_rowchain_mask.go)
+	caMask                          // a bool tensor's row (exec_rowchain_select.go)
 )
 
 type chainArg struct {

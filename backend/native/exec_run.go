@@ -35,7 +35,7 @@ func (fr *frame) runPlan(ep *execPlan, args []Value) ([]Value, error) {
 			persist.addValue(a)
 		}
 		if fr.proc.depth == 1 {
-			if persist.base = ep.consts.Load(); persist.base == nil && ep.constSteps() > 0 {
+			if persist.base = ep.consts.Load(); persist.base == nil && ep.nconst > 0 {
 				fr.consts, fr.nconst = &spanSet{}, 0
 				defer func() { fr.consts = nil }()
 			}
@@ -192,7 +192,7 @@ func (fr *frame) runPlan(ep *execPlan, args []Value) ([]Value, error) {
 	if snapping && len(caught) == len(ep.foldSteps) {
 		snapFolds(ep, args, caught)
 	}
-	if cs := fr.consts; cs != nil && fr.nconst == ep.constSteps() {
+	if cs := fr.consts; cs != nil && fr.nconst == ep.nconst {
 		cs.settle()
 		ep.consts.CompareAndSwap(nil, cs)
 	}

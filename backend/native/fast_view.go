@@ -119,22 +119,8 @@ func slicePlan(op *stablehlo.Op, x *literal.Literal) *slicePlanEntry {
 	if !ok1 || !ok2 || len(start) != r || len(limit) != r || (steps != nil && len(steps) != r) {
 		return nil
 	}
-	shape := make([]int64, r)
-	src := literal.Strides(x.Shape)
-	off := int64(0)
-	for d := 0; d < r; d++ {
-		step := int64(1)
-		if steps != nil {
-			step = steps[d]
-		}
-		if start[d] < 0 || start[d] > limit[d] || limit[d] > x.Shape[d] || step <= 0 {
-			return nil
-		}
-		shape[d] = (limit[d] - start[d] + step - 1) / step
-		off += start[d] * src[d]
-		src[d] *= step
-	}
-	if elemCount(shape) == 0 || mvCheckShape(op, 0, shape) != nil {
+	shape, src, off, bad := sliceBox(x.Shape, start, limit, steps)
+	if bad >= 0 || elemCount(shape) == 0 || mvCheckShape(op, 0, shape) != nil {
 		return nil
 	}
 	e := &slicePlanEntry{shape: slices.Clone(x.Shape), esz: esz, out: shape, off: off,

@@ -187,8 +187,10 @@ func (b *groupBuilder) value(v *stablehlo.Value) int {
 		op = b.bp.ops[k].op
 	}
 	c, isConst := 0.0, false
+	var bst []int64 // a broadcast's strides over the group's shape
 	if defined && b.fu.grp[k] != b.g {
 		c, isConst = b.constCompare(op)
+		bst = b.broadcastIn(op)
 	}
 	switch {
 	case isConst:
@@ -201,14 +203,13 @@ func (b *groupBuilder) value(v *stablehlo.Value) int {
 	case defined && isSplat(op):
 		c, _ := splatValue(op)
 		i = b.add(fuseNode{kind: fkScalar, dt: t.DType(), scalar: c})
-	case defined && b.broadcastIn(op) != nil:
-		st := b.broadcastIn(op)
+	case defined && bst != nil:
 		src := op.Operands[0]
 		if d, ok := b.u.def[b.slots[src]]; ok && isSplat(b.bp.ops[d].op) {
 			c, _ := splatValue(b.bp.ops[d].op)
 			i = b.add(fuseNode{kind: fkScalar, dt: t.DType(), scalar: c})
 		} else {
-			i = b.leaf(b.slots[src], t.DType(), st)
+			i = b.leaf(b.slots[src], t.DType(), bst)
 		}
 	case len(t.Shape) == 0 && len(b.grp.shape) > 0:
 		i = b.leaf(s, t.DType(), make([]int64, len(b.grp.shape)))
@@ -245,13 +246,6 @@ func (b *groupBuilder) broadcastIn(op *stablehlo.Op) []int64 {
 		return nil
 	}
 	return st
-}
-
-func isBroadcastTo(op *stablehlo.Op, shape []int64) bool {
-	if _, ok := broadcastStrides(op); !ok {
-		return false
-	}
-	return shapeEq(staticType(op.Results[0]).Shape, shape)
 }
 
 func (b *groupBuilder) leaf(s int, dt dtype.DType, strides []int64) int {

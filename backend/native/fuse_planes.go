@@ -9,11 +9,10 @@ import (
 // (squeeze-and-excitation's gate, x · s[c] over [b, c, h, w]; a per-row
 // scale or shift) runs plane by plane: the planes of a thread's range are
 // one call of the block loops (binRowsV), each plane's value its scalar
-// operand. The
-// chunked loop computes the same (the same kernels, on segments of a
-// plane), but per segment it seeks the broadcast leaf's element and
-// dispatches the op: on 4×4 planes, segments of 16, that was most of the
-// time (576 planes of MobileNetV3-Small's last gate: 10 µs).
+// operand. The chunked loop computes the same (the same kernels, on
+// segments of a plane), but per segment it seeks the broadcast leaf's
+// element and dispatches the op: on 4×4 planes, segments of 16, that was
+// most of the time (576 planes of MobileNetV3-Small's last gate: 10 µs).
 
 // planeOp is a group of that form: the root applies op (binOp's codes) to
 // the identity leaf x and the broadcast leaf s (s first where sFirst),

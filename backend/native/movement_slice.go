@@ -84,16 +84,10 @@ func mvSlice(env Env, op *stablehlo.Op, x *literal.Literal, start, limit, stride
 	if len(start) != r || len(limit) != r || len(strides) != r {
 		return nil, fmt.Errorf("%s: start %v, limit %v and strides %v must have one entry per dim of %v", op.Name, start, limit, strides, x)
 	}
-	shape := make([]int64, r)
-	src := literal.Strides(x.Shape)
-	off := int64(0)
-	for d := 0; d < r; d++ {
-		if start[d] < 0 || start[d] > limit[d] || limit[d] > x.Shape[d] || strides[d] <= 0 {
-			return nil, fmt.Errorf("%s: slice [%d:%d:%d] out of range for dim %d of %v", op.Name, start[d], limit[d], strides[d], d, x)
-		}
-		shape[d] = (limit[d] - start[d] + strides[d] - 1) / strides[d]
-		off += start[d] * src[d]
-		src[d] *= strides[d]
+	shape, src, off, bad := sliceBox(x.Shape, start, limit, strides)
+	if bad >= 0 {
+		d := bad
+		return nil, fmt.Errorf("%s: slice [%d:%d:%d] out of range for dim %d of %v", op.Name, start[d], limit[d], strides[d], d, x)
 	}
 	out, err := mvTake(env, op, x.DType, shape)
 	if err != nil {
@@ -231,4 +225,28 @@ func kConcatenate(env Env, op *stablehlo.Op, in []Value) ([]Value, error) {
 		pos += x.Shape[dim]
 	}
 	return []Value{out}, nil
+}
+
+// sliceBox returns the box a slice of an operand of shape copies: the
+// result's shape, the operand's element strides stepping through it and
+// the element it starts at; bad is the first dim whose start, limit or
+// stride (nil: all 1) does not fit, else -1. start and limit have one
+// entry per dim.
+func sliceBox(shape, start, limit, strides []int64) (out, src []int64, off int64, bad int) {
+	r := len(shape)
+	out = make([]int64, r)
+	src = literal.Strides(shape)
+	for d := 0; d < r; d++ {
+		step := int64(1)
+		if strides != nil {
+			step = strides[d]
+		}
+		if start[d] < 0 || start[d] > limit[d] || limit[d] > shape[d] || step <= 0 {
+			return nil, nil, 0, d
+		}
+		out[d] = (limit[d] - start[d] + step - 1) / step
+		off += start[d] * src[d]
+		src[d] *= step
+	}
+	return out, src, off, -1
 }

@@ -114,17 +114,14 @@ type execPlan struct {
 	// once, the same each run), settled, once a run has computed them
 	// all: a run reads it as its persistent set's base instead of adding
 	// them one by one (a sort every 16 of them: 111 constants in
-	// gpt2_tiny's plan); nconst counts those steps (-1: not yet counted)
+	// gpt2_tiny's plan); nconst counts those steps (constSteps)
 	consts atomic.Pointer[spanSet]
-	nconst atomic.Int32
+	nconst int
 }
 
 // constSteps counts the plan's constant steps, those of its row
 // pipelines included.
 func (ep *execPlan) constSteps() int {
-	if n := ep.nconst.Load(); n > 0 {
-		return int(n) - 1
-	}
 	n := 0
 	for i := range ep.steps {
 		st := &ep.steps[i]
@@ -139,7 +136,6 @@ func (ep *execPlan) constSteps() int {
 			}
 		}
 	}
-	ep.nconst.Store(int32(n) + 1)
 	return n
 }
 
@@ -190,6 +186,7 @@ func buildExec(bp *blockPlan, slots map[*stablehlo.Value]int) *execPlan {
 	formRowPipes(ep, slots)
 	markWeightFolds(ep, bp, slots)
 	planFoldSkip(ep)
+	ep.nconst = ep.constSteps()
 	// Liveness: the last step reading each slot.
 	last := map[int]int{}
 	defAt := map[int]int{}

@@ -89,9 +89,18 @@ func max32(a, x float32) float32 {
 // (package rowsum) is the same value, sixteen lanes at a time.
 func maxRow32(init float32, x []float32) float32 {
 	if rowsum.HasMax() && len(x) >= 8 {
-		if m, nan := rowsum.Max(x); !nan && m != 0 && init == init {
-			return max32(init, m)
-		}
+		m, nan := rowsum.Max(x)
+		return maxOfRow(init, m, nan, x)
+	}
+	return maxFold32(init, x)
+}
+
+// maxOfRow is the fold's maximum of init and x given x's vector maximum
+// m and whether x held a NaN: max32(init, m) where that is the fold's
+// value (no NaN, a nonzero m), else the fold itself.
+func maxOfRow(init, m float32, nan bool, x []float32) float32 {
+	if !nan && m != 0 && init == init {
+		return max32(init, m)
 	}
 	return maxFold32(init, x)
 }
@@ -130,11 +139,7 @@ func foldRows32(isMax bool, init float32, x []float32, n int, d []float32) {
 		xx := x[r0*n : (r0+len(dd))*n]
 		rowsum.MaxRows(xx, n, dd, nan[:len(dd)])
 		for k, m := range dd {
-			if !nan[k] && m != 0 && init == init {
-				dd[k] = max32(init, m)
-			} else {
-				dd[k] = maxFold32(init, xx[k*n:(k+1)*n])
-			}
+			dd[k] = maxOfRow(init, m, nan[k], xx[k*n:(k+1)*n])
 		}
 	}
 }

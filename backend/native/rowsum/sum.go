@@ -66,7 +66,9 @@ func (r *Slots) Total() float32 {
 // chain where that is NaN or a zero from a -0 init.
 func Sum(init float32, x []float32) float32 {
 	if sumSIMDOK && len(x) > 0 {
-		return sumResult(init, sum32x(&x[0], len(x)), x)
+		var total float32
+		sumRows32x(&x[0], len(x), 1, &total)
+		return sumResult(init, total, x)
 	}
 	var r Slots
 	r.Add(x, 0)
@@ -93,7 +95,10 @@ func HasMax() bool { return sumSIMDOK }
 // Max returns the maximum of x in sixteen vector lanes and whether an
 // element was NaN (the maximum is then not the fold's); it needs HasMax
 // and at least 8 elements.
-func Max(x []float32) (m float32, nan bool) { return max32x(&x[0], len(x)) }
+func Max(x []float32) (m float32, nan bool) {
+	maxRows32x(&x[0], len(x), 1, &m, &nan)
+	return m, nan
+}
 
 // SumRows sets d[r] = Sum(init, x[r·n:(r+1)·n]) for each row r < len(d)
 // of x (rows end to end): one vector loop for all the rows where Sum has

@@ -10,28 +10,17 @@ import "golang.org/x/sys/cpu"
 //go:noescape
 func sum64add(acc *[64]float32, x *float32, blocks int)
 
-// max32x is the maximum of x[:n] (n ≥ 1) in sixteen lanes, and whether
-// one was NaN (sum_amd64.s).
-//
-//go:noescape
-func max32x(x *float32, n int) (m float32, nan bool)
-
 var sumSIMDOK = cpu.X86.HasAVX512F
 
-// sum32x is the slots' total of x[:n] (rowSum's add and total in one
-// pass, sum_amd64.s).
-//
-//go:noescape
-func sum32x(x *float32, n int) float32
-
-// sumRows32x is sum32x of rows rows of n elements end to end, into d
-// (sum_amd64.s).
+// sumRows32x sets d[r] to the slots' total of row r of x (rows rows of n
+// elements end to end; rowSum's add and total in one pass, sum_amd64.s).
 //
 //go:noescape
 func sumRows32x(x *float32, n, rows int, d *float32)
 
-// maxRows32x is max32x of rows rows of n elements end to end, into d and
-// nan (sum_amd64.s).
+// maxRows32x sets d[r] to the maximum of row r of x (rows rows of n ≥ 1
+// elements end to end) in sixteen lanes, and nan[r] to whether one was
+// NaN (sum_amd64.s).
 //
 //go:noescape
 func maxRows32x(x *float32, n, rows int, d *float32, nan *bool)

@@ -37,116 +37,12 @@ sdone:
 DATA vmNegInf<>+0(SB)/4, $0xff800000
 GLOBL vmNegInf<>(SB), RODATA|NOPTR, $4
 
-// func max32x(x *float32, n int) (m float32, nan bool)
-// The maximum of x[:n] (n ≥ 1) in sixteen lanes, the last n%16 masked to
-// -Inf, and whether an element was NaN (then m is not the fold's).
-TEXT ·max32x(SB), NOSPLIT, $0-21
-	MOVQ x+0(FP), SI
-	MOVQ n+8(FP), CX
-	VBROADCASTSS vmNegInf<>(SB), Z0
-	KXORW K2, K2, K2
-	MOVQ CX, BX
-	SHRQ $4, BX
-	JEQ mtail
-mloop:
-	VMOVUPS (SI), Z1
-	VCMPPS $3, Z1, Z1, K3
-	KORW K3, K2, K2
-	VMAXPS Z1, Z0, Z0
-	ADDQ $64, SI
-	DECQ BX
-	JNE mloop
-mtail:
-	ANDQ $15, CX
-	JEQ mred
-	MOVQ $1, AX
-	SHLXQ CX, AX, AX
-	DECQ AX
-	KMOVW AX, K1
-	VBROADCASTSS vmNegInf<>(SB), Z1
-	VMOVUPS (SI), K1, Z1
-	VCMPPS $3, Z1, Z1, K3
-	KORW K3, K2, K2
-	VMAXPS Z1, Z0, Z0
-mred:
-	VEXTRACTF64X4 $1, Z0, Y1
-	VMAXPS Y1, Y0, Y0
-	VEXTRACTF128 $1, Y0, X1
-	VMAXPS X1, X0, X0
-	VMOVHLPS X0, X0, X1
-	VMAXPS X1, X0, X0
-	VMOVSHDUP X0, X1
-	VMAXSS X1, X0, X0
-	MOVSS X0, m+16(FP)
-	KMOVW K2, AX
-	TESTW AX, AX
-	SETNE nan+20(FP)
-	VZEROUPPER
-	RET
-
-// func sum32x(x *float32, n int) float32
-// The slots' total of x[:n] (rowSum.add then rowSum.total): element i in
-// slot i%64, four accumulators of sixteen lanes (the last n%64 elements
-// added under a mask, the other lanes left as they are), then the same
-// tree as total: accumulators pairwise, lanes by halves.
-TEXT ·sum32x(SB), NOSPLIT, $0-20
-	MOVQ x+0(FP), SI
-	MOVQ n+8(FP), CX
-	VPXORD Z0, Z0, Z0
-	VPXORD Z1, Z1, Z1
-	VPXORD Z2, Z2, Z2
-	VPXORD Z3, Z3, Z3
-	MOVQ CX, BX
-	SHRQ $6, BX
-	JEQ ttail
-tloop:
-	VADDPS (SI), Z0, Z0
-	VADDPS 64(SI), Z1, Z1
-	VADDPS 128(SI), Z2, Z2
-	VADDPS 192(SI), Z3, Z3
-	ADDQ $256, SI
-	DECQ BX
-	JNE tloop
-ttail:
-	// the last n%64 elements: slot lanes under the mask of that many ones,
-	// sixteen bits per accumulator (the masked-off lanes neither read
-	// memory nor change)
-	ANDQ $63, CX
-	JEQ tred
-	MOVQ $1, AX
-	SHLXQ CX, AX, AX
-	DECQ AX
-	KMOVW AX, K1
-	SHRQ $16, AX
-	KMOVW AX, K2
-	SHRQ $16, AX
-	KMOVW AX, K3
-	SHRQ $16, AX
-	KMOVW AX, K4
-	VADDPS (SI), Z0, K1, Z0
-	VADDPS 64(SI), Z1, K2, Z1
-	VADDPS 128(SI), Z2, K3, Z2
-	VADDPS 192(SI), Z3, K4, Z3
-tred:
-	VADDPS Z1, Z0, Z0
-	VADDPS Z3, Z2, Z2
-	VADDPS Z2, Z0, Z0
-	VEXTRACTF64X4 $1, Z0, Y1
-	VADDPS Y1, Y0, Y0
-	VEXTRACTF128 $1, Y0, X1
-	VADDPS X1, X0, X0
-	VMOVHLPS X0, X0, X1
-	VADDPS X1, X0, X0
-	VMOVSHDUP X0, X1
-	VADDSS X1, X0, X0
-	MOVSS X0, ret+16(FP)
-	VZEROUPPER
-	RET
-
 // func sumRows32x(x *float32, n, rows int, d *float32)
-// d[r] = sum32x(x[r·n:], n) for each of rows rows of n ≥ 1 elements end
-// to end: the same slots, masks and tree per row, the masks of the last
-// n%64 elements set once.
+// d[r] = the slots' total of row r of x (rows of n ≥ 1 elements end to
+// end; rowSum.add then rowSum.total): element i in slot i%64, four
+// accumulators of sixteen lanes (the last n%64 elements added under a
+// mask, the other lanes left as they are), then the same tree as total:
+// accumulators pairwise, lanes by halves. The masks are set once.
 TEXT ·sumRows32x(SB), NOSPLIT, $0-32
 	MOVQ x+0(FP), SI
 	MOVQ n+8(FP), CX
@@ -214,8 +110,9 @@ rdone:
 	RET
 
 // func maxRows32x(x *float32, n, rows int, d *float32, nan *bool)
-// d[r], nan[r] = max32x(x[r·n:], n) for each of rows rows of n ≥ 1
-// elements end to end, the mask of the last n%16 set once.
+// d[r] = the maximum of row r of x (rows of n ≥ 1 elements end to end) in
+// sixteen lanes, the last n%16 masked to -Inf (the mask set once), and
+// nan[r] whether an element was NaN (then d[r] is not the fold's).
 TEXT ·maxRows32x(SB), NOSPLIT, $0-40
 	MOVQ x+0(FP), SI
 	MOVQ n+8(FP), CX

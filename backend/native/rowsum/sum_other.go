@@ -6,10 +6,6 @@ const sumSIMDOK = false
 
 func sum64add(acc *[64]float32, x *float32, blocks int) { panic("no vector loops") }
 
-func max32x(x *float32, n int) (float32, bool) { panic("no vector loops") }
-
-func sum32x(x *float32, n int) float32 { panic("no vector loops") }
-
 func sumRows32x(x *float32, n, rows int, d *float32) { panic("no vector loops") }
 
 func maxRows32x(x *float32, n, rows int, d *float32, nan *bool) { panic("no vector loops") }
