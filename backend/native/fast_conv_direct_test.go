@@ -64,10 +64,10 @@ func TestDirectConvMatchesGEMM(t *testing.T) {
 }
 
 // TestTNConvMatchesGEMM runs convolutions with few output positions
-// (7×7, 5×5 and 3×3 images, a batch of two) on the transposed path and on
-// the implicit GEMM, weights as entry arguments (packed once), NaN and
-// infinities in the input; on one core and on three (the moves around
-// the product split over them).
+// (7×7, 5×5 and 3×3 images, a batch of two; pointwise expansions and
+// projections) on the transposed path and on the implicit GEMM, weights
+// as entry arguments (packed once), NaN and infinities in the input; on
+// one core and on three (the moves around the product split over them).
 func TestTNConvMatchesGEMM(t *testing.T) {
 	if !dwc16OK {
 		t.Skip("no transposes")
@@ -89,6 +89,9 @@ func checkTNConv(t *testing.T, r *rand.Rand) {
 		{1, 320, 7, 7, 1280, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1}, // MobileNet's 1×1 on 7×7
 		{2, 33, 5, 5, 47, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},    // batch 2, odd channels
 		{1, 50, 9, 9, 40, 3, 3, 3, 3, 1, 1, 0, 2, 1, 0, 1},    // 3×3 output, asymmetric padding
+		// pointwise projections: the input read in place, column-major
+		{1, 960, 7, 7, 160, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1}, // MobileNetV2's on 7×7
+		{2, 143, 5, 5, 96, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},  // batch 2, odd input channels
 	} {
 		e := compileModule(t, cc.module(t))
 		w := randF32Literal(t, r, int64(cc.o), int64(cc.c/cc.g), int64(cc.kh), int64(cc.kw))

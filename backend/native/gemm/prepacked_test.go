@@ -17,22 +17,23 @@ func TestSgemmPackedB(t *testing.T) {
 	for _, ks := range kernelSets() {
 		for _, s := range shapes {
 			m, n, k := s[0], s[1], s[2]
-			for _, layout := range []byte{'N', 'T'} {
-				a := operand(r, m, k, 'N')
+			for _, layouts := range [][2]byte{{'N', 'N'}, {'N', 'T'}, {'T', 'N'}} {
+				alay, layout := layouts[0], layouts[1]
+				a := operand(r, m, k, alay)
 				b := operand(r, k, n, layout)
 				pb := packB(ks, k, n, b)
 				for _, v := range []struct {
 					acc, direct bool
 				}{{false, false}, {true, false}, {false, true}, {true, true}} {
 					acc := v.acc
-					if v.direct && ks.direct == nil {
+					if v.direct && (ks.direct == nil || alay == 'T' && !colMajorDirect(ks, a)) {
 						continue
 					}
 					ldc := n + 3
 					c := randMat(r, m*ldc)
 					want := reference(m, n, k, a, b, c, ldc, acc)
 					pad := append([]float32(nil), c...)
-					if v.direct { // A read in place (runDirectA)
+					if v.direct { // A read in place (runDirectA), row- or column-major
 						runDirectA(ks, m, a, pb, c, ldc, acc, 1+r.IntN(3), r.IntN(2) == 0, nil)
 					} else {
 						run(ks, m, n, k, a, Matrix{}, pb, c, ldc, acc, 1+r.IntN(3), nil)
@@ -48,7 +49,7 @@ func TestSgemmPackedB(t *testing.T) {
 							}
 							tol := 1e-4 * math.Sqrt(float64(k)+1) * (1 + math.Abs(want[x]))
 							if math.Abs(float64(c[x])-want[x]) > tol {
-								t.Fatalf("%s %dx%dx%d %c acc=%v direct=%v: c[%d][%d] = %v, want %v", ks.name, m, n, k, layout, acc, v.direct, i, j, c[x], want[x])
+								t.Fatalf("%s %dx%dx%d A %c B %c acc=%v direct=%v: c[%d][%d] = %v, want %v", ks.name, m, n, k, alay, layout, acc, v.direct, i, j, c[x], want[x])
 							}
 						}
 					}
