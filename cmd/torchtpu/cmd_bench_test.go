@@ -7,6 +7,9 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/torchtpu/torchtpu/dtype"
+	"github.com/torchtpu/torchtpu/literal"
 )
 
 func TestBenchJSON(t *testing.T) {
@@ -64,5 +67,19 @@ func TestBenchSummarize(t *testing.T) {
 	benchSummarize(&r, []float64{5, 1, 4, 2, 3, 10, 6, 7, 8, 9})
 	if r.MedianMS != 5.5 || r.P90MS != 9 || r.MinMS != 1 || r.CompileMS != 44.5 {
 		t.Fatalf("median %v p90 %v min %v compile %v", r.MedianMS, r.P90MS, r.MinMS, r.CompileMS)
+	}
+}
+
+// TestBenchOutputBuffers: the buffers bench runs into have each output's
+// size, and none stands for an output with no bytes.
+func TestBenchOutputBuffers(t *testing.T) {
+	outs := []*literal.Literal{
+		{DType: dtype.F32, Shape: []int64{2, 3}, Data: make([]byte, 24)},
+		{DType: dtype.F32, Shape: []int64{0}},
+		nil,
+	}
+	dst := outputBuffers(outs)
+	if len(dst) != 3 || len(dst[0]) != 24 || dst[1] != nil || dst[2] != nil {
+		t.Fatalf("buffers %d long: %v", len(dst), []int{len(dst[0]), len(dst[1]), len(dst[2])})
 	}
 }
