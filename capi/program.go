@@ -10,6 +10,7 @@ import (
 	"slices"
 	"sort"
 	"sync"
+	"time"
 	"unsafe"
 
 	"github.com/torchtpu/torchtpu/aten"
@@ -64,7 +65,8 @@ type Program struct {
 	name   string
 	info   *Info
 
-	serial bool // the last run had no parallel loop (lend)
+	serial bool         // the last run had no parallel loop (lend)
+	steps  *stepProfile // TORCHTPU_STEP_PROFILE's (step_profile.go), or nil
 
 	outsOnce sync.Once
 	outs     []*eager.OutputSpec // static output specs (RunOnDevice)
@@ -165,7 +167,7 @@ func Load(data []byte, opts Options) (*Program, error) {
 	if name == "" {
 		name = "program"
 	}
-	p := &Program{prog: prog, src: src, device: device, name: name}
+	p := &Program{prog: prog, src: src, device: device, name: name, steps: newStepProfile(name)}
 	p.info = describe(src.Graph, device)
 	return p, nil
 }
@@ -316,10 +318,7 @@ func Run(ctx context.Context, h Handle, inputs []TensorDesc) (Handle, error) {
 		return 0, err
 	}
 	mark := heapMark()
-	p.mu.Lock()
-	var outs []*literal.Literal
-	p.lend(func() { outs, _, err = p.prog.Run(ctx, ins) })
-	p.mu.Unlock()
+	outs, err := p.run(ctx, ins)
 	defer tuneHeap(mark)
 	if err != nil {
 		return 0, err
@@ -382,11 +381,7 @@ func (p *Program) runInto(ctx context.Context, ins []*literal.Literal, outs []Te
 	if dst := outputBuffers(outs, ins); dst != nil {
 		ctx = runtime.WithOutputBuffers(ctx, dst)
 	}
-	p.mu.Lock()
-	var res []*literal.Literal
-	var err error
-	p.lend(func() { res, _, err = p.prog.Run(ctx, ins) })
-	p.mu.Unlock()
+	res, err := p.run(ctx, ins)
 	defer tuneHeap(mark)
 	if err != nil {
 		return err
@@ -406,6 +401,21 @@ func (p *Program) runInto(ctx context.Context, ins []*literal.Literal, outs []Te
 		}
 	}
 	return nil
+}
+
+// run runs the program on ins, one call at a time, on the host's threads
+// where it lends them (lend), its steps timed when the environment asks
+// for a step profile (step_profile.go).
+func (p *Program) run(ctx context.Context, ins []*literal.Literal) ([]*literal.Literal, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var res []*literal.Literal
+	var err error
+	ctx = p.steps.context(ctx)
+	t0 := time.Now()
+	p.lend(func() { res, _, err = p.prog.Run(ctx, ins) })
+	p.steps.ran(time.Since(t0))
+	return res, err
 }
 
 // outputBufferMin is the smallest output offered to the engine to
