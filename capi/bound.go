@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"time"
 	"unsafe"
 
 	"github.com/torchtpu/torchtpu/literal"
@@ -80,6 +81,8 @@ func RunBound(ctx context.Context, h Handle, inData []unsafe.Pointer, inExtents 
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	t0 := time.Now()
+	gathered, bytes := 0, 0
 	for i := range b.ins {
 		d := &b.ins[i]
 		d.Data, d.Extent = inData[i], inExtents[i]
@@ -88,7 +91,11 @@ func RunBound(ctx context.Context, h Handle, inData []unsafe.Pointer, inExtents 
 		if err := d.literalIntoBuf(&b.lits[i], b.shape[i], &b.gathered[i]); err != nil {
 			return fmt.Errorf("input %d: %w", i, err)
 		}
+		if l := &b.lits[i]; len(l.Data) > 0 && unsafe.Pointer(&l.Data[0]) != d.Data {
+			gathered, bytes = gathered+1, bytes+len(l.Data)
+		}
 	}
+	b.prog.steps.gathered(time.Since(t0), gathered, bytes)
 	for i := range b.outs {
 		b.outs[i].Data, b.outs[i].Extent = outData[i], outExtents[i]
 	}

@@ -389,6 +389,8 @@ func (p *Program) runInto(ctx context.Context, ins []*literal.Literal, outs []Te
 	if len(res) != len(outs) {
 		return fmt.Errorf("the program has %d outputs, %d destinations given", len(res), len(outs))
 	}
+	t0 := time.Now()
+	copied, bytes := 0, 0
 	for i := range outs {
 		if outs[i].DType < 0 {
 			continue
@@ -396,10 +398,14 @@ func (p *Program) runInto(ctx context.Context, ins []*literal.Literal, outs []Te
 		if res[i] == nil {
 			return fmt.Errorf("output %d: the program returns None, a tensor destination was given", i)
 		}
+		if p.steps != nil && len(res[i].Data) > 0 && unsafe.Pointer(&res[i].Data[0]) != outs[i].Data {
+			copied, bytes = copied+1, bytes+len(res[i].Data)
+		}
 		if err := outs[i].Store(res[i]); err != nil {
 			return fmt.Errorf("output %d: %w", i, err)
 		}
 	}
+	p.steps.stored(time.Since(t0), copied, bytes)
 	return nil
 }
 

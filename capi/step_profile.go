@@ -37,7 +37,15 @@ const stepProfileEvery = 50
 type stepProfile struct {
 	prof *native.Profile
 	path string
-	wall []time.Duration // each run's wall time in runInto
+	wall []time.Duration // each run's wall time in the engine
+	// the outputs RunInto copied into their destinations (not computed in
+	// place), and the time it took storing them, over all runs
+	copied, copiedBytes int
+	store               time.Duration
+	// the inputs a bound call gathered into dense copies (strided ones)
+	// and the time its inputs took, over all runs
+	gathers, gatheredBytes int
+	inputs                 time.Duration
 }
 
 func newStepProfile(name string) *stepProfile {
@@ -79,6 +87,29 @@ func (s *stepProfile) ran(d time.Duration) {
 	}
 }
 
+// stored records how RunInto stored a run's outputs: in d, copying
+// copied of them (bytes in all); the rest were computed in place.
+func (s *stepProfile) stored(d time.Duration, copied, bytes int) {
+	if s == nil {
+		return
+	}
+	s.store += d
+	s.copied += copied
+	s.copiedBytes += bytes
+}
+
+// gathered records how a bound call took a run's inputs: in d, copying
+// gathered strided ones into dense memory (bytes in all); the rest read
+// in place.
+func (s *stepProfile) gathered(d time.Duration, gathered, bytes int) {
+	if s == nil {
+		return
+	}
+	s.inputs += d
+	s.gathers += gathered
+	s.gatheredBytes += bytes
+}
+
 // format is the profile as text: the runs' median wall time, the steps'
 // per-run medians by kind, then the top steps, in ms per run.
 func (s *stepProfile) format(top int) []byte {
@@ -94,6 +125,15 @@ func (s *stepProfile) format(top int) []byte {
 	perRun := func(d time.Duration) float64 { return float64(d) / 1e6 / float64(max(runs, 1)) }
 	fmt.Fprintf(&b, "runs %d; run (wall, in the engine) median %.3f ms; steps take %.3f ms per run (medians)\n",
 		runs, float64(wall[len(wall)/2])/1e6, perRun(steps))
+	if n := float64(len(s.wall)); s.inputs > 0 {
+		fmt.Fprintf(&b, "inputs taken before the run: %.3f ms per run, %.1f gathered per run from strided tensors (%.1f KB), the rest read in place\n",
+			float64(s.inputs)/1e6/n, float64(s.gathers)/n, float64(s.gatheredBytes)/1024/n)
+	}
+	if s.store > 0 {
+		n := float64(len(s.wall))
+		fmt.Fprintf(&b, "outputs stored after the run: %.3f ms per run, %.1f copied per run (%.1f KB), the rest computed in place\n",
+			float64(s.store)/1e6/n, float64(s.copied)/n, float64(s.copiedBytes)/1024/n)
+	}
 	fmt.Fprintf(&b, "%-28s %9s %9s %9s\n", "kind", "ms/run", "mean ms", "calls/run")
 	for _, k := range kinds {
 		fmt.Fprintf(&b, "%-28s %9.3f %9.3f %9.1f\n", k.Kind, perRun(k.Median), perRun(k.Total), float64(k.Count)/float64(max(runs, 1)))
