@@ -38,14 +38,30 @@ type stepProfile struct {
 	prof *native.Profile
 	path string
 	wall []time.Duration // each run's wall time in the engine
-	// the outputs RunInto copied into their destinations (not computed in
-	// place), and the time it took storing them, over all runs
-	copied, copiedBytes int
-	store               time.Duration
-	// the inputs a bound call gathered into dense copies (strided ones)
-	// and the time its inputs took, over all runs
-	gathers, gatheredBytes int
-	inputs                 time.Duration
+	// over all runs: the inputs a bound call gathered into dense copies
+	// (strided ones) and the time its inputs took; the outputs RunInto
+	// copied into their destinations (not computed in place) and the
+	// time it took storing them
+	ins, outs moved
+}
+
+// moved sums tensors copied around the runs: the time the copies' loop
+// took, and how many tensors and bytes it copied.
+type moved struct {
+	d        time.Duration
+	n, bytes int
+}
+
+func (m *moved) add(d time.Duration, n, bytes int) {
+	m.d += d
+	m.n += n
+	m.bytes += bytes
+}
+
+// line describes m per run (of runs), the tensors copied as what (e.g.
+// "gathered from strided tensors").
+func (m *moved) line(runs float64, what string) string {
+	return fmt.Sprintf("%.3f ms per run, %.1f %s per run (%.1f KB)", float64(m.d)/1e6/runs, float64(m.n)/runs, what, float64(m.bytes)/1024/runs)
 }
 
 func newStepProfile(name string) *stepProfile {
@@ -90,24 +106,18 @@ func (s *stepProfile) ran(d time.Duration) {
 // stored records how RunInto stored a run's outputs: in d, copying
 // copied of them (bytes in all); the rest were computed in place.
 func (s *stepProfile) stored(d time.Duration, copied, bytes int) {
-	if s == nil {
-		return
+	if s != nil {
+		s.outs.add(d, copied, bytes)
 	}
-	s.store += d
-	s.copied += copied
-	s.copiedBytes += bytes
 }
 
 // gathered records how a bound call took a run's inputs: in d, copying
 // gathered strided ones into dense memory (bytes in all); the rest read
 // in place.
 func (s *stepProfile) gathered(d time.Duration, gathered, bytes int) {
-	if s == nil {
-		return
+	if s != nil {
+		s.ins.add(d, gathered, bytes)
 	}
-	s.inputs += d
-	s.gathers += gathered
-	s.gatheredBytes += bytes
 }
 
 // format is the profile as text: the runs' median wall time, the steps'
@@ -125,14 +135,12 @@ func (s *stepProfile) format(top int) []byte {
 	perRun := func(d time.Duration) float64 { return float64(d) / 1e6 / float64(max(runs, 1)) }
 	fmt.Fprintf(&b, "runs %d; run (wall, in the engine) median %.3f ms; steps take %.3f ms per run (medians)\n",
 		runs, float64(wall[len(wall)/2])/1e6, perRun(steps))
-	if n := float64(len(s.wall)); s.inputs > 0 {
-		fmt.Fprintf(&b, "inputs taken before the run: %.3f ms per run, %.1f gathered per run from strided tensors (%.1f KB), the rest read in place\n",
-			float64(s.inputs)/1e6/n, float64(s.gathers)/n, float64(s.gatheredBytes)/1024/n)
+	n := float64(len(s.wall))
+	if s.ins.d > 0 {
+		fmt.Fprintf(&b, "inputs taken before the run: %s, the rest read in place\n", s.ins.line(n, "gathered from strided tensors"))
 	}
-	if s.store > 0 {
-		n := float64(len(s.wall))
-		fmt.Fprintf(&b, "outputs stored after the run: %.3f ms per run, %.1f copied per run (%.1f KB), the rest computed in place\n",
-			float64(s.store)/1e6/n, float64(s.copied)/n, float64(s.copiedBytes)/1024/n)
+	if s.outs.d > 0 {
+		fmt.Fprintf(&b, "outputs stored after the run: %s, the rest computed in place\n", s.outs.line(n, "copied"))
 	}
 	fmt.Fprintf(&b, "%-28s %9s %9s %9s\n", "kind", "ms/run", "mean ms", "calls/run")
 	for _, k := range kinds {

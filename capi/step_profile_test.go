@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/torchtpu/torchtpu/literal"
 )
 
 // TestStepProfile: with a step profile asked for, a program's runs write
@@ -39,6 +41,31 @@ func TestStepProfile(t *testing.T) {
 	}
 	if !strings.Contains(text, "dot_general") {
 		t.Fatalf("the MLP's products are not among its steps:\n%s", text)
+	}
+
+	// RunInto's outputs: the MLP's one small output is copied, each run
+	h2, ins2, io := loadFixture(t, "mlp")
+	want := io.Outputs()[0]
+	out := &literal.Literal{DType: want.DType, Shape: want.Shape, Data: make([]byte, len(want.Data))}
+	for i := 0; i < stepProfileEvery; i++ {
+		if err := RunInto(context.Background(), h2, ins2, []TensorDesc{desc(out)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	both, _ := filepath.Glob(filepath.Join(dir, "program-*.steps.txt"))
+	if len(both) != 2 {
+		t.Fatalf("profiles written: %v", both)
+	}
+	second := both[0]
+	if second == files[0] {
+		second = both[1]
+	}
+	b, err = os.ReadFile(second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), "outputs stored after the run:") || !strings.Contains(string(b), "1.0 copied per run") {
+		t.Fatalf("the profile does not count the copied output:\n%s", b)
 	}
 
 	stepProfileDir = ""
