@@ -53,6 +53,14 @@ func f32Out(b []byte) ([]float32, func()) {
 	}
 }
 
+// Slices and transposes write every element of their result from a copy
+// plan that depends only on the op and the operand's shape and element
+// size: the last plan of each op is kept (plan_cache.go) and reused while
+// those stay the same, so a run neither decodes the op's attributes nor
+// plans the copy again (gpt2_tiny's attention-mask slices of [2, 13]
+// int64 positions did both on every run), and the result buffer needs no
+// clearing.
+//
 // A slice whose elements are contiguous in its operand (leading dims cut
 // to one index, then one dim cut to a range, the rest whole, unit strides:
 // the q/k/v thirds of a fused attention projection) is a view of the
@@ -60,15 +68,49 @@ func f32Out(b []byte) ([]float32, func()) {
 // already handles values sharing bytes: a buffer goes back to the arena
 // only when no live value overlaps it.
 
-func init() {
-	wrapKernel("stablehlo.slice", func(slow Kernel) Kernel {
+// copyPlanEntry is an op's plan for an operand shape and element size.
+type copyPlanEntry struct {
+	shape []int64 // operand shape
+	esz   int
+	out   []int64 // result shape
+	off   int64   // the first element copied, in the operand
+	plan  *copyPlan
+	view  bool // a slice whose result is its operand's elements [off, off+len) as they are
+}
+
+var slicePlans, transposePlans opCache[*copyPlanEntry]
+
+// cachedCopyPlan returns cache's plan of op for x, or plans it with build
+// (nil: the copying kernel runs, and reports any error) when the op or
+// the operand's shape or element size is new; nil too for an empty or
+// packed operand.
+func cachedCopyPlan(cache *opCache[*copyPlanEntry], op *stablehlo.Op, x *literal.Literal,
+	build func(op *stablehlo.Op, x *literal.Literal, esz int) *copyPlanEntry) *copyPlanEntry {
+	esz := x.DType.Size()
+	if esz <= 0 || int64(len(x.Data)) != int64(x.Len())*int64(esz) || x.Len() == 0 {
+		return nil
+	}
+	if e, ok := cache.get(op); ok && e.esz == esz && slices.Equal(e.shape, x.Shape) {
+		return e
+	}
+	e := build(op, x, esz)
+	if e != nil {
+		cache.put(op, e)
+	}
+	return e
+}
+
+// wrapCopyPlan makes op's kernel run the cached plan (and take a slice's
+// view) where plan has one, its own kernel otherwise.
+func wrapCopyPlan(name string, plan func(op *stablehlo.Op, x *literal.Literal) *copyPlanEntry) {
+	wrapKernel(name, func(slow Kernel) Kernel {
 		return func(env Env, op *stablehlo.Op, in []Value) ([]Value, error) {
-			if out, ok := sliceView(op, in); ok {
-				return []Value{out}, nil
-			}
 			if len(in) == 1 {
 				if x, ok := in[0].(*literal.Literal); ok && x != nil {
-					if e := slicePlan(op, x); e != nil {
+					if e := plan(op, x); e != nil {
+						if e.view {
+							return []Value{e.viewOf(x)}, nil
+						}
 						out, err := takeResult(env, x.DType, e.out)
 						if err != nil {
 							return nil, fmt.Errorf("%s: %w", op.Name, err)
@@ -83,35 +125,25 @@ func init() {
 	})
 }
 
-// A slice that is not a view copies its box with a copy plan that depends
-// only on the op and the operand's shape and element size: the last plan
-// of each op is kept, as a transpose's (gpt2_tiny's attention-mask slices
-// of [2, 13] int64 positions decoded the op's attributes and planned the
-// copy on every run).
-
-type slicePlanEntry struct {
-	shape []int64 // operand shape
-	esz   int
-	out   []int64 // result shape
-	off   int64   // the box's first element in the operand
-	plan  *copyPlan
+func init() {
+	wrapCopyPlan("stablehlo.slice", slicePlan)
+	wrapCopyPlan("stablehlo.transpose", transposePlan)
 }
 
-var slicePlans opCache[*slicePlanEntry]
+// viewOf returns a view slice's result: x's bytes of elements [e.off,
+// e.off + len), capacity cut at the end.
+func (e *copyPlanEntry) viewOf(x *literal.Literal) *literal.Literal {
+	lo, hi := e.off*int64(e.esz), (e.off+int64(elemCount(e.out)))*int64(e.esz)
+	return &literal.Literal{DType: x.DType, Shape: e.out, Data: x.Data[lo:hi:hi]}
+}
 
-// slicePlan returns the cached plan for slicing x, planning it when the
-// op or shape is new; nil when the copying kernel should run (a malformed
-// op, an empty or packed operand: it reports the errors).
-func slicePlan(op *stablehlo.Op, x *literal.Literal) *slicePlanEntry {
-	esz := x.DType.Size()
-	if esz <= 0 || int64(len(x.Data)) != int64(x.Len())*int64(esz) || x.Len() == 0 {
-		return nil
-	}
-	if e, ok := slicePlans.get(op); ok {
-		if e.esz == esz && slices.Equal(e.shape, x.Shape) {
-			return e
-		}
-	}
+// slicePlan returns the cached plan for slicing x: a view where the box's
+// elements are contiguous, else a copy (see cachedCopyPlan for nil).
+func slicePlan(op *stablehlo.Op, x *literal.Literal) *copyPlanEntry {
+	return cachedCopyPlan(&slicePlans, op, x, planSlice)
+}
+
+func planSlice(op *stablehlo.Op, x *literal.Literal, esz int) *copyPlanEntry {
 	start, ok1 := op.Ints("start_indices")
 	limit, ok2 := op.Ints("limit_indices")
 	steps, _ := op.Ints("strides")
@@ -123,14 +155,21 @@ func slicePlan(op *stablehlo.Op, x *literal.Literal) *slicePlanEntry {
 	if bad >= 0 || elemCount(shape) == 0 || mvCheckShape(op, 0, shape) != nil {
 		return nil
 	}
-	e := &slicePlanEntry{shape: slices.Clone(x.Shape), esz: esz, out: shape, off: off,
-		plan: newCopyPlan(esz, shape, literal.Strides(shape), src)}
-	slicePlans.put(op, e)
-	return e
+	// contiguous: after the first dim cut to more than one element, every
+	// dim is whole, and those of more than one element are unit-strided
+	view, cut := true, false
+	for d := range shape {
+		if cut && shape[d] != x.Shape[d] || shape[d] > 1 && steps != nil && steps[d] != 1 {
+			view = false
+		}
+		cut = cut || shape[d] > 1
+	}
+	return &copyPlanEntry{shape: slices.Clone(x.Shape), esz: esz, out: shape, off: off,
+		plan: newCopyPlan(esz, shape, literal.Strides(shape), src), view: view}
 }
 
 // sliceView returns the slice as a view, or false when it is not one
-// (then the copying kernel runs and reports any error).
+// (then the cached copy or the copying kernel runs).
 func sliceView(op *stablehlo.Op, in []Value) (*literal.Literal, bool) {
 	if len(in) != 1 {
 		return nil, false
@@ -139,96 +178,19 @@ func sliceView(op *stablehlo.Op, in []Value) (*literal.Literal, bool) {
 	if !ok || x == nil {
 		return nil, false
 	}
-	start, ok1 := op.Ints("start_indices")
-	limit, ok2 := op.Ints("limit_indices")
-	strides, _ := op.Ints("strides")
-	r := len(x.Shape)
-	if !ok1 || !ok2 || len(start) != r || len(limit) != r || (strides != nil && len(strides) != r) {
-		return nil, false
+	if e := slicePlan(op, x); e != nil && e.view {
+		return e.viewOf(x), true
 	}
-	es := x.DType.Size()
-	if es <= 0 || int64(len(x.Data)) != int64(x.Len())*int64(es) {
-		return nil, false
-	}
-	shape := make([]int64, r)
-	srcStrides := literal.Strides(x.Shape)
-	var off, n int64 = 0, 1
-	cut := false // a dim before this one was cut to a range of more than one
-	for d := 0; d < r; d++ {
-		step := int64(1)
-		if strides != nil {
-			step = strides[d]
-		}
-		if start[d] < 0 || start[d] > limit[d] || limit[d] > x.Shape[d] || step <= 0 {
-			return nil, false
-		}
-		shape[d] = (limit[d] - start[d] + step - 1) / step
-		if cut && shape[d] != x.Shape[d] {
-			return nil, false
-		}
-		if shape[d] > 1 {
-			if step != 1 {
-				return nil, false
-			}
-			cut = true
-		}
-		off += start[d] * srcStrides[d]
-		n *= shape[d]
-	}
-	if n == 0 || mvCheckShape(op, 0, shape) != nil {
-		return nil, false
-	}
-	lo, hi := off*int64(es), (off+n)*int64(es)
-	return &literal.Literal{DType: x.DType, Shape: shape, Data: x.Data[lo:hi:hi]}, true
+	return nil, false
 }
 
-// A transpose writes every element of its result, so the result buffer
-// needs no clearing, and its copy plan depends only on the op and the
-// operand's shape and element size: the last plan of each op is kept
-// (plan_cache.go) and reused while they stay the same.
-
-type transposePlanEntry struct {
-	shape []int64 // operand shape
-	esz   int
-	out   []int64 // result shape
-	plan  *copyPlan
+// transposePlan returns the cached plan for transposing x (see
+// cachedCopyPlan for nil).
+func transposePlan(op *stablehlo.Op, x *literal.Literal) *copyPlanEntry {
+	return cachedCopyPlan(&transposePlans, op, x, planTranspose)
 }
 
-var transposePlans opCache[*transposePlanEntry]
-
-func init() {
-	wrapKernel("stablehlo.transpose", func(slow Kernel) Kernel {
-		return func(env Env, op *stablehlo.Op, in []Value) ([]Value, error) {
-			if len(in) == 1 {
-				if x, ok := in[0].(*literal.Literal); ok && x != nil {
-					if e := transposePlan(op, x); e != nil {
-						out, err := takeResult(env, x.DType, e.out)
-						if err != nil {
-							return nil, fmt.Errorf("%s: %w", op.Name, err)
-						}
-						e.plan.run(out.Data, 0, x.Data, 0)
-						return []Value{out}, nil
-					}
-				}
-			}
-			return slow(env, op, in)
-		}
-	})
-}
-
-// transposePlan returns the cached plan for transposing x, planning it
-// when the op or shape is new; nil when the copying kernel should run (a
-// malformed op, an empty or packed operand: it reports the errors).
-func transposePlan(op *stablehlo.Op, x *literal.Literal) *transposePlanEntry {
-	esz := x.DType.Size()
-	if esz <= 0 || int64(len(x.Data)) != int64(x.Len())*int64(esz) || x.Len() == 0 {
-		return nil
-	}
-	if e, ok := transposePlans.get(op); ok {
-		if e.esz == esz && slices.Equal(e.shape, x.Shape) {
-			return e
-		}
-	}
+func planTranspose(op *stablehlo.Op, x *literal.Literal, esz int) *copyPlanEntry {
 	perm, ok := op.Ints("permutation")
 	if !ok || len(perm) != len(x.Shape) {
 		return nil
@@ -247,8 +209,6 @@ func transposePlan(op *stablehlo.Op, x *literal.Literal) *transposePlanEntry {
 	if mvCheckShape(op, 0, shape) != nil {
 		return nil
 	}
-	e := &transposePlanEntry{shape: slices.Clone(x.Shape), esz: esz, out: shape,
+	return &copyPlanEntry{shape: slices.Clone(x.Shape), esz: esz, out: shape,
 		plan: newCopyPlan(esz, shape, literal.Strides(shape), src)}
-	transposePlans.put(op, e)
-	return e
 }
