@@ -101,90 +101,6 @@ var partial14x32 = [14][2]func(kc int, a, b, c *float32, ldc int){
 }
 
 //go:noescape
-func k1x32dacc(kc int, a *float32, lda int, b, c *float32, ldc int)
-
-//go:noescape
-func k1x32dset(kc int, a *float32, lda int, b, c *float32, ldc int)
-
-//go:noescape
-func k2x32dacc(kc int, a *float32, lda int, b, c *float32, ldc int)
-
-//go:noescape
-func k2x32dset(kc int, a *float32, lda int, b, c *float32, ldc int)
-
-//go:noescape
-func k3x32dacc(kc int, a *float32, lda int, b, c *float32, ldc int)
-
-//go:noescape
-func k3x32dset(kc int, a *float32, lda int, b, c *float32, ldc int)
-
-//go:noescape
-func k4x32dacc(kc int, a *float32, lda int, b, c *float32, ldc int)
-
-//go:noescape
-func k4x32dset(kc int, a *float32, lda int, b, c *float32, ldc int)
-
-//go:noescape
-func k5x32dacc(kc int, a *float32, lda int, b, c *float32, ldc int)
-
-//go:noescape
-func k5x32dset(kc int, a *float32, lda int, b, c *float32, ldc int)
-
-//go:noescape
-func k6x32dacc(kc int, a *float32, lda int, b, c *float32, ldc int)
-
-//go:noescape
-func k6x32dset(kc int, a *float32, lda int, b, c *float32, ldc int)
-
-//go:noescape
-func k7x32dacc(kc int, a *float32, lda int, b, c *float32, ldc int)
-
-//go:noescape
-func k7x32dset(kc int, a *float32, lda int, b, c *float32, ldc int)
-
-//go:noescape
-func k8x32dacc(kc int, a *float32, lda int, b, c *float32, ldc int)
-
-//go:noescape
-func k8x32dset(kc int, a *float32, lda int, b, c *float32, ldc int)
-
-//go:noescape
-func k9x32dacc(kc int, a *float32, lda int, b, c *float32, ldc int)
-
-//go:noescape
-func k9x32dset(kc int, a *float32, lda int, b, c *float32, ldc int)
-
-//go:noescape
-func k10x32dacc(kc int, a *float32, lda int, b, c *float32, ldc int)
-
-//go:noescape
-func k10x32dset(kc int, a *float32, lda int, b, c *float32, ldc int)
-
-//go:noescape
-func k11x32dacc(kc int, a *float32, lda int, b, c *float32, ldc int)
-
-//go:noescape
-func k11x32dset(kc int, a *float32, lda int, b, c *float32, ldc int)
-
-//go:noescape
-func k12x32dacc(kc int, a *float32, lda int, b, c *float32, ldc int)
-
-//go:noescape
-func k12x32dset(kc int, a *float32, lda int, b, c *float32, ldc int)
-
-//go:noescape
-func k13x32dacc(kc int, a *float32, lda int, b, c *float32, ldc int)
-
-//go:noescape
-func k13x32dset(kc int, a *float32, lda int, b, c *float32, ldc int)
-
-//go:noescape
-func k14x32dacc(kc int, a *float32, lda int, b, c *float32, ldc int)
-
-//go:noescape
-func k14x32dset(kc int, a *float32, lda int, b, c *float32, ldc int)
-
-//go:noescape
 func k1of14x16of32pacc(kc int, a, b, c *float32, ldc int)
 
 //go:noescape
@@ -286,6 +202,289 @@ var packedHalf14x32 = [15][2]func(kc int, a, b, c *float32, ldc int){
 	{k13of14x16of32pacc, k13of14x16of32pset},
 	{k14of14x16of32pacc, k14of14x16of32pset},
 }
+
+//go:noescape
+func k1of14x32eacc(kc int, a, b, c *float32, ldc int)
+
+//go:noescape
+func k1of14x32eset(kc int, a, b, c *float32, ldc int)
+
+//go:noescape
+func k2of14x32eacc(kc int, a, b, c *float32, ldc int)
+
+//go:noescape
+func k2of14x32eset(kc int, a, b, c *float32, ldc int)
+
+//go:noescape
+func k3of14x32eacc(kc int, a, b, c *float32, ldc int)
+
+//go:noescape
+func k3of14x32eset(kc int, a, b, c *float32, ldc int)
+
+//go:noescape
+func k4of14x32eacc(kc int, a, b, c *float32, ldc int)
+
+//go:noescape
+func k4of14x32eset(kc int, a, b, c *float32, ldc int)
+
+//go:noescape
+func k5of14x32eacc(kc int, a, b, c *float32, ldc int)
+
+//go:noescape
+func k5of14x32eset(kc int, a, b, c *float32, ldc int)
+
+//go:noescape
+func k6of14x32eacc(kc int, a, b, c *float32, ldc int)
+
+//go:noescape
+func k6of14x32eset(kc int, a, b, c *float32, ldc int)
+
+//go:noescape
+func k7of14x32eacc(kc int, a, b, c *float32, ldc int)
+
+//go:noescape
+func k7of14x32eset(kc int, a, b, c *float32, ldc int)
+
+//go:noescape
+func k8of14x32eacc(kc int, a, b, c *float32, ldc int)
+
+//go:noescape
+func k8of14x32eset(kc int, a, b, c *float32, ldc int)
+
+//go:noescape
+func k9of14x32eacc(kc int, a, b, c *float32, ldc int)
+
+//go:noescape
+func k9of14x32eset(kc int, a, b, c *float32, ldc int)
+
+//go:noescape
+func k10of14x32eacc(kc int, a, b, c *float32, ldc int)
+
+//go:noescape
+func k10of14x32eset(kc int, a, b, c *float32, ldc int)
+
+//go:noescape
+func k11of14x32eacc(kc int, a, b, c *float32, ldc int)
+
+//go:noescape
+func k11of14x32eset(kc int, a, b, c *float32, ldc int)
+
+//go:noescape
+func k12of14x32eacc(kc int, a, b, c *float32, ldc int)
+
+//go:noescape
+func k12of14x32eset(kc int, a, b, c *float32, ldc int)
+
+//go:noescape
+func k13of14x32eacc(kc int, a, b, c *float32, ldc int)
+
+//go:noescape
+func k13of14x32eset(kc int, a, b, c *float32, ldc int)
+
+// partial14x32e lists the kernels for the last r < 14 rows of a panel: [r] = {acc, set}.
+var partial14x32e = [14][2]func(kc int, a, b, c *float32, ldc int){
+	{nil, nil},
+	{k1of14x32eacc, k1of14x32eset},
+	{k2of14x32eacc, k2of14x32eset},
+	{k3of14x32eacc, k3of14x32eset},
+	{k4of14x32eacc, k4of14x32eset},
+	{k5of14x32eacc, k5of14x32eset},
+	{k6of14x32eacc, k6of14x32eset},
+	{k7of14x32eacc, k7of14x32eset},
+	{k8of14x32eacc, k8of14x32eset},
+	{k9of14x32eacc, k9of14x32eset},
+	{k10of14x32eacc, k10of14x32eset},
+	{k11of14x32eacc, k11of14x32eset},
+	{k12of14x32eacc, k12of14x32eset},
+	{k13of14x32eacc, k13of14x32eset},
+}
+
+//go:noescape
+func k1of14x16of32peacc(kc int, a, b, c *float32, ldc int)
+
+//go:noescape
+func k1of14x16of32peset(kc int, a, b, c *float32, ldc int)
+
+//go:noescape
+func k2of14x16of32peacc(kc int, a, b, c *float32, ldc int)
+
+//go:noescape
+func k2of14x16of32peset(kc int, a, b, c *float32, ldc int)
+
+//go:noescape
+func k3of14x16of32peacc(kc int, a, b, c *float32, ldc int)
+
+//go:noescape
+func k3of14x16of32peset(kc int, a, b, c *float32, ldc int)
+
+//go:noescape
+func k4of14x16of32peacc(kc int, a, b, c *float32, ldc int)
+
+//go:noescape
+func k4of14x16of32peset(kc int, a, b, c *float32, ldc int)
+
+//go:noescape
+func k5of14x16of32peacc(kc int, a, b, c *float32, ldc int)
+
+//go:noescape
+func k5of14x16of32peset(kc int, a, b, c *float32, ldc int)
+
+//go:noescape
+func k6of14x16of32peacc(kc int, a, b, c *float32, ldc int)
+
+//go:noescape
+func k6of14x16of32peset(kc int, a, b, c *float32, ldc int)
+
+//go:noescape
+func k7of14x16of32peacc(kc int, a, b, c *float32, ldc int)
+
+//go:noescape
+func k7of14x16of32peset(kc int, a, b, c *float32, ldc int)
+
+//go:noescape
+func k8of14x16of32peacc(kc int, a, b, c *float32, ldc int)
+
+//go:noescape
+func k8of14x16of32peset(kc int, a, b, c *float32, ldc int)
+
+//go:noescape
+func k9of14x16of32peacc(kc int, a, b, c *float32, ldc int)
+
+//go:noescape
+func k9of14x16of32peset(kc int, a, b, c *float32, ldc int)
+
+//go:noescape
+func k10of14x16of32peacc(kc int, a, b, c *float32, ldc int)
+
+//go:noescape
+func k10of14x16of32peset(kc int, a, b, c *float32, ldc int)
+
+//go:noescape
+func k11of14x16of32peacc(kc int, a, b, c *float32, ldc int)
+
+//go:noescape
+func k11of14x16of32peset(kc int, a, b, c *float32, ldc int)
+
+//go:noescape
+func k12of14x16of32peacc(kc int, a, b, c *float32, ldc int)
+
+//go:noescape
+func k12of14x16of32peset(kc int, a, b, c *float32, ldc int)
+
+//go:noescape
+func k13of14x16of32peacc(kc int, a, b, c *float32, ldc int)
+
+//go:noescape
+func k13of14x16of32peset(kc int, a, b, c *float32, ldc int)
+
+//go:noescape
+func k14of14x16of32peacc(kc int, a, b, c *float32, ldc int)
+
+//go:noescape
+func k14of14x16of32peset(kc int, a, b, c *float32, ldc int)
+
+// packedHalf14x32e lists the packed kernels for r ≤ 14 rows and the first 16 columns of a B panel: [r] = {acc, set}.
+var packedHalf14x32e = [15][2]func(kc int, a, b, c *float32, ldc int){
+	{nil, nil},
+	{k1of14x16of32peacc, k1of14x16of32peset},
+	{k2of14x16of32peacc, k2of14x16of32peset},
+	{k3of14x16of32peacc, k3of14x16of32peset},
+	{k4of14x16of32peacc, k4of14x16of32peset},
+	{k5of14x16of32peacc, k5of14x16of32peset},
+	{k6of14x16of32peacc, k6of14x16of32peset},
+	{k7of14x16of32peacc, k7of14x16of32peset},
+	{k8of14x16of32peacc, k8of14x16of32peset},
+	{k9of14x16of32peacc, k9of14x16of32peset},
+	{k10of14x16of32peacc, k10of14x16of32peset},
+	{k11of14x16of32peacc, k11of14x16of32peset},
+	{k12of14x16of32peacc, k12of14x16of32peset},
+	{k13of14x16of32peacc, k13of14x16of32peset},
+	{k14of14x16of32peacc, k14of14x16of32peset},
+}
+
+//go:noescape
+func k1x32dacc(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k1x32dset(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k2x32dacc(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k2x32dset(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k3x32dacc(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k3x32dset(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k4x32dacc(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k4x32dset(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k5x32dacc(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k5x32dset(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k6x32dacc(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k6x32dset(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k7x32dacc(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k7x32dset(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k8x32dacc(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k8x32dset(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k9x32dacc(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k9x32dset(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k10x32dacc(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k10x32dset(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k11x32dacc(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k11x32dset(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k12x32dacc(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k12x32dset(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k13x32dacc(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k13x32dset(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k14x32dacc(kc int, a *float32, lda int, b, c *float32, ldc int)
+
+//go:noescape
+func k14x32dset(kc int, a *float32, lda int, b, c *float32, ldc int)
 
 //go:noescape
 func k1x16of32dacc(kc int, a *float32, lda int, b, c *float32, ldc int)

@@ -2,4 +2,4 @@
 
 package gemm
 
-func hasPeakFMA() bool { return avx512 == kernelSets()[0] }
+func hasPeakFMA() bool { return isAVX512(kernelSets()[0]) }

@@ -247,7 +247,7 @@ func directRow(r, disp int) string {
 }
 
 var kernels = []kernel{
-	{name: "k14x32", avx512: true, mr: 14, nv: 2, pfB: 1024, bcst: true},
+	{name: "k14x32", avx512: true, mr: 14, nv: 2, pfB: 1024},
 	{name: "k6x16", avx512: false, mr: 6, nv: 2, pfB: 512},
 }
 

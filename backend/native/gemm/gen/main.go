@@ -6,10 +6,14 @@
 // (mr floats per k step, kept in L1) and a packed B micro-panel (nr floats
 // per k step, streamed from L2): each step loads nr/lanes vectors of B,
 // multiplies them by mr broadcast elements of A and accumulates in mr·nr/lanes
-// registers. The packed AVX-512 kernels broadcast A inside each FMA
-// (embedded broadcast from memory): 28 micro-fused load+FMA per step ran
-// about 6% faster than 14 VBROADCASTSS into two registers feeding 28 FMAs,
-// even with twice the loads. Every kernel exists twice: "acc" adds the tile to C, "set"
+// registers. The packed AVX-512 kernels exist in two forms: one
+// VBROADCASTSS per A element into one of two free registers feeding the
+// FMAs, and (names with an "e" before "acc"/"set") the broadcast inside
+// each FMA (embedded broadcast from memory). On Zen 4, 28 micro-fused
+// load+FMA per step ran about 6% faster than 14 VBROADCASTSS feeding 28
+// FMAs, even with twice the loads; on Ice Lake the embedded form ran at
+// half the speed (57 against 113 GFLOP/s, BenchmarkMicroKernel), so the
+// kernel set picks the form per CPU vendor. Every kernel exists twice: "acc" adds the tile to C, "set"
 // overwrites C (the first k block of C = A·B, so C needs no clearing). The C
 // tile is prefetched on entry, and B is prefetched pfB bytes ahead.
 //
@@ -50,6 +54,63 @@ func peakFMA(w func(string, ...any)) {
 	w("")
 }
 
+// packedFamily writes the kernels on a packed A micro-panel: the full
+// tile, the last partial panels (r < mr rows) and (AVX-512) the half
+// panels, their names ending in tag before "acc" or "set".
+func packedFamily(w func(string, ...any), k kernel, tag string) {
+	nr := k.nv * k.lanes()
+	full := k
+	full.name += tag
+	full.emit(w, false)
+	full.emit(w, true)
+	// the last, partial micro-panel of A: r < mr rows straight into C,
+	// instead of a full tile into scratch memory and a copy
+	for r := 1; r < k.mr; r++ {
+		p := k
+		p.name, p.mr, p.full = fmt.Sprintf("k%dof%dx%d", r, k.mr, nr)+tag, r, k.mr
+		p.emit(w, false)
+		p.emit(w, true)
+	}
+	// (AVX-512) packed A, r ≤ mr rows, against the first half of the B
+	// panel: a last panel with at most nr/2 columns (the 4×4 images of a
+	// CNN's late layers) costs half
+	if k.avx512 {
+		for r := 1; r <= k.mr; r++ {
+			p := k
+			p.name, p.mr, p.full, p.nv, p.panel = packedHalfName(r, k.mr, nr)+tag, r, k.mr, k.nv/2, k.nv
+			p.emit(w, false)
+			p.emit(w, true)
+		}
+	}
+}
+
+// packedDecls writes the Go declarations and tables of packedFamily's
+// partial and half kernels for tag.
+func packedDecls(w func(string, ...any), k kernel, tag string) {
+	nr := k.nv * k.lanes()
+	for r := 1; r < k.mr; r++ {
+		for _, v := range []string{"acc", "set"} {
+			w("//go:noescape")
+			w("func k%dof%dx%d%s%s(kc int, a, b, c *float32, ldc int)", r, k.mr, nr, tag, v)
+			w("")
+		}
+	}
+	kernelTable(w, fmt.Sprintf("// partial%dx%d%s lists the kernels for the last r < %d rows of a panel: [r] = {acc, set}.", k.mr, nr, tag, k.mr),
+		fmt.Sprintf("partial%dx%d%s", k.mr, nr, tag), packedSig, k.mr, func(r int) string { return fmt.Sprintf("k%dof%dx%d%s", r, k.mr, nr, tag) }, "")
+	if !k.avx512 {
+		return
+	}
+	for r := 1; r <= k.mr; r++ {
+		for _, v := range []string{"acc", "set"} {
+			w("//go:noescape")
+			w("func %s%s%s(kc int, a, b, c *float32, ldc int)", packedHalfName(r, k.mr, nr), tag, v)
+			w("")
+		}
+	}
+	kernelTable(w, fmt.Sprintf("// packedHalf%dx%d%s lists the packed kernels for r ≤ %d rows and the first %d columns of a B panel: [r] = {acc, set}.", k.mr, nr, tag, k.mr, nr/2),
+		fmt.Sprintf("packedHalf%dx%d%s", k.mr, nr, tag), packedSig, k.mr+1, func(r int) string { return packedHalfName(r, k.mr, nr) + tag }, "")
+}
+
 func main() {
 	var s bytes.Buffer
 	w := func(format string, args ...any) { fmt.Fprintf(&s, format+"\n", args...) }
@@ -60,26 +121,12 @@ func main() {
 	w("#include \"textflag.h\"")
 	w("")
 	for _, k := range kernels {
-		k.emit(w, false)
-		k.emit(w, true)
-		// the last, partial micro-panel of A: r < mr rows straight into C,
-		// instead of a full tile into scratch memory and a copy
-		for r := 1; r < k.mr; r++ {
-			p := k
-			p.name, p.mr, p.full = fmt.Sprintf("k%dof%dx%d", r, k.mr, k.nv*k.lanes()), r, k.mr
-			p.emit(w, false)
-			p.emit(w, true)
-		}
-		// (AVX-512) packed A, r ≤ mr rows, against the first half of the
-		// B panel: a last panel with at most nr/2 columns (the 4×4 images
-		// of a CNN's late layers) costs half
+		packedFamily(w, k, "")
 		if k.avx512 {
-			for r := 1; r <= k.mr; r++ {
-				p := k
-				p.name, p.mr, p.full, p.nv, p.panel = packedHalfName(r, k.mr, k.nv*k.lanes()), r, k.mr, k.nv/2, k.nv
-				p.emit(w, false)
-				p.emit(w, true)
-			}
+			// the same with embedded broadcasts: the faster form on Zen 4
+			e := k
+			e.bcst = true
+			packedFamily(w, e, "e")
 		}
 		// A read in place (no packing), r ≤ mr rows, and (AVX-512) the
 		// same for the first half of the B panel: a last panel of the
@@ -138,15 +185,10 @@ func main() {
 	w("")
 	for _, k := range kernels {
 		nr := k.nv * k.lanes()
-		for r := 1; r < k.mr; r++ {
-			for _, v := range []string{"acc", "set"} {
-				w("//go:noescape")
-				w("func k%dof%dx%d%s(kc int, a, b, c *float32, ldc int)", r, k.mr, nr, v)
-				w("")
-			}
+		packedDecls(w, k, "")
+		if k.avx512 {
+			packedDecls(w, k, "e")
 		}
-		kernelTable(w, fmt.Sprintf("// partial%dx%d lists the kernels for the last r < %d rows of a panel: [r] = {acc, set}.", k.mr, nr, k.mr),
-			fmt.Sprintf("partial%dx%d", k.mr, nr), packedSig, k.mr, func(r int) string { return fmt.Sprintf("k%dof%dx%d", r, k.mr, nr) }, "")
 		for r := 1; r <= k.mr; r++ {
 			for _, v := range []string{"acc", "set"} {
 				w("//go:noescape")
@@ -155,15 +197,6 @@ func main() {
 			}
 		}
 		if k.avx512 {
-			for r := 1; r <= k.mr; r++ {
-				for _, v := range []string{"acc", "set"} {
-					w("//go:noescape")
-					w("func %s%s(kc int, a, b, c *float32, ldc int)", packedHalfName(r, k.mr, nr), v)
-					w("")
-				}
-			}
-			kernelTable(w, fmt.Sprintf("// packedHalf%dx%d lists the packed kernels for r ≤ %d rows and the first %d columns of a B panel: [r] = {acc, set}.", k.mr, nr, k.mr, nr/2),
-				fmt.Sprintf("packedHalf%dx%d", k.mr, nr), packedSig, k.mr+1, func(r int) string { return packedHalfName(r, k.mr, nr) }, "")
 			for r := 1; r <= k.mr; r++ {
 				for _, v := range []string{"acc", "set"} {
 					w("//go:noescape")
