@@ -24,6 +24,12 @@ func StripsOK(m, k int) bool {
 	return TapStripsOK(m, k) && k%8 == 0
 }
 
+// StripsPreferred reports whether the strip kernels run faster than the
+// packed GEMM on this CPU (AMD's AVX-512 cores; not Intel's, where their
+// one load per multiply-add bounds them): callers choosing between the
+// two take the strips only then. StripsOK says whether they run at all.
+func StripsPreferred() bool { return hasStrips && stripsFast }
+
 // TapStripsOK reports whether an m×k A can be packed as a StripA for
 // MulTaps on this CPU: m a multiple of 8.
 func TapStripsOK(m, k int) bool {
