@@ -104,10 +104,10 @@ func (c *conv2d) runDirectConv(dst []float32) {
 					o := out[pi*8*n+oy*c.ow+ox:]
 					if cols == 32 {
 						_ = o[(rows-1)*n+31]
-						convTile8x32(k, &a[0], &offs[0], &planes[ox], &o[0], n, rows)
+						convTile(k, &a[0], &offs[0], &planes[ox], &o[0], n, rows)
 						continue
 					}
-					convTile8x32(k, &a[0], &offs[0], &planes[ox], &tile[0], 32, rows)
+					convTile(k, &a[0], &offs[0], &planes[ox], &tile[0], 32, rows)
 					for r := 0; r < rows; r++ {
 						copy(o[r*n:r*n+cols], tile[r*32:r*32+cols])
 					}

@@ -3,7 +3,9 @@
 // A panel packed (8 values per k step) and B read
 // straight from zero-padded phase planes of the input at each tap's
 // offset: the implicit GEMM without packing B. The first rows rows are
-// stored, ldc floats apart. Written by a script.
+// stored, ldc floats apart. Written by a script. convTile8x32 broadcasts
+// A inside each FMA, convTile8x32b into a register per row shared by the
+// row's two FMAs (Ice Lake: embedded broadcasts ran at half speed there).
 
 //go:build amd64 && !purego
 
@@ -102,5 +104,109 @@ store8:
 	VMOVUPS Z14, (DI)
 	VMOVUPS Z15, 64(DI)
 done8:
+	VZEROUPPER
+	RET
+
+// func convTile8x32b(kc int, a *float32, offs *int, b *float32, c *float32, ldc int, rows int)
+TEXT ·convTile8x32b(SB), NOSPLIT, $0-56
+	MOVQ kc+0(FP), CX
+	MOVQ a+8(FP), AX
+	MOVQ offs+16(FP), SI
+	MOVQ b+24(FP), BX
+	MOVQ c+32(FP), DI
+	MOVQ ldc+40(FP), DX
+	SHLQ $2, DX
+	MOVQ rows+48(FP), R9
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	TESTQ CX, CX
+	JEQ store8b
+loop8b:
+	MOVQ (SI), R8
+	VMOVUPS (BX)(R8*1), Z28
+	VMOVUPS 64(BX)(R8*1), Z29
+	VBROADCASTSS 0(AX), Z16
+	VFMADD231PS Z16, Z28, Z0
+	VFMADD231PS Z16, Z29, Z1
+	VBROADCASTSS 4(AX), Z17
+	VFMADD231PS Z17, Z28, Z2
+	VFMADD231PS Z17, Z29, Z3
+	VBROADCASTSS 8(AX), Z18
+	VFMADD231PS Z18, Z28, Z4
+	VFMADD231PS Z18, Z29, Z5
+	VBROADCASTSS 12(AX), Z19
+	VFMADD231PS Z19, Z28, Z6
+	VFMADD231PS Z19, Z29, Z7
+	VBROADCASTSS 16(AX), Z20
+	VFMADD231PS Z20, Z28, Z8
+	VFMADD231PS Z20, Z29, Z9
+	VBROADCASTSS 20(AX), Z21
+	VFMADD231PS Z21, Z28, Z10
+	VFMADD231PS Z21, Z29, Z11
+	VBROADCASTSS 24(AX), Z22
+	VFMADD231PS Z22, Z28, Z12
+	VFMADD231PS Z22, Z29, Z13
+	VBROADCASTSS 28(AX), Z23
+	VFMADD231PS Z23, Z28, Z14
+	VFMADD231PS Z23, Z29, Z15
+	ADDQ $32, AX
+	ADDQ $8, SI
+	DECQ CX
+	JNE loop8b
+store8b:
+	CMPQ R9, $0
+	JLE done8b
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, 64(DI)
+	ADDQ DX, DI
+	CMPQ R9, $1
+	JLE done8b
+	VMOVUPS Z2, (DI)
+	VMOVUPS Z3, 64(DI)
+	ADDQ DX, DI
+	CMPQ R9, $2
+	JLE done8b
+	VMOVUPS Z4, (DI)
+	VMOVUPS Z5, 64(DI)
+	ADDQ DX, DI
+	CMPQ R9, $3
+	JLE done8b
+	VMOVUPS Z6, (DI)
+	VMOVUPS Z7, 64(DI)
+	ADDQ DX, DI
+	CMPQ R9, $4
+	JLE done8b
+	VMOVUPS Z8, (DI)
+	VMOVUPS Z9, 64(DI)
+	ADDQ DX, DI
+	CMPQ R9, $5
+	JLE done8b
+	VMOVUPS Z10, (DI)
+	VMOVUPS Z11, 64(DI)
+	ADDQ DX, DI
+	CMPQ R9, $6
+	JLE done8b
+	VMOVUPS Z12, (DI)
+	VMOVUPS Z13, 64(DI)
+	ADDQ DX, DI
+	CMPQ R9, $7
+	JLE done8b
+	VMOVUPS Z14, (DI)
+	VMOVUPS Z15, 64(DI)
+done8b:
 	VZEROUPPER
 	RET

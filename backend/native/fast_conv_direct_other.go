@@ -8,3 +8,7 @@ const convDirectOK = false
 func convTile8x32(kc int, a *float32, offs *int, b *float32, c *float32, ldc int, rows int) {
 	panic("no vector loops")
 }
+
+var convTile = convTile8x32
+
+var convTileForms = []func(kc int, a *float32, offs *int, b *float32, c *float32, ldc int, rows int){convTile8x32}

@@ -18,6 +18,16 @@ func TestDirectConvMatchesGEMM(t *testing.T) {
 		t.Skip("no direct tile")
 	}
 	defer func(old bool) { convDirectEnabled = old }(convDirectEnabled)
+	defer func(old func(kc int, a *float32, offs *int, b *float32, c *float32, ldc int, rows int)) {
+		convTile = old
+	}(convTile)
+	for form, tile := range convTileForms {
+		convTile = tile
+		t.Run(fmt.Sprintf("form%d", form), testDirectConvMatchesGEMM)
+	}
+}
+
+func testDirectConvMatchesGEMM(t *testing.T) {
 	r := rand.New(rand.NewPCG(51, 52))
 	cases := []convCase{
 		{1, 3, 64, 64, 32, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1},  // MobileNet's stem

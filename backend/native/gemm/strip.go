@@ -30,6 +30,13 @@ func StripsOK(m, k int) bool {
 // two take the strips only then. StripsOK says whether they run at all.
 func StripsPreferred() bool { return hasStrips && stripsFast }
 
+// EmbeddedBroadcasts reports whether this CPU runs AVX-512 FMAs that
+// broadcast their A element from memory (one load per multiply-add) about
+// as fast as a register broadcast shared by several FMAs: true on AMD's
+// cores, false on Intel's (Ice Lake: half the speed). Kernels written in
+// both forms pick theirs by it.
+func EmbeddedBroadcasts() bool { return stripsFast }
+
 // TapStripsOK reports whether an m×k A can be packed as a StripA for
 // MulTaps on this CPU: m a multiple of 8.
 func TapStripsOK(m, k int) bool {
