@@ -36,14 +36,15 @@ func (c *conv2d) columnRuns(runs []colRun, nr, j0, nb int) []colRun {
 }
 
 // packB writes rows [p0, p0+kb) of the im2col matrix of the images of one
-// group (img: the group's first channel of the first image on) for
+// group (img: the group's first channel of the first image on; gimg: what
+// gemm.PackConv reads, img or where c.geom is Phased its phase planes) for
 // columns [j0, j0+nb), described by runs (and for gemm.PackConv, by table),
 // into dst in the gemm.BPacker layout. Row p is kernel tap
 // (ci, i, j) = (p / (kh·kw), p / kw % kh, p % kw); its column (oy, ox) of
 // an image holds [ci][oy·sh − padT + i·dh][ox·sw − padL + j·dw] of that
 // image, zero outside.
-func (c *conv2d) packB(img []float32, runs []colRun, table *gemm.ConvCols, dst []float32, nr, p0, kb, j0, nb int) {
-	if convGather && gemm.PackConv(dst, img, &c.geom, table, nr, p0, kb, j0, nb) {
+func (c *conv2d) packB(img, gimg []float32, runs []colRun, table *gemm.ConvCols, dst []float32, nr, p0, kb, j0, nb int) {
+	if convGather && gemm.PackConv(dst, gimg, &c.geom, table, nr, p0, kb, j0, nb) {
 		return // gathered with SIMD
 	}
 	if runs == nil { // the gather declined after all
@@ -104,6 +105,21 @@ func (c *conv2d) setValidColumns() {
 	for j := 0; j < c.kw; j++ {
 		c.vx[2*j], c.vx[2*j+1] = c.validRange(j*c.dw-c.padL, c.sw, c.w, c.ow)
 	}
+}
+
+// convPhased switches phasedGather (tests compare both).
+var convPhased = true
+
+// phasedGather reports whether run's implicit GEMM packs the im2col
+// matrix from phase planes (gemm.ConvGeom.Phased): a stride-2 window of
+// one group over images of even height and width, halved, with no
+// dilation, where the gather packer runs. Strided gathers cost about a
+// third of a stride-2 layer's time on Ice Lake against masked loads of
+// consecutive positions.
+func (c *conv2d) phasedGather() bool {
+	return convPhased && convGather && gemm.HasConvGather() && c.groups == 1 && c.sh == 2 && c.sw == 2 &&
+		c.dh == 1 && c.dw == 1 && c.h%2 == 0 && c.w%2 == 0 && c.oh == c.h/2 && c.ow == c.w/2 &&
+		!c.revH && !c.revW && (c.kh > 1 || c.kw > 1)
 }
 
 // convGeom is c's geometry as package gemm takes it (its gather packer and

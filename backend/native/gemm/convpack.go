@@ -11,9 +11,18 @@ import "sync"
 // = (o % (OH·OW) / OW, o % OW) of image b = o / (OH·OW), and the element is
 // img[b·ImgStride + ci·H·W + (oy·SH − PadT + i·DH)·W + ox·SW − PadL + j·DW],
 // zero where the position falls outside the C×H×W image.
+//
+// Phased says that each image's channels lie as phase planes instead (a
+// stride-2 convolution of an image of even H and W, OH = H/2, OW = W/2,
+// no dilation): per channel, the four planes of (row, column) parity
+// (py, px), OH×OW each, plane 2·py+px, so that input row 2·oy+o is row
+// oy+(o−o&1)/2 of the plane of parity o&1 (and columns alike). Every
+// window then reads runs of consecutive positions, one masked load per
+// half panel instead of a gather.
 type ConvGeom struct {
 	C, H, W, KH, KW, SH, SW, DH, DW, PadT, PadL, OH, OW int
 	Images, ImgStride                                   int
+	Phased                                              bool
 }
 
 const (
@@ -24,6 +33,9 @@ const (
 	// flags, padding to a cache line
 	convPanelInts = 112
 )
+
+// HasConvGather reports whether PackConv runs on this CPU (AVX-512).
+func HasConvGather() bool { return hasConvGather }
 
 // ConvCols is PackConv's table of columns [j0, j0+nb) of a geometry,
 // built once for all the k blocks of a column chunk.
@@ -77,7 +89,16 @@ func PackConv(dst, img []float32, g *ConvGeom, cols *ConvCols, nr, p0, kb, j0, n
 	ci, i, j := p0/(g.KH*g.KW), p0/g.KW%g.KH, p0%g.KW
 	for q := 0; q < kb; q++ {
 		ty, tx := i*g.DH, j*g.DW
-		taps[3*q], taps[3*q+1], taps[3*q+2] = int32(ci*g.H*g.W+ty*g.W+tx), int32(ty), int32(tx)
+		off := ci*g.H*g.W + ty*g.W + tx
+		if g.Phased {
+			// the tap's parity plane, and its row and column there
+			// relative to the output position's
+			oy, ox := ty-g.PadT, tx-g.PadL
+			py, px := oy&1, ox&1
+			ty, tx = (oy-py)>>1, (ox-px)>>1
+			off = ci*g.H*g.W + (2*py+px)*g.OH*g.OW + ty*g.OW + tx
+		}
+		taps[3*q], taps[3*q+1], taps[3*q+2] = int32(off), int32(ty), int32(tx)
 		if j++; j == g.KW {
 			j = 0
 			if i++; i == g.KH {
@@ -87,6 +108,9 @@ func PackConv(dst, img []float32, g *ConvGeom, cols *ConvCols, nr, p0, kb, j0, n
 		}
 	}
 	hw := [2]int32{int32(g.H), int32(g.W)}
+	if g.Phased {
+		hw = [2]int32{int32(g.OH), int32(g.OW)}
+	}
 	for p := 0; p < panels; p++ {
 		gatherConv32(&dst[p*32*kb], &img[0], &t[p*convPanelInts], &taps[0], kb, &hw[0])
 	}
@@ -110,6 +134,9 @@ func (g *ConvGeom) gatherable(size, p0, kb, j0, nb int) bool {
 	if max(g.H, g.W, g.PadT, g.PadL, g.SH*g.OH, g.SW*g.OW, g.DH*g.KH, g.DW*g.KW) >= small {
 		return false
 	}
+	if g.Phased && (g.SH != 2 || g.SW != 2 || g.DH != 1 || g.DW != 1 || g.H != 2*g.OH || g.W != 2*g.OW) {
+		return false
+	}
 	last := (g.Images-1)*g.ImgStride + g.C*g.H*g.W // one past the last element read
 	return last <= size && last < convLimit
 }
@@ -131,7 +158,11 @@ func (g *ConvGeom) fillCols(cols []int32, j0, nb int) {
 		} else {
 			b, o := (j0+c)/n, (j0+c)%n
 			y, x := o/g.OW*g.SH-g.PadT, o%g.OW*g.SW-g.PadL
-			t[0], t[32], t[64] = int32(b*g.ImgStride+y*g.W+x), int32(y), int32(x)
+			w := g.W
+			if g.Phased { // the position itself, in OH×OW planes
+				y, x, w = o/g.OW, o%g.OW, g.OW
+			}
+			t[0], t[32], t[64] = int32(b*g.ImgStride+y*w+x), int32(y), int32(x)
 		}
 	}
 	for h := 0; h < 2*panels; h++ {
