@@ -54,6 +54,16 @@ DATA vmExpHi<>+24(SB)/4, $0x42b20000
 DATA vmExpHi<>+28(SB)/4, $0x42b20000
 GLOBL vmExpHi<>(SB), RODATA|NOPTR, $32
 
+DATA vmExpNorm<>+0(SB)/4, $0xc2ae0000
+DATA vmExpNorm<>+4(SB)/4, $0xc2ae0000
+DATA vmExpNorm<>+8(SB)/4, $0xc2ae0000
+DATA vmExpNorm<>+12(SB)/4, $0xc2ae0000
+DATA vmExpNorm<>+16(SB)/4, $0xc2ae0000
+DATA vmExpNorm<>+20(SB)/4, $0xc2ae0000
+DATA vmExpNorm<>+24(SB)/4, $0xc2ae0000
+DATA vmExpNorm<>+28(SB)/4, $0xc2ae0000
+GLOBL vmExpNorm<>(SB), RODATA|NOPTR, $32
+
 DATA vmTanhCut<>+0(SB)/4, $0x3f600000
 DATA vmTanhCut<>+4(SB)/4, $0x3f600000
 DATA vmTanhCut<>+8(SB)/4, $0x3f600000
@@ -627,6 +637,17 @@ loop:
 	JAE done
 	VMOVUPS (SI)(AX*4), Z0
 	VMOVAPS Z0, Z1
+	VCMPPS.BCST $17, vmExpNorm<>(SB), Z0, K2
+	KORTESTW K2, K2
+	JEQ expfull
+	VCMPPS.BCST $29, vmExpLo<>(SB), Z0, K2, K3
+	KORTESTW K3, K3
+	JEQ expzero
+	KXORW K2, K2, K2
+	JMP expfull
+expzero:
+	VMAXPS.BCST vmExpNorm<>(SB), Z1, Z1
+expfull:
 	VMAXPS.BCST vmExpLo<>(SB), Z1, Z1
 	VMINPS.BCST vmExpHi<>(SB), Z1, Z1
 	VMULPS.BCST vmLog2e<>(SB), Z1, Z3
@@ -650,6 +671,7 @@ loop:
 	VPSLLD $23, Z6, Z6
 	VFMADD213PS Z6, Z6, Z2
 	VMULPS Z5, Z2, Z2
+	VXORPS Z2, Z2, K2, Z2
 	VCMPPS $3, Z0, Z0, K1
 	VBLENDMPS Z0, Z2, K1, Z2
 	VMOVUPS Z2, (DI)(AX*4)
@@ -714,6 +736,17 @@ loop:
 	VMOVUPS (SI)(AX*4), Z0
 	VPXORD.BCST vmSignMask<>(SB), Z0, Z10
 	VMOVAPS Z10, Z1
+	VCMPPS.BCST $17, vmExpNorm<>(SB), Z10, K2
+	KORTESTW K2, K2
+	JEQ expfull
+	VCMPPS.BCST $29, vmExpLo<>(SB), Z10, K2, K3
+	KORTESTW K3, K3
+	JEQ expzero
+	KXORW K2, K2, K2
+	JMP expfull
+expzero:
+	VMAXPS.BCST vmExpNorm<>(SB), Z1, Z1
+expfull:
 	VMAXPS.BCST vmExpLo<>(SB), Z1, Z1
 	VMINPS.BCST vmExpHi<>(SB), Z1, Z1
 	VMULPS.BCST vmLog2e<>(SB), Z1, Z3
@@ -737,6 +770,7 @@ loop:
 	VPSLLD $23, Z6, Z6
 	VFMADD213PS Z6, Z6, Z2
 	VMULPS Z5, Z2, Z2
+	VXORPS Z2, Z2, K2, Z2
 	VCMPPS $3, Z10, Z10, K1
 	VBLENDMPS Z10, Z2, K1, Z2
 	VADDPS.BCST vmOne<>(SB), Z2, Z2

@@ -10,6 +10,7 @@ const (
 	vmLn2Lo   = float32(1.4286068e-06)
 	vmExpLo   = float32(-104)
 	vmExpHi   = float32(89)
+	vmExpNorm = float32(-87)
 	vmTanhCut = float32(0.875)
 	vmTanhMax = float32(10)
 	vmErfCut  = float32(1)

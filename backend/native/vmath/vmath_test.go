@@ -3,6 +3,7 @@ package vmath
 import (
 	"fmt"
 	"math"
+	"math/rand"
 	"testing"
 )
 
@@ -192,4 +193,38 @@ func TestSqrtRows(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestExpRowUnderflowBits runs exp on rows mixing lanes whose results
+// underflow (below ExpLo: +0; -Inf) with lanes whose results are
+// subnormal, normal, NaN: the vector loops take a shortcut for vectors
+// whose only small lanes round to +0 and the full path where a lane's
+// result is subnormal; each element must have the scalar Exp's bits
+// either way.
+func TestExpRowUnderflowBits(t *testing.T) {
+	pool := []float32{float32(math.Inf(-1)), -1e30, -200, -104.5, -104.00001, -104, -103.99, -103.27893, -95,
+		-87.5, -87.33654, -87.00001, -87, -86.99999, -50, 0, 3, 88.7, float32(math.NaN())}
+	r := rand.New(rand.NewSource(3))
+	forLanes(t, func(t *testing.T) {
+		for trial := 0; trial < 2000; trial++ {
+			n := 1 + r.Intn(48)
+			x := make([]float32, n)
+			// mostly underflowing lanes, a few others
+			for i := range x {
+				if r.Intn(4) == 0 {
+					x[i] = pool[r.Intn(len(pool))]
+				} else {
+					x[i] = pool[r.Intn(4)]
+				}
+			}
+			d := make([]float32, n)
+			ExpRow(d, x)
+			for i, v := range x {
+				want := Exp(v)
+				if math.Float32bits(d[i]) != math.Float32bits(want) && !(want != want && d[i] != d[i]) {
+					t.Fatalf("exp(%g) = %g (bits %#x) in a row of %d, lane %d; scalar %g (bits %#x)", v, d[i], math.Float32bits(d[i]), n, i, want, math.Float32bits(want))
+				}
+			}
+		}
+	})
 }

@@ -44,6 +44,9 @@ var scalars = []constant{
 	// 0 and exp(89) overflows
 	{name: "ExpLo", val: -104, scalar: true},
 	{name: "ExpHi", val: 89, scalar: true},
+	// exp(x) is normal from ExpNorm up (2^n (1 + q) with n >= -126), so
+	// that no step of it makes a subnormal
+	{name: "ExpNorm", val: -87, scalar: true},
 	{name: "TanhCut", val: 0.875, scalar: true},
 	// tanh(10) rounds to 1; 2^n (1 + q) stays finite below it
 	{name: "TanhMax", val: 10, scalar: true},
