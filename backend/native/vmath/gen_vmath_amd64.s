@@ -692,6 +692,20 @@ loop:
 	JAE done
 	VMOVUPS (SI)(AX*4), Y0
 	VMOVAPS Y0, Y1
+	VCMPPS $17, vmExpNorm<>(SB), Y0, Y14
+	VMOVMSKPS Y14, R8
+	TESTL R8, R8
+	JEQ expfull
+	VCMPPS $29, vmExpLo<>(SB), Y0, Y15
+	VANDPS Y14, Y15, Y15
+	VMOVMSKPS Y15, R8
+	TESTL R8, R8
+	JEQ expzero
+	VXORPS Y14, Y14, Y14
+	JMP expfull
+expzero:
+	VMAXPS vmExpNorm<>(SB), Y1, Y1
+expfull:
 	VMAXPS vmExpLo<>(SB), Y1, Y1
 	VMINPS vmExpHi<>(SB), Y1, Y1
 	VMULPS vmLog2e<>(SB), Y1, Y3
@@ -715,6 +729,7 @@ loop:
 	VPSLLD $23, Y6, Y6
 	VFMADD213PS Y6, Y6, Y2
 	VMULPS Y5, Y2, Y2
+	VANDNPS Y2, Y14, Y2
 	VCMPPS $3, Y0, Y0, Y13
 	VBLENDVPS Y13, Y0, Y2, Y2
 	VMOVUPS Y2, (DI)(AX*4)
@@ -794,6 +809,20 @@ loop:
 	VMOVUPS (SI)(AX*4), Y0
 	VXORPS vmSignMask<>(SB), Y0, Y10
 	VMOVAPS Y10, Y1
+	VCMPPS $17, vmExpNorm<>(SB), Y10, Y14
+	VMOVMSKPS Y14, R8
+	TESTL R8, R8
+	JEQ expfull
+	VCMPPS $29, vmExpLo<>(SB), Y10, Y15
+	VANDPS Y14, Y15, Y15
+	VMOVMSKPS Y15, R8
+	TESTL R8, R8
+	JEQ expzero
+	VXORPS Y14, Y14, Y14
+	JMP expfull
+expzero:
+	VMAXPS vmExpNorm<>(SB), Y1, Y1
+expfull:
 	VMAXPS vmExpLo<>(SB), Y1, Y1
 	VMINPS vmExpHi<>(SB), Y1, Y1
 	VMULPS vmLog2e<>(SB), Y1, Y3
@@ -817,6 +846,7 @@ loop:
 	VPSLLD $23, Y6, Y6
 	VFMADD213PS Y6, Y6, Y2
 	VMULPS Y5, Y2, Y2
+	VANDNPS Y2, Y14, Y2
 	VCMPPS $3, Y10, Y10, Y13
 	VBLENDVPS Y13, Y10, Y2, Y2
 	VADDPS vmOne<>(SB), Y2, Y2

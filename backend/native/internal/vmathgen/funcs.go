@@ -65,7 +65,7 @@ func expBody(e *emitter) reg { return expOf(e, 0) }
 // expOf computes exp of register x (kept) into register 2, with
 // registers 1-6 as scratch.
 //
-// AVX-512: a vector with a lane below ExpNorm (-Inf included) makes
+// A vector with a lane below ExpNorm (-Inf included) makes
 // subnormals or zeros from normal numbers, and on Intel's cores each
 // instruction that does takes a microcode assist: the masked softmax of a
 // causal attention, half its lanes -Inf, ran exp at 4.3 ns an element
@@ -77,6 +77,8 @@ func expBody(e *emitter) reg { return expOf(e, 0) }
 func expOf(e *emitter, x reg) reg {
 	const a, q, n, r2, s1, s2 = 1, 2, 3, 4, 5, 6
 	e.line("VMOVAPS", e.r(x), e.r(a))
+	// small: the lanes below ExpNorm (a mask register, or AVX2's mask 1);
+	// sub: those of them at ExpLo or above
 	if e.wide {
 		e.line("VCMPPS.BCST", fmt.Sprintf("$%d", predLT), "vmExpNorm<>(SB)", e.r(x), "K2")
 		e.line("KORTESTW", "K2", "K2")
@@ -85,17 +87,32 @@ func expOf(e *emitter, x reg) reg {
 		e.line("KORTESTW", "K3", "K3")
 		e.line("JEQ", "expzero")
 		e.line("KXORW", "K2", "K2", "K2") // a subnormal result: the full path, nothing zeroed
-		e.line("JMP", "expfull")
-		fmt.Fprintln(e.w, "expzero:")
-		e.maxc(a, "ExpNorm", a)
-		fmt.Fprintln(e.w, "expfull:")
+	} else {
+		const small, sub = 1, 2
+		e.cmpc(predLT, x, "ExpNorm", small)
+		e.line("VMOVMSKPS", e.m(small), "R8")
+		e.line("TESTL", "R8", "R8")
+		e.line("JEQ", "expfull")
+		e.cmpc(predGE, x, "ExpLo", sub)
+		e.line("VANDPS", e.m(small), e.m(sub), e.m(sub))
+		e.line("VMOVMSKPS", e.m(sub), "R8")
+		e.line("TESTL", "R8", "R8")
+		e.line("JEQ", "expzero")
+		e.line("VXORPS", e.m(small), e.m(small), e.m(small))
 	}
+	e.line("JMP", "expfull")
+	fmt.Fprintln(e.w, "expzero:")
+	e.maxc(a, "ExpNorm", a)
+	fmt.Fprintln(e.w, "expfull:")
 	expCore(e, a, q, n, q, r2)
 	e.pow2Split(n, s1, s2)
 	e.fma(s2, s2, q) // q = q s2 + s2
 	e.mul(q, s1, q)
+	// the lanes below ExpLo: +0
 	if e.wide {
-		e.line("VXORPS", e.r(q), e.r(q), "K2", e.r(q)) // the lanes below ExpLo: +0
+		e.line("VXORPS", e.r(q), e.r(q), "K2", e.r(q))
+	} else {
+		e.line("VANDNPS", e.r(q), e.m(1), e.r(q))
 	}
 	return nanBlendOf(e, x, q)
 }
