@@ -8,6 +8,8 @@ import (
 	"github.com/torchtpu/torchtpu/backend/native/gemm"
 )
 
+//go:generate go run ./internal/convtilegen
+
 // convTile8x32 computes the first rows (≤ 8) rows of an 8×32 tile of
 // C[r][j] = Σ_k a[8k + r] · b[offs[k]/4 + j], rows ldc floats apart
 // (fast_conv_direct_amd64.s).
