@@ -379,14 +379,8 @@ func (c *conv2d) run(dst []float32) {
 		}
 	}
 	mr, nr := pas[0].Rows(), pas[0].Cols()
-	// stride 2: the gathers read the images as phase planes, runs of
-	// consecutive positions (masked loads, not gathers)
-	var planes []float32
-	if c.phasedGather() {
-		planes = c.phasePlanes(threads)
-		defer gemm.PutBuffer(planes)
-		c.geom.Phased = true
-	}
+	planes := c.gatherPlanes(threads) // stride 2: the gathers' phase planes, or nil (fast_conv_pack.go)
+	defer gemm.PutBuffer(planes)
 	// packer returns the B packer of group g's columns [j0, j0+nb) with its
 	// tables (the gather's, or where it cannot run, the column runs) and
 	// the function releasing them
@@ -401,11 +395,8 @@ func (c *conv2d) run(dst []float32) {
 		if table == nil || !convGather {
 			runs = c.columnRuns(nil, nr, j0, nb)
 		}
-		src, gsrc := images(g), images(g)
-		if planes != nil {
-			gsrc = planes
-		}
-		return func(d []float32, nr, p0, kb, j0, nb int) { c.packB(src, gsrc, runs, table, d, nr, p0, kb, j0, nb) }, table.Release
+		src := images(g)
+		return func(d []float32, nr, p0, kb, j0, nb int) { c.packB(src, planes, runs, table, d, nr, p0, kb, j0, nb) }, table.Release
 	}
 
 	panelsM, panelsN := (ocPer+mr-1)/mr, (cols+nr-1)/nr

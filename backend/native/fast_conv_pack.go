@@ -36,14 +36,18 @@ func (c *conv2d) columnRuns(runs []colRun, nr, j0, nb int) []colRun {
 }
 
 // packB writes rows [p0, p0+kb) of the im2col matrix of the images of one
-// group (img: the group's first channel of the first image on; gimg: what
-// gemm.PackConv reads, img or where c.geom is Phased its phase planes) for
+// group (img: the group's first channel of the first image on; planes,
+// where not nil, the phase planes gemm.PackConv reads instead) for
 // columns [j0, j0+nb), described by runs (and for gemm.PackConv, by table),
 // into dst in the gemm.BPacker layout. Row p is kernel tap
 // (ci, i, j) = (p / (kh·kw), p / kw % kh, p % kw); its column (oy, ox) of
 // an image holds [ci][oy·sh − padT + i·dh][ox·sw − padL + j·dw] of that
 // image, zero outside.
-func (c *conv2d) packB(img, gimg []float32, runs []colRun, table *gemm.ConvCols, dst []float32, nr, p0, kb, j0, nb int) {
+func (c *conv2d) packB(img, planes []float32, runs []colRun, table *gemm.ConvCols, dst []float32, nr, p0, kb, j0, nb int) {
+	gimg := img
+	if planes != nil {
+		gimg = planes
+	}
 	if convGather && gemm.PackConv(dst, gimg, &c.geom, table, nr, p0, kb, j0, nb) {
 		return // gathered with SIMD
 	}
@@ -120,6 +124,17 @@ func (c *conv2d) phasedGather() bool {
 	return convPhased && convGather && gemm.HasConvGather() && c.groups == 1 && c.sh == 2 && c.sw == 2 &&
 		c.dh == 1 && c.dw == 1 && c.h%2 == 0 && c.w%2 == 0 && c.oh == c.h/2 && c.ow == c.w/2 &&
 		!c.revH && !c.revW && (c.kh > 1 || c.kw > 1)
+}
+
+// gatherPlanes returns the images as phase planes and marks c.geom
+// Phased where phasedGather holds, else nil. The buffer is
+// gemm.GetBuffer's.
+func (c *conv2d) gatherPlanes(threads int) []float32 {
+	if !c.phasedGather() {
+		return nil
+	}
+	c.geom.Phased = true
+	return c.phasePlanes(threads)
 }
 
 // convGeom is c's geometry as package gemm takes it (its gather packer and

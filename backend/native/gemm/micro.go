@@ -203,5 +203,9 @@ func putBuf(b *buf) {
 // buffer cache (contents undefined); PutBuffer gives it back.
 func GetBuffer(n int) []float32 { return getBuf(n).s }
 
-// PutBuffer returns a slice from GetBuffer to the cache.
-func PutBuffer(s []float32) { putBuf(&buf{s: s}) }
+// PutBuffer returns a slice from GetBuffer to the cache (nil is ignored).
+func PutBuffer(s []float32) {
+	if cap(s) > 0 {
+		putBuf(&buf{s: s})
+	}
+}
