@@ -16,6 +16,11 @@ import (
 	"github.com/torchtpu/torchtpu/backend/native/gemm"
 )
 
+// convTileFunc is a direct convolution tile's signature: the first rows
+// (≤ 8) rows of an 8×32 tile of C[r][j] = Σ_k a[8k + r] · b[offs[k]/4 + j],
+// rows ldc floats apart (convTile, per architecture).
+type convTileFunc = func(kc int, a *float32, offs *int, b *float32, c *float32, ldc int, rows int)
+
 // convDirectEnabled switches the direct path (tests compare both).
 var convDirectEnabled = convDirectOK
 

@@ -24,10 +24,10 @@ func convTile8x32(kc int, a *float32, offs *int, b *float32, c *float32, ldc int
 func convTile8x32b(kc int, a *float32, offs *int, b *float32, c *float32, ldc int, rows int)
 
 // convTileForms are the tile's forms (tests run each).
-var convTileForms = []func(kc int, a *float32, offs *int, b *float32, c *float32, ldc int, rows int){convTile8x32, convTile8x32b}
+var convTileForms = []convTileFunc{convTile8x32, convTile8x32b}
 
 // convTile is the form this CPU runs faster (gemm.EmbeddedBroadcasts).
-var convTile = func() func(kc int, a *float32, offs *int, b *float32, c *float32, ldc int, rows int) {
+var convTile = func() convTileFunc {
 	if gemm.EmbeddedBroadcasts() {
 		return convTile8x32
 	}

@@ -11,4 +11,4 @@ func convTile8x32(kc int, a *float32, offs *int, b *float32, c *float32, ldc int
 
 var convTile = convTile8x32
 
-var convTileForms = []func(kc int, a *float32, offs *int, b *float32, c *float32, ldc int, rows int){convTile8x32}
+var convTileForms = []convTileFunc{convTile8x32}

@@ -18,9 +18,7 @@ func TestDirectConvMatchesGEMM(t *testing.T) {
 		t.Skip("no direct tile")
 	}
 	defer func(old bool) { convDirectEnabled = old }(convDirectEnabled)
-	defer func(old func(kc int, a *float32, offs *int, b *float32, c *float32, ldc int, rows int)) {
-		convTile = old
-	}(convTile)
+	defer func(old convTileFunc) { convTile = old }(convTile)
 	for form, tile := range convTileForms {
 		convTile = tile
 		t.Run(fmt.Sprintf("form%d", form), testDirectConvMatchesGEMM)

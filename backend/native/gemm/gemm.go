@@ -71,6 +71,13 @@ func (m Matrix) Transposed() Matrix {
 // Kernel names the micro-kernel Sgemm uses on this CPU.
 func Kernel() string { return active.name }
 
+// EmbeddedBroadcasts reports whether this CPU runs AVX-512 FMAs that
+// broadcast their A element from memory (one load per multiply-add) about
+// as fast as a register broadcast shared by several FMAs: true on AMD's
+// cores, false on Intel's (Ice Lake: half the speed), as the kernel set
+// chosen for it says. Kernels written in both forms pick theirs by it.
+func EmbeddedBroadcasts() bool { return active.bcst }
+
 // KernelDims returns the micro-kernel's rows and columns (mr × nr): the
 // Rows and Cols of every PackedA.
 func KernelDims() (mr, nr int) { return active.mr, active.nr }

@@ -162,7 +162,7 @@ var avx512 = &kernelSet{name: "avx512-14x32", mr: 14, nr: 32,
 
 var avx512e = func() *kernelSet {
 	e := *avx512
-	e.name = "avx512-14x32e"
+	e.name, e.bcst = "avx512-14x32e", true
 	e.acc, e.set = asmKernel(14, 32, k14x32eacc), asmKernel(14, 32, k14x32eset)
 	e.part, e.phalf = partKernels(14, 32, partial14x32e[:]), halfKernels(14, 32, packedHalf14x32e[:])
 	return &e
@@ -239,10 +239,3 @@ var active = kernelSets()[0]
 
 // hasStrips: the strip kernels (StripA) need AVX-512.
 var hasStrips = isAVX512(active)
-
-// stripsFast: the strip kernels broadcast A inside each FMA, one load per
-// multiply-add, which Zen 4 sustains and Ice Lake does not (the models'
-// convolutions on the packed GEMM instead: resnet18 31 → 25 ms, resnet50
-// 26 → 21.5, the MobileNetV2-style model 9.9 → 8.8), so they are
-// preferred where the embedded-broadcast set runs.
-var stripsFast = active == avx512e

@@ -22,8 +22,6 @@ func copyA14T(p, src *float32, lda, kb int) {}
 
 const hasStrips = false
 
-const stripsFast = false
-
 func strip16x16(k int, a, b *float32, ldb int, c *float32, ldc int, strips, vecs int, mask uint16) {}
 
 func strip8x16(k int, a, b *float32, ldb int, c *float32, ldc int, strips, vecs int, mask uint16) {}

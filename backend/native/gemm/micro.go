@@ -10,6 +10,7 @@ import (
 type kernelSet struct {
 	name     string
 	mr, nr   int
+	bcst     bool // the packed kernels broadcast A inside each FMA (EmbeddedBroadcasts)
 	acc, set func(kc int, a, b, c []float32, ldc int)
 	packA    func(p, src []float32, lda, kb int)
 	// part[r], when not nil, is the acc/set pair for the first r < mr rows
