@@ -109,6 +109,24 @@ func (d *Device) ResizeBuffer(h uint64, nbytes int64) error {
 	})
 }
 
+// readAfter flushes the recorded block (fused mode) and returns the number
+// of the last queued task a read of b must wait for: the block's, when it
+// touches b, else the last before it. d.mu is held.
+func (d *Device) readAfter(b *Buffer) (uint64, error) {
+	touched := false
+	if d.fuse != nil {
+		_, touched = d.fuse.slotIn(b)
+	}
+	seq := d.q.last()
+	if err := d.flush("read"); err != nil {
+		return 0, err
+	}
+	if touched {
+		seq = d.q.last()
+	}
+	return seq, nil
+}
+
 // Write copies n bytes at src (contiguous elements of v's dtype, row-major)
 // into view v of buffer h. The bytes are copied before Write returns; the
 // store into the buffer is queued.
@@ -149,12 +167,23 @@ func (d *Device) Write(h uint64, v View, src unsafe.Pointer, n int64) error {
 // Read copies view v of buffer h into dst (n bytes, contiguous row-major
 // elements of v's dtype), after the queued work before it is done. An
 // error of that work is returned here (the read is a synchronisation).
+//
+// In fused mode the recorded block is flushed at a read whatever it holds,
+// so that blocks end at the same places in every step of a loop (a
+// replayed block is one that repeats the one before it call for call).
+// When the block does not touch the buffer, the read does not wait for
+// it: the block runs on the device's worker while the bytes are copied,
+// as a training step's loss.item() then waits for the forward's blocks
+// and not for the optimizer's.
 func (d *Device) Read(ctx context.Context, h uint64, v View, dst unsafe.Pointer, n int64) error {
 	b, err := d.host.Buffer(h)
 	if err != nil {
 		return err
 	}
 	d.mu.Lock()
+	// d.mu is held until the bytes are copied: no task touching b can be
+	// queued meanwhile (tasks never take d.mu, so waiting under it is safe).
+	defer d.mu.Unlock()
 	count, err := v.check(b.nbytes)
 	nb := b.nbytes
 	if err == nil {
@@ -165,26 +194,20 @@ func (d *Device) Read(ctx context.Context, h uint64, v View, dst unsafe.Pointer,
 	if err == nil && n > 0 && dst == nil {
 		err = fmt.Errorf("null destination pointer")
 	}
+	var seq uint64 // the last task the read waits for
 	if err == nil {
-		err = d.flush("read")
+		seq, err = d.readAfter(b)
 	}
 	d.stats.Downloads++
 	d.stats.DownloadBytes += n
-	d.mu.Unlock()
 	if err != nil {
 		return fmt.Errorf("read from buffer %d: %w", h, err)
 	}
-	if n == 0 {
-		return d.q.sync(ctx)
-	}
-	out := unsafe.Slice((*byte)(dst), n)
-	seq := d.q.push("read from tpu", func() error {
-		gatherView(out, b.bytes(nb), &v)
-		return nil
-	}, nil)
-	// The task writes into caller memory: wait for it whatever ctx says.
-	if err := d.q.wait(context.Background(), seq); err != nil {
+	if err := d.q.wait(ctx, seq); err != nil {
 		return err
 	}
-	return d.q.sync(ctx)
+	if n > 0 {
+		gatherView(unsafe.Slice((*byte)(dst), n), b.bytes(nb), &v)
+	}
+	return d.q.failure()
 }

@@ -61,9 +61,18 @@ type Options struct {
 	Backend string `json:"backend"`
 	// Mode is "async" (default), "debug" or "fused".
 	Mode string `json:"mode"`
-	// FusedMaxOps bounds a fused block (0: 4096 ops).
+	// FusedMaxOps bounds a fused block (0: DefaultFusedMaxOps).
 	FusedMaxOps int `json:"fused_max_ops"`
 }
+
+// DefaultFusedMaxOps is fused mode's bound on a block. A block that
+// reaches it is flushed: it runs on the device's worker while the caller
+// records the next one, so that a step's blocks overlap its recording and
+// only the last waits at the step's read. Small enough that a training
+// step splits into a few blocks (the tiny GPT of device_bench's step
+// records ~160 ops: 48 gives four), large enough that each block's run is
+// worth a thread's wake-up.
+const DefaultFusedMaxOps = 48
 
 // Device is the eager device: buffers, the op-signature cache, the
 // stream, the modes.
@@ -174,7 +183,7 @@ func (d *Device) apply(o Options) error {
 		d.fuse = newFusion()
 	}
 	if d.maxOps == 0 {
-		d.maxOps = 4096
+		d.maxOps = DefaultFusedMaxOps
 	}
 	o.Mode = m.String()
 	d.opts = o
@@ -214,6 +223,16 @@ func (d *Device) enqueue(label string, fn func() error) error {
 		return d.q.runTimed(&task{label: label, run: fn, tag: d.q.prof.tagNow()})
 	}
 	d.q.push(label, fn, nil)
+	return nil
+}
+
+// enqueueWork is enqueue for a task worth waking the worker for on its
+// own (queue.pushWork).
+func (d *Device) enqueueWork(label string, fn func() error) error {
+	if d.mode == Debug {
+		return d.enqueue(label, fn)
+	}
+	d.q.pushWork(label, fn)
 	return nil
 }
 

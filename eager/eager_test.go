@@ -3,6 +3,7 @@ package eager
 import (
 	"context"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"unsafe"
@@ -334,4 +335,63 @@ func TestEagerFusedViews(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestEagerFusedReadSkipsBlock: a read flushes the recorded block, and
+// waits for it only when the block touches the buffer read; the values
+// read either way are the ones debug mode computes.
+func TestEagerFusedReadSkipsBlock(t *testing.T) {
+	d := testDevice(t, "fused")
+	x := upload(t, d, []float32{1, 2, 3})
+	add := opID(t, d, "aten::add.Tensor")
+	twice := func(h Handle) Handle {
+		w := append(append(tensorWords(h, 0, []int64{3}, []int64{1}), tensorWords(h, 0, []int64{3}, []int64{1})...), tagInt, 1)
+		return Handle(call(t, d, add, w)[1])
+	}
+	a := twice(x)
+	if err := d.Synchronize(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	blocks := d.stats.Blocks
+	// the block holds x and b, not a: the read of a waits for the tasks
+	// before the block only
+	b := twice(x)
+	d.mu.Lock()
+	before := d.q.last()
+	seq, err := d.readAfter(buf(t, d, a))
+	after := d.q.last()
+	d.mu.Unlock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.stats.Blocks != blocks+1 || after != before+1 || seq != before {
+		t.Fatalf("blocks %d→%d, queue %d→%d, read waits for %d: want the block flushed and not waited for", blocks, d.stats.Blocks, before, after, seq)
+	}
+	// the block holds c: the read waits for it
+	c := twice(b)
+	d.mu.Lock()
+	seq, err = d.readAfter(buf(t, d, c))
+	after = d.q.last()
+	d.mu.Unlock()
+	if err != nil || seq != after {
+		t.Fatalf("read of a block's result waits for task %d of %d (%v)", seq, after, err)
+	}
+	for _, r := range []struct {
+		h    Handle
+		want []float32
+	}{{a, []float32{2, 4, 6}}, {b, []float32{2, 4, 6}}, {c, []float32{4, 8, 12}}} {
+		if got := download(t, d, r.h, 3); !slices.Equal(got, r.want) {
+			t.Errorf("read %v, want %v", got, r.want)
+		}
+	}
+}
+
+// buf is the buffer of handle h.
+func buf(t *testing.T, d *Device, h Handle) *Buffer {
+	t.Helper()
+	b, err := d.host.Buffer(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

@@ -513,7 +513,7 @@ func (d *Device) runBlock(f *fusion, blk *fusedBlock) error {
 	}
 	exe := blk.exe
 	label := fmt.Sprintf("fused block of %d ops (%s … %s)", len(f.calls), f.calls[0].p.op.name, f.calls[len(f.calls)-1].p.op.name)
-	return d.enqueue(label, func() error {
+	return d.enqueueWork(label, func() error {
 		lits := make([]*literal.Literal, len(ins))
 		for k := range ins {
 			lits[k] = ins[k].literal()

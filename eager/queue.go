@@ -54,6 +54,18 @@ func newQueue() *queue {
 
 // push enqueues run (or r) and returns its number.
 func (q *queue) push(label string, run func() error, r runner) uint64 {
+	return q.pushTask(label, run, r, batch)
+}
+
+// pushWork is push for a task worth a thread's wake-up on its own (a
+// fused block): an idle worker starts on it at once, so that it runs
+// while the caller records the next one.
+func (q *queue) pushWork(label string, run func() error) uint64 {
+	return q.pushTask(label, run, nil, 1)
+}
+
+// pushTask enqueues a task, waking an idle worker once wake tasks wait.
+func (q *queue) pushTask(label string, run func() error, r runner, wake int) uint64 {
 	q.mu.Lock()
 	q.next++
 	seq := q.next
@@ -61,7 +73,7 @@ func (q *queue) push(label string, run func() error, r runner) uint64 {
 	if !q.running {
 		q.running = true
 		go q.work()
-	} else if q.idle && len(q.tasks) >= batch {
+	} else if q.idle && len(q.tasks) >= wake {
 		q.cond.Broadcast()
 	}
 	q.mu.Unlock()
@@ -150,6 +162,19 @@ func (q *queue) sync(ctx context.Context) error {
 	if err := q.wait(ctx, seq); err != nil {
 		return err
 	}
+	return q.failure()
+}
+
+// last returns the number of the last task enqueued.
+func (q *queue) last() uint64 {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.next
+}
+
+// failure returns (and clears) the first error of a finished task since
+// the last synchronisation.
+func (q *queue) failure() error {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	err := q.err
