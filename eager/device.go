@@ -232,19 +232,24 @@ func (d *Device) enqueueWork(label string, fn func() error) error {
 	if d.mode == Debug {
 		return d.enqueue(label, fn)
 	}
-	d.q.pushWork(label, fn)
+	d.q.pushWork(label, fn, nil)
 	return nil
 }
 
-// enqueueRun is enqueue for a runner.
-func (d *Device) enqueueRun(label string, r runner) error {
+// enqueueRun is enqueue for a runner; work (a compiled program) wakes
+// the worker at once, as enqueueWork.
+func (d *Device) enqueueRun(label string, r runner, work bool) error {
 	if d.mode == Debug {
 		if err := d.q.sync(context.Background()); err != nil {
 			return err
 		}
 		return d.q.runTimed(&task{label: label, r: r, tag: d.q.prof.tagNow()})
 	}
-	d.q.push(label, nil, r)
+	if work {
+		d.q.pushWork(label, nil, r)
+	} else {
+		d.q.push(label, nil, r)
+	}
 	return nil
 }
 

@@ -101,7 +101,7 @@ func (d *Device) RunProgram(ctx context.Context, prog Program, words []int64, ou
 		return 0, wr.err
 	}
 	run := &programRun{dev: d, prog: prog, ins: ins, results: results}
-	return wr.n, d.enqueueRun(prog.Name(), run)
+	return wr.n, d.enqueueRun(prog.Name(), run, true)
 }
 
 // programRun is one queued run of a program.

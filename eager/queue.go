@@ -58,10 +58,10 @@ func (q *queue) push(label string, run func() error, r runner) uint64 {
 }
 
 // pushWork is push for a task worth a thread's wake-up on its own (a
-// fused block): an idle worker starts on it at once, so that it runs
-// while the caller records the next one.
-func (q *queue) pushWork(label string, run func() error) uint64 {
-	return q.pushTask(label, run, nil, 1)
+// fused block, a compiled program): an idle worker starts on it at once,
+// so that it runs while the caller records or dispatches what follows.
+func (q *queue) pushWork(label string, run func() error, r runner) uint64 {
+	return q.pushTask(label, run, r, 1)
 }
 
 // pushTask enqueues a task, waking an idle worker once wake tasks wait.

@@ -405,7 +405,7 @@ func (d *Device) launch(p *plan, args []earg, out []int64) (int, error) {
 		}
 	}
 	r.exe, r.dev = p.exe, d
-	return wr.n, d.enqueueRun(p.op.name, r)
+	return wr.n, d.enqueueRun(p.op.name, r, false)
 }
 
 // newResult allocates the buffer of a new contiguous result.
