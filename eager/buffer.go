@@ -26,6 +26,20 @@ type Buffer struct {
 	// the buffer's slot in fused block fgen (fusion.slotOf), under dev.mu
 	fslot int32
 	fgen  uint64
+	// useq is the number of the last queued task that reads or writes
+	// the buffer (0: none), under dev.mu: a read waits for that task only
+	useq uint64
+}
+
+// touched notes that the task queued last reads or writes bufs (nil ones
+// are skipped). d.mu is held.
+func (d *Device) touched(bufs ...*Buffer) {
+	seq := d.q.last()
+	for _, b := range bufs {
+		if b != nil {
+			b.useq = seq
+		}
+	}
 }
 
 // Release frees the buffer on behalf of its handle (the caller's table
@@ -101,6 +115,7 @@ func (d *Device) ResizeBuffer(h uint64, nbytes int64) error {
 		d.peak = d.allocated
 	}
 	b.nbytes = nbytes
+	defer d.touched(b)
 	return d.enqueue("resize storage", func() error {
 		if int64(len(b.data)) > nbytes {
 			b.data = append([]byte(nil), b.data[:nbytes]...)
@@ -110,21 +125,14 @@ func (d *Device) ResizeBuffer(h uint64, nbytes int64) error {
 }
 
 // readAfter flushes the recorded block (fused mode) and returns the number
-// of the last queued task a read of b must wait for: the block's, when it
-// touches b, else the last before it. d.mu is held.
+// of the last queued task a read of b must wait for: the last that reads
+// or writes b (the block, when it holds b). Later tasks touch other
+// buffers only, and run on while the read copies b. d.mu is held.
 func (d *Device) readAfter(b *Buffer) (uint64, error) {
-	touched := false
-	if d.fuse != nil {
-		_, touched = d.fuse.slotIn(b)
-	}
-	seq := d.q.last()
 	if err := d.flush("read"); err != nil {
 		return 0, err
 	}
-	if touched {
-		seq = d.q.last()
-	}
-	return seq, nil
+	return b.useq, nil
 }
 
 // Write copies n bytes at src (contiguous elements of v's dtype, row-major)
@@ -154,6 +162,7 @@ func (d *Device) Write(h uint64, v View, src unsafe.Pointer, n int64) error {
 	nb := b.nbytes
 	d.stats.Uploads++
 	d.stats.UploadBytes += n
+	defer d.touched(b)
 	return d.enqueue("write to tpu", func() error {
 		if v.whole(nb) {
 			b.data = data

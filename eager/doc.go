@@ -10,7 +10,11 @@
 //   - the queue (queue.go): the device's stream, one worker goroutine
 //     running tasks in order while the caller goes on dispatching; events
 //     mark points in it, and a synchronisation returns the first failure
-//     of a task that ran asynchronously, naming its op;
+//     of a task that ran asynchronously, naming its op. A read waits for
+//     the last task touching its buffer only (Buffer.useq): a training
+//     step's loss.item() does not wait for the optimizer's ops queued
+//     after the loss, and returns the failures of the tasks finished by
+//     then (a later one's surfaces at the next synchronisation);
 //   - ops (op.go): an op interned once by overload name and PyTorch's
 //     schema, resolved to the registry entry computing it (in-place and
 //     out= overloads by their functional entry);

@@ -395,3 +395,37 @@ func buf(t *testing.T, d *Device, h Handle) *Buffer {
 	}
 	return b
 }
+
+// TestEagerAsyncReadWaitsForItsBuffer: in async mode a read waits for the
+// last queued task touching its buffer, not for later work on others.
+func TestEagerAsyncReadWaitsForItsBuffer(t *testing.T) {
+	d := testDevice(t, "async")
+	x := upload(t, d, []float32{1, 2, 3})
+	y := upload(t, d, []float32{5, 6, 7})
+	add := opID(t, d, "aten::add.Tensor")
+	twice := func(h Handle) Handle {
+		w := append(append(tensorWords(h, 0, []int64{3}, []int64{1}), tensorWords(h, 0, []int64{3}, []int64{1})...), tagInt, 1)
+		return Handle(call(t, d, add, w)[1])
+	}
+	a := twice(x)
+	d.mu.Lock()
+	wrote := d.q.last()
+	d.mu.Unlock()
+	b := twice(y)
+	c := twice(b)
+	d.mu.Lock()
+	seq, err := d.readAfter(buf(t, d, a))
+	last := d.q.last()
+	d.mu.Unlock()
+	if err != nil || seq != wrote || seq >= last {
+		t.Fatalf("read of a waits for task %d (%v); a was written by task %d, the queue ends at %d", seq, err, wrote, last)
+	}
+	for _, r := range []struct {
+		h    Handle
+		want []float32
+	}{{a, []float32{2, 4, 6}}, {c, []float32{20, 24, 28}}, {x, []float32{1, 2, 3}}} {
+		if got := download(t, d, r.h, 3); !slices.Equal(got, r.want) {
+			t.Errorf("read %v, want %v", got, r.want)
+		}
+	}
+}

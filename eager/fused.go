@@ -513,6 +513,11 @@ func (d *Device) runBlock(f *fusion, blk *fusedBlock) error {
 	}
 	exe := blk.exe
 	label := fmt.Sprintf("fused block of %d ops (%s … %s)", len(f.calls), f.calls[0].p.op.name, f.calls[len(f.calls)-1].p.op.name)
+	defer func() {
+		for s := range f.slots {
+			d.touched(f.slots[s].buf)
+		}
+	}()
 	return d.enqueueWork(label, func() error {
 		lits := make([]*literal.Literal, len(ins))
 		for k := range ins {

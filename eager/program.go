@@ -101,7 +101,14 @@ func (d *Device) RunProgram(ctx context.Context, prog Program, words []int64, ou
 		return 0, wr.err
 	}
 	run := &programRun{dev: d, prog: prog, ins: ins, results: results}
-	return wr.n, d.enqueueRun(prog.Name(), run, true)
+	if err := d.enqueueRun(prog.Name(), run, true); err != nil {
+		return 0, err
+	}
+	for k := range ins {
+		d.touched(ins[k].buf)
+	}
+	d.touched(results...)
+	return wr.n, nil
 }
 
 // programRun is one queued run of a program.

@@ -405,7 +405,30 @@ func (d *Device) launch(p *plan, args []earg, out []int64) (int, error) {
 		}
 	}
 	r.exe, r.dev = p.exe, d
-	return wr.n, d.enqueueRun(p.op.name, r, false)
+	// the buffers the run touches, noted before it is queued (a run may
+	// finish, and r be reused, before enqueueRun returns)
+	var touchA [8]*Buffer
+	touch := touchA[:0]
+	for k := range r.ins {
+		if b := r.ins[k].buf; b != nil {
+			touch = append(touch, b)
+		}
+	}
+	for k := range r.results {
+		if b := r.results[k]; b != nil {
+			touch = append(touch, b)
+		}
+	}
+	for k := range r.targets {
+		if b := r.targets[k].buf; b != nil {
+			touch = append(touch, b)
+		}
+	}
+	if err := d.enqueueRun(p.op.name, r, false); err != nil {
+		return 0, err
+	}
+	d.touched(touch...)
+	return wr.n, nil
 }
 
 // newResult allocates the buffer of a new contiguous result.
