@@ -125,7 +125,7 @@ func run(ks *kernelSet, m, n, k int, a, b Matrix, pb *PackedB, c []float32, ldc 
 	}
 	threads = int(min(int64(threads), max(1, int64(m)*int64(n)*int64(k)/minWorkPerThread)))
 	mr, nr := ks.mr, ks.nr
-	if pb == nil && n <= sharedN && (useDirectA(ks, a) || colMajorDirect(ks, a)) && int64(k)*int64(roundUp(n, nr)) <= directBMax {
+	if pb == nil && n <= sharedN && (useDirectA(ks, a) || colMajorDirect(ks, m, a)) && int64(k)*int64(roundUp(n, nr)) <= directBMax {
 		runDirectAB(ks, m, n, k, a, b, c, ldc, accumulate, threads, epi)
 		return
 	}

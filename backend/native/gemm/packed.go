@@ -90,18 +90,26 @@ func newBandA(ks *kernelSet, m, k int, a Matrix) *PackedA {
 	switch {
 	case a.ColStride == 1 && a.RowStride > 0 && ks.direct != nil && directA:
 		p.lda = a.RowStride
-	case colMajorDirect(ks, a):
+	case colMajorDirect(ks, m, a):
 		p.lda = -a.ColStride
 	}
 	return p
 }
 
-// colMajorDirect reports whether A is read in place column-major: rows
-// side by side (a transposed operand, as a weight gradient's xᵀ), where
-// the CPU has kernels for it.
-func colMajorDirect(ks *kernelSet, a Matrix) bool {
-	return a.RowStride == 1 && a.ColStride > 0 && ks.directT != nil && directA && directTA
+// colMajorDirect reports whether the m rows of A are read in place
+// column-major: rows side by side (a transposed operand, as a weight
+// gradient's xᵀ), where the CPU has kernels for it and they win. With
+// register broadcasts (Intel) they lose to packing from 256 rows up: a
+// 1024×128×256 product ran 173 GFLOP/s in place against 246 packed,
+// 512×128×256 196 against 264, while 128 rows ran 188 against 174
+// (two threads, BenchmarkModelShapes' weight gradients).
+func colMajorDirect(ks *kernelSet, m int, a Matrix) bool {
+	return a.RowStride == 1 && a.ColStride > 0 && ks.directT != nil && directA && directTA && (ks.bcst || m <= directTMaxRows)
 }
+
+// directTMaxRows bounds the rows of an A read in place column-major by
+// the register-broadcast kernels (colMajorDirect).
+const directTMaxRows = 128
 
 // directTA switches the column-major direct kernels (tests compare with
 // packing).

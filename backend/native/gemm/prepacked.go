@@ -84,7 +84,7 @@ func sgemmPackedB(m int, a Matrix, pb *PackedB, c []float32, ldc int, accumulate
 		}
 		return
 	}
-	if useDirectA(pb.ks, a) || colMajorDirect(pb.ks, a) {
+	if useDirectA(pb.ks, a) || colMajorDirect(pb.ks, m, a) {
 		runDirectA(pb.ks, m, a, pb, c, ldc, accumulate, threads, true, epi)
 		return
 	}

@@ -26,7 +26,7 @@ func TestSgemmPackedB(t *testing.T) {
 					acc, direct bool
 				}{{false, false}, {true, false}, {false, true}, {true, true}} {
 					acc := v.acc
-					if v.direct && (ks.direct == nil || alay == 'T' && !colMajorDirect(ks, a)) {
+					if v.direct && (ks.direct == nil || alay == 'T' && !colMajorDirect(ks, m, a)) {
 						continue
 					}
 					ldc := n + 3
