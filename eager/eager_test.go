@@ -343,11 +343,7 @@ func TestEagerFusedViews(t *testing.T) {
 func TestEagerFusedReadSkipsBlock(t *testing.T) {
 	d := testDevice(t, "fused")
 	x := upload(t, d, []float32{1, 2, 3})
-	add := opID(t, d, "aten::add.Tensor")
-	twice := func(h Handle) Handle {
-		w := append(append(tensorWords(h, 0, []int64{3}, []int64{1}), tensorWords(h, 0, []int64{3}, []int64{1})...), tagInt, 1)
-		return Handle(call(t, d, add, w)[1])
-	}
+	twice := adder(t, d)
 	a := twice(x)
 	if err := d.Synchronize(context.Background()); err != nil {
 		t.Fatal(err)
@@ -376,14 +372,7 @@ func TestEagerFusedReadSkipsBlock(t *testing.T) {
 	if err != nil || seq != after {
 		t.Fatalf("read of a block's result waits for task %d of %d (%v)", seq, after, err)
 	}
-	for _, r := range []struct {
-		h    Handle
-		want []float32
-	}{{a, []float32{2, 4, 6}}, {b, []float32{2, 4, 6}}, {c, []float32{4, 8, 12}}} {
-		if got := download(t, d, r.h, 3); !slices.Equal(got, r.want) {
-			t.Errorf("read %v, want %v", got, r.want)
-		}
-	}
+	expectReads(t, d, map[Handle][]float32{a: {2, 4, 6}, b: {2, 4, 6}, c: {4, 8, 12}})
 }
 
 // buf is the buffer of handle h.
@@ -402,11 +391,7 @@ func TestEagerAsyncReadWaitsForItsBuffer(t *testing.T) {
 	d := testDevice(t, "async")
 	x := upload(t, d, []float32{1, 2, 3})
 	y := upload(t, d, []float32{5, 6, 7})
-	add := opID(t, d, "aten::add.Tensor")
-	twice := func(h Handle) Handle {
-		w := append(append(tensorWords(h, 0, []int64{3}, []int64{1}), tensorWords(h, 0, []int64{3}, []int64{1})...), tagInt, 1)
-		return Handle(call(t, d, add, w)[1])
-	}
+	twice := adder(t, d)
 	a := twice(x)
 	d.mu.Lock()
 	wrote := d.q.last()
@@ -420,12 +405,25 @@ func TestEagerAsyncReadWaitsForItsBuffer(t *testing.T) {
 	if err != nil || seq != wrote || seq >= last {
 		t.Fatalf("read of a waits for task %d (%v); a was written by task %d, the queue ends at %d", seq, err, wrote, last)
 	}
-	for _, r := range []struct {
-		h    Handle
-		want []float32
-	}{{a, []float32{2, 4, 6}}, {c, []float32{20, 24, 28}}, {x, []float32{1, 2, 3}}} {
-		if got := download(t, d, r.h, 3); !slices.Equal(got, r.want) {
-			t.Errorf("read %v, want %v", got, r.want)
+	expectReads(t, d, map[Handle][]float32{a: {2, 4, 6}, c: {20, 24, 28}, x: {1, 2, 3}})
+}
+
+// adder returns a function queuing h + h (three floats) on d and
+// returning the result's handle.
+func adder(t *testing.T, d *Device) func(h Handle) Handle {
+	add := opID(t, d, "aten::add.Tensor")
+	return func(h Handle) Handle {
+		w := append(append(tensorWords(h, 0, []int64{3}, []int64{1}), tensorWords(h, 0, []int64{3}, []int64{1})...), tagInt, 1)
+		return Handle(call(t, d, add, w)[1])
+	}
+}
+
+// expectReads reads each handle's floats and compares them with want's.
+func expectReads(t *testing.T, d *Device, want map[Handle][]float32) {
+	t.Helper()
+	for h, w := range want {
+		if got := download(t, d, h, len(w)); !slices.Equal(got, w) {
+			t.Errorf("buffer %d reads %v, want %v", h, got, w)
 		}
 	}
 }
