@@ -11,8 +11,8 @@ import (
 // every element of C to the epilogue exactly once, after its last k
 // block (the product is final when handed over), on every path: tiny
 // products, A read in place row- or column-major, A packed (a row
-// stride of 4 KB), B shared or packed per column chunk, several k
-// blocks, one to three threads.
+// stride of 4 KB, or a transposed A of many rows), B shared or packed per
+// column chunk, several k blocks, one to three threads.
 func TestEpilogueOncePerElementWhenFinal(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
 	for _, s := range []struct {
@@ -21,6 +21,9 @@ func TestEpilogueOncePerElementWhenFinal(t *testing.T) {
 	}{
 		{3, 5, 4, "NN"}, {37, 45, 29, "NN"}, {128, 96, 64, "TN"}, {100, 600, 70, "NT"},
 		{33, 70, 1024, "NN"}, {60, 1100, 40, "NN"}, {29, 64, 700, "TT"},
+		// packed A past colMajorDirect's rows (register-broadcast
+		// kernels), with two k blocks; and per column chunk
+		{300, 200, 500, "TN"}, {300, 900, 40, "TN"},
 	} {
 		for threads := 1; threads <= 3; threads++ {
 			for _, prepacked := range []bool{false, true} {
