@@ -103,6 +103,9 @@ type Device struct {
 	stats           Stats
 	runNanos        atomic.Int64 // time in compiled programs (single ops and blocks)
 	blockNanos      atomic.Int64 // of which fused blocks
+	// results fused blocks computed into the memory their buffers held
+	// before the block's previous run (fusedBlock.spare)
+	spareResults atomic.Int64
 
 	// ballast raises the Go heap's collection target: an eager program
 	// allocates a little garbage per op (arguments, run state), and with
@@ -366,6 +369,8 @@ func (d *Device) StatsJSON() ([]byte, error) {
 		"fused_max_ops": d.maxOps,
 		"run_ms":        float64(d.runNanos.Load()) / 1e6,
 		"block_run_ms":  float64(d.blockNanos.Load()) / 1e6,
+		// results of fused blocks computed into recycled memory
+		"fused_results_recycled": d.spareResults.Load(),
 	})
 }
 

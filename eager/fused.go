@@ -168,6 +168,15 @@ type fusedBlock struct {
 	key  string
 	// its slots and module inputs: the sizes a replay of it needs
 	slots, inputs int
+
+	// spare[k] is memory the block's next run may compute result k into
+	// (backend.WithResultBuffers): the bytes result k's buffer held before
+	// the last run replaced them. A buffer's bytes are its own (a run's
+	// results never alias its inputs or each other: runBlock copies those
+	// that do), and once a run is over nothing refers to what it replaced,
+	// so a slice is in one place at a time: a buffer, or one block's
+	// spare. Only this block's runs touch it, one at a time on the queue.
+	spare [][]byte
 }
 
 // fusionGen numbers blocks (fusion.gen) across devices; a buffer's slot
@@ -523,8 +532,12 @@ func (d *Device) runBlock(f *fusion, blk *fusedBlock) error {
 		for k := range ins {
 			lits[k] = ins[k].literal()
 		}
+		ctx := context.Background()
+		if blk.spare != nil {
+			ctx = backend.WithResultBuffers(ctx, blk.spare)
+		}
 		start := time.Now()
-		outs, err := exe.Run(context.Background(), lits)
+		outs, err := exe.Run(ctx, lits)
 		el := int64(time.Since(start))
 		d.runNanos.Add(el)
 		d.blockNanos.Add(el)
@@ -542,8 +555,32 @@ func (d *Device) runBlock(f *fusion, blk *fusedBlock) error {
 			if overlapsAny(data, lits) || overlapsOut(data, outs[:k]) {
 				data = append([]byte(nil), data...)
 			}
+			old := outBufs[k].data
 			outBufs[k].data = data
+			if blk.keepSpare(k, old, data, outNB[k]) {
+				d.spareResults.Add(1)
+			}
 		}
 		return nil
 	})
+}
+
+// keepSpare makes old, the bytes result k's buffer held before this run
+// stored data in it, the memory the block's next run computes result k
+// into, when it is the result's size (a buffer updated in place: a
+// parameter, an optimizer's state). A spare the run did not use is
+// dropped for it. It reports whether the run computed result k into the
+// spare it was given (data is that memory).
+func (blk *fusedBlock) keepSpare(k int, old, data []byte, nb int64) bool {
+	if blk.spare == nil {
+		blk.spare = make([][]byte, len(blk.results))
+	}
+	used := overlap(blk.spare[k], data)
+	if used {
+		blk.spare[k] = nil // now the buffer's
+	}
+	if int64(len(old)) == nb && nb > 0 && !overlap(old, data) {
+		blk.spare[k] = old
+	}
+	return used
 }

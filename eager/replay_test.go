@@ -169,8 +169,10 @@ func replayRandom(t *testing.T, seed uint64) {
 		}
 		steps[s] = p
 	}
+	var recycled int64 // results of fused blocks computed into spares
 	run := func(mode string) ([][]float32, Stats) {
 		d := testDevice(t, mode)
+		defer func() { recycled = d.spareResults.Load() }()
 		add := opID(t, d, "aten::add.Tensor")
 		mul := opID(t, d, "aten::mul.Tensor")
 		addIn := opID(t, d, "aten::add_.Tensor")
@@ -245,5 +247,8 @@ func replayRandom(t *testing.T, seed uint64) {
 	if st.ReplayedOps == 0 {
 		t.Errorf("seed %d: no call was replayed (%d blocks)", seed, st.Blocks)
 	}
-	t.Logf("seed %d: %d blocks, %d compiled, %d replayed (%d ops of %d)", seed, st.Blocks, st.BlockCompiles, st.ReplayedBlocks, st.ReplayedOps, st.BlockOps)
+	if recycled == 0 {
+		t.Errorf("seed %d: no block computed a result into its buffer's earlier memory", seed)
+	}
+	t.Logf("seed %d: %d blocks, %d compiled, %d replayed (%d ops of %d), %d results into recycled memory", seed, st.Blocks, st.BlockCompiles, st.ReplayedBlocks, st.ReplayedOps, st.BlockOps, recycled)
 }
