@@ -103,8 +103,8 @@ type Device struct {
 	stats           Stats
 	runNanos        atomic.Int64 // time in compiled programs (single ops and blocks)
 	blockNanos      atomic.Int64 // of which fused blocks
-	// results fused blocks computed into the memory their buffers held
-	// before the block's previous run (fusedBlock.spare)
+	// slices fused blocks took back from the buffers they update in
+	// place, for their next run (fusedBlock.ran)
 	spareResults atomic.Int64
 
 	// ballast raises the Go heap's collection target: an eager program
@@ -369,7 +369,7 @@ func (d *Device) StatsJSON() ([]byte, error) {
 		"fused_max_ops": d.maxOps,
 		"run_ms":        float64(d.runNanos.Load()) / 1e6,
 		"block_run_ms":  float64(d.blockNanos.Load()) / 1e6,
-		// results of fused blocks computed into recycled memory
+		// buffers' bytes fused blocks took back for their next runs
 		"fused_results_recycled": d.spareResults.Load(),
 	})
 }

@@ -169,14 +169,18 @@ type fusedBlock struct {
 	// its slots and module inputs: the sizes a replay of it needs
 	slots, inputs int
 
-	// spare[k] is memory the block's next run may compute result k into
-	// (backend.WithResultBuffers): the bytes result k's buffer held before
-	// the last run replaced them. A buffer's bytes are its own (a run's
-	// results never alias its inputs or each other: runBlock copies those
-	// that do), and once a run is over nothing refers to what it replaced,
-	// so a slice is in one place at a time: a buffer, or one block's
-	// spare. Only this block's runs touch it, one at a time on the queue.
-	spare [][]byte
+	// Memory of the device's own that the block's runs compute their
+	// small results into (backend.WithResultBuffers), so that a buffer it
+	// updates in place every step (a parameter, an optimizer's state)
+	// alternates between two slices instead of taking fresh memory each
+	// run. spare[k] is a slice for result k that nothing refers to; lent[k]
+	// the one the last run left in result k's buffer. A slice is taken
+	// back as spare only when a run finds it still in the buffer it
+	// replaces: then the run's inputs were its last readers (a buffer's
+	// bytes are its own: results that alias inputs or each other are
+	// copied). Only this block's runs touch these, one at a time on the
+	// queue.
+	spare, lent [][]byte
 }
 
 // fusionGen numbers blocks (fusion.gen) across devices; a buffer's slot
@@ -532,10 +536,7 @@ func (d *Device) runBlock(f *fusion, blk *fusedBlock) error {
 		for k := range ins {
 			lits[k] = ins[k].literal()
 		}
-		ctx := context.Background()
-		if blk.spare != nil {
-			ctx = backend.WithResultBuffers(ctx, blk.spare)
-		}
+		ctx := backend.WithResultBuffers(context.Background(), blk.dests(outNB))
 		start := time.Now()
 		outs, err := exe.Run(ctx, lits)
 		el := int64(time.Since(start))
@@ -557,30 +558,10 @@ func (d *Device) runBlock(f *fusion, blk *fusedBlock) error {
 			}
 			old := outBufs[k].data
 			outBufs[k].data = data
-			if blk.keepSpare(k, old, data, outNB[k]) {
+			if blk.ran(k, old, data) {
 				d.spareResults.Add(1)
 			}
 		}
 		return nil
 	})
-}
-
-// keepSpare makes old, the bytes result k's buffer held before this run
-// stored data in it, the memory the block's next run computes result k
-// into, when it is the result's size (a buffer updated in place: a
-// parameter, an optimizer's state). A spare the run did not use is
-// dropped for it. It reports whether the run computed result k into the
-// spare it was given (data is that memory).
-func (blk *fusedBlock) keepSpare(k int, old, data []byte, nb int64) bool {
-	if blk.spare == nil {
-		blk.spare = make([][]byte, len(blk.results))
-	}
-	used := overlap(blk.spare[k], data)
-	if used {
-		blk.spare[k] = nil // now the buffer's
-	}
-	if int64(len(old)) == nb && nb > 0 && !overlap(old, data) {
-		blk.spare[k] = old
-	}
-	return used
 }
