@@ -427,3 +427,49 @@ func expectReads(t *testing.T, d *Device, want map[Handle][]float32) {
 		}
 	}
 }
+
+// TestEagerTransposedArguments: an op reading a whole buffer through its
+// .t() view takes the buffer as it is and transposes it in the module
+// (plan.compileTransposed); the results are the ones of the same op on a
+// transposed copy, in async and debug mode, for a product and an
+// elementwise op, and a transposed view of part of a buffer is gathered
+// as before.
+func TestEagerTransposedArguments(t *testing.T) {
+	a := []float32{1, 2, 3, 4, 5, 6}                      // [2, 3]
+	b := []float32{1, -1, 2, 0, 3, 1, -2, 4, 5, 1, 0, 2}  // [4, 3]
+	bt := []float32{1, 0, -2, 1, -1, 3, 4, 0, 2, 1, 5, 2} // b.t(): [3, 4]
+	c := []float32{10, 20, 30, 40, 50, 60, 70, 80, 90, 100, 110, 120}
+	for _, mode := range []string{"async", "debug"} {
+		d := testDevice(t, mode)
+		ha, hb, hbt, hc := upload(t, d, a), upload(t, d, b), upload(t, d, bt), upload(t, d, c)
+		mm := opID(t, d, "aten::mm.default")
+		add := opID(t, d, "aten::add.Tensor")
+		viaT := Handle(call(t, d, mm, append(tensorWords(ha, 0, []int64{2, 3}, []int64{3, 1}), tensorWords(hb, 0, []int64{3, 4}, []int64{1, 3})...))[1])
+		direct := Handle(call(t, d, mm, append(tensorWords(ha, 0, []int64{2, 3}, []int64{3, 1}), tensorWords(hbt, 0, []int64{3, 4}, []int64{4, 1})...))[1])
+		sumT := Handle(call(t, d, add, append(append(tensorWords(hb, 0, []int64{3, 4}, []int64{1, 3}), tensorWords(hc, 0, []int64{3, 4}, []int64{4, 1})...), tagInt, 1))[1])
+		// b[:2].t(): part of the buffer, gathered
+		part := Handle(call(t, d, add, append(append(tensorWords(hb, 0, []int64{3, 2}, []int64{1, 3}), tensorWords(hc, 0, []int64{3, 2}, []int64{2, 1})...), tagInt, 1))[1])
+		want := download(t, d, direct, 8)
+		sumWant := make([]float32, 12)
+		for i := range sumWant {
+			sumWant[i] = bt[i] + c[i]
+		}
+		partWant := make([]float32, 6)
+		for i := 0; i < 3; i++ {
+			for j := 0; j < 2; j++ {
+				partWant[i*2+j] = b[j*3+i] + c[i*2+j]
+			}
+		}
+		expectReads(t, d, map[Handle][]float32{viaT: want, sumT: sumWant, part: partWant})
+		if got := want[0]; got != 1*1+2*-1+3*2 {
+			t.Fatalf("%s: a·bᵀ[0][0] = %v, want 5", mode, got)
+		}
+		compiled := 0
+		for _, p := range d.plans {
+			compiled += len(p.transposed)
+		}
+		if compiled != 2 {
+			t.Errorf("%s: %d executables take transposed buffers, want 2 (mm and add)", mode, compiled)
+		}
+	}
+}
