@@ -28,7 +28,7 @@ type plan struct {
 	// p.params[k]); see transposedWhole. Under the device's lock.
 	transposed map[uint64]backend.Executable
 	id         uint64     // a number for fused blocks' structure keys
-	params  []paramRef // the module's arguments
+	params     []paramRef // the module's arguments
 
 	// How to lower the call again (fused blocks): the entry, its bound
 	// arguments with the module arguments as placeholders, and how each
@@ -414,57 +414,6 @@ func (p *plan) compile(ctx context.Context, d *Device, block *stablehlo.Block, o
 	}
 	p.exe = exe
 	return nil
-}
-
-// compileTransposed returns the executable taking module argument k,
-// for each bit k of mask, as the row-major buffer its 2-D transposed view
-// reads: the module transposes it (the native backend's products read it
-// in place), where otherwise the run would gather the view element by
-// element (a 1024×1024 weight: ~5 ms).
-func (p *plan) compileTransposed(ctx context.Context, d *Device, mask uint64) (backend.Executable, error) {
-	if exe := p.transposed[mask]; exe != nil {
-		return exe, nil
-	}
-	block := &stablehlo.Block{}
-	c := aten.NewLowerCtx(block)
-	params := make([]*stablehlo.Value, len(p.params))
-	for k := range params {
-		t := p.paramType(k)
-		tt := stablehlo.AsTensor(t)
-		if mask&(1<<k) == 0 || tt == nil || len(tt.Shape) != 2 {
-			params[k] = &stablehlo.Value{Type: t, Index: k}
-			block.Args = append(block.Args, params[k])
-			continue
-		}
-		rows, cols := tt.Shape[0], tt.Shape[1]
-		base := &stablehlo.Value{Type: stablehlo.Tensor(tt.Elem.DType, cols, rows), Index: k}
-		block.Args = append(block.Args, base)
-		params[k] = viewOf(c, base, &View{DType: tt.Elem.DType, Shape: []int64{rows, cols}, Strides: []int64{1, rows}})
-	}
-	outs, err := p.emit(c, params)
-	if err == nil {
-		err = c.Err()
-	}
-	if err != nil {
-		return nil, err
-	}
-	exe, err := runtime.CompileEager(ctx, d.b, runtime.EagerModule(block, outs), "eager "+p.op.name+" (transposed arguments)")
-	if err != nil {
-		return nil, fmt.Errorf("compile: %w", err)
-	}
-	if p.transposed == nil {
-		p.transposed = map[uint64]backend.Executable{}
-	}
-	p.transposed[mask] = exe
-	return exe, nil
-}
-
-// transposedWhole reports whether v reads the whole of a buffer of nb
-// bytes as the transpose of a row-major matrix (PyTorch's .t() of a 2-D
-// tensor): shape [r, c], strides [1, r], offset 0.
-func transposedWhole(v *View, nb int64) bool {
-	return len(v.Shape) == 2 && v.Offset == 0 && v.Shape[0] > 1 && v.Shape[1] > 1 &&
-		v.Strides[0] == 1 && v.Strides[1] == v.Shape[0] && v.Shape[0]*v.Shape[1]*int64(v.DType.Size()) == nb
 }
 
 // paramType is the type of module argument k.

@@ -405,26 +405,8 @@ func (d *Device) launch(p *plan, args []earg, out []int64) (int, error) {
 		}
 	}
 	r.exe, r.dev = p.exe, d
-	// Transposed views of whole buffers go in as the buffers, transposed
-	// by the module, not gathered (plan.compileTransposed).
-	var mask uint64
-	for k := range r.ins {
-		if in := &r.ins[k]; k < 64 && in.buf != nil && transposedWhole(&in.view, in.nb) {
-			mask |= 1 << k
-		}
-	}
-	if mask != 0 {
-		exe, err := p.compileTransposed(context.Background(), d, mask)
-		if err != nil {
-			return 0, fmt.Errorf("%s: %w", p.op.name, err)
-		}
-		for k := range r.ins {
-			if mask&(1<<k) != 0 {
-				v := &r.ins[k].view
-				v.Shape, v.Strides = []int64{v.Shape[1], v.Shape[0]}, []int64{v.Shape[0], 1}
-			}
-		}
-		r.exe = exe
+	if err := r.takeTransposed(p); err != nil {
+		return 0, fmt.Errorf("%s: %w", p.op.name, err)
 	}
 	// the buffers the run touches, noted before it is queued (a run may
 	// finish, and r be reused, before enqueueRun returns)
