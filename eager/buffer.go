@@ -26,6 +26,8 @@ type Buffer struct {
 	// the buffer's slot in fused block fgen (fusion.slotOf), under dev.mu
 	fslot int32
 	fgen  uint64
+	// pooled: data is memory of the device's pool (bytePool), queue side
+	pooled bool
 	// useq is the number of the last queued task that reads or writes
 	// the buffer (0: none), under dev.mu: a read waits for that task only
 	useq uint64
@@ -57,6 +59,7 @@ func (b *Buffer) bytes(nbytes int64) []byte {
 		d := make([]byte, nbytes)
 		copy(d, b.data)
 		b.data = d
+		b.pooled = false
 	}
 	return b.data
 }
@@ -119,6 +122,7 @@ func (d *Device) ResizeBuffer(h uint64, nbytes int64) error {
 	return d.enqueue("resize storage", func() error {
 		if int64(len(b.data)) > nbytes {
 			b.data = append([]byte(nil), b.data[:nbytes]...)
+			b.pooled = false
 		}
 		return nil
 	})
@@ -166,6 +170,7 @@ func (d *Device) Write(h uint64, v View, src unsafe.Pointer, n int64) error {
 	return d.enqueue("write to tpu", func() error {
 		if v.whole(nb) {
 			b.data = data
+			b.pooled = false
 			return nil
 		}
 		scatterView(b.bytes(nb), data, &v)

@@ -106,6 +106,8 @@ type Device struct {
 	// slices fused blocks took back from the buffers they update in
 	// place, for their next run (fusedBlock.ran)
 	spareResults atomic.Int64
+	// memory recycled between single ops' large results (queue side)
+	pool bytePool
 
 	// ballast raises the Go heap's collection target: an eager program
 	// allocates a little garbage per op (arguments, run state), and with

@@ -21,9 +21,16 @@
 //   - argument words (args.go): a call's arguments as PyTorch's boxed
 //     stack gives them, decoded into values and a signature key (op,
 //     tensors' dtypes and sizes, other arguments' values);
-//   - plans (plan.go, run.go): what one signature lowers and compiles to,
-//     cached by its key, so that a repeated call only runs an executable;
-//     run.go launches a plan's run on the queue and writes the returns;
+//   - plans (plan.go, run.go, oprun.go): what one signature lowers and
+//     compiles to, cached by its key, so that a repeated call only runs
+//     an executable; run.go launches a plan's run on the queue and writes
+//     the returns, oprun.go is the queued run. An argument that reads a
+//     whole buffer through its .t() goes in as the buffer, transposed in
+//     the module (plan_transposed.go), not gathered;
+//   - memory (pool.go, fused_spare.go): large results of single ops are
+//     computed into memory the device recycles from the buffers in-place
+//     updates replace, small results of fused blocks into their own
+//     spares, instead of fresh memory each run;
 //   - fused blocks (fused.go): in fused mode ops are recorded and lowered
 //     together into one module at a flush, cached by the block's
 //     structure, so a training loop compiles once; a block that repeats

@@ -473,3 +473,51 @@ func TestEagerTransposedArguments(t *testing.T) {
 		}
 	}
 }
+
+// TestEagerPooledResults: large results of single ops are computed into
+// the device's pool (bytePool) and the bytes an in-place update replaces
+// go back to it; values stay right through in-place updates, partial
+// (strided) writes, new results and reads in between, and the pool
+// reuses its memory.
+func TestEagerPooledResults(t *testing.T) {
+	const n = 1 << 15 // 128 KB of float32
+	d := testDevice(t, "async")
+	xs := make([]float32, n)
+	for i := range xs {
+		xs[i] = float32(i % 13)
+	}
+	x := upload(t, d, xs)
+	mul := opID(t, d, "aten::mul.Tensor")
+	addIn := opID(t, d, "aten::add_.Tensor")
+	whole := tensorWords(x, 0, []int64{n}, []int64{1})
+	evens := tensorWords(x, 0, []int64{n / 2}, []int64{2})
+	want := append([]float32(nil), xs...)
+	for step := 0; step < 6; step++ {
+		// x += 1 (in place, whole); x[::2] += 2 (in place, strided)
+		call(t, d, addIn, append(append([]int64(nil), whole...), tagScalar, 4, 1, 1, 0, tagInt, 1))
+		call(t, d, addIn, append(append([]int64(nil), evens...), tagScalar, 4, 1, 2, 0, tagInt, 1))
+		// y = x * x (a new result)
+		y := Handle(call(t, d, mul, append(append([]int64(nil), whole...), whole...))[1])
+		for i := range want {
+			want[i]++
+			if i%2 == 0 {
+				want[i] += 2
+			}
+		}
+		sq := make([]float32, n)
+		for i, v := range want {
+			sq[i] = v * v
+		}
+		if got := download(t, d, y, n); !slices.Equal(got, sq) {
+			t.Fatalf("step %d: y = x·x differs", step)
+		}
+		if got := download(t, d, x, n); !slices.Equal(got, want) {
+			t.Fatalf("step %d: x differs", step)
+		}
+		Free(y)
+	}
+	if d.pool.reused == 0 {
+		t.Error("the pool gave no memory back to a result")
+	}
+	t.Logf("results computed into reused memory: %d", d.pool.reused)
+}

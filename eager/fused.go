@@ -558,6 +558,7 @@ func (d *Device) runBlock(f *fusion, blk *fusedBlock) error {
 			}
 			old := outBufs[k].data
 			outBufs[k].data = data
+			outBufs[k].pooled = false
 			if blk.ran(k, old, data) {
 				d.spareResults.Add(1)
 			}

@@ -145,6 +145,7 @@ func (r *programRun) Run() error {
 			return fmt.Errorf("output %d: %d bytes (%v%v) for a buffer of %d", k, len(o.Data), o.DType, o.Shape, b.nbytes)
 		}
 		b.data = ownData(o.Data, lits, outs[:k])
+		b.pooled = false
 	}
 	return nil
 }
@@ -191,6 +192,7 @@ func (d *Device) runProgramNow(ctx context.Context, prog Program, ins []input, o
 		}
 		b := d.alloc(int64(len(o.Data)))
 		b.data = ownData(o.Data, lits, outs[:k])
+		b.pooled = false
 		wr.tensor(d.host.Handle(b), outMeta{dt: o.DType, shape: o.Shape})
 	}
 	return wr.n, wr.err

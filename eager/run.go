@@ -4,12 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
-	"time"
 	"unsafe"
 
 	"github.com/torchtpu/torchtpu/aten"
-	"github.com/torchtpu/torchtpu/backend"
 	"github.com/torchtpu/torchtpu/dtype"
 	"github.com/torchtpu/torchtpu/literal"
 )
@@ -257,89 +254,17 @@ type input struct {
 	lit  *literal.Literal
 }
 
-// opRun is one queued run of an op's program: its inputs, the buffers of
-// its new results, and the views its written arguments take. Small calls
-// fit the inline arrays: one allocation per op.
-type opRun struct {
-	dev     *Device
-	exe     backend.Executable
-	ins     []input
-	results []*Buffer
-	targets []input
-	lits    []*literal.Literal
-	hdrs    []literal.Literal
-
-	insA  [4]input
-	resA  [2]*Buffer
-	tgtA  [2]input
-	litsA [4]*literal.Literal
-	hdrsA [4]literal.Literal
-}
-
-var opRuns = sync.Pool{New: func() any { return new(opRun) }}
-
-func newOpRun(nin, nout int) *opRun {
-	r := opRuns.Get().(*opRun)
-	r.ins, r.lits, r.hdrs = r.insA[:0], r.litsA[:0], r.hdrsA[:0]
-	if nin > len(r.insA) {
-		r.ins, r.lits, r.hdrs = make([]input, 0, nin), make([]*literal.Literal, 0, nin), make([]literal.Literal, 0, nin)
-	}
-	r.ins, r.lits, r.hdrs = r.ins[:nin], r.lits[:nin], r.hdrs[:nin]
-	r.results, r.targets = r.resA[:0], r.tgtA[:0]
-	if nout > len(r.resA) {
-		r.results, r.targets = make([]*Buffer, 0, nout), make([]input, 0, nout)
-	}
-	r.results, r.targets = r.results[:nout], r.targets[:nout]
-	return r
-}
-
-// Run runs the program and stores its results (on the queue), then
-// returns r to the pool.
-func (r *opRun) Run() error {
-	defer r.free()
-	for k := range r.ins {
-		r.lits[k] = r.ins[k].literalInto(&r.hdrs[k])
-	}
-	start := time.Now()
-	outs, err := r.exe.Run(context.Background(), r.lits)
-	r.dev.runNanos.Add(int64(time.Since(start)))
-	if err != nil {
-		return err
-	}
-	if len(outs) != len(r.results) {
-		return fmt.Errorf("the program returned %d results, want %d", len(outs), len(r.results))
-	}
-	for k, o := range outs {
-		data := o.Data
-		if overlapsAny(data, r.lits) || overlapsOut(data, outs[:k]) {
-			data = append([]byte(nil), data...)
-		}
-		if b := r.results[k]; b != nil {
-			b.data = data
-			continue
-		}
-		t := &r.targets[k]
-		if t.buf == nil {
-			continue
-		}
-		if t.view.whole(t.nb) {
-			t.buf.data = data
-		} else {
-			scatterView(t.buf.bytes(t.nb), data, &t.view)
-		}
-	}
-	return nil
-}
-
-func (r *opRun) free() {
-	*r = opRun{}
-	opRuns.Put(r)
-}
-
 // launch makes the output buffers, writes the returns and queues the run.
 // d.mu is held.
 func (d *Device) launch(p *plan, args []earg, out []int64) (int, error) {
 	r := newOpRun(len(p.params), len(p.outs))
+	for k, m := range p.outs {
+		n := int64(m.dt.Size())
+		for _, e := range m.shape {
+			n *= e
+		}
+		r.outNB[k] = n
+	}
 	for k, pr := range p.params {
 		a := at(args, pr.arg, pr.item)
 		switch a.tag {
@@ -567,6 +492,7 @@ func (d *Device) runHost(ctx context.Context, p *plan, args []earg, out []int64)
 		}
 		b := d.alloc(int64(len(v.Lit.Data)))
 		b.data = append([]byte(nil), v.Lit.Data...)
+		b.pooled = false
 		wr.tensor(d.host.Handle(b), outMeta{dt: v.Lit.DType, shape: v.Lit.Shape})
 	}
 	for j := range op.schema.Returns {
