@@ -6,6 +6,9 @@
   PyTorch CPU eager and on tpu in each mode (async, debug, fused): N ops in a
   loop, then a synchronisation, best of the repeats; each op's result is a
   new tensor, as in real code.
+- one training step (forward, backward, AdamW) of a 1024-wide MLP (four
+  Linear/GELU/LayerNorm blocks, batch 256) on CPU eager and on tpu, async
+  and fused: large tensors (--mlp-steps, 0 to skip it);
 - one training step (forward, backward, AdamW) of the tiny GPT of
   python/tests/test_device_training.py on CPU eager and on tpu: async eager,
   fused, and the model compiled with torch.compile on tpu tensors (the rest
@@ -166,11 +169,61 @@ def gpt_bench(repeats: int, steps: int, profile: str = "", profile_seconds: floa
     return out
 
 
+MLP_MODES = ("cpu", "async", "fused")
+
+
+def mlp_bench(repeats: int, steps: int) -> dict:
+    """Training steps of a 1024-wide MLP (4 blocks of Linear, GELU and
+    LayerNorm, then a 10-way head; batch 256; cross-entropy, AdamW): large
+    tensors, where the tiny GPT's are small. Best of the repeats, columns
+    in turn."""
+    import torch.nn as nn
+    import torch.nn.functional as F
+
+    def run(device: str) -> tuple[float, float]:
+        torch.manual_seed(0)
+        model = nn.Sequential(*[nn.Sequential(nn.Linear(1024, 1024), nn.GELU(), nn.LayerNorm(1024))
+                                for _ in range(4)], nn.Linear(1024, 10)).to(device)
+        opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
+        x, y = torch.randn(256, 1024).to(device), torch.randint(0, 10, (256,)).to(device)
+
+        def step() -> float:
+            opt.zero_grad()
+            loss = F.cross_entropy(model(x), y)
+            loss.backward()
+            opt.step()
+            return loss.item()
+
+        for _ in range(2):
+            step()
+        w, c = time.perf_counter(), time.process_time()
+        for _ in range(steps):
+            step()
+        return (time.perf_counter() - w) / steps, (time.process_time() - c) / steps
+
+    best = {m: [1e9, 1e9] for m in MLP_MODES}
+    for _ in range(repeats):
+        for mode in MLP_MODES:
+            if mode == "cpu":
+                r = run("cpu")
+            else:
+                torch.tpu.set_mode(mode)
+                r = run("tpu")
+                torch.tpu.set_mode("async")
+            best[mode] = [min(best[mode][0], r[0]), min(best[mode][1], r[1])]
+    out = {m: {"wall_ms": v[0] * 1e3, "cpu_ms": v[1] * 1e3} for m, v in best.items()}
+    for m in MLP_MODES[1:]:
+        out[m]["ratio_wall"] = best[m][0] / best["cpu"][0]
+        out[m]["ratio_cpu"] = best[m][1] / best["cpu"][1]
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--ops", type=int, default=4000, help="ops per timed loop")
     ap.add_argument("--steps", type=int, default=13, help="training steps per run (3 warm)")
+    ap.add_argument("--mlp-steps", type=int, default=4, help="timed steps per run of the 1024-wide MLP (0: skip it)")
     ap.add_argument("--threads", type=int, default=int(os.environ.get("OMP_NUM_THREADS", "1")))
     ap.add_argument("--json", default="")
     ap.add_argument("--profile", metavar="DIR", default="",
@@ -181,6 +234,8 @@ def main() -> None:
     torch.set_num_threads(args.threads)
     res = {"torch": torch.__version__, "threads": args.threads, "ops": op_bench(args.repeats, args.ops),
            "gpt_step": gpt_bench(args.repeats, args.steps, args.profile, args.profile_seconds)}
+    if args.mlp_steps > 0:
+        res["mlp_step"] = mlp_bench(args.repeats, args.mlp_steps)
     for name, r in res["ops"].items():
         print(f"{name}: CPU eager {r['cpu']['wall_us']:.2f} us/op (cpu time {r['cpu']['cpu_us']:.2f})")
         for m in ("async", "debug", "fused"):
@@ -194,6 +249,12 @@ def main() -> None:
               f"(cpu time {g[m]['cpu_ms']:.2f}, ratio {g[m]['ratio_cpu']:.2f})")
         if "profile" in g[m]:
             print("      " + engine_profile.line(m, g[m]["profile"]))
+    if "mlp_step" in res:
+        g = res["mlp_step"]
+        print(f"1024-wide MLP training step: CPU eager {g['cpu']['wall_ms']:.2f} ms (cpu time {g['cpu']['cpu_ms']:.2f})")
+        for m in MLP_MODES[1:]:
+            print(f"  tpu {m:<15} {g[m]['wall_ms']:8.2f} ms  ratio {g[m]['ratio_wall']:.2f}  "
+                  f"(cpu time {g[m]['cpu_ms']:.2f}, ratio {g[m]['ratio_cpu']:.2f})")
     if args.json:
         Path(args.json).write_text(json.dumps(res, indent=1))
 
