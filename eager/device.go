@@ -103,10 +103,7 @@ type Device struct {
 	stats           Stats
 	runNanos        atomic.Int64 // time in compiled programs (single ops and blocks)
 	blockNanos      atomic.Int64 // of which fused blocks
-	// slices fused blocks took back from the buffers they update in
-	// place, for their next run (fusedBlock.ran)
-	spareResults atomic.Int64
-	// memory recycled between single ops' large results (queue side)
+	// memory recycled between results (queue side)
 	pool bytePool
 
 	// ballast raises the Go heap's collection target: an eager program
@@ -371,8 +368,8 @@ func (d *Device) StatsJSON() ([]byte, error) {
 		"fused_max_ops": d.maxOps,
 		"run_ms":        float64(d.runNanos.Load()) / 1e6,
 		"block_run_ms":  float64(d.blockNanos.Load()) / 1e6,
-		// buffers' bytes fused blocks took back for their next runs
-		"fused_results_recycled": d.spareResults.Load(),
+		// results computed into memory the pool took back (bytePool)
+		"results_recycled": d.pool.recycled(),
 	})
 }
 

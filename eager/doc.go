@@ -27,10 +27,9 @@
 //     the returns, oprun.go is the queued run. An argument that reads a
 //     whole buffer through its .t() goes in as the buffer, transposed in
 //     the module (plan_transposed.go), not gathered;
-//   - memory (pool.go, fused_spare.go): large results of single ops are
-//     computed into memory the device recycles from the buffers in-place
-//     updates replace, small results of fused blocks into their own
-//     spares, instead of fresh memory each run;
+//   - memory (pool.go): the results of fused blocks and the large ones of
+//     single ops are computed into memory the device recycles from the
+//     buffers in-place updates replace, instead of fresh memory each run;
 //   - fused blocks (fused.go): in fused mode ops are recorded and lowered
 //     together into one module at a flush, cached by the block's
 //     structure, so a training loop compiles once; a block that repeats

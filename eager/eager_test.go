@@ -516,8 +516,8 @@ func TestEagerPooledResults(t *testing.T) {
 		}
 		Free(y)
 	}
-	if d.pool.reused == 0 {
+	if d.pool.recycled() == 0 {
 		t.Error("the pool gave no memory back to a result")
 	}
-	t.Logf("results computed into reused memory: %d", d.pool.reused)
+	t.Logf("results computed into reused memory: %d", d.pool.recycled())
 }

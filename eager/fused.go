@@ -168,19 +168,6 @@ type fusedBlock struct {
 	key  string
 	// its slots and module inputs: the sizes a replay of it needs
 	slots, inputs int
-
-	// Memory of the device's own that the block's runs compute their
-	// small results into (backend.WithResultBuffers), so that a buffer it
-	// updates in place every step (a parameter, an optimizer's state)
-	// alternates between two slices instead of taking fresh memory each
-	// run. spare[k] is a slice for result k that nothing refers to; lent[k]
-	// the one the last run left in result k's buffer. A slice is taken
-	// back as spare only when a run finds it still in the buffer it
-	// replaces: then the run's inputs were its last readers (a buffer's
-	// bytes are its own: results that alias inputs or each other are
-	// copied). Only this block's runs touch these, one at a time on the
-	// queue.
-	spare, lent [][]byte
 }
 
 // fusionGen numbers blocks (fusion.gen) across devices; a buffer's slot
@@ -536,18 +523,23 @@ func (d *Device) runBlock(f *fusion, blk *fusedBlock) error {
 		for k := range ins {
 			lits[k] = ins[k].literal()
 		}
-		ctx := backend.WithResultBuffers(context.Background(), blk.dests(outNB))
+		pool := &d.pool
+		dests := make([][]byte, len(outNB))
+		pool.take(dests, outNB, 0)
+		ctx := backend.WithResultBuffers(context.Background(), dests)
 		start := time.Now()
 		outs, err := exe.Run(ctx, lits)
 		el := int64(time.Since(start))
 		d.runNanos.Add(el)
 		d.blockNanos.Add(el)
 		if err != nil {
+			pool.giveBack(dests, nil)
 			return err
 		}
 		if len(outs) != len(outBufs) {
 			return fmt.Errorf("the block returned %d results, want %d", len(outs), len(outBufs))
 		}
+		kept := make([][]byte, 0, len(outs))
 		for k, o := range outs {
 			data := o.Data
 			if int64(len(data)) != outNB[k] {
@@ -556,13 +548,9 @@ func (d *Device) runBlock(f *fusion, blk *fusedBlock) error {
 			if overlapsAny(data, lits) || overlapsOut(data, outs[:k]) {
 				data = append([]byte(nil), data...)
 			}
-			old := outBufs[k].data
-			outBufs[k].data = data
-			outBufs[k].pooled = false
-			if blk.ran(k, old, data) {
-				d.spareResults.Add(1)
-			}
+			kept = append(kept, outBufs[k].store(pool, data, dests[k]))
 		}
+		pool.giveBack(dests, kept)
 		return nil
 	})
 }

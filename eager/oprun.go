@@ -63,16 +63,14 @@ func (r *opRun) Run() error {
 	}
 	pool := &r.dev.pool
 	ctx := context.Background()
-	if r.wantDests() {
+	if pool.take(r.dests, r.outNB, poolMinBytes) {
 		ctx = backend.WithResultBuffers(ctx, r.dests)
 	}
 	start := time.Now()
 	outs, err := r.exe.Run(ctx, r.lits)
 	r.dev.runNanos.Add(int64(time.Since(start)))
 	if err != nil {
-		for _, b := range r.dests {
-			pool.put(b)
-		}
+		pool.giveBack(r.dests, nil)
 		return err
 	}
 	if len(outs) != len(r.results) {
@@ -85,10 +83,8 @@ func (r *opRun) Run() error {
 		if overlapsAny(data, r.lits) || overlapsOut(data, outs[:k]) {
 			data = append([]byte(nil), data...)
 		}
-		pooled := sameSlice(data, r.dests[k])
 		if b := r.results[k]; b != nil {
-			b.data, b.pooled = data, pooled
-			kept = append(kept, data)
+			kept = append(kept, b.store(pool, data, r.dests[k]))
 			continue
 		}
 		t := &r.targets[k]
@@ -96,48 +92,13 @@ func (r *opRun) Run() error {
 			continue
 		}
 		if t.view.whole(t.nb) {
-			// the bytes the buffer held go back to the pool when they are
-			// the pool's: this run, which read them, was their last reader
-			if t.buf.pooled {
-				pool.put(t.buf.data)
-			}
-			t.buf.data, t.buf.pooled = data, pooled
-			kept = append(kept, data)
+			kept = append(kept, t.buf.store(pool, data, r.dests[k]))
 		} else {
 			scatterView(t.buf.bytes(t.nb), data, &t.view)
 		}
 	}
-	// the pool's memory no buffer keeps goes back (unused, or scattered)
-	for _, b := range r.dests {
-		if b != nil && !overlapsSlices(b, kept) {
-			pool.put(b)
-		}
-	}
+	pool.giveBack(r.dests, kept)
 	return nil
-}
-
-// overlapsSlices reports whether b shares memory with any of bs.
-func overlapsSlices(b []byte, bs [][]byte) bool {
-	for _, x := range bs {
-		if overlap(b, x) {
-			return true
-		}
-	}
-	return false
-}
-
-// wantDests takes memory from the device's pool for the run's large
-// results (bytePool), and reports whether it took any.
-func (r *opRun) wantDests() bool {
-	any := false
-	for k, n := range r.outNB {
-		r.dests[k] = nil
-		if n >= poolMinBytes {
-			r.dests[k] = r.dev.pool.get(n)
-			any = true
-		}
-	}
-	return any
 }
 
 func (r *opRun) free() {

@@ -2,13 +2,14 @@ package eager
 
 import "sync"
 
-// bytePool is memory the device recycles between the large results of
-// single ops: a run computes such a result into a slice of the pool
-// (backend.WithResultBuffers) rather than into fresh memory, which Go
-// clears before use and collects after. A slice goes back to the pool
-// when a later run replaces it in its buffer (an in-place update: the run
-// that read it last is over) or when a run did not use it. Only slices
-// the pool made ever enter it (a buffer's pooled flag says its bytes are
+// bytePool is memory the device recycles between results: a run (a
+// single op's large results, every result of a fused block) computes a
+// result into a slice of the pool (backend.WithResultBuffers) rather than
+// into fresh memory, which Go clears before use and collects after. A
+// slice goes back to the pool when a later run replaces it in its buffer
+// (an in-place update: a parameter, an optimizer's state; the run that
+// read it last is over) or when a run did not use it. Only slices the
+// pool made ever enter it (a buffer's pooled flag says its bytes are
 // one), each in one place at a time: a buffer or the pool.
 type bytePool struct {
 	mu    sync.Mutex
@@ -19,7 +20,8 @@ type bytePool struct {
 }
 
 const (
-	// poolMinBytes: smaller results are left to the executable
+	// poolMinBytes: smaller results of single ops are left to the
+	// executable (a fused block's take the pool whatever their size)
 	poolMinBytes = 64 << 10
 	// poolMaxBytes bounds the memory the pool holds (the device's
 	// memory count does not see it)
@@ -42,11 +44,19 @@ func (p *bytePool) get(n int64) []byte {
 	return make([]byte, n)
 }
 
+// recycled returns how many results were computed into a slice taken
+// back.
+func (p *bytePool) recycled() int64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.reused
+}
+
 // put takes b back (nothing else may refer to it), unless the pool is
-// full; nil is ignored.
+// full; an empty slice is ignored.
 func (p *bytePool) put(b []byte) {
 	n := int64(len(b))
-	if n < poolMinBytes {
+	if n == 0 {
 		return
 	}
 	p.mu.Lock()
@@ -59,4 +69,55 @@ func (p *bytePool) put(b []byte) {
 	}
 	p.free[n] = append(p.free[n], b)
 	p.bytes += n
+}
+
+// take sets dests[k] to a slice of the pool for each result of nb[k]
+// bytes from min up (nil for the others), and reports whether it took any.
+func (p *bytePool) take(dests [][]byte, nb []int64, min int64) bool {
+	any := false
+	for k, n := range nb {
+		dests[k] = nil
+		if n > 0 && n >= min {
+			dests[k] = p.get(n)
+			any = true
+		}
+	}
+	return any
+}
+
+// giveBack returns the slices of dests that no buffer kept (a run left
+// them unused, or scattered them into a view) after the run stored kept.
+func (p *bytePool) giveBack(dests, kept [][]byte) {
+	for _, b := range dests {
+		if b != nil && !overlapsSlices(b, kept) {
+			p.put(b)
+		}
+	}
+}
+
+// overlapsSlices reports whether b shares memory with any of bs.
+func overlapsSlices(b []byte, bs [][]byte) bool {
+	for _, x := range bs {
+		if overlap(b, x) {
+			return true
+		}
+	}
+	return false
+}
+
+// store makes data, a run's result, the buffer's bytes; dest is the pool
+// memory the run was given for it (nil: none). Bytes of the pool the
+// buffer held go back to it: the run replacing them read them last. It
+// returns data.
+func (b *Buffer) store(p *bytePool, data, dest []byte) []byte {
+	if b.pooled {
+		p.put(b.data)
+	}
+	b.data, b.pooled = data, sameSlice(data, dest)
+	return data
+}
+
+// sameSlice reports whether a and b are the same non-empty memory.
+func sameSlice(a, b []byte) bool {
+	return len(a) > 0 && len(a) == len(b) && &a[0] == &b[0]
 }

@@ -169,10 +169,10 @@ func replayRandom(t *testing.T, seed uint64) {
 		}
 		steps[s] = p
 	}
-	var recycled int64 // slices fused blocks took back (fusedBlock.ran)
+	var recycled int64 // results computed into memory taken back (bytePool)
 	run := func(mode string) ([][]float32, Stats) {
 		d := testDevice(t, mode)
-		defer func() { recycled = d.spareResults.Load() }()
+		defer func() { recycled = d.pool.recycled() }()
 		add := opID(t, d, "aten::add.Tensor")
 		mul := opID(t, d, "aten::mul.Tensor")
 		addIn := opID(t, d, "aten::add_.Tensor")
@@ -248,7 +248,7 @@ func replayRandom(t *testing.T, seed uint64) {
 		t.Errorf("seed %d: no call was replayed (%d blocks)", seed, st.Blocks)
 	}
 	if recycled == 0 {
-		t.Errorf("seed %d: no block took a buffer's earlier bytes back for its next run", seed)
+		t.Errorf("seed %d: no block computed a result into a buffer's earlier bytes taken back", seed)
 	}
-	t.Logf("seed %d: %d blocks, %d compiled, %d replayed (%d ops of %d), %d slices taken back", seed, st.Blocks, st.BlockCompiles, st.ReplayedBlocks, st.ReplayedOps, st.BlockOps, recycled)
+	t.Logf("seed %d: %d blocks, %d compiled, %d replayed (%d ops of %d), %d results into recycled memory", seed, st.Blocks, st.BlockCompiles, st.ReplayedBlocks, st.ReplayedOps, st.BlockOps, recycled)
 }
