@@ -95,7 +95,20 @@ func (d *Device) released(b *Buffer) {
 	}
 	b.freed = true
 	d.allocated -= b.nbytes
-	// The bytes go when the last queued task using the buffer is done.
+	// The bytes go when the last queued task using the buffer is done:
+	// back to the pool, where they are its memory, unless a recorded
+	// block still holds the buffer (its run reads them; they are left
+	// to the collector).
+	if d.fuse != nil {
+		if _, ok := d.fuse.slotIn(b); ok {
+			return
+		}
+	}
+	if b.useq == 0 {
+		return // no task ever touched it: it has no bytes
+	}
+	d.pool.release(b, b.useq)
+	d.pool.reclaim(d.q.finished())
 }
 
 // ResizeBuffer grows or shrinks buffer h to nbytes, keeping the bytes the

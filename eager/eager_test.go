@@ -521,3 +521,40 @@ func TestEagerPooledResults(t *testing.T) {
 	}
 	t.Logf("results computed into reused memory: %d", d.pool.recycled())
 }
+
+// A freed result's bytes go back to the pool once the last queued task
+// reading it is done, and later results are computed into them: freed
+// while an op reading it is still queued, the values stay right.
+func TestEagerFreedResultsRecycled(t *testing.T) {
+	const n = 1 << 15 // 128 KB of float32
+	d := testDevice(t, "async")
+	xs := make([]float32, n)
+	for i := range xs {
+		xs[i] = float32(i%11) - 5
+	}
+	x := upload(t, d, xs)
+	mul := opID(t, d, "aten::mul.Tensor")
+	whole := func(h Handle) []int64 { return tensorWords(h, 0, []int64{n}, []int64{1}) }
+	sq, quad := make([]float32, n), make([]float32, n)
+	for i, v := range xs {
+		sq[i] = v * v
+		quad[i] = sq[i] * sq[i]
+	}
+	for step := 0; step < 8; step++ {
+		y := Handle(call(t, d, mul, append(whole(x), whole(x)...))[1]) // y = x·x
+		z := Handle(call(t, d, mul, append(whole(y), whole(y)...))[1]) // z = y·y, queued
+		Free(y)                                                        // before z's op has run
+		w := Handle(call(t, d, mul, append(whole(x), whole(x)...))[1]) // w = x·x, into y's bytes once z's op is done
+		if got := download(t, d, z, n); !slices.Equal(got, quad) {
+			t.Fatalf("step %d: z = y·y differs", step)
+		}
+		if got := download(t, d, w, n); !slices.Equal(got, sq) {
+			t.Fatalf("step %d: w = x·x differs", step)
+		}
+		Free(z)
+		Free(w)
+	}
+	if got := d.pool.recycled(); got < 8 {
+		t.Errorf("results computed into freed memory: %d, want at least 8", got)
+	}
+}

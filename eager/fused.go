@@ -525,7 +525,7 @@ func (d *Device) runBlock(f *fusion, blk *fusedBlock) error {
 		}
 		pool := &d.pool
 		dests := make([][]byte, len(outNB))
-		pool.take(dests, outNB, 0)
+		pool.take(dests, outNB, 0, d.q)
 		ctx := backend.WithResultBuffers(context.Background(), dests)
 		start := time.Now()
 		outs, err := exe.Run(ctx, lits)

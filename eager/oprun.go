@@ -63,7 +63,7 @@ func (r *opRun) Run() error {
 	}
 	pool := &r.dev.pool
 	ctx := context.Background()
-	if pool.take(r.dests, r.outNB, poolMinBytes) {
+	if pool.take(r.dests, r.outNB, poolMinBytes, r.dev.q) {
 		ctx = backend.WithResultBuffers(ctx, r.dests)
 	}
 	start := time.Now()

@@ -8,15 +8,26 @@ import "sync"
 // into fresh memory, which Go clears before use and collects after. A
 // slice goes back to the pool when a later run replaces it in its buffer
 // (an in-place update: a parameter, an optimizer's state; the run that
-// read it last is over) or when a run did not use it. Only slices the
-// pool made ever enter it (a buffer's pooled flag says its bytes are
-// one), each in one place at a time: a buffer or the pool.
+// read it last is over), when its buffer is freed and the last task that
+// touched it is done (release, reclaim), or when a run did not use it.
+// Only slices the pool made ever enter it (a buffer's pooled flag says
+// its bytes are one), each in one place at a time: a buffer or the pool.
 type bytePool struct {
 	mu    sync.Mutex
 	free  map[int64][][]byte
 	bytes int64 // held in free
 	// reused counts the results computed into a slice taken back
 	reused int64
+	// released holds freed buffers until the last task that touched
+	// each is done
+	released []releasedBuf
+}
+
+// releasedBuf is a freed buffer whose bytes are reclaimed once task
+// number after (the last that read or wrote it) is done.
+type releasedBuf struct {
+	after uint64
+	b     *Buffer
 }
 
 const (
@@ -55,12 +66,24 @@ func (p *bytePool) recycled() int64 {
 // put takes b back (nothing else may refer to it), unless the pool is
 // full; an empty slice is ignored.
 func (p *bytePool) put(b []byte) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.putLocked(b)
+}
+
+// pending reports whether released buffers wait for their last task.
+func (p *bytePool) pending() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.released) > 0
+}
+
+// putLocked is put with p.mu held.
+func (p *bytePool) putLocked(b []byte) {
 	n := int64(len(b))
 	if n == 0 {
 		return
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
 	if p.bytes+n > poolMaxBytes {
 		return
 	}
@@ -71,9 +94,43 @@ func (p *bytePool) put(b []byte) {
 	p.bytes += n
 }
 
+// release notes freed buffer b, last touched by task number after: its
+// bytes are reclaimed once that task is done. Nothing may queue a task on
+// b from now on.
+func (p *bytePool) release(b *Buffer, after uint64) {
+	p.mu.Lock()
+	p.released = append(p.released, releasedBuf{after, b})
+	p.mu.Unlock()
+}
+
+// reclaim takes back the bytes of the released buffers whose last task is
+// done (done is the number of the last task finished: every task up to it
+// is over, and its writes are seen here) and drops the others' bytes.
+func (p *bytePool) reclaim(done uint64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	keep := p.released[:0]
+	for _, r := range p.released {
+		if r.after > done {
+			keep = append(keep, r)
+			continue
+		}
+		if r.b.pooled {
+			p.putLocked(r.b.data)
+		}
+		r.b.data, r.b.pooled = nil, false
+	}
+	clear(p.released[len(keep):])
+	p.released = keep
+}
+
 // take sets dests[k] to a slice of the pool for each result of nb[k]
 // bytes from min up (nil for the others), and reports whether it took any.
-func (p *bytePool) take(dests [][]byte, nb []int64, min int64) bool {
+// Released buffers whose last task on q is done come back first.
+func (p *bytePool) take(dests [][]byte, nb []int64, min int64, q *queue) bool {
+	if p.pending() {
+		p.reclaim(q.finished())
+	}
 	any := false
 	for k, n := range nb {
 		dests[k] = nil

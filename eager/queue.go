@@ -165,6 +165,13 @@ func (q *queue) sync(ctx context.Context) error {
 	return q.failure()
 }
 
+// finished returns the number of the last task finished.
+func (q *queue) finished() uint64 {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.done
+}
+
 // last returns the number of the last task enqueued.
 func (q *queue) last() uint64 {
 	q.mu.Lock()

@@ -76,9 +76,13 @@ func foldColumns[T fnum](g *fusedGroup, leaves []*literal.Literal, start T, data
 			row := evalChunk(g, leaves, views, s, nil, c, m, seg)
 			if inner == 1 {
 				a := acc[col : col+m]
-				for j, x := range row {
-					if v := a[j]; v == v {
-						a[j] = v + x
+				if a32, ok := any(a).([]float32); ok {
+					addCols32(a32, any(row).([]float32))
+				} else {
+					for j, x := range row {
+						if v := a[j]; v == v {
+							a[j] = v + x
+						}
 					}
 				}
 				col += m

@@ -101,6 +101,44 @@ func reduceLeadingCols(name string, input, init, out *literal.Literal, rows, col
 	return false
 }
 
+// sumLeadingF32 sums the rows of x, a float32 [rows, cols] (rows > 0),
+// from init into out's cols elements: a vector add of each row into the
+// column sums (addCols32), columns shared out among threads. The sums
+// are those of reduceLeadingCols, bit for bit.
+func sumLeadingF32(x, init, out *literal.Literal, rows, cols int) bool {
+	src := f32View(x.Data)
+	res, store := f32Out(out.Data)
+	if len(src) != rows*cols || len(res) != cols || len(init.Data) < 4 || rows <= 0 {
+		return false
+	}
+	start := f32View(init.Data)[0]
+	colsParallel(rows, cols, func(lo, hi int) {
+		acc := res[lo:hi]
+		for j := range acc {
+			acc[j] = start
+		}
+		for r := 0; r < rows; r++ {
+			addCols32(acc, src[r*cols+lo:r*cols+hi])
+		}
+	})
+	store()
+	return true
+}
+
+// addCols32 adds row into acc element by element, where a NaN sum keeps
+// the first NaN: the vector add (acc its first operand, whose NaN the
+// hardware returns, quieted, as Go's float addition does) or that loop.
+func addCols32(acc, row []float32) {
+	if simdBinary("stablehlo.add", acc, acc, row, false, false) {
+		return
+	}
+	for j, x := range row {
+		if v := acc[j]; v == v {
+			acc[j] = v + x
+		}
+	}
+}
+
 // f64Bytes views aligned little-endian bytes as float64s (nil otherwise).
 func f64Bytes(b []byte) []float64 {
 	n := len(b) / 8

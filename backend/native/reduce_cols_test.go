@@ -11,13 +11,16 @@ import (
 
 // TestReduceLeadingColsMatchesGatheredFold checks the column path against
 // the indexed fold it replaces, bit for bit (infinities and signed zeros
-// included; any NaN matches any NaN), for float32 and float64 and every fold kind.
+// included; any NaN matches any NaN), for float32 and float64 and every fold kind;
+// and the planned float32 sum's vector adds against the column path, bit for
+// bit, NaN payloads included.
 func TestReduceLeadingColsMatchesGatheredFold(t *testing.T) {
 	rng := rand.New(rand.NewSource(1))
-	specials := []float64{math.NaN(), math.Inf(1), math.Inf(-1), 0, math.Copysign(0, -1), 1e-40, 3e38}
+	specials := []float64{math.NaN(), math.Inf(1), math.Inf(-1), 0, math.Copysign(0, -1), 1e-40, 3e38,
+		float64(math.Float32frombits(0x7fc00123)), float64(math.Float32frombits(0xffc00456))} // NaNs of other payloads
 	for _, d := range []dtype.DType{dtype.F32, dtype.F64} {
 		for _, kind := range []string{"stablehlo.add", "stablehlo.multiply", "stablehlo.maximum", "stablehlo.minimum"} {
-			for _, shape := range [][]int64{{7, 5}, {3, 4, 9}, {600, 520}, {0, 3}} {
+			for _, shape := range [][]int64{{7, 5}, {3, 4, 9}, {600, 520}, {0, 3}, {5, 37}, {2, 1}} {
 				lead := 1
 				if len(shape) == 3 {
 					lead = 2
@@ -49,6 +52,16 @@ func TestReduceLeadingColsMatchesGatheredFold(t *testing.T) {
 				rows, cols, ok := leadingDims(shape, dims)
 				if !ok || !reduceLeadingCols(kind, in, init, got, rows, cols) {
 					t.Fatalf("%v %s %v: the column path did not apply", d, kind, shape)
+				}
+				if d == dtype.F32 && kind == "stablehlo.add" && rows > 0 {
+					// the vector column sums of the planned reduce
+					vec, _ := literal.New(d, outShape)
+					if !sumLeadingF32(in, init, vec, rows, cols) {
+						t.Fatalf("%v: sumLeadingF32 did not apply", shape)
+					}
+					if string(vec.Data) != string(got.Data) {
+						t.Fatalf("%v: sumLeadingF32 differs from the column path", shape)
+					}
 				}
 				for i := 0; i < len(got.Data)/d.Size(); i++ {
 					g, w := got.Float64(i), want.Float64(i)

@@ -23,6 +23,9 @@ type reducePlan struct {
 	groups int
 	size   int
 	idx    []int // nil when the reduced dims are the innermost, in order
+	// rows, cols > 0: a sum over the leading dims (a bias gradient),
+	// folded row by row into a vector of column sums (sumLeadingF32)
+	rows, cols int
 }
 
 var reducePlans opCache[*reducePlan]
@@ -50,6 +53,9 @@ func reduceF32Planned(env Env, op *stablehlo.Op, in []Value) ([]Value, bool) {
 	out, err := takeResult(env, dtype.F32, p.out)
 	if err != nil {
 		return nil, false
+	}
+	if p.cols > 0 && sumLeadingF32(x, init, out, p.rows, p.cols) {
+		return []Value{out}, true
 	}
 	if !reduceF32(p.kind, x, init, out, p.groups, p.size, p.idx) {
 		return nil, false
@@ -83,6 +89,9 @@ func reducePlanFor(op *stablehlo.Op, shape []int64) *reducePlan {
 	p := &reducePlan{shape: slices.Clone(shape), kind: kind, out: out, groups: elemCount(out), size: size}
 	if !identityPerm(perm) {
 		p.idx = permutedIndex(shape, perm)
+		if rows, cols, ok := leadingDims(shape, dims); ok && kind == foldAdd && rows > 0 && cols > 0 {
+			p.rows, p.cols = rows, cols
+		}
 	}
 	reducePlans.put(op, p)
 	return p
