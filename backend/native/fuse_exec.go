@@ -338,6 +338,9 @@ func computeNode[T fnum](nodes []fuseNode, nd *fuseNode, s *fuseScratch[T], own 
 		}
 		return s.cur[a[q]][j*seg : (j+1)*seg]
 	}
+	if selectUniformPred(nd, s, own, seg) {
+		return own, false
+	}
 	if nseg > 1 && segsSIMD(nd, s, own, seg) {
 		return own, false
 	}
@@ -367,6 +370,56 @@ func computeNode[T fnum](nodes []fuseNode, nd *fuseNode, s *fuseScratch[T], own 
 	}
 	fuseNodeRow(nd, s, own)
 	return own, false
+}
+
+// selectUniformPred computes a select (or a compare-select) whose
+// predicate is uniform while a branch is not (an interpolation whose
+// weight is a Python number: lerp's |w| < 0.5) by copying, per segment,
+// the branch the predicate picks: the predicate's compare is done once
+// per segment, and no uniform value is spread over a row to be blended
+// element by element. It reports false where the predicate is not
+// uniform.
+func selectUniformPred[T fnum](nd *fuseNode, s *fuseScratch[T], own []T, seg int) bool {
+	a := nd.args
+	var t, f int
+	switch nd.kind {
+	case fkSelect:
+		if !s.uni[a[0]] {
+			return false
+		}
+		t, f = a[1], a[2]
+	case fkCmpSelect:
+		if !s.uni[a[0]] || !s.uni[a[1]] {
+			return false
+		}
+		t, f = a[2], a[3]
+	default:
+		return false
+	}
+	var pa, pb [1]T
+	var p [1]T
+	for j := 0; j < len(own)/seg; j++ {
+		if nd.kind == fkSelect {
+			p[0] = s.cur[a[0]][j]
+		} else {
+			pa[0], pb[0] = s.cur[a[0]][j], s.cur[a[1]][j]
+			compareRow(p[:], pa[:], pb[:], nd.cmp)
+		}
+		src := f
+		if p[0] != 0 {
+			src = t
+		}
+		d := own[j*seg : (j+1)*seg]
+		if s.uni[src] {
+			v := s.cur[src][j]
+			for k := range d {
+				d[k] = v
+			}
+		} else {
+			copy(d, s.cur[src][j*seg:(j+1)*seg])
+		}
+	}
+	return true
 }
 
 // spread turns uniform node i into a row of m elements: its scratch row,

@@ -27,6 +27,27 @@ func init() {
 // bytes, on every run of the planned executable (the arena is reused).
 
 var fuseModules = map[string]string{
+	// selects whose predicate is uniform while a branch is a row
+	// (selectUniformPred): lerp's |w| < 0.5 on a Python number over
+	// several chunks, a predicate per row (segments of 1500), a bool
+	// scalar choosing between a uniform value and a row; NaN weights
+	// among the runs' values
+	"uniformselect": `func.func @main(%x: tensor<3x1500xf32>, %y: tensor<3x1500xf32>, %w: tensor<f32>, %v: tensor<3xf32>, %b: tensor<i1>) -> (tensor<3x1500xf32>, tensor<3x1500xf32>, tensor<3x1500xf32>) {
+  %wb = stablehlo.broadcast_in_dim %w, dims = [] : (tensor<f32>) -> tensor<3x1500xf32>
+  %half = stablehlo.constant dense<0.5> : tensor<3x1500xf32>
+  %aw = stablehlo.abs %wb : tensor<3x1500xf32>
+  %p = stablehlo.compare LT, %aw, %half : (tensor<3x1500xf32>, tensor<3x1500xf32>) -> tensor<3x1500xi1>
+  %d = stablehlo.subtract %y, %x : tensor<3x1500xf32>
+  %m = stablehlo.multiply %wb, %d : tensor<3x1500xf32>
+  %lo = stablehlo.add %x, %m : tensor<3x1500xf32>
+  %r0 = stablehlo.select %p, %lo, %y : tensor<3x1500xi1>, tensor<3x1500xf32>
+  %vb = stablehlo.broadcast_in_dim %v, dims = [0] : (tensor<3xf32>) -> tensor<3x1500xf32>
+  %p1 = stablehlo.compare GT, %vb, %half : (tensor<3x1500xf32>, tensor<3x1500xf32>) -> tensor<3x1500xi1>
+  %r1 = stablehlo.select %p1, %x, %d : tensor<3x1500xi1>, tensor<3x1500xf32>
+  %bb = stablehlo.broadcast_in_dim %b, dims = [] : (tensor<i1>) -> tensor<3x1500xi1>
+  %r2 = stablehlo.select %bb, %wb, %x : tensor<3x1500xi1>, tensor<3x1500xf32>
+  return %r0, %r1, %r2 : tensor<3x1500xf32>, tensor<3x1500xf32>, tensor<3x1500xf32>
+}`,
 	// runs of 16 (the shortest period): a chunk of 64 segments, each
 	// reading the constant's row at its segment (getScratch fills that
 	// much of it)

@@ -626,6 +626,42 @@ done:
 	VZEROUPPER
 	RET
 
+// func vsqrt16(d, x *float32, n int)
+TEXT ·vsqrt16(SB), NOSPLIT, $0-24
+	MOVQ d+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ n+16(FP), CX
+	XORQ AX, AX
+loop:
+	CMPQ AX, CX
+	JAE done
+	VMOVUPS (SI)(AX*4), Z0
+	VSQRTPS Z0, Z1
+	VMOVUPS Z1, (DI)(AX*4)
+	ADDQ $16, AX
+	JMP loop
+done:
+	VZEROUPPER
+	RET
+
+// func vsqrt8(d, x *float32, n int)
+TEXT ·vsqrt8(SB), NOSPLIT, $0-24
+	MOVQ d+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ n+16(FP), CX
+	XORQ AX, AX
+loop:
+	CMPQ AX, CX
+	JAE done
+	VMOVUPS (SI)(AX*4), Y0
+	VSQRTPS Y0, Y1
+	VMOVUPS Y1, (DI)(AX*4)
+	ADDQ $8, AX
+	JMP loop
+done:
+	VZEROUPPER
+	RET
+
 // func vexp16(d, x *float32, n int)
 TEXT ·vexp16(SB), NOSPLIT, $0-24
 	MOVQ d+0(FP), DI

@@ -283,12 +283,7 @@ func Sqrt(x float32) float32 { return float32(math.Sqrt(float64(x))) }
 func Rsqrt(x float32) float32 { return float32(1 / math.Sqrt(float64(x))) }
 
 // SqrtRow is Sqrt over a row.
-func SqrtRow(d, x []float32) {
-	x = x[:len(d)]
-	for i, v := range x {
-		d[i] = float32(math.Sqrt(float64(v)))
-	}
-}
+func SqrtRow(d, x []float32) { vrow(vkSqrt, Sqrt, d, x) }
 
 // RsqrtRow is Rsqrt over a row.
 func RsqrtRow(d, x []float32) {
@@ -324,6 +319,7 @@ const (
 	vkHardswish
 	vkGELUTanh
 	vkGELUTanhIn
+	vkSqrt
 	vkGELUTanhBackward // of two inputs (vrow2)
 )
 

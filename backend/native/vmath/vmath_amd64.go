@@ -20,6 +20,12 @@ func vabs16(d, x *float32, n int)
 func vabs8(d, x *float32, n int)
 
 //go:noescape
+func vsqrt16(d, x *float32, n int)
+
+//go:noescape
+func vsqrt8(d, x *float32, n int)
+
+//go:noescape
 func vsilu16(d, x *float32, n int)
 
 //go:noescape
@@ -140,6 +146,8 @@ func vloops(k int, d, x []float32) int {
 			vgelutanh16(&d[0], &x[0], n)
 		case vkGELUTanhIn:
 			vgelutanhin16(&d[0], &x[0], n)
+		case vkSqrt:
+			vsqrt16(&d[0], &x[0], n)
 		}
 		return n
 	}
@@ -166,6 +174,8 @@ func vloops(k int, d, x []float32) int {
 		vgelutanh8(&d[0], &x[0], n)
 	case vkGELUTanhIn:
 		vgelutanhin8(&d[0], &x[0], n)
+	case vkSqrt:
+		vsqrt8(&d[0], &x[0], n)
 	}
 	return n
 }

@@ -168,8 +168,11 @@ func TestVmathInPlace(t *testing.T) {
 
 // TestSqrtRows: the float32 rows of sqrt and rsqrt give the bits of their
 // float64 forms rounded (what the element kernel computes without them),
-// over every 997th bit pattern and the special values, in place too.
-func TestSqrtRows(t *testing.T) {
+// over every 997th bit pattern and the special values, in place too, in
+// each vector width.
+func TestSqrtRows(t *testing.T) { forLanes(t, testSqrtRows) }
+
+func testSqrtRows(t *testing.T) {
 	xs := []float32{float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1)), 0, float32(math.Copysign(0, -1)),
 		math.Float32frombits(1), math.MaxFloat32, -1, 4}
 	for b := uint64(0); b < 1<<32; b += 997 {

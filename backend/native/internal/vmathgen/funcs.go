@@ -13,6 +13,9 @@ type fn struct {
 var funcs = []fn{
 	{"vneg", func(e *emitter) reg { e.xorc(0, "SignMask", 1); return 1 }},
 	{"vabs", func(e *emitter) reg { e.andc(0, "AbsMask", 1); return 1 }},
+	// IEEE square root, correctly rounded: the bits of the float64 root
+	// rounded to float32 (a NaN's quieted payload too)
+	{"vsqrt", func(e *emitter) reg { e.line("VSQRTPS", e.r(0), e.r(1)); return 1 }},
 	{"vexp", expBody},
 	{"vsilu", siluBody},
 	{"vgelu", geluBody},
