@@ -101,8 +101,10 @@ func (sb *scatterBinary) apply(env Env, op *stablehlo.Op, out, upd *literal.Lite
 		if d, s := elems[float32](out.Data), elems[float32](upd.Data); d != nil && s != nil {
 			d, s := d[rOff:rOff+box[0]], s[uOff:uOff+box[0]]
 			if sb.add {
-				for i, v := range s {
-					d[i] += v
+				if !simdBinary("stablehlo.add", d, d, s, false, false) { // the same adds, in vectors
+					for i, v := range s {
+						d[i] += v
+					}
 				}
 			} else {
 				for i, v := range s {
