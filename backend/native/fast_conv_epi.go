@@ -491,7 +491,7 @@ func (e *convEpilogue) apply(s *fuseScratch[float32], ch, lo, hi int) {
 			nd := &nodes[i]
 			switch nd.kind {
 			case fkScalar:
-				s.cur[i], s.uni[i] = s.rows[i*fuseChunk:i*fuseChunk+1], true
+				s.cur[i], s.uni[i] = s.rows[i*fuseRow:i*fuseRow+1], true
 			case fkLeaf:
 				switch {
 				case i == e.self:
@@ -499,7 +499,7 @@ func (e *convEpilogue) apply(s *fuseScratch[float32], ch, lo, hi int) {
 				case nd.strides == nil:
 					s.cur[i], s.uni[i] = e.views[i][lo:lo+m], false
 				default:
-					row := s.rows[i*fuseChunk : i*fuseChunk+1]
+					row := s.rows[i*fuseRow : i*fuseRow+1]
 					row[0] = e.scalarAt(i, ch)
 					s.cur[i], s.uni[i] = row, true
 				}
@@ -508,7 +508,7 @@ func (e *convEpilogue) apply(s *fuseScratch[float32], ch, lo, hi int) {
 		for _, i := range e.nodes {
 			own := dst
 			if e.side[i] {
-				own = s.rows[i*fuseChunk : i*fuseChunk+m]
+				own = s.rows[i*fuseRow : i*fuseRow+m]
 			}
 			s.cur[i], s.uni[i] = computeNode(nodes, &nodes[i], s, own, m)
 		}

@@ -10,7 +10,7 @@ import (
 )
 
 // Evaluation of a fusion group: the output is cut into chunks of at most
-// fuseChunk elements; for each chunk every node of the group computes its
+// fuseChunk (or fuseRow) elements; for each chunk every node of the group computes its
 // values into a scratch row (float64 with f32 values rounded after each
 // op, or float32 for all-f32 groups, so that each element is bit for bit
 // what the unfused kernels produce; rows in fuse_rows.go), and the
@@ -30,7 +30,26 @@ import (
 // bookkeeping per chunk, which 512 elements did not amortise (GPT-2's
 // GELU chains, 6 and 13 ops: fused groups 7-17% faster at 1024), while a
 // group's rows (nodes × chunk × 4 or 8 bytes) stay in the L2 cache.
-const fuseChunk = 1024
+// Groups whose rows take at most fuseWideBytes at fuseRow elements run
+// chunks of fuseRow (chunkLen): AdamW's groups over a 1024×1024 weight
+// (4-9 nodes) 10% faster, GPT-2's backward's fused groups 2-10%.
+const (
+	fuseChunk     = 1024
+	fuseRow       = 4096 // the longest chunk: a scratch row's length
+	fuseWideBytes = 256 << 10
+)
+
+// chunkLen returns the longest chunk of g.
+func (g *fusedGroup) chunkLen() int {
+	size := 8
+	if g.f32 {
+		size = 4
+	}
+	if len(g.nodes)*fuseRow*size <= fuseWideBytes {
+		return fuseRow
+	}
+	return fuseChunk
+}
 
 // fuseGrain is the element count per goroutine from which a group runs in
 // parallel.
@@ -68,10 +87,10 @@ func getScratch[T fnum](pool *sync.Pool, g *fusedGroup) *fuseScratch[T] {
 	if s == nil {
 		s = &fuseScratch[T]{}
 	}
-	if cap(s.rows) < nodes*fuseChunk {
-		s.rows = make([]T, nodes*fuseChunk)
+	if cap(s.rows) < nodes*fuseRow {
+		s.rows = make([]T, nodes*fuseRow)
 	}
-	s.rows = s.rows[:nodes*fuseChunk]
+	s.rows = s.rows[:nodes*fuseRow]
 	if cap(s.idx) < rank {
 		s.idx = make([]int64, rank)
 	}
@@ -89,17 +108,17 @@ func getScratch[T fnum](pool *sync.Pool, g *fusedGroup) *fuseScratch[T] {
 	}
 	// A chunk reads a constant's row as its value per segment, of at
 	// least minPeriod elements (evalChunk): a chunk holds at most
-	// fuseChunk/minPeriod segments, and at most the group's elements.
+	// chunkLen()/minPeriod segments, and at most the group's elements.
 	// Where a constant is needed as a whole row, spread fills it. (Filling
 	// whole rows here took 5% of a small transformer's run: a thousand
 	// stores per constant per group, most never read.)
-	fill := fuseChunk / minPeriod
+	fill := g.chunkLen() / minPeriod
 	if n := mvProd(g.shape); n < int64(fill) {
 		fill = int(max(n, 1))
 	}
 	for i := range g.nodes {
 		if nd := &g.nodes[i]; nd.kind == fkScalar {
-			row := s.rows[i*fuseChunk : i*fuseChunk+fill]
+			row := s.rows[i*fuseRow : i*fuseRow+fill]
 			for k := range row {
 				row[k] = T(nd.scalar)
 			}
@@ -220,7 +239,7 @@ func evalChunk[T fnum](g *fusedGroup, leaves []*literal.Literal, views [][]T, s 
 	nseg := m / seg
 	for i := range g.nodes {
 		nd := &g.nodes[i]
-		own := s.rows[i*fuseChunk : i*fuseChunk+m]
+		own := s.rows[i*fuseRow : i*fuseRow+m]
 		if i == last && dst != nil {
 			own = dst
 		}
@@ -229,7 +248,7 @@ func evalChunk[T fnum](g *fusedGroup, leaves []*literal.Literal, views [][]T, s 
 		case fkNop:
 			continue
 		case fkScalar:
-			s.cur[i], s.uni[i] = s.rows[i*fuseChunk:i*fuseChunk+nseg], true
+			s.cur[i], s.uni[i] = s.rows[i*fuseRow:i*fuseRow+nseg], true
 			continue
 		case fkLeaf:
 			if v := views[i]; v != nil {
@@ -280,7 +299,7 @@ func evalChunk[T fnum](g *fusedGroup, leaves []*literal.Literal, views [][]T, s 
 	r := s.cur[last]
 	if s.uni[last] {
 		u := r
-		r = s.rows[last*fuseChunk : last*fuseChunk+m]
+		r = s.rows[last*fuseRow : last*fuseRow+m]
 		if dst != nil {
 			r = dst
 		}
@@ -429,11 +448,11 @@ func spread[T fnum](s *fuseScratch[T], nodes []fuseNode, i, m, seg int) {
 	if !s.uni[i] {
 		return
 	}
-	r := s.rows[i*fuseChunk : i*fuseChunk+m]
+	r := s.rows[i*fuseRow : i*fuseRow+m]
 	if nd := &nodes[i]; nd.kind == fkScalar {
 		if !s.full[i] {
 			v := T(nd.scalar)
-			row := s.rows[i*fuseChunk : (i+1)*fuseChunk]
+			row := s.rows[i*fuseRow : (i+1)*fuseRow]
 			for k := range row {
 				row[k] = v
 			}

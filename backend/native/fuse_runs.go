@@ -9,10 +9,11 @@ package native
 // chunker cuts chunks at multiples of a group's period.
 type chunker struct {
 	p, next int
+	max     int // the longest chunk (fusedGroup.chunkLen)
 }
 
 func newChunker(g *fusedGroup, c int) chunker {
-	k := chunker{p: g.period}
+	k := chunker{p: g.period, max: g.chunkLen()}
 	if k.p > 0 {
 		k.next = (c/k.p + 1) * k.p
 	}
@@ -20,12 +21,12 @@ func newChunker(g *fusedGroup, c int) chunker {
 }
 
 // len returns the length m of the chunk at c (not below the chunk
-// before), at most fuseChunk and ending by end, and the length seg of its
+// before), at most k.max and ending by end, and the length seg of its
 // segments: runs of the period when it holds several whole ones (then
 // broadcast leaves are uniform per segment), else the chunk, which ends by
 // the next multiple of the period.
 func (k *chunker) len(c, end int) (m, seg int) {
-	m = min(fuseChunk, end-c)
+	m = min(k.max, end-c)
 	if k.p == 0 {
 		return m, m
 	}
