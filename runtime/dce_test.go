@@ -34,3 +34,23 @@ func TestEliminateDeadOps(t *testing.T) {
 		}
 	}
 }
+
+// An eager op's module (EagerModule: single ops and fused blocks) keeps
+// only what its results read: the transpose a lowering emitted for a
+// product that then reads the weight in place is gone.
+func TestEagerModuleDropsDeadOps(t *testing.T) {
+	w := &stablehlo.Value{Type: stablehlo.Tensor(dtype.F32, 3, 2)}
+	x := &stablehlo.Value{Type: stablehlo.Tensor(dtype.F32, 4, 2), Index: 1}
+	tr := stablehlo.NewOp("stablehlo.transpose", []*stablehlo.Value{w}, []stablehlo.Type{stablehlo.Tensor(dtype.F32, 2, 3)}, nil)
+	dot := stablehlo.NewOp("stablehlo.dot_general", []*stablehlo.Value{x, w}, []stablehlo.Type{stablehlo.Tensor(dtype.F32, 4, 3)}, nil)
+	blk := &stablehlo.Block{Args: []*stablehlo.Value{w, x}, Ops: []*stablehlo.Op{tr, dot}}
+	m := EagerModule(blk, dot.Results)
+	ops := m.Funcs[0].Body.Blocks[0].Ops
+	if len(ops) != 2 || ops[0] != dot || ops[1].Name != "func.return" {
+		names := []string{}
+		for _, op := range ops {
+			names = append(names, op.Name)
+		}
+		t.Fatalf("module ops %v, want the product and the return", names)
+	}
+}

@@ -210,6 +210,9 @@ func number(a any) aten.Value {
 // oneFuncModule wraps a block returning outs as the module's @main.
 func oneFuncModule(block *stablehlo.Block, outs []*stablehlo.Value) *stablehlo.Module {
 	block.Ops = append(block.Ops, stablehlo.NewOp("func.return", outs, nil, nil))
+	// what the ops' lowerings computed that nothing reads (the transpose
+	// of a weight a product then reads in place) is not run
+	eliminateDeadOps(block)
 	in := make([]stablehlo.Type, len(block.Args))
 	for i, a := range block.Args {
 		in[i] = a.Type
