@@ -162,31 +162,43 @@ func init() {
 
 	Register(Entry{Name: "aten::_log_softmax_backward_data", Kind: Lowered,
 		Schema: "_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor",
-		Lower: func(c *LowerCtx, a *Args) ([]Value, error) {
-			g, y := a.Tensor("grad_output"), a.Tensor("output")
-			dim := a.Int("dim")
-			in := a.DType("input_dtype")
-			if a.Err() != nil {
-				return nil, a.Err()
-			}
-			r := c.Rank(y)
-			d, err := canonDim(dim, max(r, 1))
-			if err != nil {
-				return nil, c.Errorf("_log_softmax_backward_data: %w", err)
-			}
-			// grad - exp(output) · Σ grad over dim
-			w := OpMath(c.DType(y))
-			gw, yw := c.Convert(g, w), c.Convert(y, w)
-			s := gw
-			if r > 0 {
-				s = c.BroadcastTo(c.Reshape(c.Reduce(gw, []int64{int64(d)}, "add", 0), keptShape(c.Shape(y), []int64{int64(d)}, true)), c.Shape(y))
-			}
-			return one(c.Convert(sub(c, gw, mul(c, c.Unary("exponential", yw), s)), in)), nil
-		}})
+		Lower: softmaxBackward("_log_softmax_backward_data",
+			func(c *LowerCtx, g, y *stablehlo.Value) *stablehlo.Value { return g },
+			func(c *LowerCtx, g, y, s *stablehlo.Value) *stablehlo.Value {
+				return sub(c, g, mul(c, c.Unary("exponential", y), s)) // grad - exp(output)·Σ grad
+			})})
 
 	Register(Entry{Name: "aten::nll_loss_backward", Kind: Lowered,
 		Schema: "nll_loss_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight) -> Tensor",
 		Lower:  lowerNLLLossBackward})
+}
+
+// softmaxBackward lowers a softmax's or log-softmax's backward (grad_output,
+// output, dim, input_dtype): in the output's op-math dtype, result(g, y, s)
+// with s the sum of summand(g, y) over dim, kept and broadcast back, and
+// the result in input_dtype.
+func softmaxBackward(name string, summand func(c *LowerCtx, g, y *stablehlo.Value) *stablehlo.Value,
+	result func(c *LowerCtx, g, y, s *stablehlo.Value) *stablehlo.Value) LowerFunc {
+	return func(c *LowerCtx, a *Args) ([]Value, error) {
+		g, y := a.Tensor("grad_output"), a.Tensor("output")
+		dim := a.Int("dim")
+		in := a.DType("input_dtype")
+		if a.Err() != nil {
+			return nil, a.Err()
+		}
+		r := c.Rank(y)
+		d, err := canonDim(dim, max(r, 1))
+		if err != nil {
+			return nil, c.Errorf("%s: %w", name, err)
+		}
+		w := OpMath(c.DType(y))
+		gw, yw := c.Convert(g, w), c.Convert(y, w)
+		s := summand(c, gw, yw)
+		if r > 0 {
+			s = c.BroadcastTo(c.Reshape(c.Reduce(s, []int64{int64(d)}, "add", 0), keptShape(c.Shape(y), []int64{int64(d)}, true)), c.Shape(y))
+		}
+		return one(c.Convert(result(c, gw, yw, s), in)), nil
+	}
 }
 
 // lowerNLLLossBackward: the gradient of nll_loss over self ([N, C] or

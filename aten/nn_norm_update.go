@@ -1,6 +1,9 @@
 package aten
 
-import "github.com/torchtpu/torchtpu/dtype"
+import (
+	"github.com/torchtpu/torchtpu/dtype"
+	"github.com/torchtpu/torchtpu/stablehlo"
+)
 
 // _batch_norm_with_update (training batch norm that updates the running
 // statistics in place, what torch.export keeps for BatchNorm in training)
@@ -25,25 +28,9 @@ func init() {
 	}})
 	Register(Entry{Name: "aten::_softmax_backward_data", Kind: Lowered,
 		Schema: "_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor",
-		Lower: func(c *LowerCtx, a *Args) ([]Value, error) {
-			g, y := a.Tensor("grad_output"), a.Tensor("output")
-			dim := a.Int("dim")
-			in := a.DType("input_dtype")
-			if a.Err() != nil {
-				return nil, a.Err()
-			}
-			r := c.Rank(y)
-			d, err := canonDim(dim, max(r, 1))
-			if err != nil {
-				return nil, c.Errorf("_softmax_backward_data: %w", err)
-			}
-			w := OpMath(c.DType(y))
-			gw, yw := c.Convert(g, w), c.Convert(y, w)
-			gy := c.Binary("multiply", gw, yw)
-			if r == 0 {
-				return one(c.Convert(c.Binary("multiply", yw, c.Binary("subtract", gw, gy)), in)), nil
-			}
-			s := c.BroadcastTo(c.Reshape(c.Reduce(gy, []int64{int64(d)}, "add", 0), keptShape(c.Shape(y), []int64{int64(d)}, true)), c.Shape(y))
-			return one(c.Convert(c.Binary("multiply", yw, c.Binary("subtract", gw, s)), in)), nil
-		}})
+		Lower: softmaxBackward("_softmax_backward_data",
+			func(c *LowerCtx, g, y *stablehlo.Value) *stablehlo.Value { return c.Binary("multiply", g, y) },
+			func(c *LowerCtx, g, y, s *stablehlo.Value) *stablehlo.Value {
+				return c.Binary("multiply", y, c.Binary("subtract", g, s)) // output·(grad - Σ grad·output)
+			})})
 }

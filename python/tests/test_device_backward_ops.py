@@ -58,6 +58,8 @@ def _cases(dtype: torch.dtype) -> list[tuple[str, Callable[..., Any], tuple[torc
         ("mse_loss_backward none", lambda g, x, t: aten.mse_loss_backward(g, x, t, 0), (g, x, g.flip(0))),
         ("_log_softmax_backward_data",
          lambda g, y: aten._log_softmax_backward_data(g, y, 1, dtype), (g, torch.log_softmax(x.float(), 1).to(dtype))),
+        ("_softmax_backward_data",
+         lambda g, y: aten._softmax_backward_data(g, y, 1, dtype), (g, torch.softmax(x.float(), 1).to(dtype))),
         ("nll_loss_backward 1-D", lambda go, lp, t, tw: aten.nll_loss_backward(go, lp, t, None, 1, -100, tw),
          (torch.tensor(0.5).to(dtype), logp[0], torch.tensor(4), torch.tensor(1.0).to(dtype))),
     ]
