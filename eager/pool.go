@@ -105,7 +105,8 @@ func (p *bytePool) release(b *Buffer, after uint64) {
 
 // reclaim takes back the bytes of the released buffers whose last task is
 // done (done is the number of the last task finished: every task up to it
-// is over, and its writes are seen here) and drops the others' bytes.
+// is over, and its writes are seen here); bytes the pool did not make are
+// left to the collector, and buffers whose last task is still queued wait.
 func (p *bytePool) reclaim(done uint64) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
