@@ -184,9 +184,10 @@ func mvTake(env Env, op *stablehlo.Op, dt dtype.DType, shape []int64) (*literal.
 	return l, nil
 }
 
-// mvNewEnv is mvNew taking the buffer from env's arena.
+// mvNewEnv is mvNew taking the buffer from env's arena, not cleared: its
+// callers (transpose, dynamic_slice, concatenate) write every element.
 func mvNewEnv(env Env, op *stablehlo.Op, dt dtype.DType, shape []int64) (*literal.Literal, error) {
-	l, err := newResult(env, dt, shape)
+	l, err := takeResult(env, dt, shape)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", op.Name, err)
 	}

@@ -22,7 +22,7 @@ type reducePlan struct {
 	out    []int64 // result shape
 	groups int
 	size   int
-	idx    []int // nil when the reduced dims are the innermost, in order
+	idx    []int // nil when the reduced dims are the innermost, in order, or leading (cols > 0)
 	// rows, cols > 0: a sum over the leading dims (a bias gradient),
 	// folded row by row into a vector of column sums (sumLeadingF32)
 	rows, cols int
@@ -54,8 +54,11 @@ func reduceF32Planned(env Env, op *stablehlo.Op, in []Value) ([]Value, bool) {
 	if err != nil {
 		return nil, false
 	}
-	if p.cols > 0 && sumLeadingF32(x, init, out, p.rows, p.cols) {
-		return []Value{out}, true
+	if p.cols > 0 {
+		if sumLeadingF32(x, init, out, p.rows, p.cols) {
+			return []Value{out}, true
+		}
+		return nil, false
 	}
 	if !reduceF32(p.kind, x, init, out, p.groups, p.size, p.idx) {
 		return nil, false
@@ -88,9 +91,10 @@ func reducePlanFor(op *stablehlo.Op, shape []int64) *reducePlan {
 	}
 	p := &reducePlan{shape: slices.Clone(shape), kind: kind, out: out, groups: elemCount(out), size: size}
 	if !identityPerm(perm) {
-		p.idx = permutedIndex(shape, perm)
 		if rows, cols, ok := leadingDims(shape, dims); ok && kind == foldAdd && rows > 0 && cols > 0 {
-			p.rows, p.cols = rows, cols
+			p.rows, p.cols = rows, cols // no index to keep
+		} else {
+			p.idx = permutedIndex(shape, perm)
 		}
 	}
 	reducePlans.put(op, p)
