@@ -40,6 +40,10 @@ func scalarLike(c *LowerCtx, a *Args, name string, x *stablehlo.Value) *stablehl
 	return c.ScalarFull(a.Scalar(name), c.DType(x), c.Shape(x))
 }
 
+// C's M_SQRT2, M_SQRT1_2 and M_2_SQRTPI, as PyTorch's kernels and decompositions combine
+// them in double (variables: each product rounds as it does there)
+var mSqrt2, mSqrtHalf, m2SqrtPi = 1.41421356237309504880, 0.70710678118654752440, 1.12837916709551257390
+
 func mul(c *LowerCtx, a, b *stablehlo.Value) *stablehlo.Value { return c.Binary("multiply", a, b) }
 func add(c *LowerCtx, a, b *stablehlo.Value) *stablehlo.Value { return c.Binary("add", a, b) }
 func sub(c *LowerCtx, a, b *stablehlo.Value) *stablehlo.Value { return c.Binary("subtract", a, b) }
@@ -51,7 +55,7 @@ func init() {
 			switch approx {
 			case "tanh":
 				// PyTorch's GeluBackwardKernelImpl, tanh approximation
-				kBeta := math.Sqrt2 * (2 / math.Sqrt(math.Pi)) * 0.5
+				kBeta := mSqrt2 * m2SqrtPi * 0.5
 				const kKappa = 0.044715
 				xSq := mul(c, x, x)
 				xCube := mul(c, xSq, x)
@@ -65,8 +69,10 @@ func init() {
 				rightD := mul(c, mul(c, left, tanhD), innerD)
 				return mul(c, g, add(c, leftD, rightD))
 			case "none", "":
-				kAlpha := 1 / math.Sqrt2
-				kBeta := (2 / math.Sqrt(math.Pi)) * (1 / math.Sqrt2) * 0.5
+				// the op order of PyTorch's decomposition, whose chain the
+				// native backend runs as one vector loop
+				kAlpha := mSqrtHalf
+				kBeta := m2SqrtPi * mSqrtHalf * 0.5
 				cdf := scale(c, add(c, c.Like(x, 1), c.Chlo("erf", scale(c, x, kAlpha))), 0.5)
 				pdf := scale(c, c.Unary("exponential", scale(c, mul(c, x, x), -0.5)), kBeta)
 				return mul(c, g, add(c, cdf, mul(c, x, pdf)))

@@ -111,6 +111,16 @@ func foldChains(nodes []fuseNode) {
 			}
 			continue
 		}
+		if g, x, inner, ok := geluBackwardChain(nodes, refs, i); ok {
+			// the exact GELU's backward (an MLP with nn.GELU() in
+			// training): 11 ops of two inputs, the gradient and x
+			*nd = fuseNode{kind: fkBinary, dt: dtype.F32, args: [4]int{g, x}, name: "gelu_backward",
+				v2: vmath.GELUBackwardRow, bin: geluBackward64}
+			for _, j := range inner {
+				nodes[j].kind = fkNop
+			}
+			continue
+		}
 		if g, x, inner, ok := geluTanhBackwardChain(nodes, refs, i); ok {
 			// the tanh-approximate GELU's backward (GPT-2's MLP in
 			// training): 21 ops of two inputs, the gradient and x
@@ -296,6 +306,81 @@ func (m chainMatch) geluTanhBackwardSum(sum, g, x, t int) ([]int, bool) {
 		}
 	}
 	return nil, false
+}
+
+// geluBackward64 is vmath.GELUBackward of f32 values in float64.
+func geluBackward64(g, x float64) float64 {
+	return float64(vmath.GELUBackward(float32(g), float32(x)))
+}
+
+// geluBackwardChain matches node i as the exact GELU's backward of the
+// gradient g at the input x, as PyTorch's decomposition and aten's
+// lowering of gelu_backward give it:
+//
+//	cdf = (erf(x·Rsqrt2) + 1)·0.5   pdf = exp((x·x)·-0.5)·KB
+//	i = g·(cdf + x·pdf)
+//
+// each multiply and add in either operand order, every intermediate read
+// once. Only x reaches the chain's inner nodes, so their order decides no
+// NaN's payload; where g and x are both NaN the vector loop returns g's,
+// so a root that reads the sum first is left as it is. It returns g, x
+// and the nodes that i replaces.
+func geluBackwardChain(nodes []fuseNode, refs []int, i int) (g, x int, inner []int, ok bool) {
+	if !foldGELUBackward {
+		return 0, 0, nil, false
+	}
+	m := chainMatch{nodes, refs}
+	if root := &nodes[i]; root.kind != fkBinary || root.name != "stablehlo.multiply" || root.dt != dtype.F32 {
+		return 0, 0, nil, false
+	}
+	g, sum := m.arg(i, 0), m.arg(i, 1)
+	if !m.is(sum, "stablehlo.add", 1) {
+		return 0, 0, nil, false
+	}
+	for _, o := range operandOrders {
+		cdf, xp := m.arg(sum, o[0]), m.arg(sum, o[1])
+		c1, ok := m.by(cdf, 0.5, 1)
+		if !ok {
+			continue
+		}
+		e, ok := m.plus(c1, 1)
+		if !ok || !m.unary(e, "chlo.erf") {
+			continue
+		}
+		t1 := m.arg(e, 0)
+		x, ok := m.by(t1, vmath.Rsqrt2, 1)
+		if !ok || !m.is(xp, "stablehlo.multiply", 1) {
+			continue
+		}
+		for _, o := range operandOrders {
+			if m.arg(xp, o[0]) != x {
+				continue
+			}
+			pdf := m.arg(xp, o[1])
+			ex, ok := m.by(pdf, vmath.GELUKB, 1)
+			if !ok || !m.unary(ex, "stablehlo.exponential") {
+				continue
+			}
+			t2 := m.arg(ex, 0)
+			xx, ok := m.by(t2, -0.5, 1)
+			if !ok || !m.square(xx, x) || g == x {
+				continue
+			}
+			return g, x, []int{sum, cdf, c1, e, t1, xp, pdf, ex, t2, xx}, true
+		}
+	}
+	return 0, 0, nil, false
+}
+
+// foldGELUBackward switches the fold of geluBackwardChain (tests compare
+// both).
+var foldGELUBackward = true
+
+// unary reports whether node j is the f32 op name of one operand, read
+// once.
+func (m chainMatch) unary(j int, name string) bool {
+	nd := &m.nodes[j]
+	return nd.kind == fkUnary && nd.name == name && nd.dt == dtype.F32 && m.refs[j] == 1
 }
 
 // chainMatch holds a group's nodes and how many times each is read, for

@@ -5,6 +5,40 @@ package native
 // writes) and op by op; the results must be the same bytes, on every run of
 // the planned executable (the arena is reused).
 var fuseModules = map[string]string{
+	// the exact GELU's backward as PyTorch's decomposition gives it
+	// (geluBackwardChain: one vector loop), and the same chain with the
+	// root reading the sum first (left unfolded: where g and x are both
+	// NaN the op returns the sum's NaN); rows of 1000, partial vectors
+	"gelubwd": `func.func @main(%g: tensor<2x1000xf32>, %x: tensor<2x1000xf32>) -> (tensor<2x1000xf32>, tensor<2x1000xf32>) {
+  %ka = stablehlo.constant dense<0.707106769> : tensor<2x1000xf32>
+  %half = stablehlo.constant dense<0.5> : tensor<2x1000xf32>
+  %one = stablehlo.constant dense<1.0> : tensor<2x1000xf32>
+  %nh = stablehlo.constant dense<-0.5> : tensor<2x1000xf32>
+  %kb = stablehlo.constant dense<0.398942292> : tensor<2x1000xf32>
+  %0 = stablehlo.multiply %x, %ka : tensor<2x1000xf32>
+  %1 = chlo.erf %0 : tensor<2x1000xf32> -> tensor<2x1000xf32>
+  %2 = stablehlo.add %one, %1 : tensor<2x1000xf32>
+  %3 = stablehlo.multiply %half, %2 : tensor<2x1000xf32>
+  %4 = stablehlo.multiply %x, %x : tensor<2x1000xf32>
+  %5 = stablehlo.multiply %4, %nh : tensor<2x1000xf32>
+  %6 = stablehlo.exponential %5 : tensor<2x1000xf32>
+  %7 = stablehlo.multiply %kb, %6 : tensor<2x1000xf32>
+  %8 = stablehlo.multiply %x, %7 : tensor<2x1000xf32>
+  %9 = stablehlo.add %3, %8 : tensor<2x1000xf32>
+  %10 = stablehlo.multiply %g, %9 : tensor<2x1000xf32>
+  %b0 = stablehlo.multiply %x, %ka : tensor<2x1000xf32>
+  %b1 = chlo.erf %b0 : tensor<2x1000xf32> -> tensor<2x1000xf32>
+  %b2 = stablehlo.add %b1, %one : tensor<2x1000xf32>
+  %b3 = stablehlo.multiply %b2, %half : tensor<2x1000xf32>
+  %b4 = stablehlo.multiply %x, %x : tensor<2x1000xf32>
+  %b5 = stablehlo.multiply %b4, %nh : tensor<2x1000xf32>
+  %b6 = stablehlo.exponential %b5 : tensor<2x1000xf32>
+  %b7 = stablehlo.multiply %b6, %kb : tensor<2x1000xf32>
+  %b8 = stablehlo.multiply %b7, %x : tensor<2x1000xf32>
+  %b9 = stablehlo.add %b8, %b3 : tensor<2x1000xf32>
+  %b10 = stablehlo.multiply %b9, %g : tensor<2x1000xf32>
+  return %10, %b10 : tensor<2x1000xf32>, tensor<2x1000xf32>
+}`,
 	// selects whose predicate is uniform while a branch is a row
 	// (selectUniformPred): lerp's |w| < 0.5 on a Python number over
 	// several chunks, a predicate per row (segments of 1500), a bool

@@ -155,6 +155,21 @@ func TestFusionMatchesInterpreter(t *testing.T) {
 			if want := map[bool]int{true: 8}[name == "planes" && simdRows && planesEnabled]; name == "planes" && perPlane != want {
 				t.Errorf("planes: %d groups run per plane, want %d", perPlane, want)
 			}
+			if name == "gelubwd" {
+				folded := 0
+				for _, st := range ep.steps {
+					if st.group != nil {
+						for _, nd := range st.group.nodes {
+							if nd.name == "gelu_backward" {
+								folded++
+							}
+						}
+					}
+				}
+				if folded != 1 {
+					t.Errorf("gelubwd: %d chains run as gelu_backward's loop, want 1 (the one whose root reads g first)", folded)
+				}
+			}
 			if name == "transpose" && len(ep.steps) != 1 {
 				t.Errorf("transpose: %d steps, want the transposes inlined in one group", len(ep.steps))
 			}

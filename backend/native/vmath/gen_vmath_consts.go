@@ -18,6 +18,7 @@ const (
 	vmRsqrt2  = float32(0.70710677)
 	vmGeluK1  = float32(0.044715)
 	vmGeluK2  = float32(0.7978846)
+	vmGeluKB  = float32(0.3989423)
 )
 
 var vmExpP = [...]float32{0.5, 0.16666666, 0.04166627, 0.00833343, 0.0013946021, 0.00019826496}

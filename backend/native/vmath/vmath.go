@@ -247,6 +247,25 @@ func GELUTanhBackwardRow(d, g, x []float32) {
 	vrow2(vkGELUTanhBackward, GELUTanhBackward, d, g, x)
 }
 
+// GELUBackward is the exact GELU's backward of the gradient g at x,
+// g·(cdf + x·pdf) with cdf = (1 + erf(x·Rsqrt2))·0.5 and pdf =
+// exp((x·x)·-0.5)·KB, each op rounding as it does alone (PyTorch's
+// decomposition and aten's lowering of gelu_backward). A NaN g gives
+// its own NaN, quieted (g is the last multiply's first source); any
+// other NaN comes from x alone.
+func GELUBackward(g, x float32) float32 {
+	if g != g {
+		return math.Float32frombits(math.Float32bits(g) | 1<<22)
+	}
+	cdf := float32(float32(Erf(float32(x*vmRsqrt2))+1) * 0.5)
+	pdf := float32(Exp(float32(float32(x*x)*-0.5)) * vmGeluKB)
+	return g * float32(cdf+float32(x*pdf))
+}
+
+// GELUBackwardRow is GELUBackward over rows: d[i] = GELUBackward(g[i],
+// x[i]) (one vector loop for the 11 ops; d may be g or x).
+func GELUBackwardRow(d, g, x []float32) { vrow2(vkGELUBackward, GELUBackward, d, g, x) }
+
 // Abs is |x| (the sign bit cleared, as the float64 form does).
 func Abs(x float32) float32 { return math.Float32frombits(math.Float32bits(x) &^ (1 << 31)) }
 
@@ -299,6 +318,7 @@ const (
 	Rsqrt2 = vmRsqrt2 // 1/√2, the scale of GELU's erf argument
 	GELUK1 = vmGeluK1 // 0.044715, the cube's factor in GELUTanhIn
 	GELUK2 = vmGeluK2 // √(2/π), the scale of GELUTanhIn's tanh argument
+	GELUKB = vmGeluKB // 1/√(2π), the scale of the exact GELU backward's pdf
 )
 
 // Lanes is the width of the vector loops the rows run: 16 (AVX-512), 8
@@ -321,6 +341,7 @@ const (
 	vkGELUTanhIn
 	vkSqrt
 	vkGELUTanhBackward // of two inputs (vrow2)
+	vkGELUBackward     // of two inputs (vrow2)
 )
 
 // vrow runs kernel k over the whole vectors of x, and f over the rest.

@@ -80,6 +80,12 @@ func vgelutanhin8(d, x *float32, n int)
 func vhardswish8(d, x *float32, n int)
 
 //go:noescape
+func vgelubwd16(d, a, b *float32, n int)
+
+//go:noescape
+func vgelubwd8(d, a, b *float32, n int)
+
+//go:noescape
 func vgelutanhbwd16(d, a, b *float32, n int)
 
 //go:noescape
@@ -184,7 +190,7 @@ func vloops(k int, d, x []float32) int {
 // b into d (all of d's length) and returns how many elements it did.
 func vloops2(k int, d, a, b []float32) int {
 	lanes := vmathLanes
-	if lanes == 0 || k != vkGELUTanhBackward {
+	if lanes == 0 || (k != vkGELUTanhBackward && k != vkGELUBackward) {
 		return 0
 	}
 	n := len(d) &^ (lanes - 1)
@@ -192,9 +198,14 @@ func vloops2(k int, d, a, b []float32) int {
 		return 0
 	}
 	_, _, _ = d[n-1], a[n-1], b[n-1]
-	if lanes == 16 {
+	switch {
+	case k == vkGELUBackward && lanes == 16:
+		vgelubwd16(&d[0], &a[0], &b[0], n)
+	case k == vkGELUBackward:
+		vgelubwd8(&d[0], &a[0], &b[0], n)
+	case lanes == 16:
 		vgelutanhbwd16(&d[0], &a[0], &b[0], n)
-	} else {
+	default:
 		vgelutanhbwd8(&d[0], &a[0], &b[0], n)
 	}
 	return n

@@ -251,3 +251,92 @@ func TestGELUTanhBackwardRowBits(t *testing.T) {
 		checkGELUTanhBackward(t, g, x)
 	})
 }
+
+// geluBackwardOps is the exact GELU's backward of rows g and x as its ops
+// compute it one by one (each a float32 row, the graph's operand order,
+// NaNs as x86 picks them, the erf and exp rows of package vmath), node by
+// node of PyTorch's decomposition (and aten's lowering).
+func geluBackwardOps(g, x []float32) []float32 {
+	mul := func(a, b float32) float32 { return x86NaN(a, b, float32(a*b)) }
+	add := func(a, b float32) float32 { return x86NaN(a, b, float32(a+b)) }
+	n := len(x)
+	e, p := make([]float32, n), make([]float32, n)
+	for i, v := range x {
+		e[i] = mul(v, vmRsqrt2)
+		p[i] = mul(mul(v, v), -0.5)
+	}
+	ErfRow(e, e)
+	ExpRow(p, p)
+	out := make([]float32, n)
+	for i, v := range x {
+		cdf := mul(add(e[i], 1), 0.5)
+		pdf := mul(p[i], vmGeluKB)
+		out[i] = mul(g[i], add(cdf, mul(v, pdf)))
+	}
+	return out
+}
+
+// TestGELUBackwardRowBits compares the one-loop backward of the exact
+// GELU (the row, in place over g and over x, and the scalar form) with
+// its ops one by one, bit for bit, NaN payloads included: every pair of
+// special and ordinary values at every lane position of rows of 0 to 40
+// elements, and random values, for each loop width.
+func TestGELUBackwardRowBits(t *testing.T) {
+	nan := float32(math.NaN())
+	inf := float32(math.Inf(1))
+	vals := []float32{nan, -nan, math.Float32frombits(0x7fc00042), math.Float32frombits(0xffc01234),
+		math.Float32frombits(0x7f800001), math.Float32frombits(0xff812345), inf, -inf, 0, float32(math.Copysign(0, -1)),
+		math.Float32frombits(1), -math.Float32frombits(1), 0x1p-126, -0x1p-126, 1e-20, -1e-20, 0.7, -0.7, 1.1, -1.1,
+		3.2, -3.2, 5, -5, 9.5, -9.5, 13.2, -13.3, 14, -14, 20, -20, 6e12, -6e12, 3e38, -3e38, 1, -1, 0.5, -3.25}
+	check := func(t *testing.T, g, x []float32) {
+		t.Helper()
+		n := len(x)
+		want := geluBackwardOps(g, x)
+		got := make([]float32, n)
+		GELUBackwardRow(got, g, x)
+		inG, inX := append([]float32(nil), g...), append([]float32(nil), x...)
+		GELUBackwardRow(inG, inG, x)
+		GELUBackwardRow(inX, g, inX)
+		for i := range x {
+			w := math.Float32bits(want[i])
+			for _, r := range []struct {
+				name string
+				v    float32
+			}{{"scalar", GELUBackward(g[i], x[i])}, {"row", got[i]}, {"in place over g", inG[i]}, {"in place over x", inX[i]}} {
+				if math.Float32bits(r.v) != w {
+					t.Fatalf("gelu_backward(%g (%#x), %g (%#x)) = %g (bits %#x, %s of %d, lane %d, %d lanes), the ops one by one give %g (%#x)",
+						g[i], math.Float32bits(g[i]), x[i], math.Float32bits(x[i]), r.v, math.Float32bits(r.v), r.name, n, i, vmathLanes, want[i], w)
+				}
+			}
+		}
+	}
+	forLanes(t, func(t *testing.T) {
+		for n := 0; n <= 40; n++ {
+			for og := range vals {
+				for ox := range vals {
+					if n == 0 && (og > 0 || ox > 0) {
+						continue
+					}
+					g, x := make([]float32, n), make([]float32, n)
+					for i := range x {
+						g[i], x[i] = vals[(og+i)%len(vals)], vals[(ox+i)%len(vals)]
+					}
+					check(t, g, x)
+				}
+			}
+		}
+		rng := rand.New(rand.NewSource(2))
+		g, x := make([]float32, 1<<14+13), make([]float32, 1<<14+13)
+		for i := range x {
+			switch i % 4 {
+			case 0: // an MLP's activations and gradients
+				g[i], x[i] = float32(rng.NormFloat64()*1e-3), float32(rng.NormFloat64()*2)
+			case 1:
+				g[i], x[i] = float32(rng.NormFloat64()), float32(rng.NormFloat64()*6)
+			default: // any bit patterns
+				g[i], x[i] = math.Float32frombits(rng.Uint32()), math.Float32frombits(rng.Uint32())
+			}
+		}
+		check(t, g, x)
+	})
+}

@@ -58,7 +58,11 @@ var scalars = []constant{
 	// HuggingFace's gelu_new round them: 0.044715 and sqrt(2/pi)
 	{name: "GeluK1", val: float32(0.044715), scalar: true},
 	{name: "GeluK2", val: float32(math.Sqrt(2 / math.Pi)), scalar: true},
+	// the exact GELU's backward: the pdf's 1/√(2π) as PyTorch's formula
+	// computes it in double (M_2_SQRTPI · M_SQRT1_2 · 0.5), rounded
+	{name: "GeluKB", val: geluKB(), scalar: true},
 	{name: "Half", val: 0.5},
+	{name: "NegHalf", val: -0.5},
 	{name: "Zero", val: 0},
 	{name: "One", val: 1},
 	{name: "Two", val: 2},
@@ -118,4 +122,11 @@ func writeGoConsts(w io.Writer) {
 		}
 		fmt.Fprintln(w, "}")
 	}
+}
+
+// geluKB is M_2_SQRTPI · M_SQRT1_2 · 0.5 in float64 steps, rounded to
+// float32 (the constant of PyTorch's GELU backward and its decomposition).
+func geluKB() float32 {
+	twoSqrtPi, sqrtHalf := 1.12837916709551257390, 0.70710678118654752440
+	return float32(twoSqrtPi * sqrtHalf * 0.5)
 }

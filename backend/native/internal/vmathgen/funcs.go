@@ -31,6 +31,27 @@ var funcs = []fn{
 // register 11 and b in register 0 (kept unchanged, as for funcs).
 var binaryFuncs = []fn{
 	{"vgelutanhbwd", geluTanhBackwardBody},
+	{"vgelubwd", geluBackwardBody},
+}
+
+// geluBackwardBody is the exact GELU's backward of the gradient g at x,
+// each step rounding as the ops of PyTorch's decomposition do one by one
+// (g·(cdf + x·pdf), cdf = (1 + erf(x·Rsqrt2))·0.5, pdf = exp((x·x)·-0.5)·KB;
+// the first source of each op as the graph orders it, g that of the last).
+func geluBackwardBody(e *emitter) reg {
+	const g, t, c = 11, 10, 12
+	e.mulc(0, "Rsqrt2", t) // x·Rsqrt2
+	q := erfOf(e, t)       // erf, register 2 (1-9 scratch)
+	e.addc(q, "One", c)    // erf + 1
+	e.mulc(c, "Half", c)   // cdf
+	e.mul(0, 0, t)         // x·x
+	e.mulc(t, "NegHalf", t)
+	p := expOf(e, t)       // exp, register 2 (1-6 scratch)
+	e.mulc(p, "GeluKB", p) // pdf
+	e.mul(0, p, p)         // x·pdf
+	e.add(c, p, p)         // cdf + x·pdf
+	e.mul(g, p, p)         // g·(...)
+	return p
 }
 
 // expCore sets q and n with exp(a) = 2^n (1 + q), a clamped to [ExpLo,
