@@ -28,40 +28,7 @@ func reduceLeadingCols(name string, input, init, out *literal.Literal, rows, col
 	}
 	switch d {
 	case dtype.F32:
-		f := map[foldKind]func(a, x float32) float32{foldAdd: func(a, x float32) float32 { return a + x },
-			foldMul: func(a, x float32) float32 { return a * x }, foldMax: max32, foldMin: min32}[k]
-		if f == nil || len(init.Data) < 4 {
-			return false
-		}
-		src, res := f32View(input.Data), make([]float32, cols)
-		start := f32View(init.Data)[0]
-		if rows == 0 {
-			start = quiet32(start)
-		}
-		colsParallel(rows, cols, func(lo, hi int) {
-			acc := res[lo:hi]
-			for j := range acc {
-				acc[j] = start
-			}
-			for r := 0; r < rows; r++ {
-				row := src[r*cols+lo : r*cols+hi]
-				if k == foldAdd {
-					for j, x := range row {
-						if v := acc[j]; v == v { // a NaN sum keeps the first NaN
-							acc[j] = v + x
-						}
-					}
-					continue
-				}
-				for j, x := range row {
-					acc[j] = f(acc[j], x)
-				}
-			}
-		})
-		dst, store := f32Out(out.Data)
-		copy(dst, res)
-		store()
-		return true
+		return leadingColsF32(k, input, init, out, rows, cols)
 	case dtype.F64:
 		f := floatFold(k, d)
 		if f == nil || len(init.Data) < 8 {
@@ -101,24 +68,46 @@ func reduceLeadingCols(name string, input, init, out *literal.Literal, rows, col
 	return false
 }
 
-// sumLeadingF32 sums the rows of x, a float32 [rows, cols] (rows > 0),
-// from init into out's cols elements: a vector add of each row into the
-// column sums (addCols32), columns shared out among threads. The sums
-// are those of reduceLeadingCols, bit for bit.
-func sumLeadingF32(x, init, out *literal.Literal, rows, cols int) bool {
-	src := f32View(x.Data)
+// leadingColsF32 is reduceLeadingCols for float32 (the planned reduce's
+// sums over leading dims too): each row folded into the column
+// accumulators, which are out's elements; a sum adds whole rows as
+// vectors (addCols32), columns shared out among threads.
+func leadingColsF32(k foldKind, input, init, out *literal.Literal, rows, cols int) bool {
+	var f func(a, x float32) float32 // nil: a sum
+	switch k {
+	case foldAdd:
+	case foldMul:
+		f = func(a, x float32) float32 { return a * x }
+	case foldMax:
+		f = max32
+	case foldMin:
+		f = min32
+	default:
+		return false
+	}
+	src := f32View(input.Data)
 	res, store := f32Out(out.Data)
-	if len(src) != rows*cols || len(res) != cols || len(init.Data) < 4 || rows <= 0 {
+	if len(src) != rows*cols || len(res) != cols || len(init.Data) < 4 {
 		return false
 	}
 	start := f32View(init.Data)[0]
+	if rows == 0 {
+		start = quiet32(start)
+	}
 	colsParallel(rows, cols, func(lo, hi int) {
 		acc := res[lo:hi]
 		for j := range acc {
 			acc[j] = start
 		}
 		for r := 0; r < rows; r++ {
-			addCols32(acc, src[r*cols+lo:r*cols+hi])
+			row := src[r*cols+lo : r*cols+hi]
+			if f == nil {
+				addCols32(acc, row)
+				continue
+			}
+			for j, x := range row {
+				acc[j] = f(acc[j], x)
+			}
 		}
 	})
 	store()

@@ -24,7 +24,7 @@ type reducePlan struct {
 	size   int
 	idx    []int // nil when the reduced dims are the innermost, in order, or leading (cols > 0)
 	// rows, cols > 0: a sum over the leading dims (a bias gradient),
-	// folded row by row into a vector of column sums (sumLeadingF32)
+	// folded row by row into a vector of column sums (leadingColsF32)
 	rows, cols int
 }
 
@@ -55,7 +55,7 @@ func reduceF32Planned(env Env, op *stablehlo.Op, in []Value) ([]Value, bool) {
 		return nil, false
 	}
 	if p.cols > 0 {
-		if sumLeadingF32(x, init, out, p.rows, p.cols) {
+		if leadingColsF32(foldAdd, x, init, out, p.rows, p.cols) {
 			return []Value{out}, true
 		}
 		return nil, false
