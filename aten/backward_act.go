@@ -2,6 +2,7 @@ package aten
 
 import (
 	"math"
+	"strings"
 
 	"github.com/torchtpu/torchtpu/dtype"
 	"github.com/torchtpu/torchtpu/stablehlo"
@@ -16,11 +17,8 @@ import (
 // actBackward registers an elementwise backward op of two tensors,
 // grad_output and x (the schema's second tensor), computed by fn.
 func actBackward(schema string, second string, fn func(c *LowerCtx, a *Args, g, x *stablehlo.Value) *stablehlo.Value) {
-	s, err := ParseSchema(schema)
-	if err != nil {
-		panic(err)
-	}
-	name := s.Name
+	name, _, _ := strings.Cut(schema, "(") // the schema itself is parsed when first used
+	name = "aten::" + name
 	Register(Entry{Name: name, Kind: Lowered, Schema: schema, Lower: func(c *LowerCtx, a *Args) ([]Value, error) {
 		ops := []Operand{a.Operand("grad_output"), a.Operand(second)}
 		if a.Err() != nil {
