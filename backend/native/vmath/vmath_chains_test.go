@@ -177,34 +177,80 @@ func geluTanhBackwardOps(g, x []float32) []float32 {
 	return out
 }
 
-// checkGELUTanhBackward compares the row form (into a new row and in
-// place over g and over x), the scalar form and the ops one by one, bit
-// for bit, NaN payloads included.
-func checkGELUTanhBackward(t *testing.T, g, x []float32) {
+// rowOf2 is a float32 function of two rows (gradient g and input x) in
+// its three forms: ops, its ops one by one (the reference), row, its one
+// loop, and scalar, its element form.
+type rowOf2 struct {
+	name   string
+	ops    func(g, x []float32) []float32
+	row    func(d, g, x []float32)
+	scalar func(g, x float32) float32
+}
+
+// check compares the row form (into a new row and in place over g and
+// over x), the scalar form and the ops one by one, bit for bit, NaN
+// payloads included.
+func (f rowOf2) check(t *testing.T, g, x []float32) {
 	t.Helper()
 	n := len(x)
-	want := geluTanhBackwardOps(g, x)
+	want := f.ops(g, x)
 	got := make([]float32, n)
-	GELUTanhBackwardRow(got, g, x)
+	f.row(got, g, x)
 	inG, inX := append([]float32(nil), g...), append([]float32(nil), x...)
-	GELUTanhBackwardRow(inG, inG, x)
-	GELUTanhBackwardRow(inX, g, inX)
+	f.row(inG, inG, x)
+	f.row(inX, g, inX)
 	for i := range x {
 		w := math.Float32bits(want[i])
-		if s := GELUTanhBackward(g[i], x[i]); math.Float32bits(s) != w {
-			t.Fatalf("gelu_tanh_backward(%g (%#x), %g (%#x)) = %g (bits %#x, scalar), the ops one by one give %g (%#x)",
-				g[i], math.Float32bits(g[i]), x[i], math.Float32bits(x[i]), s, math.Float32bits(s), want[i], w)
+		if s := f.scalar(g[i], x[i]); math.Float32bits(s) != w {
+			t.Fatalf("%s(%g (%#x), %g (%#x)) = %g (bits %#x, scalar), the ops one by one give %g (%#x)",
+				f.name, g[i], math.Float32bits(g[i]), x[i], math.Float32bits(x[i]), s, math.Float32bits(s), want[i], w)
 		}
 		for _, r := range []struct {
 			name string
 			v    float32
 		}{{"row", got[i]}, {"in place over g", inG[i]}, {"in place over x", inX[i]}} {
 			if math.Float32bits(r.v) != w {
-				t.Fatalf("gelu_tanh_backward(%g (%#x), %g (%#x)) = %g (bits %#x, %s of %d, lane %d, %d lanes), the ops one by one give %g (%#x)",
-					g[i], math.Float32bits(g[i]), x[i], math.Float32bits(x[i]), r.v, math.Float32bits(r.v), r.name, n, i, vmathLanes, want[i], w)
+				t.Fatalf("%s(%g (%#x), %g (%#x)) = %g (bits %#x, %s of %d, lane %d, %d lanes), the ops one by one give %g (%#x)",
+					f.name, g[i], math.Float32bits(g[i]), x[i], math.Float32bits(x[i]), r.v, math.Float32bits(r.v), r.name, n, i, vmathLanes, want[i], w)
 			}
 		}
 	}
+}
+
+// checkPairs runs f.check, for each loop width, on every pair of vals (g
+// and x) at every lane position of rows of 0 to 40 elements, and on rows
+// of random values from seed: an MLP's activations and gradients, and
+// any bit patterns.
+func (f rowOf2) checkPairs(t *testing.T, vals []float32, seed int64) {
+	forLanes(t, func(t *testing.T) {
+		for n := 0; n <= 40; n++ {
+			for og := range vals {
+				for ox := range vals {
+					if n == 0 && (og > 0 || ox > 0) {
+						continue
+					}
+					g, x := make([]float32, n), make([]float32, n)
+					for i := range x {
+						g[i], x[i] = vals[(og+i)%len(vals)], vals[(ox+i)%len(vals)]
+					}
+					f.check(t, g, x)
+				}
+			}
+		}
+		rng := rand.New(rand.NewSource(seed))
+		g, x := make([]float32, 1<<14+13), make([]float32, 1<<14+13)
+		for i := range x {
+			switch i % 4 {
+			case 0: // GPT-2's activations and gradients
+				g[i], x[i] = float32(rng.NormFloat64()*1e-3), float32(rng.NormFloat64()*2)
+			case 1:
+				g[i], x[i] = float32(rng.NormFloat64()), float32(rng.NormFloat64()*6)
+			default: // any bit patterns
+				g[i], x[i] = math.Float32frombits(rng.Uint32()), math.Float32frombits(rng.Uint32())
+			}
+		}
+		f.check(t, g, x)
+	})
 }
 
 // TestGELUTanhBackwardRowBits compares the one-loop backward of the
@@ -221,35 +267,7 @@ func TestGELUTanhBackwardRowBits(t *testing.T) {
 		math.Float32frombits(0x7f800001), math.Float32frombits(0xff812345), inf, -inf, 0, float32(math.Copysign(0, -1)),
 		math.Float32frombits(1), -math.Float32frombits(1), math.Float32frombits(0x007fffff), 0x1p-126, -0x1p-126,
 		1e-20, -1e-20, 0.7, -0.7, 1.1, -1.1, 3.2, -3.2, 5, -5, 9.5, -9.5, 20, -20, 6e12, -6e12, 3e38, -3e38, 1, -1, 0.5, -3.25}
-	forLanes(t, func(t *testing.T) {
-		for n := 0; n <= 40; n++ {
-			for og := range vals {
-				for ox := range vals {
-					if n == 0 && (og > 0 || ox > 0) {
-						continue
-					}
-					g, x := make([]float32, n), make([]float32, n)
-					for i := range x {
-						g[i], x[i] = vals[(og+i)%len(vals)], vals[(ox+i)%len(vals)]
-					}
-					checkGELUTanhBackward(t, g, x)
-				}
-			}
-		}
-		rng := rand.New(rand.NewSource(1))
-		g, x := make([]float32, 1<<14+13), make([]float32, 1<<14+13)
-		for i := range x {
-			switch i % 4 {
-			case 0: // GPT-2's activations and gradients
-				g[i], x[i] = float32(rng.NormFloat64()*1e-3), float32(rng.NormFloat64()*2)
-			case 1:
-				g[i], x[i] = float32(rng.NormFloat64()), float32(rng.NormFloat64()*6)
-			default: // any bit patterns
-				g[i], x[i] = math.Float32frombits(rng.Uint32()), math.Float32frombits(rng.Uint32())
-			}
-		}
-		checkGELUTanhBackward(t, g, x)
-	})
+	rowOf2{"gelu_tanh_backward", geluTanhBackwardOps, GELUTanhBackwardRow, GELUTanhBackward}.checkPairs(t, vals, 1)
 }
 
 // geluBackwardOps is the exact GELU's backward of rows g and x as its ops
@@ -288,55 +306,5 @@ func TestGELUBackwardRowBits(t *testing.T) {
 		math.Float32frombits(0x7f800001), math.Float32frombits(0xff812345), inf, -inf, 0, float32(math.Copysign(0, -1)),
 		math.Float32frombits(1), -math.Float32frombits(1), 0x1p-126, -0x1p-126, 1e-20, -1e-20, 0.7, -0.7, 1.1, -1.1,
 		3.2, -3.2, 5, -5, 9.5, -9.5, 13.2, -13.3, 14, -14, 20, -20, 6e12, -6e12, 3e38, -3e38, 1, -1, 0.5, -3.25}
-	check := func(t *testing.T, g, x []float32) {
-		t.Helper()
-		n := len(x)
-		want := geluBackwardOps(g, x)
-		got := make([]float32, n)
-		GELUBackwardRow(got, g, x)
-		inG, inX := append([]float32(nil), g...), append([]float32(nil), x...)
-		GELUBackwardRow(inG, inG, x)
-		GELUBackwardRow(inX, g, inX)
-		for i := range x {
-			w := math.Float32bits(want[i])
-			for _, r := range []struct {
-				name string
-				v    float32
-			}{{"scalar", GELUBackward(g[i], x[i])}, {"row", got[i]}, {"in place over g", inG[i]}, {"in place over x", inX[i]}} {
-				if math.Float32bits(r.v) != w {
-					t.Fatalf("gelu_backward(%g (%#x), %g (%#x)) = %g (bits %#x, %s of %d, lane %d, %d lanes), the ops one by one give %g (%#x)",
-						g[i], math.Float32bits(g[i]), x[i], math.Float32bits(x[i]), r.v, math.Float32bits(r.v), r.name, n, i, vmathLanes, want[i], w)
-				}
-			}
-		}
-	}
-	forLanes(t, func(t *testing.T) {
-		for n := 0; n <= 40; n++ {
-			for og := range vals {
-				for ox := range vals {
-					if n == 0 && (og > 0 || ox > 0) {
-						continue
-					}
-					g, x := make([]float32, n), make([]float32, n)
-					for i := range x {
-						g[i], x[i] = vals[(og+i)%len(vals)], vals[(ox+i)%len(vals)]
-					}
-					check(t, g, x)
-				}
-			}
-		}
-		rng := rand.New(rand.NewSource(2))
-		g, x := make([]float32, 1<<14+13), make([]float32, 1<<14+13)
-		for i := range x {
-			switch i % 4 {
-			case 0: // an MLP's activations and gradients
-				g[i], x[i] = float32(rng.NormFloat64()*1e-3), float32(rng.NormFloat64()*2)
-			case 1:
-				g[i], x[i] = float32(rng.NormFloat64()), float32(rng.NormFloat64()*6)
-			default: // any bit patterns
-				g[i], x[i] = math.Float32frombits(rng.Uint32()), math.Float32frombits(rng.Uint32())
-			}
-		}
-		check(t, g, x)
-	})
+	rowOf2{"gelu_backward", geluBackwardOps, GELUBackwardRow, GELUBackward}.checkPairs(t, vals, 2)
 }
