@@ -88,7 +88,7 @@ func sumResult(init, total float32, x []float32) float32 {
 	return t
 }
 
-// HasMax reports whether Max runs here (AVX-512; false in a purego
+// HasMax reports whether Max runs here (AVX2 or AVX-512; false in a purego
 // build).
 func HasMax() bool { return sumSIMDOK }
 

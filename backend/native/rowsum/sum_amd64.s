@@ -7,7 +7,7 @@
 // func sum64add(acc *[64]float32, x *float32, blocks int)
 // acc[j] += x[64b + j] for every block b < blocks and slot j < 64: four
 // accumulators of sixteen lanes, loaded, added to block by block, stored.
-TEXT ·sum64add(SB), NOSPLIT, $0-24
+TEXT ·sum64addZ(SB), NOSPLIT, $0-24
 	MOVQ acc+0(FP), DI
 	MOVQ x+8(FP), SI
 	MOVQ blocks+16(FP), CX
@@ -43,7 +43,7 @@ GLOBL vmNegInf<>(SB), RODATA|NOPTR, $4
 // accumulators of sixteen lanes (the last n%64 elements added under a
 // mask, the other lanes left as they are), then the same tree as total:
 // accumulators pairwise, lanes by halves. The masks are set once.
-TEXT ·sumRows32x(SB), NOSPLIT, $0-32
+TEXT ·sumRows32xZ(SB), NOSPLIT, $0-32
 	MOVQ x+0(FP), SI
 	MOVQ n+8(FP), CX
 	MOVQ rows+16(FP), R8
@@ -113,7 +113,7 @@ rdone:
 // d[r] = the maximum of row r of x (rows of n ≥ 1 elements end to end) in
 // sixteen lanes, the last n%16 masked to -Inf (the mask set once), and
 // nan[r] whether an element was NaN (then d[r] is not the fold's).
-TEXT ·maxRows32x(SB), NOSPLIT, $0-40
+TEXT ·maxRows32xZ(SB), NOSPLIT, $0-40
 	MOVQ x+0(FP), SI
 	MOVQ n+8(FP), CX
 	MOVQ rows+16(FP), R8

@@ -6,6 +6,17 @@ import (
 	"testing"
 )
 
+// forms runs f in each vector form the CPU has: the widest, then the
+// AVX2 one where AVX-512 runs (sum512 off).
+func forms(t *testing.T, f func(t *testing.T)) {
+	t.Run("widest", f)
+	if sum512 {
+		sum512 = false
+		defer func() { sum512 = true }()
+		t.Run("avx2", f)
+	}
+}
+
 // slotSum is init + Σ x in the slots' order, written out apart: element
 // i into slot i%64 in order, the four groups of 16 slots pairwise, then
 // the 16 lanes by halves.
@@ -30,7 +41,9 @@ func slotSum(init float32, x []float32) float32 {
 // TestSumSlots checks Sum and Slots against slotSum on rows of every
 // length up to 300, whole and in chunks of odd sizes, and that a NaN or
 // a -0 total falls back to the one-chain sum.
-func TestSumSlots(t *testing.T) {
+func TestSumSlots(t *testing.T) { forms(t, testSumSlots) }
+
+func testSumSlots(t *testing.T) {
 	r := rand.New(rand.NewPCG(43, 44))
 	for n := 0; n <= 300; n++ {
 		// the row inside a larger buffer, with numbers after it that a
@@ -67,7 +80,9 @@ func TestSumSlots(t *testing.T) {
 // TestRowsMatchOneRow checks SumRows and MaxRows against Sum and Max row
 // by row, for rows of 1 to 150 elements, blocks of 1 to 9 rows with
 // numbers after them, NaNs, infinities and a -0 start.
-func TestRowsMatchOneRow(t *testing.T) {
+func TestRowsMatchOneRow(t *testing.T) { forms(t, testRowsMatchOneRow) }
+
+func testRowsMatchOneRow(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	negz := float32(math.Copysign(0, -1))
 	for n := 1; n <= 150; n++ {
@@ -107,6 +122,69 @@ func TestRowsMatchOneRow(t *testing.T) {
 				if nan[k] != isNaN || !isNaN && math.Float32bits(got[k]) != math.Float32bits(m) {
 					t.Fatalf("n=%d rows=%d row %d: MaxRows %v %v, Max %v %v", n, rows, k, got[k], nan[k], m, isNaN)
 				}
+			}
+		}
+	}
+}
+
+// laneMax is the vector maximum written out apart: element i into lane
+// i%16 by x86's max (the second operand unless the first is greater),
+// then the lanes by halves, 8, 4, 2 and 1 apart.
+func laneMax(x []float32) float32 {
+	mx := func(a, b float32) float32 {
+		if a > b {
+			return a
+		}
+		return b
+	}
+	var l [16]float32
+	for j := range l {
+		l[j] = float32(math.Inf(-1))
+	}
+	for i, v := range x {
+		l[i%16] = mx(l[i%16], v)
+	}
+	for h := 8; h >= 1; h /= 2 {
+		for j := 0; j < h; j++ {
+			l[j] = mx(l[j], l[j+h])
+		}
+	}
+	return l[0]
+}
+
+// TestMaxLanes checks Max against laneMax, bit for bit, on rows of 8 to
+// 100 elements of mixed signed zeros and numbers, and its NaN flag.
+func TestMaxLanes(t *testing.T) { forms(t, testMaxLanes) }
+
+func testMaxLanes(t *testing.T) {
+	if !HasMax() {
+		t.Skip("no vector maximum on this CPU")
+	}
+	r := rand.New(rand.NewPCG(5, 6))
+	negz := float32(math.Copysign(0, -1))
+	for n := 8; n <= 100; n++ {
+		for trial := 0; trial < 4; trial++ {
+			buf := make([]float32, n+16)
+			for i := range buf {
+				switch r.IntN(4) {
+				case 0:
+					buf[i] = negz
+				case 1:
+					buf[i] = 0
+				default:
+					buf[i] = -float32(r.IntN(3)) // ties with the zeros
+				}
+			}
+			x := buf[:n]
+			if trial == 3 {
+				x[r.IntN(n)] = float32(math.NaN())
+			}
+			m, nan := Max(x)
+			if nan != (trial == 3) {
+				t.Fatalf("n=%d trial %d: NaN flag %v", n, trial, nan)
+			}
+			if want := laneMax(x); !nan && math.Float32bits(m) != math.Float32bits(want) {
+				t.Fatalf("n=%d trial %d: Max %v (%#x), want %v (%#x)", n, trial, m, math.Float32bits(m), want, math.Float32bits(want))
 			}
 		}
 	}
