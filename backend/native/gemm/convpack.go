@@ -34,7 +34,8 @@ const (
 	convPanelInts = 112
 )
 
-// HasConvGather reports whether PackConv runs on this CPU (AVX-512).
+// HasConvGather reports whether PackConv runs on this CPU for the active
+// kernel's panels (32 columns with AVX-512, 16 with AVX2).
 func HasConvGather() bool { return hasConvGather }
 
 // ConvCols is PackConv's table of columns [j0, j0+nb) of a geometry,
@@ -68,12 +69,13 @@ func (cc *ConvCols) Release() {
 var colTables = sync.Pool{New: func() any { return &ConvCols{t: make([]int32, convPanelInts*convMaxCols/32)} }}
 
 // PackConv packs rows [p0, p0+kb) × columns [j0, j0+nb) of the im2col
-// matrix of img in the BPacker layout with gathers, and reports whether it
-// did: false (nothing written) when the CPU has no gather kernel for
-// panels of nr columns or the geometry falls outside its tables. cols, if
+// matrix of img in the BPacker layout with gathers (or masked loads where
+// a half panel's positions are consecutive), and reports whether it did:
+// false (nothing written) when the CPU has no gather kernel for panels of
+// nr columns (32: AVX-512; 16: AVX2) or the geometry falls outside its tables. cols, if
 // not nil, is the table of g.Cols(j0, nb); another is ignored.
 func PackConv(dst, img []float32, g *ConvGeom, cols *ConvCols, nr, p0, kb, j0, nb int) bool {
-	if !hasConvGather || nr != 32 || !g.gatherable(len(img), p0, kb, j0, nb) || len(dst) < kb*roundUp(nb, nr) {
+	if !(nr == 32 && convGather32 || nr == 16 && convGather16) || !g.gatherable(len(img), p0, kb, j0, nb) || len(dst) < kb*roundUp(nb, nr) {
 		return false
 	}
 	panels := (nb + 31) / 32
@@ -110,6 +112,13 @@ func PackConv(dst, img []float32, g *ConvGeom, cols *ConvCols, nr, p0, kb, j0, n
 	hw := [2]int32{int32(g.H), int32(g.W)}
 	if g.Phased {
 		hw = [2]int32{int32(g.OH), int32(g.OW)}
+	}
+	if nr == 16 { // each half of a table panel
+		for p := 0; p < (nb+15)/16; p++ {
+			tp := p/2*convPanelInts + p%2*16
+			gatherConv16(&dst[p*16*kb], &img[0], &t[tp], &taps[0], kb, &hw[0], int(t[p/2*convPanelInts+96+p%2]))
+		}
+		return true
 	}
 	for p := 0; p < panels; p++ {
 		gatherConv32(&dst[p*32*kb], &img[0], &t[p*convPanelInts], &taps[0], kb, &hw[0])

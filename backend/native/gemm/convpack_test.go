@@ -17,48 +17,58 @@ func (g *ConvGeom) at(img []float32, p, col int) float32 {
 }
 
 // TestPackConv compares the gathered panels with the reference element by
-// element, over random geometries and blocks (where the CPU gathers).
+// element, over random geometries and blocks, in each panel width the CPU
+// gathers (32 columns with AVX-512, 16 with AVX2).
 func TestPackConv(t *testing.T) {
-	if !hasConvGather {
+	var widths []int
+	if convGather32 {
+		widths = append(widths, 32)
+	}
+	if convGather16 {
+		widths = append(widths, 16)
+	}
+	if len(widths) == 0 {
 		t.Skip("no gather kernel on this CPU")
 	}
-	r := rand.New(rand.NewPCG(13, 14))
-	for it := 0; it < 300; it++ {
-		g := &ConvGeom{C: 1 + r.IntN(5), H: 1 + r.IntN(20), W: 1 + r.IntN(70), KH: 1 + r.IntN(4), KW: 1 + r.IntN(4),
-			SH: 1 + r.IntN(3), SW: 1 + r.IntN(2), DH: 1 + r.IntN(2), DW: 1 + r.IntN(2), PadT: r.IntN(3), PadL: r.IntN(3), Images: 1 + r.IntN(3)}
-		g.OH = (g.H+2*g.PadT-(g.KH-1)*g.DH-1)/g.SH + 1
-		g.OW = (g.W+2*g.PadL-(g.KW-1)*g.DW-1)/g.SW + 1
-		if g.OH <= 0 || g.OW <= 0 {
-			continue
-		}
-		g.ImgStride = g.C*g.H*g.W + r.IntN(2)*g.H*g.W // images a channel apart, or back to back
-		img := randMat(r, (g.Images-1)*g.ImgStride+g.C*g.H*g.W)
-		rows, cols := g.C*g.KH*g.KW, g.Images*g.OH*g.OW
-		p0, j0 := r.IntN(rows), r.IntN(cols)
-		kb, nb := 1+r.IntN(rows-p0), 1+r.IntN(min(cols-j0, 200))
-		dst := randMat(r, kb*roundUp(nb, 32))
-		var table *ConvCols
-		if it%2 == 0 {
-			table = g.Cols(j0, nb)
-		}
-		if !PackConv(dst, img, g, table, 32, p0, kb, j0, nb) {
-			t.Fatalf("%+v: not packed", g)
-		}
-		for q := 0; q < kb; q++ {
-			for c := 0; c < roundUp(nb, 32); c++ {
-				want := float32(0)
-				if c < nb {
-					want = g.at(img, p0+q, j0+c)
-				}
-				if got := dst[c/32*32*kb+q*32+c%32]; got != want {
-					t.Fatalf("%+v p0=%d kb=%d j0=%d nb=%d: (%d, %d) = %v, want %v", g, p0, kb, j0, nb, q, c, got, want)
+	for _, nr := range widths {
+		r := rand.New(rand.NewPCG(13, 14))
+		for it := 0; it < 300; it++ {
+			g := &ConvGeom{C: 1 + r.IntN(5), H: 1 + r.IntN(20), W: 1 + r.IntN(70), KH: 1 + r.IntN(4), KW: 1 + r.IntN(4),
+				SH: 1 + r.IntN(3), SW: 1 + r.IntN(2), DH: 1 + r.IntN(2), DW: 1 + r.IntN(2), PadT: r.IntN(3), PadL: r.IntN(3), Images: 1 + r.IntN(3)}
+			g.OH = (g.H+2*g.PadT-(g.KH-1)*g.DH-1)/g.SH + 1
+			g.OW = (g.W+2*g.PadL-(g.KW-1)*g.DW-1)/g.SW + 1
+			if g.OH <= 0 || g.OW <= 0 {
+				continue
+			}
+			g.ImgStride = g.C*g.H*g.W + r.IntN(2)*g.H*g.W // images a channel apart, or back to back
+			img := randMat(r, (g.Images-1)*g.ImgStride+g.C*g.H*g.W)
+			rows, cols := g.C*g.KH*g.KW, g.Images*g.OH*g.OW
+			p0, j0 := r.IntN(rows), r.IntN(cols)
+			kb, nb := 1+r.IntN(rows-p0), 1+r.IntN(min(cols-j0, 200))
+			dst := randMat(r, kb*roundUp(nb, nr))
+			var table *ConvCols
+			if it%2 == 0 {
+				table = g.Cols(j0, nb)
+			}
+			if !PackConv(dst, img, g, table, nr, p0, kb, j0, nb) {
+				t.Fatalf("nr=%d %+v: not packed", nr, g)
+			}
+			for q := 0; q < kb; q++ {
+				for c := 0; c < roundUp(nb, nr); c++ {
+					want := float32(0)
+					if c < nb {
+						want = g.at(img, p0+q, j0+c)
+					}
+					if got := dst[c/nr*nr*kb+q*nr+c%nr]; got != want {
+						t.Fatalf("nr=%d %+v p0=%d kb=%d j0=%d nb=%d: (%d, %d) = %v, want %v", nr, g, p0, kb, j0, nb, q, c, got, want)
+					}
 				}
 			}
 		}
-	}
-	// geometry outside the tables: declined, nothing written
-	g := &ConvGeom{C: 1, H: 1 << 15, W: 1, KH: 1, KW: 1, SH: 1, SW: 1, DH: 1, DW: 1, OH: 1 << 15, OW: 1, Images: 1, ImgStride: 1 << 15}
-	if g.Cols(0, 1) != nil || PackConv(make([]float32, 32), make([]float32, 1<<15), g, nil, 32, 0, 1, 0, 1) {
-		t.Fatal("packed a geometry past the int32 tables' limits")
+		// geometry outside the tables: declined, nothing written
+		g := &ConvGeom{C: 1, H: 1 << 15, W: 1, KH: 1, KW: 1, SH: 1, SW: 1, DH: 1, DW: 1, OH: 1 << 15, OW: 1, Images: 1, ImgStride: 1 << 15}
+		if g.Cols(0, 1) != nil || PackConv(make([]float32, nr), make([]float32, 1<<15), g, nil, nr, 0, 1, 0, 1) {
+			t.Fatal("packed a geometry past the int32 tables' limits")
+		}
 	}
 }

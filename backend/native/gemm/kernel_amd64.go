@@ -46,9 +46,17 @@ func peakFMA512(n int)
 //go:noescape
 func gatherConv32(dst, img *float32, cols, taps *int32, kb int, hw *int32)
 
-// hasConvGather: PackConv's gathers need AVX-512 (and run where the
-// 14×32 kernel does, the one with 32-column panels).
-var hasConvGather = isAVX512(active)
+//go:noescape
+func gatherConv16(dst, img *float32, cols, taps *int32, kb int, hw *int32, contig int)
+
+// PackConv gathers panels of 32 columns with AVX-512 (gatherConv32, where
+// the 14×32 kernel runs) and panels of 16 with AVX2 (gatherConv16, the
+// 6×16 kernel's); hasConvGather says it does for the active kernel's.
+var (
+	convGather32  = isAVX512(active)
+	convGather16  = cpu.X86.HasAVX2
+	hasConvGather = convGather32 || convGather16 && active == avx2
+)
 
 // packA14Fast packs 14 rows of A like packA14, 16 k steps at a time
 // transposed in AVX-512 registers, the last kb%16 steps in Go.

@@ -6,9 +6,11 @@ func kernelSets() []*kernelSet { return []*kernelSet{generic} }
 
 var active = generic
 
-const hasConvGather = false
+const hasConvGather, convGather32, convGather16 = false, false, false
 
 func gatherConv32(dst, img *float32, cols, taps *int32, kb int, hw *int32) {}
+
+func gatherConv16(dst, img *float32, cols, taps *int32, kb int, hw *int32, contig int) {}
 
 const hasPackAsm = false
 
