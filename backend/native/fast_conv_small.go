@@ -34,7 +34,7 @@ func (c *conv2d) runSmall(dst []float32) {
 		}
 		c.smallPlane(out, w, in)
 	}
-	if n == 1 && c.kh == c.h && c.kw == c.w && c.padT == 0 && c.padL == 0 && c.groups == 1 && gemvSIMDOK {
+	if n == 1 && c.kh == c.h && c.kw == c.w && c.padT == 0 && c.padL == 0 && c.groups == 1 && gemvPackedOK {
 		// the kernel covers the whole image, one group: per image a
 		// matrix-vector product of the weights [outC, k] and the image
 		g := prepackedGemv(c.weight, c.op, 1, c.kernel, c.rhs, k, c.outC, k)

@@ -110,7 +110,7 @@ func (g *gemvPacked) run(x, y []float32) {
 // of w, rows ldw floats apart), the data of literal l, operand i of op,
 // kept per literal where it is a frozen weight (prepacked), else nil.
 func prepackedGemv(weight bool, op *stablehlo.Op, i int, l *literal.Literal, w []float32, ldw, n, k int) *gemvPacked {
-	if !gemvSIMDOK || n <= 0 {
+	if !gemvPackedOK || n <= 0 {
 		return nil
 	}
 	v := prepacked(weight, op, i, l, [3]int{n, k, -1 << 30}, int64(4*roundUpInt(n, 16)*k), func() (any, int) {

@@ -126,14 +126,14 @@ done:
 	VZEROUPPER
 	RET
 
-// func gemvBlocks16(x, w *float32, k int, y *float32, blocks int)
+// func gemvBlocks16Z(x, w *float32, k int, y *float32, blocks int)
 //
 // y[16b+i] = Σ_p x[p]·w[(b·k+p)·16+i] for blocks b: weights packed in
 // blocks of 16 rows, k-major (gemvPacked), so each block is one
 // contiguous stream of k·64 bytes. The steps go in fours into four
 // accumulators (step p into p%4; the last k%4 steps into the first), added
 // (0+1)+(2+3) at the end.
-TEXT ·gemvBlocks16(SB), NOSPLIT, $0-40
+TEXT ·gemvBlocks16Z(SB), NOSPLIT, $0-40
 	MOVQ x+0(FP), SI
 	MOVQ w+8(FP), DI
 	MOVQ k+16(FP), CX

@@ -2,7 +2,10 @@
 
 package native
 
-const gemvSIMDOK = false
+const gemvSIMDOK, gemvPackedOK = false, false
+
+// gemv512 is the AVX-512 switch of fast_gemv_amd64.go (never on here).
+var gemv512 = false
 
 func gemvRows4(x, w *float32, k, ldw int, y *float32, rows int, mask int) { panic("no vector loops") }
 

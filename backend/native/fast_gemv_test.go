@@ -88,11 +88,26 @@ func BenchmarkGemv(b *testing.B) {
 // TestGemvPacked checks the blocked matrix-vector product (a frozen
 // weight's packed copy) against float64 sums for n around the 16-row
 // blocks, k around the four-step groups (0 included), a row stride past
-// k, NaN and Inf, and that three threads give the bits of one.
+// k, NaN and Inf, and that three threads give the bits of one, in each
+// vector form the CPU has (AVX-512, AVX2), and that the forms agree bit
+// for bit.
 func TestGemvPacked(t *testing.T) {
-	if !gemvSIMDOK {
+	if !gemvPackedOK {
 		t.Skip("no vector loops on this CPU")
 	}
+	forms := []bool{false}
+	if gemv512 {
+		forms = []bool{true, false}
+		defer func() { gemv512 = true }()
+	}
+	first := map[[2]int][]float32{} // the first form's results per shape
+	for _, wide := range forms {
+		gemv512 = wide
+		testGemvPacked(t, first)
+	}
+}
+
+func testGemvPacked(t *testing.T, first map[[2]int][]float32) {
 	r := rand.New(rand.NewPCG(33, 34))
 	for _, s := range [][3]int{{1, 1, 1}, {0, 5, 3}, {5, 15, 7}, {4, 16, 4}, {7, 17, 9}, {240, 960, 240}, {245, 487, 250}, {1280, 1000, 1280}} {
 		k, n, ldw := s[0], s[1], s[2]
@@ -130,6 +145,16 @@ func TestGemvPacked(t *testing.T) {
 			}
 			checkGemvRow(t, k, n, j, float64(y[j]), want)
 		}
+		key := [2]int{k, n}
+		if prev, ok := first[key]; ok {
+			for j := range prev {
+				if math.Float32bits(prev[j]) != math.Float32bits(y[j]) {
+					t.Fatalf("k=%d n=%d: y[%d] = %v in AVX2, %v in AVX-512", k, n, j, y[j], prev[j])
+				}
+			}
+		} else {
+			first[key] = y[:n]
+		}
 	}
 }
 
@@ -138,7 +163,7 @@ func TestGemvPacked(t *testing.T) {
 // last-level cache (and, as "l3", from copies filling 24 MB, a mobile
 // network's weights), beside the rows read in place (gemv).
 func BenchmarkGemvPacked(b *testing.B) {
-	if !gemvSIMDOK {
+	if !gemvPackedOK {
 		b.Skip("no vector loops on this CPU")
 	}
 	for _, s := range [][2]int{{240, 960}, {960, 240}, {960, 1280}, {1280, 1000}} {
