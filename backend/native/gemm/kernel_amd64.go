@@ -49,6 +49,23 @@ func gatherConv32(dst, img *float32, cols, taps *int32, kb int, hw *int32)
 //go:noescape
 func gatherConv16(dst, img *float32, cols, taps *int32, kb int, hw *int32, contig int)
 
+//go:noescape
+func copyB16(dst, src *float32, ldb, kb, np int)
+
+//go:noescape
+func copyB16Part(dst, src *float32, ldb, kb, nn int)
+
+//go:noescape
+func transposeB8(dst, src *float32, ldb, n8 int)
+
+//go:noescape
+func copyA6T(p, src *float32, lda, kb int)
+
+// hasPack16: the AVX2 packing routines of pack_avx2_amd64.s (copyB16,
+// copyB16Part, transposeB8, copyA6T, for the 6×16 kernel's panels; tests
+// switch it off to compare them with the Go loops).
+var hasPack16 = cpu.X86.HasAVX2
+
 // PackConv gathers panels of 32 columns with AVX-512 (gatherConv32, where
 // the 14×32 kernel runs) and panels of 16 with AVX2 (gatherConv16, the
 // 6×16 kernel's); hasConvGather says it does for the active kernel's.

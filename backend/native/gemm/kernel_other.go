@@ -14,6 +14,17 @@ func gatherConv16(dst, img *float32, cols, taps *int32, kb int, hw *int32, conti
 
 const hasPackAsm = false
 
+// hasPack16 is the AVX2 packers' switch of kernel_amd64.go (never on here).
+var hasPack16 = false
+
+func copyB16(dst, src *float32, ldb, kb, np int) {}
+
+func copyB16Part(dst, src *float32, ldb, kb, nn int) {}
+
+func transposeB8(dst, src *float32, ldb, n8 int) {}
+
+func copyA6T(p, src *float32, lda, kb int) {}
+
 func copyB32(dst, src *float32, ldb, kb, np int) {}
 
 func copyB32Part(dst, src *float32, ldb, kb int, mask uint32) {}

@@ -31,6 +31,11 @@ func packAPanel(ks *kernelSet, p []float32, a Matrix, i0, p0, mm, kb int) {
 		base := a.Off + i0 + p0*a.ColStride
 		_ = a.Data[base+(kb-1)*a.ColStride+13]
 		copyA14T(&p[0], &a.Data[base], a.ColStride, kb)
+	case a.RowStride == 1 && mm == 6 && mr == 6 && hasPack16 && a.ColStride > 0 && kb > 0:
+		// A transposed, a full panel of the AVX2 kernel: masked copies
+		base := a.Off + i0 + p0*a.ColStride
+		_ = a.Data[base+(kb-1)*a.ColStride+5]
+		copyA6T(&p[0], &a.Data[base], a.ColStride, kb)
 	case a.RowStride == 1: // A transposed: each k step is a run of rows
 		for q := 0; q < kb; q++ {
 			base := a.Off + i0 + (p0+q)*a.ColStride
@@ -60,6 +65,12 @@ func packBBlock(nr int, dst []float32, b Matrix, p0, j0, kb, nb int) {
 			_ = b.Data[base+(kb-1)*b.RowStride+full-1]
 			_ = dst[full*kb-1]
 			copyB32(&dst[0], &b.Data[base], b.RowStride, kb, full/nr)
+		} else if hasPack16 && nr == 16 && full > 0 && kb > 0 && b.RowStride > 0 {
+			// the same in AVX2, for the 6×16 kernel's panels
+			base := b.Off + p0*b.RowStride + j0
+			_ = b.Data[base+(kb-1)*b.RowStride+full-1]
+			_ = dst[full*kb-1]
+			copyB16(&dst[0], &b.Data[base], b.RowStride, kb, full/nr)
 		} else {
 			// row by row: one contiguous read stream, nb/nr write streams
 			for q := 0; q < kb && full > 0; q++ {
@@ -82,6 +93,13 @@ func packBBlock(nr int, dst []float32, b Matrix, p0, j0, kb, nb int) {
 			copyB32Part(&p[0], &b.Data[base], b.RowStride, kb, uint32(1)<<nn-1)
 			continue
 		}
+		if nn < nr && b.ColStride == 1 && hasPack16 && nr == 16 && kb > 0 && b.RowStride > 0 {
+			base := b.Off + p0*b.RowStride + j0 + jr
+			_ = b.Data[base+(kb-1)*b.RowStride+nn-1]
+			_ = p[kb*nr-1]
+			copyB16Part(&p[0], &b.Data[base], b.RowStride, kb, nn)
+			continue
+		}
 		if nn < nr {
 			clear(p)
 		}
@@ -95,6 +113,15 @@ func packBBlock(nr int, dst []float32, b Matrix, p0, j0, kb, nb int) {
 					_ = b.Data[base+15*b.ColStride+t-1]
 					_ = p[(t-1)*nr+h+15]
 					transposeB16(&p[h], &b.Data[base], b.ColStride, t/16)
+				}
+			} else if hasPack16 && nr == 16 && kb >= 8 && b.ColStride > 0 {
+				// 8 k steps at a time, per half panel, in AVX2
+				t = kb / 8 * 8
+				for h := 0; h < 16; h += 8 {
+					base := b.Off + p0 + (j0+jr+h)*b.ColStride
+					_ = b.Data[base+7*b.ColStride+t-1]
+					_ = p[(t-1)*nr+h+7]
+					transposeB8(&p[h], &b.Data[base], b.ColStride, t/8)
 				}
 			}
 			for j := 0; j < nn && t < kb; j++ {
