@@ -208,6 +208,11 @@ func (d *driver) block(ic, threads int) {
 				pc, p := u/panels*d.kcb, u%panels
 				kb := min(d.kcb, d.k-pc)
 				off := pc*panels*mr + p*mr*kb
+				if u == 4*g && u+3 < unitsA && p+3 < panels && (p+4)*mr <= mb &&
+					packAPanels4(d.ks, ap[off:off+4*mr*kb], d.a, ic+p*mr, pc, kb) {
+					u += 3 // the group's four full panels of one k block at once
+					continue
+				}
 				packAPanel(d.ks, ap[off:off+mr*kb], d.a, ic+p*mr, pc, min(mr, mb-p*mr), kb)
 				continue
 			}

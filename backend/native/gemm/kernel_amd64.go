@@ -61,6 +61,9 @@ func transposeB8(dst, src *float32, ldb, n8 int)
 //go:noescape
 func copyA6T(p, src *float32, lda, kb int)
 
+//go:noescape
+func copyA6T4(p, src *float32, lda, kb int)
+
 // hasPack16: the AVX2 packing routines of pack_avx2_amd64.s (copyB16,
 // copyB16Part, transposeB8, copyA6T, for the 6×16 kernel's panels; tests
 // switch it off to compare them with the Go loops).

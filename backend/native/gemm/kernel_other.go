@@ -25,6 +25,8 @@ func transposeB8(dst, src *float32, ldb, n8 int) {}
 
 func copyA6T(p, src *float32, lda, kb int) {}
 
+func copyA6T4(p, src *float32, lda, kb int) {}
+
 func copyB32(dst, src *float32, ldb, kb, np int) {}
 
 func copyB32Part(dst, src *float32, ldb, kb int, mask uint32) {}

@@ -51,6 +51,22 @@ func packAPanel(ks *kernelSet, p []float32, a Matrix, i0, p0, mm, kb int) {
 	}
 }
 
+// packAPanels4 packs four consecutive full micro-panels of a transposed A
+// (rows i0 to i0+4·mr, from k step p0, kb deep) into p, panel after panel
+// as packAPanel would, reading each k step's run of rows once for the
+// four; it reports false where it does not apply (then packAPanel packs
+// them one by one).
+func packAPanels4(ks *kernelSet, p []float32, a Matrix, i0, p0, kb int) bool {
+	if !hasPack16 || ks.mr != 6 || a.RowStride != 1 || a.ColStride <= 0 || kb <= 0 {
+		return false
+	}
+	base := a.Off + i0 + p0*a.ColStride
+	_ = a.Data[base+(kb-1)*a.ColStride+23]
+	_ = p[4*6*kb-1]
+	copyA6T4(&p[0], &a.Data[base], a.ColStride, kb)
+	return true
+}
+
 // packBBlock packs rows [p0, p0+kb) × columns [j0, j0+nb) of B into
 // micro-panels of nr columns, each stored k-major (nr values per step),
 // zero padding the last panel.

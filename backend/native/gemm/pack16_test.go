@@ -9,7 +9,7 @@ import (
 
 // TestPack16MatchesGo packs B blocks of 16-column panels (row-major B with
 // full and partial panels, transposed B) and 6-row A panels of a
-// transposed A with the AVX2 packers and with the Go loops, into
+// transposed A (one, and four at once) with the AVX2 packers and with the Go loops, into
 // destinations prefilled with NaN, and checks the two bit for bit: every
 // element written, the padding zero. The sources sit at the end of their
 // buffers, so a packer reading past a row's last column would fault.
@@ -54,5 +54,19 @@ func TestPack16MatchesGo(t *testing.T) {
 		at := RowMajor(randMat(r, (kb-1)*lda+mm), lda).Transposed()
 		f = func(dst []float32) { packAPanel(avx2, dst, at, 0, 0, mm, kb) }
 		same("transposed A", pack(true, f, 6*kb), pack(false, f, 6*kb))
+		// four panels of a transposed A at once, against four by the Go loop
+		lda4 := 24 + r.IntN(9)
+		at4 := RowMajor(randMat(r, (kb-1)*lda4+24), lda4).Transposed()
+		four := pack(true, func(dst []float32) {
+			if !packAPanels4(avx2, dst, at4, 0, 0, kb) {
+				t.Fatal("packAPanels4 declined four full panels")
+			}
+		}, 24*kb)
+		one := pack(false, func(dst []float32) {
+			for i := 0; i < 4; i++ {
+				packAPanel(avx2, dst[6*kb*i:6*kb*(i+1)], at4, 6*i, 0, 6, kb)
+			}
+		}, 24*kb)
+		same("four transposed A panels", four, one)
 	}
 }

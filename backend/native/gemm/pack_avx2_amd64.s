@@ -191,6 +191,50 @@ calast:
 	VZEROUPPER
 	RET
 
+// func copyA6T4(p, src *float32, lda, kb int)
+// Four consecutive 6-row panels of a transposed A (panel i at p + 6·kb·i;
+// each k step a run of 24 floats, lda floats apart), kb ≥ 1 steps: one
+// run read per step for the four panels (copyA6T panel by panel read each
+// source line four times, 4 KB strides evicting it in between), stored as
+// 8 floats per panel row, the last step's stores masked.
+TEXT ·copyA6T4(SB), NOSPLIT, $0-32
+	MOVQ p+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ lda+16(FP), DX
+	MOVQ kb+24(FP), CX
+	SHLQ $2, DX
+	IMUL3Q $24, CX, R8
+	LEAQ (DI)(R8*2), R9
+	LEAQ pkMask<>(SB), BX
+	VMOVDQU 40(BX), Y15
+	DECQ CX
+	JEQ c4last
+c4loop:
+	VMOVUPS (SI), Y0
+	VMOVUPS 24(SI), Y1
+	VMOVUPS 48(SI), Y2
+	VMASKMOVPS 72(SI), Y15, Y3
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, (DI)(R8*1)
+	VMOVUPS Y2, (R9)
+	VMOVUPS Y3, (R9)(R8*1)
+	ADDQ DX, SI
+	ADDQ $24, DI
+	ADDQ $24, R9
+	DECQ CX
+	JNE c4loop
+c4last:
+	VMASKMOVPS (SI), Y15, Y0
+	VMASKMOVPS 24(SI), Y15, Y1
+	VMASKMOVPS 48(SI), Y15, Y2
+	VMASKMOVPS 72(SI), Y15, Y3
+	VMASKMOVPS Y0, Y15, (DI)
+	VMASKMOVPS Y1, Y15, (DI)(R8*1)
+	VMASKMOVPS Y2, Y15, (R9)
+	VMASKMOVPS Y3, Y15, (R9)(R8*1)
+	VZEROUPPER
+	RET
+
 // MASKS sets Y11 (lanes 0-7) or, with the second register set, the
 // mask of the lanes whose row y and column x fall inside the image: y and
 // x arrive with their sign bits flipped (Y2-Y5 plus the tap's ty, tx in
