@@ -21,7 +21,7 @@ func BenchmarkModelShapes(b *testing.B) {
 		{64, 688, 256, true, false}, {64, 256, 688, true, false}, {64, 256, 256, true, false}, {64, 1000, 256, true, false},
 		{128, 768, 768, true, false}, {128, 3072, 768, true, false}, {50, 768, 768, true, false},
 		{64, 3136, 576, false, false}, {256, 196, 2304, false, false}, {512, 49, 4608, false, false}, {49, 512, 4608, false, false}, {49, 512, 4608, true, false},
-		{256, 512, 128, false, false}, {256, 512, 128, true, false}, {256, 128, 512, true, false}, {256, 1024, 128, true, false}, {512, 128, 256, false, true}, {128, 512, 256, false, true}, {1024, 128, 256, false, true},
+		{256, 512, 128, false, false}, {256, 128, 1024, false, false}, {256, 512, 128, true, false}, {256, 128, 512, true, false}, {256, 1024, 128, true, false}, {512, 128, 256, false, true}, {128, 512, 256, false, true}, {1024, 128, 256, false, true},
 	} {
 		for _, threads := range []int{1, 2} {
 			b.Run(fmt.Sprintf("%dx%dx%d/bt=%v/at=%v/t=%d", s.m, s.n, s.k, s.bt, s.at, threads), func(b *testing.B) {
