@@ -77,7 +77,7 @@ func testDirectConvMatchesGEMM(t *testing.T) {
 // as entry arguments (packed once), NaN and infinities in the input; on
 // one core and on three (the moves around the product split over them).
 func TestTNConvMatchesGEMM(t *testing.T) {
-	if !dwc16OK {
+	if !dwc512 {
 		t.Skip("no transposes")
 	}
 	defer func(old bool) { convTNEnabled = old }(convTNEnabled)

@@ -37,7 +37,7 @@ var convPackIO = true
 func (c *conv2d) fillIO(dst []float32, r0, rows, pc, kb int) {
 	taps := c.kh * c.kw
 	mr := len(dst) / kb
-	if dwc16OK && taps <= 16 && mr <= 16 && c.revH == c.revW {
+	if dwc512 && taps <= 16 && mr <= 16 && c.revH == c.revW {
 		c.fillIOTiles(dst, mr, r0, rows, pc, kb)
 		return
 	}

@@ -32,7 +32,7 @@ var convTNEnabled = true
 func (c *conv2d) useTN() bool {
 	n := c.batch * c.oh * c.ow
 	k := c.kerC * c.kh * c.kw
-	return convTNEnabled && dwc16OK && c.weight && c.groups == 1 && n <= convTNMaxCols &&
+	return convTNEnabled && dwc512 && c.weight && c.groups == 1 && n <= convTNMaxCols &&
 		roundUpInt(n, 16)*100 > 115*n && c.outC >= 32 && k >= 32
 }
 

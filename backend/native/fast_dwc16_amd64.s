@@ -10,8 +10,8 @@
 
 #include "textflag.h"
 
-// func dwc16(p *dwcArgs)
-TEXT ·dwc16(SB), NOSPLIT, $0-8
+// func dwc16Z(p *dwcArgs)
+TEXT ·dwc16Z(SB), NOSPLIT, $0-8
 	MOVQ p+0(FP), R8
 	MOVQ 0(R8), DI
 	MOVQ 8(R8), SI
@@ -133,13 +133,13 @@ done:
 	VZEROUPPER
 	RET
 
-// func transpose16(dst *float32, dstStride int, src *float32, srcStride int, rows, cols int, dst2 *float32)
+// func transpose16Z(dst *float32, dstStride int, src *float32, srcStride int, rows, cols int, dst2 *float32)
 // dst[j][i] = src[i][j] for i < rows, j < cols (strides in bytes): source rows
 // past rows read as zeros, columns past cols are not read, and each
 // destination row j < cols gets its first rows lanes written. With dst2
 // set, the even rows j go to dst at (j/2)·dstStride and the odd ones to
 // dst2 at (j/2)·dstStride (the column phases of a stride-2 window).
-TEXT ·transpose16(SB), NOSPLIT, $0-56
+TEXT ·transpose16Z(SB), NOSPLIT, $0-56
 	MOVQ dst+0(FP), DI
 	MOVQ dstStride+8(FP), R8
 	MOVQ src+16(FP), SI

@@ -12,11 +12,21 @@ import (
 // TestDWC16MatchesRows runs the depthwise cases (odd widths, strides,
 // paddings, dilations, batches, channel counts that leave a partial block
 // of sixteen) on the channel-vector path and on the row kernel, with NaN
-// and ±Inf in some inputs, on one and several threads.
+// and ±Inf in some inputs, on one and several threads, in each vector form
+// the CPU has (AVX-512, AVX2).
 func TestDWC16MatchesRows(t *testing.T) {
 	if !dwc16OK {
 		t.Skip("no channel-vector kernel")
 	}
+	if dwc512 {
+		t.Run("avx512", testDWC16MatchesRows)
+		dwc512 = false
+		defer func() { dwc512 = true }()
+	}
+	t.Run("avx2", testDWC16MatchesRows)
+}
+
+func testDWC16MatchesRows(t *testing.T) {
 	defer func(old bool) { dwc16Enabled = old }(dwc16Enabled)
 	defer func(old bool) { dwWideEnabled = old }(dwWideEnabled)
 	dwWideEnabled = false // the wide rows' cases too
@@ -83,4 +93,80 @@ func poisonScratch() {
 	for _, b := range held {
 		gemm.PutBuffer(b)
 	}
+}
+
+// TestTranspose16 checks transpose16 element by element against the
+// definition, for every rows × cols up to 16 × 16, with the even and odd
+// destination rows split (dst2) or not, and a destination walked
+// backwards (a negative stride): written lanes hold the source, all else
+// keeps its sentinel. In each vector form the CPU has.
+func TestTranspose16(t *testing.T) {
+	if !dwc16OK {
+		t.Skip("no transposes")
+	}
+	check := func(t *testing.T) {
+		r := rand.New(rand.NewPCG(7, 8))
+		const sstride, dstride = 21, 19 // floats
+		src := make([]float32, 16*sstride)
+		for i := range src {
+			src[i] = float32(r.NormFloat64())
+		}
+		sentinel := float32(-12345)
+		for rows := 1; rows <= 16; rows++ {
+			for cols := 1; cols <= 16; cols++ {
+				for mode := 0; mode < 3; mode++ { // plain, split, backwards
+					d1, d2 := make([]float32, 17*dstride), make([]float32, 17*dstride)
+					for i := range d1 {
+						d1[i], d2[i] = sentinel, sentinel
+					}
+					at := func(j int) []float32 { return d1[j*dstride:] } // destination row j
+					switch mode {
+					case 0:
+						transpose16(&d1[0], 4*dstride, &src[0], 4*sstride, rows, cols, nil)
+					case 1:
+						transpose16(&d1[0], 4*dstride, &src[0], 4*sstride, rows, cols, &d2[0])
+						at = func(j int) []float32 {
+							if j%2 == 1 {
+								return d2[j/2*dstride:]
+							}
+							return d1[j/2*dstride:]
+						}
+					case 2:
+						transpose16(&d1[16*dstride], -4*dstride, &src[0], 4*sstride, rows, cols, nil)
+						at = func(j int) []float32 { return d1[(16-j)*dstride:] }
+					}
+					written := 0
+					for j := 0; j < cols; j++ {
+						row := at(j)
+						for i := 0; i < 16; i++ {
+							want := sentinel
+							if i < rows {
+								want, written = src[i*sstride+j], written+1
+							}
+							if row[i] != want {
+								t.Fatalf("rows=%d cols=%d mode %d: dst[%d][%d] = %v, want %v", rows, cols, mode, j, i, row[i], want)
+							}
+						}
+					}
+					left := 0
+					for _, d := range [][]float32{d1, d2} {
+						for _, v := range d {
+							if v != sentinel {
+								left++
+							}
+						}
+					}
+					if left != written {
+						t.Fatalf("rows=%d cols=%d mode %d: %d elements written, want %d", rows, cols, mode, left, written)
+					}
+				}
+			}
+		}
+	}
+	if dwc512 {
+		t.Run("avx512", check)
+		dwc512 = false
+		defer func() { dwc512 = true }()
+	}
+	t.Run("avx2", check)
 }

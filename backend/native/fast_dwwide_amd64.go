@@ -20,7 +20,7 @@ func dwWide1x4(p *dwWideArgs)
 func dwWide2x4(p *dwWideArgs)
 
 // dwWideOK: the kernels need AVX-512 (as dwc16).
-var dwWideOK = dwc16OK
+var dwWideOK = dwc512
 
 // The sweep kernels (fast_dwsweep_amd64.s, written by internal/dwgen):
 // four output rows of a K×K window at stride S, each input row loaded
