@@ -38,9 +38,17 @@ type dwcArgs struct {
 }
 
 // useC16 reports whether the channel-vector path takes c (after useDirect).
+// Without AVX-512 (no wide-row kernels), rows of dwc16MaxColsAVX2 output
+// columns or more stay on the row kernel, which vectorises along them.
 func (c *conv2d) useC16() bool {
-	return dwc16Enabled && c.kerC == 1 && c.outC == c.groups
+	return dwc16Enabled && c.kerC == 1 && c.outC == c.groups && (dwc512 || c.ow < dwc16MaxColsAVX2)
 }
+
+// dwc16MaxColsAVX2: on a Zen 2 pair, MobileNetV2's 56- and 112-wide
+// layers ran 1.3-1.9× slower on the AVX2 channel vectors than on the row
+// kernel, its 28-wide ones 1.0-1.5× faster and its 14- and 7-wide ones
+// 1.6-3×.
+var dwc16MaxColsAVX2 = 32
 
 // dwc16Weights returns the weights of c as [block][tap][16], zero past the
 // last channel.
