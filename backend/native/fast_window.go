@@ -304,7 +304,7 @@ func (p *pool2d) wholeSums() func(src, dst []float32, lo, hi int) {
 	h, w, init := p.h, p.w, p.init
 	switch {
 	case p.kh == h && p.dh == 1 && p.kw == 1 && p.sw == 1 && p.ow == w:
-		if simdWindow512 && h >= 1 && w >= 1 {
+		if simdColSums && h >= 1 && w >= 1 {
 			return func(src, dst []float32, lo, hi int) {
 				if lo < hi {
 					_, _ = src[hi*h*w-1], dst[hi*w-1]

@@ -24,16 +24,34 @@ var simdPool = simdRows
 //go:noescape
 func argmax3s2x8(src *float32, rowStep, kh int, ov *float32, oi *int64, pos, groups int)
 
-// colSums writes, for each of planes h×w planes of src (one after
+// colSumsZ writes, for each of planes h×w planes of src (one after
 // another), its column sums init + row 0 + row 1 + ... (in that order) to
 // w elements of dst, in fast_window_simd_amd64.s. h ≥ 1.
 //
 //go:noescape
-func colSums(src, dst *float32, planes, h, w int, init float32)
+func colSumsZ(src, dst *float32, planes, h, w int, init float32)
 
-// simdWindow512 reports whether the AVX-512 window kernels (colSums,
-// max3s2x16) run here.
-var simdWindow512 = cpu.X86.HasAVX512F
+// colSumsY is colSumsZ in AVX2, the same bits (fast_window_avx2_amd64.s).
+//
+//go:noescape
+func colSumsY(src, dst *float32, planes, h, w int, init float32)
+
+// colSums is colSumsZ in the widest form the CPU has.
+func colSums(src, dst *float32, planes, h, w int, init float32) {
+	if simdWindow512 {
+		colSumsZ(src, dst, planes, h, w, init)
+		return
+	}
+	colSumsY(src, dst, planes, h, w, init)
+}
+
+// simdWindow512 reports whether the AVX-512 window kernels (colSumsZ,
+// max3s2x16) run here; simdColSums whether colSums does (AVX2 at least).
+// Tests switch simdWindow512 off to run colSumsY too.
+var (
+	simdWindow512 = cpu.X86.HasAVX512F
+	simdColSums   = cpu.X86.HasAVX2
+)
 
 // max3s2x16 folds groups of 16 adjacent 3×3 windows at stride 2 of one
 // output row (src: the first window's first tap; rowStep floats between

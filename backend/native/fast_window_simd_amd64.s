@@ -37,13 +37,13 @@ done:
 	VZEROUPPER
 	RET
 
-// func colSums(src, dst *float32, planes, h, w int, init float32)
+// func colSumsZ(src, dst *float32, planes, h, w int, init float32)
 //
 // For each of planes h×w planes (src, one after another) and each column
 // x: dst[x] = init + src[0][x] + src[1][x] + ... + src[h-1][x], added
 // in that order; dst advances w per plane. Sixteen columns per vector,
 // the last w%16 under a mask. h ≥ 1.
-TEXT ·colSums(SB), NOSPLIT, $0-44
+TEXT ·colSumsZ(SB), NOSPLIT, $0-44
 	MOVQ src+0(FP), SI
 	MOVQ dst+8(FP), DI
 	MOVQ planes+16(FP), R8

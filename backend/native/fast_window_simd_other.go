@@ -11,8 +11,12 @@ func argmax3s2x8(src *float32, rowStep, kh int, ov *float32, oi *int64, pos, gro
 	panic("no vector loops")
 }
 
-// No AVX-512 window kernels here: never called.
-const simdWindow512 = false
+// No vector window kernels here: never called.
+const simdColSums = false
+
+// simdWindow512 is the AVX-512 switch of fast_window_simd_amd64.go (never
+// on here).
+var simdWindow512 = false
 
 func colSums(src, dst *float32, planes, h, w int, init float32) { panic("no vector loops") }
 

@@ -47,11 +47,21 @@ func TestMaxRowsMatchesGeneric(t *testing.T) {
 // for bit (NaN, ±0, ±Inf among the values; init folded first), on widths
 // around the vector's sixteen lanes, with the source and destination
 // inside larger buffers: a lane read past a row's end would change a
-// sum, one written past a plane's outputs would overwrite the guard.
+// sum, one written past a plane's outputs would overwrite the guard. In
+// each vector form the CPU has (AVX-512, AVX2).
 func TestColSums(t *testing.T) {
-	if !simdWindow512 {
+	if !simdColSums {
 		t.Skip("no vector column sums on this machine")
 	}
+	if simdWindow512 {
+		t.Run("avx512", testColSums)
+		simdWindow512 = false
+		defer func() { simdWindow512 = true }()
+	}
+	t.Run("avx2", testColSums)
+}
+
+func testColSums(t *testing.T) {
 	r := rand.New(rand.NewPCG(43, 44))
 	specials := []float32{float32(math.NaN()), float32(math.Copysign(0, -1)), 0, float32(math.Inf(1)), float32(math.Inf(-1))}
 	for _, w := range []int{1, 3, 4, 8, 15, 16, 17, 31, 32, 33, 49} {
