@@ -207,6 +207,17 @@ rdone:
 	VZEROUPPER
 	RET
 
+// MAXFOLD folds the sixteen values in Y2, Y3 into the running maxima Y0,
+// Y1 (x86's max: the value loaded unless the running one is greater) and
+// ORs their NaN lanes into Y6.
+#define MAXFOLD \
+	VCMPPS $3, Y2, Y2, Y4 \
+	VCMPPS $3, Y3, Y3, Y5 \
+	VORPS Y4, Y6, Y6 \
+	VORPS Y5, Y6, Y6 \
+	VMAXPS Y2, Y0, Y0 \
+	VMAXPS Y3, Y1, Y1
+
 // func maxRowsY(x *float32, n, rows int, d *float32, nan *bool)
 // maxRows32x in two accumulators of eight lanes (the AVX-512 form's
 // sixteen lanes: Y0 lanes 0-7, Y1 lanes 8-15), the last n%16 elements
@@ -239,12 +250,7 @@ xrow:
 xloop:
 	VMOVUPS (SI), Y2
 	VMOVUPS 32(SI), Y3
-	VCMPPS $3, Y2, Y2, Y4
-	VCMPPS $3, Y3, Y3, Y5
-	VORPS Y4, Y6, Y6
-	VORPS Y5, Y6, Y6
-	VMAXPS Y2, Y0, Y0
-	VMAXPS Y3, Y1, Y1
+	MAXFOLD
 	ADDQ $64, SI
 	DECQ BX
 	JNE xloop
@@ -257,12 +263,7 @@ xtail:
 	VMOVDQU 32(R13), Y8
 	VMASKMOVPS 32(SI), Y8, Y3
 	VBLENDVPS Y8, Y3, Y7, Y3
-	VCMPPS $3, Y2, Y2, Y4
-	VCMPPS $3, Y3, Y3, Y5
-	VORPS Y4, Y6, Y6
-	VORPS Y5, Y6, Y6
-	VMAXPS Y2, Y0, Y0
-	VMAXPS Y3, Y1, Y1
+	MAXFOLD
 	LEAQ (SI)(R12*4), SI
 xred:
 	VMAXPS Y1, Y0, Y0
