@@ -121,6 +121,15 @@ func readList(t *testing.T, path string) map[string]string {
 	return out
 }
 
+// xlaCPUDependent lists the failures of xla_cpu_conformance_failures.txt
+// that XLA's plugin passes on some CPUs: its float32 kernels take other
+// paths on other vector units, and the file's expected values sit at the
+// edge of the check's tolerance. Such a file passing is logged, not an
+// error; failing, it must still be listed.
+var xlaCPUDependent = map[string]string{
+	"testdata/triangular_solve_float32_2_8_8_float32_2_10_8.mlir": "12-13 ULP off on an Ice Lake (AVX-512) core, within 3 ULP on a Zen 2 (AVX2) one",
+}
+
 func TestXLACPUConformance(t *testing.T) {
 	if pjrttest.IsWorker() {
 		t.Skip("worker process")
@@ -141,7 +150,9 @@ func TestXLACPUConformance(t *testing.T) {
 		cause, listed := known[rel]
 		if msg == "" {
 			pass++
-			if listed {
+			if why, ok := xlaCPUDependent[rel]; listed && ok {
+				t.Logf("%s passes on this CPU's xla-cpu (listed: %s)", rel, why)
+			} else if listed {
 				t.Errorf("%s passes on xla-cpu now: remove it from %s (was: %s)", rel, xlaConfFailures, cause)
 			}
 			if _, nf := native[rel]; nf {
