@@ -33,7 +33,9 @@ var convPackIO = true
 // plain kernel, [outC, kerC·kh·kw]) from the kernel stored [kerC, outC,
 // kh, kw] (windows reversed where c.revH): dst[q·mr + r] = A[r0+r][pc+q].
 // For one input channel the rows' windows are one run of rows·taps
-// floats, read for each tap in turn.
+// floats, read for each tap in turn. The transposes take it with AVX-512
+// only: in 8×8 AVX2 blocks, ResNet-18's training step on a Zen 2 pair
+// went 0.96-0.98 → 1.01-1.03 of eager's time.
 func (c *conv2d) fillIO(dst []float32, r0, rows, pc, kb int) {
 	taps := c.kh * c.kw
 	mr := len(dst) / kb

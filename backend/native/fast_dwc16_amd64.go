@@ -35,10 +35,9 @@ func transpose16Z(dst *float32, dstStride int, src *float32, srcStride int, rows
 //go:noescape
 func tr8x8(dstE, dstO *float32, stride2 int, src *float32, srcStride int, rows, cols int)
 
-// dwc512 picks the AVX-512 forms (the transposes' other users, the
-// wide-row depthwise kernels and the transposed convolutions, need it);
-// dwc16OK says the channel-vector path runs here, in AVX-512 or AVX2
-// (tests switch dwc512 off to run the AVX2 forms too).
+// dwc512 picks the AVX-512 forms (the wide-row depthwise kernels need
+// it); dwc16OK says the channel-vector kernel and transpose16 run here, in
+// AVX-512 or AVX2 (tests switch dwc512 off to run the AVX2 forms too).
 var (
 	dwc512  = cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL
 	dwc16OK = dwc512 || cpu.X86.HasAVX2 && cpu.X86.HasFMA
