@@ -30,7 +30,7 @@
 # "best peer" is the fastest of inductor, ort and xla; ratio = torchtpu /
 # best peer (< 1: torchtpu is faster). GEMM rows are GFLOP/s of square
 # float32 products (ratio = torchtpu / best, > 1: faster), with one core's
-# measured AVX-512 FMA peak and the share of N cores' peak torchtpu reaches.
+# measured FMA peak (AVX-512, or AVX2 without it) and the share of N cores' peak torchtpu reaches.
 # The CPU model and the load average are printed with the table.
 #
 # Wall-clock medians are what the table compares, and they mean something

@@ -48,7 +48,7 @@ def main():
         quiet = a.max_load <= 0.5 * cores
         print(f"other processes' load while measuring: up to {a.max_load:.2f} busy cores ({a.max_load / cores:.2f} per core): " +
               ("quiet enough" if quiet else "LOADED, above 0.5 per core: wall times include other processes' work; read the CPU-time table"))
-    print(f"one core's measured FMA peak: {peak:.1f} GFLOP/s (f32, AVX-512 register-only FMAs); "
+    print(f"one core's measured FMA peak: {peak:.1f} GFLOP/s (f32, register-only FMAs of the widest vectors: AVX-512 or AVX2); "
           f"{a.threads} cores: {a.threads * peak:.1f}")
     print(f"peers: torch {info.get('torch', '?')}, onnxruntime {info.get('onnxruntime', '?')}")
     cell = lambda v, f: "-" if math.isnan(v) else f.format(v)  # noqa: E731

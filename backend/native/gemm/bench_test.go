@@ -33,19 +33,21 @@ func BenchmarkMicroKernel(b *testing.B) {
 	}
 }
 
-// BenchmarkPeakFMA runs register-only AVX-512 fused multiply-adds (24
-// independent chains, no memory operands): the core's fp32 peak, against
-// which BenchmarkMicroKernel and BenchmarkSgemm are read.
+// BenchmarkPeakFMA runs register-only fused multiply-adds of the widest
+// vectors the CPU has (independent chains, no memory operands): the
+// core's fp32 peak, against which BenchmarkMicroKernel and BenchmarkSgemm
+// are read.
 func BenchmarkPeakFMA(b *testing.B) {
-	if !hasPeakFMA() {
-		b.Skip("no AVX-512 on this CPU")
+	loop, flop := peakLoop()
+	if loop == nil {
+		b.Skip("no vector FMA loop on this CPU")
 	}
 	const iters = 1 << 16
 	cpu0 := processCPU()
 	for i := 0; i < b.N; i++ {
-		peakFMA512(iters)
+		loop(iters)
 	}
-	reportFlops(b, 2*16*24*iters*float64(b.N), processCPU()-cpu0, 1)
+	reportFlops(b, flop*iters*float64(b.N), processCPU()-cpu0, 1)
 }
 
 // BenchmarkMicroKernelDirect times the direct kernel (A read in place,

@@ -44,6 +44,9 @@ func copyA14T(p, src *float32, lda, kb int)
 func peakFMA512(n int)
 
 //go:noescape
+func peakFMA256(n int)
+
+//go:noescape
 func gatherConv32(dst, img *float32, cols, taps *int32, kb int, hw *int32)
 
 //go:noescape

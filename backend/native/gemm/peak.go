@@ -6,21 +6,22 @@ import (
 )
 
 // PeakFMA measures one core's float32 peak in GFLOP/s: register-only
-// AVX-512 fused multiply-adds (peakFMA512: 24 independent chains, no
-// memory operands), the best of repeated windows of about 10 ms over at
-// least total. It reports false where there is no such loop (no AVX-512,
-// or the purego build).
+// fused multiply-adds of the widest vectors the CPU has (peakFMA512: 24
+// independent chains of AVX-512; peakFMA256: 12 of AVX2; no memory
+// operands), the best of repeated windows of about 10 ms over at least
+// total. It reports false where there is no such loop (no AVX2, or the
+// purego build).
 func PeakFMA(total time.Duration) (float64, bool) {
-	if !hasPeakFMA() {
+	loop, flopPerIter := peakLoop()
+	if loop == nil {
 		return 0, false
 	}
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	const flopPerIter = 2 * 16 * 24
 	iters := 1 << 12
 	for {
 		t := time.Now()
-		peakFMA512(iters)
+		loop(iters)
 		if time.Since(t) >= 10*time.Millisecond {
 			break
 		}
@@ -29,10 +30,16 @@ func PeakFMA(total time.Duration) (float64, bool) {
 	best := 0.0
 	for start := time.Now(); time.Since(start) < total || best == 0; {
 		t := time.Now()
-		peakFMA512(iters)
+		loop(iters)
 		if g := flopPerIter * float64(iters) / time.Since(t).Seconds() / 1e9; g > best {
 			best = g
 		}
 	}
 	return best, true
+}
+
+// hasPeakFMA reports whether PeakFMA has a loop on this CPU.
+func hasPeakFMA() bool {
+	loop, _ := peakLoop()
+	return loop != nil
 }

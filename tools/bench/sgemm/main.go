@@ -6,7 +6,8 @@
 // gflops is over the median wall time; cpu_gflops over the process CPU time
 // divided by the thread count (what the threads reach while they run, the
 // figure to trust on a loaded machine). With -peak it first prints one
-// core's float32 FMA peak, measured with register-only AVX-512 FMAs:
+// core's float32 FMA peak, measured with register-only FMAs of the widest
+// vectors the CPU has (AVX-512, or AVX2):
 //
 //	{"kind": "peak", "available": true, "gflops": ...}
 package main

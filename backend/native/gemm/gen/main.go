@@ -32,7 +32,8 @@ import (
 
 // peakFMA writes peakFMA512: n iterations of 24 independent register-only
 // fused multiply-adds (no memory operand), enough chains to cover the FMA
-// latency on two ports. It measures the core's fp32 peak.
+// latency on two ports, and peakFMA256, its AVX2 form (12 chains of ymm).
+// They measure the core's fp32 peak.
 func peakFMA(w func(string, ...any)) {
 	w("// func peakFMA512(n int)")
 	w("TEXT ·peakFMA512(SB), NOSPLIT, $0-8")
@@ -49,6 +50,25 @@ func peakFMA(w func(string, ...any)) {
 	w("\tDECQ CX")
 	w("\tJNE peakFMA512_loop")
 	w("peakFMA512_done:")
+	w("\tVZEROUPPER")
+	w("\tRET")
+	w("")
+	// the AVX2 form: 12 chains of ymm (Zen 2: FMA latency 5 on two ports)
+	w("// func peakFMA256(n int)")
+	w("TEXT ·peakFMA256(SB), NOSPLIT, $0-8")
+	w("\tMOVQ n+0(FP), CX")
+	for i := 0; i < 14; i++ {
+		w("\tVXORPS Y%d, Y%d, Y%d", i, i, i)
+	}
+	w("\tTESTQ CX, CX")
+	w("\tJEQ peakFMA256_done")
+	w("peakFMA256_loop:")
+	for i := 0; i < 12; i++ {
+		w("\tVFMADD231PS Y12, Y13, Y%d", i)
+	}
+	w("\tDECQ CX")
+	w("\tJNE peakFMA256_loop")
+	w("peakFMA256_done:")
 	w("\tVZEROUPPER")
 	w("\tRET")
 	w("")
