@@ -65,6 +65,25 @@ func transposeB8(dst, src *float32, ldb, n8 int)
 func copyA6T(p, src *float32, lda, kb int)
 
 //go:noescape
+func transposeA6(p, src *float32, lda, n8 int)
+
+// packA6Fast packs 6 rows of A like packA6, 8 k steps at a time
+// transposed in AVX2 registers, the last kb%8 steps in Go.
+func packA6Fast(p, src []float32, lda, kb int) {
+	n8 := kb / 8
+	if n8 > 0 && hasPack16 {
+		_ = src[5*lda+8*n8-1]
+		_ = p[6*8*n8-1]
+		transposeA6(&p[0], &src[0], lda, n8)
+	} else {
+		n8 = 0
+	}
+	if t := 8 * n8; t < kb {
+		packA6(p[6*t:], src[t:], lda, kb-t)
+	}
+}
+
+//go:noescape
 func copyA6T4(p, src *float32, lda, kb int)
 
 // hasPack16: the AVX2 packing routines of pack_avx2_amd64.s (copyB16,
@@ -246,7 +265,7 @@ func halfKernels(mr, nr int, fs [][2]func(kc int, a, b, c *float32, ldc int)) []
 }
 
 var avx2 = &kernelSet{name: "avx2-6x16", mr: 6, nr: 16,
-	acc: asmKernel(6, 16, k6x16acc), set: asmKernel(6, 16, k6x16set), packA: packA6,
+	acc: asmKernel(6, 16, k6x16acc), set: asmKernel(6, 16, k6x16set), packA: packA6Fast,
 	part: partKernels(6, 16, partial6x16[:]), direct: directKernels(16, 16, direct6x16[:]),
 	directN: directKernelsN(16, direct6x16N[:])}
 

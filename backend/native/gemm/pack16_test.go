@@ -11,7 +11,7 @@ import (
 
 // TestPack16MatchesGo packs B blocks of 16-column panels (row-major B with
 // full and partial panels, transposed B) and 6-row A panels of a
-// transposed A (one, and four at once) with the AVX2 packers and with the Go loops, into
+// transposed A (one, and four at once) and of a row-major A with the AVX2 packers and with the Go loops, into
 // destinations prefilled with NaN, and checks the two bit for bit: every
 // element written, the padding zero. The sources sit at the end of their
 // buffers, so a packer reading past a row's last column would fault.
@@ -70,5 +70,11 @@ func TestPack16MatchesGo(t *testing.T) {
 			}
 		}, 24*kb)
 		same("four transposed A panels", four, one)
+		// a row-major A panel: 8 k steps at a time transposed, the rest in Go
+		lda6 := kb + r.IntN(9)
+		a6 := randMat(r, 5*lda6+kb)
+		fast := pack(true, func(dst []float32) { packA6Fast(dst, a6, lda6, kb) }, 6*kb+8)
+		slow := pack(false, func(dst []float32) { packA6(dst, a6, lda6, kb) }, 6*kb+8)
+		same("row-major A panel", fast, slow)
 	}
 }

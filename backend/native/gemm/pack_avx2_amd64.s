@@ -28,6 +28,35 @@ DATA pkMask<>+112(SB)/8, $0
 DATA pkMask<>+120(SB)/8, $0
 GLOBL pkMask<>(SB), RODATA|NOPTR, $128
 
+// TRANSPOSE8 transposes the 8×8 block in Y0-Y7 (row i in Yi) into Y8-Y15
+// (column j in Y(8+j)): pairs interleaved, then quads, then the 128-bit
+// halves swapped. It clobbers Y0-Y7.
+#define TRANSPOSE8 \
+	VUNPCKLPS Y1, Y0, Y8 \
+	VUNPCKHPS Y1, Y0, Y9 \
+	VUNPCKLPS Y3, Y2, Y10 \
+	VUNPCKHPS Y3, Y2, Y11 \
+	VUNPCKLPS Y5, Y4, Y12 \
+	VUNPCKHPS Y5, Y4, Y13 \
+	VUNPCKLPS Y7, Y6, Y14 \
+	VUNPCKHPS Y7, Y6, Y15 \
+	VSHUFPS $0x44, Y10, Y8, Y0 \
+	VSHUFPS $0xee, Y10, Y8, Y1 \
+	VSHUFPS $0x44, Y11, Y9, Y2 \
+	VSHUFPS $0xee, Y11, Y9, Y3 \
+	VSHUFPS $0x44, Y14, Y12, Y4 \
+	VSHUFPS $0xee, Y14, Y12, Y5 \
+	VSHUFPS $0x44, Y15, Y13, Y6 \
+	VSHUFPS $0xee, Y15, Y13, Y7 \
+	VPERM2F128 $0x20, Y4, Y0, Y8 \
+	VPERM2F128 $0x20, Y5, Y1, Y9 \
+	VPERM2F128 $0x20, Y6, Y2, Y10 \
+	VPERM2F128 $0x20, Y7, Y3, Y11 \
+	VPERM2F128 $0x31, Y4, Y0, Y12 \
+	VPERM2F128 $0x31, Y5, Y1, Y13 \
+	VPERM2F128 $0x31, Y6, Y2, Y14 \
+	VPERM2F128 $0x31, Y7, Y3, Y15
+
 // func copyB16(dst, src *float32, ldb, kb, np int)
 // kb rows of np 16-column panels of a row-major B (rows ldb floats apart)
 // into packed panels (kb·16 floats each, k-major): row by row, one read
@@ -122,30 +151,7 @@ tbloop:
 	VMOVUPS (R8), Y5
 	VMOVUPS (SI)(BX*2), Y6
 	VMOVUPS (R8)(DX*2), Y7
-	VUNPCKLPS Y1, Y0, Y8
-	VUNPCKHPS Y1, Y0, Y9
-	VUNPCKLPS Y3, Y2, Y10
-	VUNPCKHPS Y3, Y2, Y11
-	VUNPCKLPS Y5, Y4, Y12
-	VUNPCKHPS Y5, Y4, Y13
-	VUNPCKLPS Y7, Y6, Y14
-	VUNPCKHPS Y7, Y6, Y15
-	VSHUFPS $0x44, Y10, Y8, Y0
-	VSHUFPS $0xee, Y10, Y8, Y1
-	VSHUFPS $0x44, Y11, Y9, Y2
-	VSHUFPS $0xee, Y11, Y9, Y3
-	VSHUFPS $0x44, Y14, Y12, Y4
-	VSHUFPS $0xee, Y14, Y12, Y5
-	VSHUFPS $0x44, Y15, Y13, Y6
-	VSHUFPS $0xee, Y15, Y13, Y7
-	VPERM2F128 $0x20, Y4, Y0, Y8
-	VPERM2F128 $0x20, Y5, Y1, Y9
-	VPERM2F128 $0x20, Y6, Y2, Y10
-	VPERM2F128 $0x20, Y7, Y3, Y11
-	VPERM2F128 $0x31, Y4, Y0, Y12
-	VPERM2F128 $0x31, Y5, Y1, Y13
-	VPERM2F128 $0x31, Y6, Y2, Y14
-	VPERM2F128 $0x31, Y7, Y3, Y15
+	TRANSPOSE8
 	VMOVUPS Y8, 0(DI)
 	VMOVUPS Y9, 64(DI)
 	VMOVUPS Y10, 128(DI)
@@ -160,6 +166,67 @@ tbloop:
 	DECQ CX
 	JNE tbloop
 tbdone:
+	VZEROUPPER
+	RET
+
+// LOADA6 loads 8 k steps of the 6 rows of A (SI the first, DX bytes
+// apart, BX = 3·DX, R8 = SI + 5·DX) into Y0-Y5, and zeros Y6, Y7.
+#define LOADA6 \
+	VMOVUPS (SI), Y0 \
+	VMOVUPS (SI)(DX*1), Y1 \
+	VMOVUPS (SI)(DX*2), Y2 \
+	VMOVUPS (SI)(BX*1), Y3 \
+	VMOVUPS (SI)(DX*4), Y4 \
+	VMOVUPS (R8), Y5 \
+	VXORPS Y6, Y6, Y6 \
+	VXORPS Y7, Y7, Y7
+
+// func transposeA6(p, src *float32, lda, n8 int)
+// 8·n8 ≥ 8 k steps of a 6-row micro-panel of a row-major A (rows lda
+// floats apart) into p, k-major (6 floats per step): each 8 steps loaded
+// as 6 rows, transposed in registers, and stored as 8 floats per step 24
+// bytes apart (the next step's store overwrites the two past it), the
+// very last step's store masked to its 6 floats.
+TEXT ·transposeA6(SB), NOSPLIT, $0-32
+	MOVQ p+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ lda+16(FP), DX
+	MOVQ n8+24(FP), CX
+	SHLQ $2, DX
+	LEAQ (DX)(DX*2), BX
+	LEAQ (SI)(DX*4), R8
+	ADDQ DX, R8
+	DECQ CX
+	JEQ talast
+taloop:
+	LOADA6
+	TRANSPOSE8
+	VMOVUPS Y8, 0(DI)
+	VMOVUPS Y9, 24(DI)
+	VMOVUPS Y10, 48(DI)
+	VMOVUPS Y11, 72(DI)
+	VMOVUPS Y12, 96(DI)
+	VMOVUPS Y13, 120(DI)
+	VMOVUPS Y14, 144(DI)
+	VMOVUPS Y15, 168(DI)
+	ADDQ $32, SI
+	ADDQ $32, R8
+	ADDQ $192, DI
+	DECQ CX
+	JNE taloop
+talast:
+	LOADA6
+	TRANSPOSE8
+	VMOVUPS Y8, 0(DI)
+	VMOVUPS Y9, 24(DI)
+	VMOVUPS Y10, 48(DI)
+	VMOVUPS Y11, 72(DI)
+	VMOVUPS Y12, 96(DI)
+	VMOVUPS Y13, 120(DI)
+	VMOVUPS Y14, 144(DI)
+	LEAQ pkMask<>(SB), AX
+	VMOVDQU 40(AX), Y0
+	VMASKMOVPS Y15, Y0, 168(DI)
 	VZEROUPPER
 	RET
 
