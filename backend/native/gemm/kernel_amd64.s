@@ -44653,6 +44653,41 @@ copyB32_done:
 	VZEROUPPER
 	RET
 
+// func copyB16(dst, src *float32, ldb, kb, np int)
+TEXT ·copyB16(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ ldb+16(FP), DX
+	MOVQ kb+24(FP), CX
+	MOVQ np+32(FP), R9
+	SHLQ $2, DX
+	MOVQ CX, R10
+	SHLQ $6, R10
+	TESTQ CX, CX
+	JEQ copyB16_done
+	TESTQ R9, R9
+	JEQ copyB16_done
+copyB16_row:
+	MOVQ SI, R11
+	MOVQ DI, R12
+	MOVQ R9, R13
+copyB16_col:
+	VMOVUPS (R11), Y0
+	VMOVUPS 32(R11), Y1
+	VMOVUPS Y0, (R12)
+	VMOVUPS Y1, 32(R12)
+	ADDQ $64, R11
+	ADDQ R10, R12
+	DECQ R13
+	JNE copyB16_col
+	ADDQ DX, SI
+	ADDQ $64, DI
+	DECQ CX
+	JNE copyB16_row
+copyB16_done:
+	VZEROUPPER
+	RET
+
 // func copyB32Part(dst, src *float32, ldb, kb int, mask uint32)
 TEXT ·copyB32Part(SB), NOSPLIT, $0-36
 	MOVQ dst+0(FP), DI

@@ -1,8 +1,9 @@
 // AVX2 packing for the 6×16 kernel (pack.go, convpack.go): B panels of
-// 16 columns from a row-major B, a transposed B or an image (implicit
-// im2col), and 6-row A panels of a transposed A, one or two vector moves
-// per panel row where the Go loops spent a memmove call or a float at a
-// time. Written by hand.
+// 16 columns from a row-major B's partial last panel, a transposed B or
+// an image (implicit im2col), and 6-row A panels of a row-major or
+// transposed A, one or two vector moves per panel row where the Go loops
+// spent a memmove call or a float at a time. (copyB16, a row-major B's
+// full panels, is generated with copyB32 by gen/pack.go.) Written by hand.
 
 //go:build amd64 && !purego
 
@@ -56,44 +57,6 @@ GLOBL pkMask<>(SB), RODATA|NOPTR, $128
 	VPERM2F128 $0x31, Y5, Y1, Y13 \
 	VPERM2F128 $0x31, Y6, Y2, Y14 \
 	VPERM2F128 $0x31, Y7, Y3, Y15
-
-// func copyB16(dst, src *float32, ldb, kb, np int)
-// kb rows of np 16-column panels of a row-major B (rows ldb floats apart)
-// into packed panels (kb·16 floats each, k-major): row by row, one read
-// stream, two ymm per panel row.
-TEXT ·copyB16(SB), NOSPLIT, $0-40
-	MOVQ dst+0(FP), DI
-	MOVQ src+8(FP), SI
-	MOVQ ldb+16(FP), DX
-	MOVQ kb+24(FP), CX
-	MOVQ np+32(FP), R9
-	SHLQ $2, DX
-	MOVQ CX, R10
-	SHLQ $6, R10
-	TESTQ CX, CX
-	JEQ cbdone
-	TESTQ R9, R9
-	JEQ cbdone
-cbrow:
-	MOVQ SI, R11
-	MOVQ DI, R12
-	MOVQ R9, R13
-cbcol:
-	VMOVUPS (R11), Y0
-	VMOVUPS 32(R11), Y1
-	VMOVUPS Y0, (R12)
-	VMOVUPS Y1, 32(R12)
-	ADDQ $64, R11
-	ADDQ R10, R12
-	DECQ R13
-	JNE cbcol
-	ADDQ DX, SI
-	ADDQ $64, DI
-	DECQ CX
-	JNE cbrow
-cbdone:
-	VZEROUPPER
-	RET
 
 // func copyB16Part(dst, src *float32, ldb, kb, nn int)
 // kb rows of one partial panel (its first 0 < nn < 16 columns) of a

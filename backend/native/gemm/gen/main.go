@@ -32,43 +32,31 @@ import (
 
 // peakFMA writes peakFMA512: n iterations of 24 independent register-only
 // fused multiply-adds (no memory operand), enough chains to cover the FMA
-// latency on two ports, and peakFMA256, its AVX2 form (12 chains of ymm).
-// They measure the core's fp32 peak.
+// latency on two ports, and peakFMA256, its AVX2 form (12 chains of ymm;
+// Zen 2: FMA latency 5 on two ports). They measure the core's fp32 peak.
 func peakFMA(w func(string, ...any)) {
-	w("// func peakFMA512(n int)")
-	w("TEXT ·peakFMA512(SB), NOSPLIT, $0-8")
+	writePeakLoop(w, "peakFMA512", "VPXORD", "Z", 24)
+	writePeakLoop(w, "peakFMA256", "VXORPS", "Y", 12)
+}
+
+// writePeakLoop writes one peak loop: chains accumulators (registers 0 to
+// chains-1) fed by two operand registers after them, all cleared by zero.
+func writePeakLoop(w func(string, ...any), name, zero, reg string, chains int) {
+	w("// func %s(n int)", name)
+	w("TEXT ·%s(SB), NOSPLIT, $0-8", name)
 	w("\tMOVQ n+0(FP), CX")
-	for i := 0; i < 26; i++ {
-		w("\tVPXORD Z%d, Z%d, Z%d", i, i, i)
+	for i := 0; i < chains+2; i++ {
+		w("\t%s %s%d, %s%d, %s%d", zero, reg, i, reg, i, reg, i)
 	}
 	w("\tTESTQ CX, CX")
-	w("\tJEQ peakFMA512_done")
-	w("peakFMA512_loop:")
-	for i := 0; i < 24; i++ {
-		w("\tVFMADD231PS Z24, Z25, Z%d", i)
+	w("\tJEQ %s_done", name)
+	w("%s_loop:", name)
+	for i := 0; i < chains; i++ {
+		w("\tVFMADD231PS %s%d, %s%d, %s%d", reg, chains, reg, chains+1, reg, i)
 	}
 	w("\tDECQ CX")
-	w("\tJNE peakFMA512_loop")
-	w("peakFMA512_done:")
-	w("\tVZEROUPPER")
-	w("\tRET")
-	w("")
-	// the AVX2 form: 12 chains of ymm (Zen 2: FMA latency 5 on two ports)
-	w("// func peakFMA256(n int)")
-	w("TEXT ·peakFMA256(SB), NOSPLIT, $0-8")
-	w("\tMOVQ n+0(FP), CX")
-	for i := 0; i < 14; i++ {
-		w("\tVXORPS Y%d, Y%d, Y%d", i, i, i)
-	}
-	w("\tTESTQ CX, CX")
-	w("\tJEQ peakFMA256_done")
-	w("peakFMA256_loop:")
-	for i := 0; i < 12; i++ {
-		w("\tVFMADD231PS Y12, Y13, Y%d", i)
-	}
-	w("\tDECQ CX")
-	w("\tJNE peakFMA256_loop")
-	w("peakFMA256_done:")
+	w("\tJNE %s_loop", name)
+	w("%s_done:", name)
 	w("\tVZEROUPPER")
 	w("\tRET")
 	w("")
@@ -181,7 +169,8 @@ func main() {
 		}
 	}
 	packA14AVX512(w)
-	packB32AVX512(w)
+	packBCopy(w, 32)
+	packBCopy(w, 16)
 	packB32PartAVX512(w)
 	transB16AVX512(w)
 	copyA14TAVX512(w)

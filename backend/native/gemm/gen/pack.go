@@ -206,13 +206,18 @@ func copyA14TAVX512(w func(string, ...any)) {
 	w("")
 }
 
-// packB32AVX512 writes copyB32: kb rows of np 32-column B micro-panels
-// from a row-major B (row stride ldb floats) into packed panels (each kb·32
-// floats, k-major). Row by row: one sequential read stream and np write
-// streams, two zmm per panel row instead of a 128-byte memmove call each.
-func packB32AVX512(w func(string, ...any)) {
-	w("// func copyB32(dst, src *float32, ldb, kb, np int)")
-	w("TEXT ·copyB32(SB), NOSPLIT, $0-40")
+// packBCopy writes copyB32 (AVX-512, nr = 32) or copyB16 (AVX2, nr = 16):
+// kb rows of np nr-column B micro-panels from a row-major B (row stride
+// ldb floats) into packed panels (each kb·nr floats, k-major). Row by
+// row: one sequential read stream and np write streams, two vectors per
+// panel row instead of a memmove call each.
+func packBCopy(w func(string, ...any), nr int) {
+	name, reg, vb, shift := "copyB32", "Z", 64, 7
+	if nr == 16 {
+		name, reg, vb, shift = "copyB16", "Y", 32, 6
+	}
+	w("// func %s(dst, src *float32, ldb, kb, np int)", name)
+	w("TEXT ·%s(SB), NOSPLIT, $0-40", name)
 	w("\tMOVQ dst+0(FP), DI")
 	w("\tMOVQ src+8(FP), SI")
 	w("\tMOVQ ldb+16(FP), DX")
@@ -220,29 +225,29 @@ func packB32AVX512(w func(string, ...any)) {
 	w("\tMOVQ np+32(FP), R9")
 	w("\tSHLQ $2, DX")
 	w("\tMOVQ CX, R10")
-	w("\tSHLQ $7, R10") // bytes per packed panel
+	w("\tSHLQ $%d, R10", shift) // bytes per packed panel
 	w("\tTESTQ CX, CX")
-	w("\tJEQ copyB32_done")
+	w("\tJEQ %s_done", name)
 	w("\tTESTQ R9, R9")
-	w("\tJEQ copyB32_done")
-	w("copyB32_row:")
+	w("\tJEQ %s_done", name)
+	w("%s_row:", name)
 	w("\tMOVQ SI, R11")
 	w("\tMOVQ DI, R12")
 	w("\tMOVQ R9, R13")
-	w("copyB32_col:")
-	w("\tVMOVUPS (R11), Z0")
-	w("\tVMOVUPS 64(R11), Z1")
-	w("\tVMOVUPS Z0, (R12)")
-	w("\tVMOVUPS Z1, 64(R12)")
-	w("\tADDQ $128, R11")
+	w("%s_col:", name)
+	w("\tVMOVUPS (R11), %s0", reg)
+	w("\tVMOVUPS %d(R11), %s1", vb, reg)
+	w("\tVMOVUPS %s0, (R12)", reg)
+	w("\tVMOVUPS %s1, %d(R12)", reg, vb)
+	w("\tADDQ $%d, R11", 2*vb)
 	w("\tADDQ R10, R12")
 	w("\tDECQ R13")
-	w("\tJNE copyB32_col")
+	w("\tJNE %s_col", name)
 	w("\tADDQ DX, SI")
-	w("\tADDQ $128, DI")
+	w("\tADDQ $%d, DI", 2*vb)
 	w("\tDECQ CX")
-	w("\tJNE copyB32_row")
-	w("copyB32_done:")
+	w("\tJNE %s_row", name)
+	w("%s_done:", name)
 	w("\tVZEROUPPER")
 	w("\tRET")
 	w("")
