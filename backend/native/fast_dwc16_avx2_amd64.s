@@ -135,6 +135,40 @@ done:
 	VMASKMOVPS (SI), Y15, reg \
 	ADDQ DX, SI
 
+// MASKED and PLAIN store a destination row r at a: its first rows lanes
+// (the mask in Y0), or all eight.
+#define MASKED(r, a) VMASKMOVPS r, Y0, a
+#define PLAIN(r, a) VMOVUPS r, a
+
+// STOREROWS(st) stores the transposed rows Y8-Y15 with st, destination
+// row j < cols (R12) at DI + (j/2)·R10 for even j and R9 + (j/2)·R10 for
+// odd j, then jumps to stored.
+#define STOREROWS(st) \
+	st(Y8, (DI)) \
+	CMPQ R12, $1 \
+	JLE stored \
+	st(Y9, (R9)) \
+	CMPQ R12, $2 \
+	JLE stored \
+	st(Y10, (DI)(R10*1)) \
+	CMPQ R12, $3 \
+	JLE stored \
+	st(Y11, (R9)(R10*1)) \
+	CMPQ R12, $4 \
+	JLE stored \
+	LEAQ (DI)(R10*2), DI \
+	LEAQ (R9)(R10*2), R9 \
+	st(Y12, (DI)) \
+	CMPQ R12, $5 \
+	JLE stored \
+	st(Y13, (R9)) \
+	CMPQ R12, $6 \
+	JLE stored \
+	st(Y14, (DI)(R10*1)) \
+	CMPQ R12, $7 \
+	JLE stored \
+	st(Y15, (R9)(R10*1))
+
 // func tr8x8(dstE, dstO *float32, stride2 int, src *float32, srcStride int, rows, cols int)
 // dst row j, lanes i = src[i][j] for i < rows, j < cols (each at most 8;
 // strides in bytes): the source's columns past cols are not read, its rows
@@ -182,56 +216,10 @@ loaded:
 	MOVQ $16, AX
 	SUBQ R11, AX
 	VMOVDQU (BX)(AX*4), Y0
-	VMASKMOVPS Y8, Y0, (DI)
-	CMPQ R12, $1
-	JLE stored
-	VMASKMOVPS Y9, Y0, (R9)
-	CMPQ R12, $2
-	JLE stored
-	VMASKMOVPS Y10, Y0, (DI)(R10*1)
-	CMPQ R12, $3
-	JLE stored
-	VMASKMOVPS Y11, Y0, (R9)(R10*1)
-	CMPQ R12, $4
-	JLE stored
-	LEAQ (DI)(R10*2), DI
-	LEAQ (R9)(R10*2), R9
-	VMASKMOVPS Y12, Y0, (DI)
-	CMPQ R12, $5
-	JLE stored
-	VMASKMOVPS Y13, Y0, (R9)
-	CMPQ R12, $6
-	JLE stored
-	VMASKMOVPS Y14, Y0, (DI)(R10*1)
-	CMPQ R12, $7
-	JLE stored
-	VMASKMOVPS Y15, Y0, (R9)(R10*1)
+	STOREROWS(MASKED)
 	JMP stored
 full:
-	VMOVUPS Y8, (DI)
-	CMPQ R12, $1
-	JLE stored
-	VMOVUPS Y9, (R9)
-	CMPQ R12, $2
-	JLE stored
-	VMOVUPS Y10, (DI)(R10*1)
-	CMPQ R12, $3
-	JLE stored
-	VMOVUPS Y11, (R9)(R10*1)
-	CMPQ R12, $4
-	JLE stored
-	LEAQ (DI)(R10*2), DI
-	LEAQ (R9)(R10*2), R9
-	VMOVUPS Y12, (DI)
-	CMPQ R12, $5
-	JLE stored
-	VMOVUPS Y13, (R9)
-	CMPQ R12, $6
-	JLE stored
-	VMOVUPS Y14, (DI)(R10*1)
-	CMPQ R12, $7
-	JLE stored
-	VMOVUPS Y15, (R9)(R10*1)
+	STOREROWS(PLAIN)
 stored:
 	VZEROUPPER
 	RET

@@ -3,6 +3,7 @@
 //go:build amd64 && !purego
 
 #include "textflag.h"
+#include "sum_amd64.h"
 
 // func sum64add(acc *[64]float32, x *float32, blocks int)
 // acc[j] += x[64b + j] for every block b < blocks and slot j < 64: four
@@ -95,14 +96,7 @@ rred:
 	VADDPS Z2, Z0, Z0
 	VEXTRACTF64X4 $1, Z0, Y1
 	VADDPS Y1, Y0, Y0
-	VEXTRACTF128 $1, Y0, X1
-	VADDPS X1, X0, X0
-	VMOVHLPS X0, X0, X1
-	VADDPS X1, X0, X0
-	VMOVSHDUP X0, X1
-	VADDSS X1, X0, X0
-	MOVSS X0, (DI)
-	ADDQ $4, DI
+	LANES8(VADDPS, VADDSS)
 	DECQ R8
 	JNE rrow
 rdone:
@@ -156,14 +150,7 @@ xtail:
 xred:
 	VEXTRACTF64X4 $1, Z0, Y1
 	VMAXPS Y1, Y0, Y0
-	VEXTRACTF128 $1, Y0, X1
-	VMAXPS X1, X0, X0
-	VMOVHLPS X0, X0, X1
-	VMAXPS X1, X0, X0
-	VMOVSHDUP X0, X1
-	VMAXSS X1, X0, X0
-	MOVSS X0, (DI)
-	ADDQ $4, DI
+	LANES8(VMAXPS, VMAXSS)
 	KMOVW K2, AX
 	TESTW AX, AX
 	SETNE (R9)

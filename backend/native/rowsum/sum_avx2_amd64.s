@@ -5,6 +5,7 @@
 //go:build amd64 && !purego
 
 #include "textflag.h"
+#include "sum_amd64.h"
 
 // ymTail<>: 64 all-ones words, then 64 zero words. The eight masks of a
 // row's last t < 64 elements (lane i of accumulator k set when 8k+i < t)
@@ -193,14 +194,7 @@ rred:
 	VADDPS Y7, Y5, Y5
 	VADDPS Y5, Y1, Y1
 	VADDPS Y1, Y0, Y0
-	VEXTRACTF128 $1, Y0, X1
-	VADDPS X1, X0, X0
-	VMOVHLPS X0, X0, X1
-	VADDPS X1, X0, X0
-	VMOVSHDUP X0, X1
-	VADDSS X1, X0, X0
-	MOVSS X0, (DI)
-	ADDQ $4, DI
+	LANES8(VADDPS, VADDSS)
 	DECQ R8
 	JNE rrow
 rdone:
@@ -267,14 +261,7 @@ xtail:
 	LEAQ (SI)(R12*4), SI
 xred:
 	VMAXPS Y1, Y0, Y0
-	VEXTRACTF128 $1, Y0, X1
-	VMAXPS X1, X0, X0
-	VMOVHLPS X0, X0, X1
-	VMAXPS X1, X0, X0
-	VMOVSHDUP X0, X1
-	VMAXSS X1, X0, X0
-	MOVSS X0, (DI)
-	ADDQ $4, DI
+	LANES8(VMAXPS, VMAXSS)
 	VMOVMSKPS Y6, AX
 	TESTL AX, AX
 	SETNE (R9)
