@@ -104,14 +104,7 @@ func TestExactTilesMatchScalarRows(t *testing.T) {
 	if !exactTilesOK {
 		t.Skip("no SIMD tiles on this CPU")
 	}
-	t.Run("avx2", func(t *testing.T) {
-		defer func(old bool) { exactTilesZ = old }(exactTilesZ)
-		exactTilesZ = false
-		checkTilesMatchScalarRows(t)
-	})
-	if exactTilesZ {
-		t.Run("avx512", checkTilesMatchScalarRows)
-	}
+	eachForm(t, &exactTilesZ, checkTilesMatchScalarRows)
 }
 
 func checkTilesMatchScalarRows(t *testing.T) {

@@ -18,12 +18,19 @@ func TestDWC16MatchesRows(t *testing.T) {
 	if !dwc16OK {
 		t.Skip("no channel-vector kernel")
 	}
-	if dwc512 {
-		t.Run("avx512", testDWC16MatchesRows)
-		dwc512 = false
-		defer func() { dwc512 = true }()
+	eachForm(t, &dwc512, testDWC16MatchesRows)
+}
+
+// eachForm runs f in each vector form the CPU has: the AVX-512 one where
+// *wide (a kernel family's AVX-512 switch) is set, then the AVX2 one, with
+// *wide switched off until f returns.
+func eachForm(t *testing.T, wide *bool, f func(*testing.T)) {
+	if *wide {
+		t.Run("avx512", f)
+		*wide = false
+		defer func() { *wide = true }()
 	}
-	t.Run("avx2", testDWC16MatchesRows)
+	t.Run("avx2", f)
 }
 
 func testDWC16MatchesRows(t *testing.T) {
@@ -163,10 +170,5 @@ func TestTranspose16(t *testing.T) {
 			}
 		}
 	}
-	if dwc512 {
-		t.Run("avx512", check)
-		dwc512 = false
-		defer func() { dwc512 = true }()
-	}
-	t.Run("avx2", check)
+	eachForm(t, &dwc512, check)
 }

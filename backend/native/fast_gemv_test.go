@@ -95,16 +95,8 @@ func TestGemvPacked(t *testing.T) {
 	if !gemvPackedOK {
 		t.Skip("no vector loops on this CPU")
 	}
-	forms := []bool{false}
-	if gemv512 {
-		forms = []bool{true, false}
-		defer func() { gemv512 = true }()
-	}
 	first := map[[2]int][]float32{} // the first form's results per shape
-	for _, wide := range forms {
-		gemv512 = wide
-		testGemvPacked(t, first)
-	}
+	eachForm(t, &gemv512, func(t *testing.T) { testGemvPacked(t, first) })
 }
 
 func testGemvPacked(t *testing.T, first map[[2]int][]float32) {

@@ -53,12 +53,7 @@ func TestColSums(t *testing.T) {
 	if !simdColSums {
 		t.Skip("no vector column sums on this machine")
 	}
-	if simdWindow512 {
-		t.Run("avx512", testColSums)
-		simdWindow512 = false
-		defer func() { simdWindow512 = true }()
-	}
-	t.Run("avx2", testColSums)
+	eachForm(t, &simdWindow512, testColSums)
 }
 
 func testColSums(t *testing.T) {
