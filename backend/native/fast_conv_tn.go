@@ -27,10 +27,9 @@ var convTNEnabled = true
 // pair, AVX2's 6×16 kernels ran ResNet-18's 512×7×7 layers 1.8 → 2.2 ms
 // this way), one group, weights packed once (c.weight), and output
 // positions that whole 16-column vectors would cover with over 15% to
-// spare. (Pointwise layers on 14×14
-// images, whose 196 columns the GEMM path covers as 208, were measured
-// both ways: each within 5% of the other, either way round by the state
-// of the caches.)
+// spare. (Pointwise layers on 14×14 images, whose 196 columns the GEMM
+// path covers as 208, were measured both ways: each within 5% of the
+// other, either way round by the state of the caches.)
 func (c *conv2d) useTN() bool {
 	n := c.batch * c.oh * c.ow
 	k := c.kerC * c.kh * c.kw

@@ -19,7 +19,7 @@ func dwWide1x4(p *dwWideArgs)
 //go:noescape
 func dwWide2x4(p *dwWideArgs)
 
-// dwWideOK: the kernels need AVX-512 (as dwc16).
+// dwWideOK: the kernels need AVX-512 (dwc512).
 var dwWideOK = dwc512
 
 // The sweep kernels (fast_dwsweep_amd64.s, written by internal/dwgen):

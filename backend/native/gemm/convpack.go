@@ -72,8 +72,9 @@ var colTables = sync.Pool{New: func() any { return &ConvCols{t: make([]int32, co
 // matrix of img in the BPacker layout with gathers (or masked loads where
 // a half panel's positions are consecutive), and reports whether it did:
 // false (nothing written) when the CPU has no gather kernel for panels of
-// nr columns (32: AVX-512; 16: AVX2) or the geometry falls outside its tables. cols, if
-// not nil, is the table of g.Cols(j0, nb); another is ignored.
+// nr columns (32: AVX-512; 16: AVX2) or the geometry falls outside its
+// tables. cols, if not nil, is the table of g.Cols(j0, nb); another is
+// ignored.
 func PackConv(dst, img []float32, g *ConvGeom, cols *ConvCols, nr, p0, kb, j0, nb int) bool {
 	if !(nr == 32 && convGather32 || nr == 16 && convGather16) || !g.gatherable(len(img), p0, kb, j0, nb) || len(dst) < kb*roundUp(nb, nr) {
 		return false
@@ -113,10 +114,10 @@ func PackConv(dst, img []float32, g *ConvGeom, cols *ConvCols, nr, p0, kb, j0, n
 	if g.Phased {
 		hw = [2]int32{int32(g.OH), int32(g.OW)}
 	}
-	if nr == 16 { // each half of a table panel
+	if nr == 16 { // each half of a table panel: its 16 offsets, and its flag
 		for p := 0; p < (nb+15)/16; p++ {
-			tp := p/2*convPanelInts + p%2*16
-			gatherConv16(&dst[p*16*kb], &img[0], &t[tp], &taps[0], kb, &hw[0], int(t[p/2*convPanelInts+96+p%2]))
+			tp, h := p/2*convPanelInts, p%2
+			gatherConv16(&dst[p*16*kb], &img[0], &t[tp+16*h], &taps[0], kb, &hw[0], int(t[tp+96+h]))
 		}
 		return true
 	}

@@ -71,13 +71,13 @@ func transposeA6(p, src *float32, lda, n8 int)
 // transposed in AVX2 registers, the last kb%8 steps in Go.
 func packA6Fast(p, src []float32, lda, kb int) {
 	n8 := kb / 8
-	if n8 > 0 && hasPack16 {
-		_ = src[5*lda+8*n8-1]
-		_ = p[6*8*n8-1]
-		transposeA6(&p[0], &src[0], lda, n8)
-	} else {
-		n8 = 0
+	if n8 == 0 || !hasPack16 {
+		packA6(p, src, lda, kb)
+		return
 	}
+	_ = src[5*lda+8*n8-1]
+	_ = p[6*8*n8-1]
+	transposeA6(&p[0], &src[0], lda, n8)
 	if t := 8 * n8; t < kb {
 		packA6(p[6*t:], src[t:], lda, kb-t)
 	}
@@ -87,8 +87,8 @@ func packA6Fast(p, src []float32, lda, kb int) {
 func copyA6T4(p, src *float32, lda, kb int)
 
 // hasPack16: the AVX2 packing routines of pack_avx2_amd64.s (copyB16,
-// copyB16Part, transposeB8, copyA6T, for the 6×16 kernel's panels; tests
-// switch it off to compare them with the Go loops).
+// copyB16Part, transposeB8, copyA6T, copyA6T4, transposeA6, for the 6×16
+// kernel's panels; tests switch it off to compare them with the Go loops).
 var hasPack16 = cpu.X86.HasAVX2
 
 // PackConv gathers panels of 32 columns with AVX-512 (gatherConv32, where
