@@ -1,6 +1,7 @@
 package native
 
 import (
+	"math"
 	"unsafe"
 
 	"github.com/torchtpu/torchtpu/backend/native/vmath"
@@ -32,6 +33,7 @@ type epiArgs struct {
 	lo, hi   float32
 	rc, re   *float32
 	src, sre int
+	z        float32 // with flags&128, the clamp's zero (affineFast)
 }
 
 // setAffine recognises batch norm's chain (and its parts, such as a
@@ -190,7 +192,28 @@ func (e *convEpilogue) setAffineArgs() bool {
 		a.hi = float32(e.g.nodes[e.hi].scalar)
 		a.flags |= 32
 	}
+	a.setFast()
 	return true
+}
+
+// setFast sets flags bit 7 where the select and clamp have the AVX2
+// kernel's short forms (FASTCLAMP in fast_conv_epi_amd64.s), the same
+// bits as the two-sided ones: a select's value is its threshold, bit for
+// bit (ReLU), no constant is a NaN, and hi is not -0 (min(-0, +0) must
+// give -0, and the one-sided minimum gives its second source on a tie).
+// z is lo's zero: +0 where lo is +0, else -0, which adds nothing.
+func (a *epiArgs) setFast() {
+	nan := func(v float32) bool { return v != v }
+	negZero := math.Float32bits(float32(math.Copysign(0, -1)))
+	if a.flags&2 != 0 && (math.Float32bits(a.t) != math.Float32bits(a.xs) || nan(a.t)) ||
+		a.flags&16 != 0 && nan(a.lo) || a.flags&32 != 0 && (nan(a.hi) || math.Float32bits(a.hi) == negZero) {
+		return
+	}
+	a.flags |= 128
+	a.z = float32(math.Copysign(0, -1))
+	if a.flags&16 != 0 && math.Float32bits(a.lo) == 0 {
+		a.z = 0
+	}
 }
 
 // rows runs the affine kernel over positions [pos, pos+m) of channels

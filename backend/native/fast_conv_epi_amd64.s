@@ -34,6 +34,25 @@ DATA epiMask<>+56(SB)/4, $0
 DATA epiMask<>+60(SB)/4, $0
 GLOBL epiMask<>(SB), RODATA|NOPTR, $64
 
+// FASTCLAMP(v) is the select and clamp where flags bit 7 allows their
+// fast forms (setAffineArgs): ReLU's (v < t) ? t : v is max(t, v) with v
+// the second source (which comes out on a tie, a signed zero, or a NaN);
+// nanmax(v, lo) is max(lo, v + z), z = +0 where lo is +0 (turning a -0 to
+// +0, the two-sided maximum's answer) and -0 otherwise (no change); and
+// nanmin(v, hi), hi not -0, is min(hi, v). The same bits as the two-sided
+// forms, in one to three instructions instead of nine.
+#define FASTCLAMP(v) \
+	TESTQ $2, R11 \
+	JZ 2(PC) \
+	VMAXPS v, Y4, v \
+	TESTQ $16, R11 \
+	JZ 3(PC) \
+	VADDPS Y5, v, v \
+	VMAXPS v, Y7, v \
+	TESTQ $32, R11 \
+	JZ 2(PC) \
+	VMINPS v, Y8, v
+
 // func affineRows32(p *epiArgs)
 TEXT ·affineRows32(SB), NOSPLIT, $0-8
 	MOVQ p+0(FP), R8
@@ -50,6 +69,11 @@ TEXT ·affineRows32(SB), NOSPLIT, $0-8
 	MOVQ 88(R8), R11
 	MOVQ CX, BX
 	ANDQ $-8, BX
+	MOVQ CX, SI
+	ANDQ $-32, SI
+	TESTQ $128, R11
+	JZ row
+	VBROADCASTSS 136(R8), Y5 // the fast forms' zero: xs is t
 
 row:
 	TESTQ R14, R14
@@ -71,6 +95,96 @@ row:
 
 norc:
 	XORQ AX, AX
+	TESTQ $128, R11
+	JZ loop
+
+// four vectors a step, the select and clamp in their fast forms
+quad:
+	CMPQ AX, SI
+	JAE loop
+	VMOVUPS (DI)(AX*4), Y0
+	VMOVUPS 32(DI)(AX*4), Y1
+	VMOVUPS 64(DI)(AX*4), Y9
+	VMOVUPS 96(DI)(AX*4), Y10
+	TESTQ $4, R11
+	JZ qnomul
+	VMULPS Y2, Y0, Y0
+	VMULPS Y2, Y1, Y1
+	VMULPS Y2, Y9, Y9
+	VMULPS Y2, Y10, Y10
+
+qnomul:
+	TESTQ $8, R11
+	JZ qnoadd
+	VADDPS Y3, Y0, Y0
+	VADDPS Y3, Y1, Y1
+	VADDPS Y3, Y9, Y9
+	VADDPS Y3, Y10, Y10
+
+qnoadd:
+	TESTQ $1, R11
+	JZ qnorow
+	TESTQ $64, R11
+	JNZ qrowaff
+	VADDPS (DX)(AX*4), Y0, Y0
+	VADDPS 32(DX)(AX*4), Y1, Y1
+	VADDPS 64(DX)(AX*4), Y9, Y9
+	VADDPS 96(DX)(AX*4), Y10, Y10
+	JMP qnorow
+
+qrowaff:
+	VMOVUPS (DX)(AX*4), Y6
+	VMULPS Y13, Y6, Y6
+	VADDPS Y14, Y6, Y6
+	VADDPS Y6, Y0, Y0
+	VMOVUPS 32(DX)(AX*4), Y6
+	VMULPS Y13, Y6, Y6
+	VADDPS Y14, Y6, Y6
+	VADDPS Y6, Y1, Y1
+	VMOVUPS 64(DX)(AX*4), Y6
+	VMULPS Y13, Y6, Y6
+	VADDPS Y14, Y6, Y6
+	VADDPS Y6, Y9, Y9
+	VMOVUPS 96(DX)(AX*4), Y6
+	VMULPS Y13, Y6, Y6
+	VADDPS Y14, Y6, Y6
+	VADDPS Y6, Y10, Y10
+
+qnorow:
+	TESTQ $2, R11
+	JZ qnosel
+	VMAXPS Y0, Y4, Y0
+	VMAXPS Y1, Y4, Y1
+	VMAXPS Y9, Y4, Y9
+	VMAXPS Y10, Y4, Y10
+
+qnosel:
+	TESTQ $16, R11
+	JZ qnolo
+	VADDPS Y5, Y0, Y0
+	VADDPS Y5, Y1, Y1
+	VADDPS Y5, Y9, Y9
+	VADDPS Y5, Y10, Y10
+	VMAXPS Y0, Y7, Y0
+	VMAXPS Y1, Y7, Y1
+	VMAXPS Y9, Y7, Y9
+	VMAXPS Y10, Y7, Y10
+
+qnolo:
+	TESTQ $32, R11
+	JZ qnohi
+	VMINPS Y0, Y8, Y0
+	VMINPS Y1, Y8, Y1
+	VMINPS Y9, Y8, Y9
+	VMINPS Y10, Y8, Y10
+
+qnohi:
+	VMOVUPS Y0, (DI)(AX*4)
+	VMOVUPS Y1, 32(DI)(AX*4)
+	VMOVUPS Y9, 64(DI)(AX*4)
+	VMOVUPS Y10, 96(DI)(AX*4)
+	ADDQ $32, AX
+	JMP quad
 
 loop:
 	CMPQ AX, BX
@@ -100,6 +214,12 @@ rowaff:
 	VADDPS Y6, Y0, Y0
 
 norow:
+	TESTQ $128, R11
+	JZ slowsel
+	FASTCLAMP(Y0)
+	JMP store
+
+slowsel:
 	TESTQ $2, R11
 	JZ nosel
 	VCMPPS $0x11, Y4, Y0, Y1
@@ -163,6 +283,12 @@ tplain:
 	VADDPS Y6, Y0, Y0
 
 tnorow:
+	TESTQ $128, R11
+	JZ tslowsel
+	FASTCLAMP(Y0)
+	JMP tstore
+
+tslowsel:
 	TESTQ $2, R11
 	JZ tnosel
 	VCMPPS $0x11, Y4, Y0, Y1

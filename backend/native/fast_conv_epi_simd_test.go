@@ -59,3 +59,67 @@ func TestAffineRows16MatchesAVX2(t *testing.T) {
 		}
 	}
 }
+
+// TestAffineFastMatchesTwoSided checks the AVX2 epilogue's short select
+// and clamp forms (flags bit 7, setFast) against its two-sided ones, bit
+// for bit: every flag combination, ReLU thresholds and clamp bounds of
+// either zero, row lengths around the four-vector step, on values with
+// NaNs, infinities and signed zeros.
+func TestAffineFastMatchesTwoSided(t *testing.T) {
+	if !simdRows {
+		t.Skip("no AVX2 here")
+	}
+	r := rand.New(rand.NewSource(10))
+	negZero := float32(math.Copysign(0, -1))
+	special := []float32{float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1)), 0, negZero, 6, -3, 1e-40, -1e-40}
+	value := func() float32 {
+		if r.Intn(5) == 0 {
+			return special[r.Intn(len(special))]
+		}
+		return float32(r.NormFloat64() * 4)
+	}
+	bounds := [][3]float32{{0, 0, 6}, {negZero, 0, 6}, {0, negZero, 0}, {-1, -1, 1}, {2, 0, negZero}, {0.5, 0.5, 3}}
+	fast := 0
+	for flags := 0; flags < 128; flags++ {
+		for _, n := range []int{1, 7, 8, 9, 31, 32, 33, 63, 64, 65, 100} {
+			b := bounds[r.Intn(len(bounds))]
+			rows, ldd := 1+r.Intn(4), n+r.Intn(3)
+			d := make([]float32, rows*ldd+1)
+			res := make([]float32, rows*ldd+1)
+			av, bv := make([]float32, 2*rows), make([]float32, 2*rows)
+			cv, ev := make([]float32, 2*rows), make([]float32, 2*rows)
+			for i := range d {
+				d[i], res[i] = value(), value()
+			}
+			for i := range av {
+				av[i], bv[i], cv[i], ev[i] = value(), value(), value(), value()
+			}
+			args := epiArgs{r: &res[0], a: &av[0], b: &bv[0], t: b[0], xs: b[0], n: n, rows: rows, ldd: ldd, ldr: ldd,
+				sa: r.Intn(3), sb: r.Intn(3), flags: flags, lo: b[1], hi: b[2], rc: &cv[0], re: &ev[0], src: r.Intn(3), sre: r.Intn(3)}
+			want, got := append([]float32(nil), d...), append([]float32(nil), d...)
+			a := args
+			a.d = &want[0]
+			affineRows32(&a)
+			a = args // the kernel advances rc and re in the block
+			a.d = &got[0]
+			a.setFast()
+			if a.flags&128 == 0 {
+				if flags&32 == 0 || math.Float32bits(b[2]) != math.Float32bits(negZero) {
+					t.Fatalf("flags %b, bounds %v: no fast form", flags, b)
+				}
+				continue
+			}
+			fast++
+			affineRows32(&a)
+			for i := range want {
+				if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+					t.Fatalf("flags %b n %d rows %d bounds %v: element %d = %v (%#x), two-sided forms give %v (%#x)", flags, n, rows, b, i,
+						got[i], math.Float32bits(got[i]), want[i], math.Float32bits(want[i]))
+				}
+			}
+		}
+	}
+	if fast < 128*11/2 {
+		t.Fatalf("only %d of %d cases took the fast forms", fast, 128*11)
+	}
+}
