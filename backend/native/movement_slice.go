@@ -218,13 +218,48 @@ func kConcatenate(env Env, op *stablehlo.Op, in []Value) ([]Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	ostr := literal.Strides(shape)
-	pos := int64(0)
-	for _, x := range xs {
-		copyBox(x.DType.Size(), x.Shape, out.Data, pos*ostr[dim], ostr, x.Data, 0, literal.Strides(x.Shape))
-		pos += x.Shape[dim]
-	}
+	concatInto(out, xs, int(dim))
 	return []Value{out}, nil
+}
+
+// concatInto copies the operands xs side by side along dim into out. A
+// result of copyParMin bytes or more is split over the cores along the
+// outermost dim before dim that has two entries or more, each part
+// copying its share of every operand: operands each below copyParMin (a
+// rotary embedding's two halves, 32 KiB each) ran on one core.
+func concatInto(out *literal.Literal, xs []*literal.Literal, dim int) {
+	esz := int64(out.DType.Size())
+	ostr := literal.Strides(out.Shape)
+	split := -1
+	for d := 0; d < dim; d++ {
+		if out.Shape[d] > 1 {
+			split = d
+			break
+		}
+	}
+	w := copyWorkers(int64(len(out.Data)))
+	if split < 0 || w < 2 {
+		pos := int64(0)
+		for _, x := range xs {
+			copyBox(int(esz), x.Shape, out.Data, pos*ostr[dim], ostr, x.Data, 0, literal.Strides(x.Shape))
+			pos += x.Shape[dim]
+		}
+		return
+	}
+	n := int(out.Shape[split])
+	runParts(n, min(w, n), func(lo, hi int) {
+		pos := int64(0)
+		for _, x := range xs {
+			shape := append([]int64(nil), x.Shape...)
+			shape[split] = int64(hi - lo)
+			xstr := literal.Strides(x.Shape)
+			p := newCopyPlan(int(esz), shape, ostr, xstr)
+			if !p.empty {
+				p.runBytes(out.Data, (pos*ostr[dim]+int64(lo)*ostr[split])*esz, x.Data, int64(lo)*xstr[split]*esz)
+			}
+			pos += x.Shape[dim]
+		}
+	})
 }
 
 // sliceBox returns the box a slice of an operand of shape copies: the

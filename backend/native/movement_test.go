@@ -195,6 +195,51 @@ func TestSliceConcatPad(t *testing.T) {
 	}
 }
 
+// TestConcatSplit: results of copyParMin bytes or more are split over
+// the cores along their outermost dim before the concatenated one
+// (concatInto); three operands, each smaller than copyParMin, along the
+// last, a middle and (no dim before it: one part) the first dim, and with
+// unit dims before the split.
+func TestConcatSplit(t *testing.T) {
+	rng := rand.New(rand.NewSource(4))
+	for _, c := range []struct {
+		shape []int64 // of operand i, with sizes[i] along dim
+		dim   int
+	}{
+		{[]int64{1, 4, 64, 0}, 3}, {[]int64{3, 0, 2, 1000}, 1}, {[]int64{0, 8, 700}, 0}, {[]int64{1, 1, 130, 0, 33}, 3},
+	} {
+		sizes := []int64{32, 7, 25}
+		var xs []*literal.Literal
+		out := append([]int64(nil), c.shape...)
+		out[c.dim] = 0
+		for _, n := range sizes {
+			sh := append([]int64(nil), c.shape...)
+			sh[c.dim] = n
+			xs = append(xs, mvRand(rng, dtype.F32, sh...))
+			out[c.dim] += n
+		}
+		if n, _ := literal.NumElements(out); 4*n < copyParMin {
+			t.Fatalf("%v: %d bytes, below the split", out, n)
+		}
+		op := mvOp("stablehlo.concatenate", []stablehlo.Type{mvT(dtype.F32, out...)}, map[string]stablehlo.Attr{"dimension": &stablehlo.IntAttr{Value: int64(c.dim)}})
+		in := make([]Value, len(xs))
+		for i, x := range xs {
+			in[i] = x
+		}
+		got := mvRun(t, nil, op, in...)[0].(*literal.Literal)
+		mvCheckAll(t, fmt.Sprintf("concatenate %v along %d", out, c.dim), got, out, func(i []int64) []byte {
+			j := append([]int64(nil), i...)
+			for k, n := range sizes {
+				if j[c.dim] < n {
+					return mvElem(xs[k], j)
+				}
+				j[c.dim] -= n
+			}
+			return nil
+		})
+	}
+}
+
 func TestDynamicSliceClamps(t *testing.T) {
 	rng := rand.New(rand.NewSource(3))
 	x := mvRand(rng, dtype.F32, 6, 5)
