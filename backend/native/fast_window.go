@@ -381,11 +381,11 @@ func (p *pool2d) columnSums(src, dst []float32) {
 }
 
 // max3s2 reports whether p is the ResNet stem's max pooling, 3×3 windows
-// at stride 2 from -Inf, which max3Row folds 16 windows per AVX-512 step
-// (the rows of vector maxima took 0.465 ms on one thread where ONNX
-// Runtime took 0.161).
+// at stride 2 from -Inf, which max3Row folds 16 windows per AVX-512 step,
+// 8 per AVX2 step (the rows of vector maxima took 0.465 ms on one thread
+// where ONNX Runtime took 0.161; on Zen 2, 0.70 ms).
 func (p *pool2d) max3s2() bool {
-	return simdWindow512 && max3Enabled && p.max && p.kh == 3 && p.kw == 3 && p.sh == 2 && p.sw == 2 &&
+	return (simdWindow512 || simdPool) && max3Enabled && p.max && p.kh == 3 && p.kw == 3 && p.sh == 2 && p.sw == 2 &&
 		p.dh == 1 && p.dw == 1 && math.IsInf(float64(p.init), -1)
 }
 
@@ -393,25 +393,30 @@ func (p *pool2d) max3s2() bool {
 var max3Enabled = true
 
 // max3Row computes the interior outputs out (ox0 on) of output row oy of
-// a max3s2 pooling with max3s2x16: whole groups of 16, and the last 16
-// again where a part remains (the groups overlap). It reports false, out
-// unspecified, where a window holds a NaN or the row has fewer than 16.
+// a max3s2 pooling with max3s2x16 (AVX2: max3s2x8): whole groups of 16
+// (8), and the last group again where a part remains (the groups
+// overlap). It reports false, out unspecified, where a window holds a
+// NaN or the row is narrower than a group.
 func (p *pool2d) max3Row(src, out []float32, oy, ox0 int) bool {
+	kernel, width := max3s2x16, 16
+	if !simdWindow512 {
+		kernel, width = max3s2x8, 8
+	}
 	n := len(out)
-	if n < 16 {
+	if n < width {
 		return false
 	}
 	base := (oy*p.sh-p.pt)*p.w + ox0*p.sw - p.pl
-	groups := n / 16
+	groups := n / width
 	// the last float read: column 2n of the third row (inside: the
 	// outputs are the interior ones)
 	if base < 0 || base+2*p.w+2*n >= len(src) {
 		return false
 	}
-	if max3s2x16(&src[base], p.w, &out[0], groups) {
+	if kernel(&src[base], p.w, &out[0], groups) {
 		return false
 	}
-	if o := n - 16; n%16 != 0 && max3s2x16(&src[base+2*o], p.w, &out[o], 1) {
+	if o := n - width; n%width != 0 && kernel(&src[base+2*o], p.w, &out[o], 1) {
 		return false
 	}
 	return true

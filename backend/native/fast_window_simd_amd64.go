@@ -61,3 +61,9 @@ var (
 //
 //go:noescape
 func max3s2x16(src *float32, rowStep int, dst *float32, groups int) (nan bool)
+
+// max3s2x8 is max3s2x16 in AVX2: groups of 8 windows, reading 16·groups
+// + 1 columns of 3 rows (fast_window_avx2_amd64.s).
+//
+//go:noescape
+func max3s2x8(src *float32, rowStep int, dst *float32, groups int) (nan bool)

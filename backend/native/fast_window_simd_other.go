@@ -21,3 +21,5 @@ var simdWindow512 = false
 func colSums(src, dst *float32, planes, h, w int, init float32) { panic("no vector loops") }
 
 func max3s2x16(src *float32, rowStep int, dst *float32, groups int) bool { panic("no vector loops") }
+
+func max3s2x8(src *float32, rowStep int, dst *float32, groups int) bool { panic("no vector loops") }

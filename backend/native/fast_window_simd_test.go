@@ -101,19 +101,27 @@ func testColSums(t *testing.T) {
 	}
 }
 
-// TestMax3s2x16 checks the vector 3×3 stride-2 maximum against the
-// generic fold (maxF32) bit for bit on windows without NaN (zeros of both
-// signs, equal values, infinities), that it reports a NaN tap in any of
-// the 9 positions of any lane, and that it writes 16 outputs per group
-// and no more.
-func TestMax3s2x16(t *testing.T) {
-	if !simdWindow512 {
-		t.Skip("no AVX-512 on this machine")
+// TestMax3s2 checks the vector 3×3 stride-2 maxima (max3s2x16 in
+// AVX-512, max3s2x8 in AVX2) against the generic fold (maxF32) bit for
+// bit on windows without NaN (zeros of both signs, equal values,
+// infinities), that they report a NaN tap in any of the 9 positions of any
+// lane, and that they write one output per window of each group and no
+// more.
+func TestMax3s2(t *testing.T) {
+	if simdWindow512 {
+		t.Run("avx512", func(t *testing.T) { testMax3s2(t, max3s2x16, 16) })
 	}
+	if !simdPool {
+		t.Skip("no AVX2 on this machine")
+	}
+	t.Run("avx2", func(t *testing.T) { testMax3s2(t, max3s2x8, 8) })
+}
+
+func testMax3s2(t *testing.T, kernel func(src *float32, rowStep int, dst *float32, groups int) bool, width int) {
 	r := rand.New(rand.NewPCG(45, 46))
 	vals := []float32{0, float32(math.Copysign(0, -1)), 1, -1, 2, float32(math.Inf(1)), float32(math.Inf(-1))}
 	for _, groups := range []int{1, 2, 3} {
-		w := 32*groups + 1 + r.IntN(7)
+		w := 2*width*groups + 1 + r.IntN(7)
 		for rep := 0; rep < 50; rep++ {
 			src := make([]float32, 3*w)
 			for i := range src {
@@ -123,15 +131,15 @@ func TestMax3s2x16(t *testing.T) {
 					src[i] = float32(r.NormFloat64())
 				}
 			}
-			dst := make([]float32, 16*groups+8)
+			dst := make([]float32, width*groups+8)
 			guard := float32(math.Float32frombits(0x7fc0beef))
 			for i := range dst {
 				dst[i] = guard
 			}
-			if max3s2x16(&src[0], w, &dst[0], groups) {
+			if kernel(&src[0], w, &dst[0], groups) {
 				t.Fatalf("groups=%d: NaN reported without one", groups)
 			}
-			for o := 0; o < 16*groups; o++ {
+			for o := 0; o < width*groups; o++ {
 				want := float32(math.Inf(-1))
 				for y := 0; y < 3; y++ {
 					for x := 0; x < 3; x++ {
@@ -142,15 +150,15 @@ func TestMax3s2x16(t *testing.T) {
 					t.Fatalf("groups=%d window %d: %v, want %v", groups, o, dst[o], want)
 				}
 			}
-			for i := 16 * groups; i < len(dst); i++ {
+			for i := width * groups; i < len(dst); i++ {
 				if math.Float32bits(dst[i]) != math.Float32bits(guard) {
 					t.Fatalf("groups=%d: element %d past the outputs written", groups, i)
 				}
 			}
 			// a NaN in any tap of any window is reported
-			o, y, x := r.IntN(16*groups), r.IntN(3), r.IntN(3)
+			o, y, x := r.IntN(width*groups), r.IntN(3), r.IntN(3)
 			src[y*w+2*o+x] = float32(math.NaN())
-			if !max3s2x16(&src[0], w, &dst[0], groups) {
+			if !kernel(&src[0], w, &dst[0], groups) {
 				t.Fatalf("groups=%d: NaN at window %d tap (%d, %d) not reported", groups, o, y, x)
 			}
 		}
