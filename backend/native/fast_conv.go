@@ -321,6 +321,10 @@ func (c *conv2d) run(dst []float32) {
 	if c.useTN() && c.runTN(dst) {
 		return // few output positions: fast_conv_tn.go
 	}
+	if c.useTapRows() {
+		c.runTapRows(dst) // AVX2, B read in place: fast_conv_taprow.go
+		return
+	}
 	ocPer, k, n := c.outC/c.groups, c.kerC*c.kh*c.kw, c.oh*c.ow
 	cols := c.batch * n // per group
 	hw := c.h * c.w

@@ -1029,6 +1029,100 @@ func k6x16daccn(kc int, a *float32, lda int, b, c *float32, ldc int, panels int)
 //go:noescape
 func k6x16dsetn(kc int, a *float32, lda int, b, c *float32, ldc int, panels int)
 
+//go:noescape
+func k1x16yaccn(kc int, a *float32, lda int, b *float32, offs *int, c *float32, ldc int, panels int)
+
+//go:noescape
+func k1x16ysetn(kc int, a *float32, lda int, b *float32, offs *int, c *float32, ldc int, panels int)
+
+//go:noescape
+func k2x16yaccn(kc int, a *float32, lda int, b *float32, offs *int, c *float32, ldc int, panels int)
+
+//go:noescape
+func k2x16ysetn(kc int, a *float32, lda int, b *float32, offs *int, c *float32, ldc int, panels int)
+
+//go:noescape
+func k3x16yaccn(kc int, a *float32, lda int, b *float32, offs *int, c *float32, ldc int, panels int)
+
+//go:noescape
+func k3x16ysetn(kc int, a *float32, lda int, b *float32, offs *int, c *float32, ldc int, panels int)
+
+//go:noescape
+func k4x16yaccn(kc int, a *float32, lda int, b *float32, offs *int, c *float32, ldc int, panels int)
+
+//go:noescape
+func k4x16ysetn(kc int, a *float32, lda int, b *float32, offs *int, c *float32, ldc int, panels int)
+
+//go:noescape
+func k5x16yaccn(kc int, a *float32, lda int, b *float32, offs *int, c *float32, ldc int, panels int)
+
+//go:noescape
+func k5x16ysetn(kc int, a *float32, lda int, b *float32, offs *int, c *float32, ldc int, panels int)
+
+//go:noescape
+func k6x16yaccn(kc int, a *float32, lda int, b *float32, offs *int, c *float32, ldc int, panels int)
+
+//go:noescape
+func k6x16ysetn(kc int, a *float32, lda int, b *float32, offs *int, c *float32, ldc int, panels int)
+
+// taps6x16 lists the direct kernels over a row of tiles 16 columns wide whose B is read in place at an offset per k step: [r] = {acc, set}.
+var taps6x16 = [7][2]func(kc int, a *float32, lda int, b *float32, offs *int, c *float32, ldc int, panels int){
+	{nil, nil},
+	{k1x16yaccn, k1x16ysetn},
+	{k2x16yaccn, k2x16ysetn},
+	{k3x16yaccn, k3x16ysetn},
+	{k4x16yaccn, k4x16ysetn},
+	{k5x16yaccn, k5x16ysetn},
+	{k6x16yaccn, k6x16ysetn},
+}
+
+//go:noescape
+func k1x8yaccn(kc int, a *float32, lda int, b *float32, offs *int, c *float32, ldc int, panels int)
+
+//go:noescape
+func k1x8ysetn(kc int, a *float32, lda int, b *float32, offs *int, c *float32, ldc int, panels int)
+
+//go:noescape
+func k2x8yaccn(kc int, a *float32, lda int, b *float32, offs *int, c *float32, ldc int, panels int)
+
+//go:noescape
+func k2x8ysetn(kc int, a *float32, lda int, b *float32, offs *int, c *float32, ldc int, panels int)
+
+//go:noescape
+func k3x8yaccn(kc int, a *float32, lda int, b *float32, offs *int, c *float32, ldc int, panels int)
+
+//go:noescape
+func k3x8ysetn(kc int, a *float32, lda int, b *float32, offs *int, c *float32, ldc int, panels int)
+
+//go:noescape
+func k4x8yaccn(kc int, a *float32, lda int, b *float32, offs *int, c *float32, ldc int, panels int)
+
+//go:noescape
+func k4x8ysetn(kc int, a *float32, lda int, b *float32, offs *int, c *float32, ldc int, panels int)
+
+//go:noescape
+func k5x8yaccn(kc int, a *float32, lda int, b *float32, offs *int, c *float32, ldc int, panels int)
+
+//go:noescape
+func k5x8ysetn(kc int, a *float32, lda int, b *float32, offs *int, c *float32, ldc int, panels int)
+
+//go:noescape
+func k6x8yaccn(kc int, a *float32, lda int, b *float32, offs *int, c *float32, ldc int, panels int)
+
+//go:noescape
+func k6x8ysetn(kc int, a *float32, lda int, b *float32, offs *int, c *float32, ldc int, panels int)
+
+// taps6x8 lists the direct kernels over a row of tiles 8 columns wide whose B is read in place at an offset per k step: [r] = {acc, set}.
+var taps6x8 = [7][2]func(kc int, a *float32, lda int, b *float32, offs *int, c *float32, ldc int, panels int){
+	{nil, nil},
+	{k1x8yaccn, k1x8ysetn},
+	{k2x8yaccn, k2x8ysetn},
+	{k3x8yaccn, k3x8ysetn},
+	{k4x8yaccn, k4x8ysetn},
+	{k5x8yaccn, k5x8ysetn},
+	{k6x8yaccn, k6x8ysetn},
+}
+
 // direct6x16N lists the direct kernels over a row of B panels (one at least): [r] = {acc, set}.
 var direct6x16N = [7][2]func(kc int, a *float32, lda int, b, c *float32, ldc int, panels int){
 	{nil, nil},

@@ -4,6 +4,13 @@ package main
 
 import "fmt"
 
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
 type kernel struct {
 	name   string
 	avx512 bool // zmm with embedded broadcast; else ymm with VBROADCASTSS
@@ -29,6 +36,11 @@ type kernel struct {
 	// by side in memory, k steps lda apart: a transposed operand, as a
 	// weight gradient's xᵀ), read in place instead of packed
 	colMajor bool
+	// taps: a direct kernel over a row of tiles whose B is read in place
+	// (k step q's vector at b + offs[q] bytes, offs an []int; the next
+	// tile 4·lanes·nv bytes on): an implicit convolution's image rows,
+	// nothing packed
+	taps bool
 }
 
 // astride is the floats of A per k step: the full height mr for a
@@ -74,10 +86,26 @@ func (k kernel) emit(w func(string, ...any), set bool) {
 			w("\tADDQ R10, R13") // row 10
 		}
 	}
-	if k.panels {
+	if k.panels && !k.taps {
 		name += "n"
 	}
-	if k.direct {
+	if k.taps {
+		name += "n"
+		w("// func %s(kc int, a *float32, lda int, b *float32, offs *int, c *float32, ldc int, panels int)", name)
+		w("TEXT ·%s(SB), NOSPLIT, $0-64", name)
+		w("\tMOVQ kc+0(FP), CX")
+		w("\tMOVQ a+8(FP), AX")
+		w("\tMOVQ lda+16(FP), R10")
+		w("\tMOVQ b+24(FP), BX")
+		w("\tMOVQ offs+32(FP), R14")
+		w("\tMOVQ c+40(FP), DI")
+		w("\tMOVQ ldc+48(FP), DX")
+		w("\tMOVQ panels+56(FP), R9")
+		w("\tMOVQ DI, SI")
+		w("\tSHLQ $2, R10")
+		w("\tLEAQ (R10)(R10*2), R11")
+		rowPointers()
+	} else if k.direct {
 		if k.panels {
 			w("// func %s(kc int, a *float32, lda int, b, c *float32, ldc int, panels int)", name)
 			w("TEXT ·%s(SB), NOSPLIT, $0-56", name)
@@ -108,7 +136,7 @@ func (k kernel) emit(w func(string, ...any), set bool) {
 		w("\tMOVQ ldc+32(FP), DX")
 	}
 	w("\tSHLQ $2, DX")
-	if k.panels {
+	if k.panels || k.taps {
 		w("%s_panel:", name)
 	}
 	// prefetch the C tile: every line a row of the tile touches
@@ -133,11 +161,19 @@ func (k kernel) emit(w func(string, ...any), set bool) {
 	w("\tJEQ %s_store", name)
 	// one k step at A + aoff, B + boff
 	step := func(aoff, boff int) {
-		for v := 0; v < k.nv; v++ {
-			w("\tVMOVUPS %d(BX), %s", boff+vb*v, reg(nacc+v))
-		}
-		for off := 0; off < vb*k.nv; off += 64 {
-			w("\tPREFETCHT0 %d(BX)", k.pfB+boff+off)
+		if k.taps {
+			// boff 0 or not: the first or second step of a pair
+			w("\tMOVQ %d(R14), R8", 8*b2i(boff != 0))
+			for v := 0; v < k.nv; v++ {
+				w("\tVMOVUPS %d(BX)(R8*1), %s", vb*v, reg(nacc+v))
+			}
+		} else {
+			for v := 0; v < k.nv; v++ {
+				w("\tVMOVUPS %d(BX), %s", boff+vb*v, reg(nacc+v))
+			}
+			for off := 0; off < vb*k.nv; off += 64 {
+				w("\tPREFETCHT0 %d(BX)", k.pfB+boff+off)
+			}
 		}
 		// one broadcast per A element, alternating between the free
 		// registers so consecutive rows do not wait on each other
@@ -195,9 +231,16 @@ func (k kernel) emit(w func(string, ...any), set bool) {
 	// pointer and counter updates)
 	w("\tTESTQ $1, CX")
 	w("\tJEQ %s_even", name)
+	advanceB := func(steps int) {
+		if k.taps {
+			w("\tADDQ $%d, R14", 8*steps)
+			return
+		}
+		w("\tADDQ $%d, BX", steps*bs)
+	}
 	step(0, 0)
 	advanceA(as)
-	w("\tADDQ $%d, BX", bs)
+	advanceB(1)
 	w("%s_even:", name)
 	w("\tSHRQ $1, CX")
 	w("\tJEQ %s_store", name)
@@ -205,7 +248,7 @@ func (k kernel) emit(w func(string, ...any), set bool) {
 	step(0, 0)
 	step(as, bs)
 	advanceA(2 * as)
-	w("\tADDQ $%d, BX", 2*bs)
+	advanceB(2)
 	w("\tDECQ CX")
 	w("\tJNE %s_loop", name)
 	w("%s_store:", name)
@@ -220,7 +263,21 @@ func (k kernel) emit(w func(string, ...any), set bool) {
 			w("\tADDQ DX, DI")
 		}
 	}
-	if k.panels {
+	if k.taps {
+		// the next tile: B's positions a tile on, the offsets and A from
+		// their start again, C a tile to the right
+		w("\tDECQ R9")
+		w("\tJEQ %s_done", name)
+		w("\tMOVQ kc+0(FP), CX")
+		w("\tMOVQ a+8(FP), AX")
+		w("\tMOVQ offs+32(FP), R14")
+		rowPointers()
+		w("\tADDQ $%d, BX", vb*k.nv)
+		w("\tADDQ $%d, SI", vb*k.nv)
+		w("\tMOVQ SI, DI")
+		w("\tJMP %s_panel", name)
+		w("%s_done:", name)
+	} else if k.panels {
 		// the next panel: B runs on from where this one ended; A from
 		// its start again, C a tile to the right
 		w("\tDECQ R9")
@@ -257,6 +314,10 @@ func directName(r, nr int) string { return fmt.Sprintf("k%dx%dd", r, nr) }
 // directTName names the kernel that reads r rows of a column-major A in
 // place.
 func directTName(r, nr int) string { return fmt.Sprintf("k%dx%dt", r, nr) }
+
+// tapsName names the direct kernel over a row of tiles of nr columns
+// whose B is read in place through offsets.
+func tapsName(r, nr int) string { return fmt.Sprintf("k%dx%dy", r, nr) }
 
 // halfName names the direct kernel for the first nr/2 columns of a panel.
 func halfName(r, nr int) string { return fmt.Sprintf("k%dx%dof%dd", r, nr/2, nr) }

@@ -154,6 +154,19 @@ func main() {
 				d.emit(w, true)
 			}
 		}
+		// (AVX2) A read in place against B read in place through an
+		// offset per k step (an implicit convolution): r ≤ mr rows, tiles
+		// of nr and of nr/2 columns
+		if !k.avx512 {
+			for r := 1; r <= k.mr; r++ {
+				for _, nv := range []int{k.nv, k.nv / 2} {
+					d := k
+					d.name, d.mr, d.nv, d.direct, d.taps = tapsName(r, nv*k.lanes()), r, nv, true, true
+					d.emit(w, false)
+					d.emit(w, true)
+				}
+			}
+		}
 		// (AVX-512) A column-major, read in place: r ≤ mr rows, one B
 		// panel or a row of them
 		if k.avx512 {
@@ -238,6 +251,19 @@ func main() {
 				w("")
 			}
 		}
+		if !k.avx512 {
+			for _, tn := range []int{nr, nr / 2} {
+				for r := 1; r <= k.mr; r++ {
+					for _, v := range []string{"acc", "set"} {
+						w("//go:noescape")
+						w("func %s%sn(kc int, a *float32, lda int, b *float32, offs *int, c *float32, ldc int, panels int)", tapsName(r, tn), v)
+						w("")
+					}
+				}
+				kernelTable(w, fmt.Sprintf("// taps%dx%d lists the direct kernels over a row of tiles %d columns wide whose B is read in place at an offset per k step: [r] = {acc, set}.", k.mr, tn, tn),
+					fmt.Sprintf("taps%dx%d", k.mr, tn), tapsSig, k.mr+1, func(r int) string { return tapsName(r, tn) }, "n")
+			}
+		}
 		kernelTable(w, fmt.Sprintf("// direct%dx%dN lists the direct kernels over a row of B panels (one at least): [r] = {acc, set}.", k.mr, nr),
 			fmt.Sprintf("direct%dx%dN", k.mr, nr), directNSig, k.mr+1, func(r int) string { return directName(r, nr) }, "n")
 		kernelTable(w, fmt.Sprintf("// direct%dx%d lists the kernels that read r ≤ %d rows of A in place: [r] = {acc, set}.", k.mr, nr, k.mr),
@@ -283,6 +309,7 @@ const (
 	packedSig  = "(kc int, a, b, c *float32, ldc int)"
 	directSig  = "(kc int, a *float32, lda int, b, c *float32, ldc int)"
 	directNSig = "(kc int, a *float32, lda int, b, c *float32, ldc int, panels int)"
+	tapsSig    = "(kc int, a *float32, lda int, b *float32, offs *int, c *float32, ldc int, panels int)"
 )
 
 // kernelTable writes a Go table of kernel pairs with its comment: var
