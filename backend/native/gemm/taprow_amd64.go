@@ -19,7 +19,7 @@ var tapRowsEnabled = true
 // image rows: one offset per input channel and tap), nothing packed.
 // first overwrites C, else adds to it. Rows go in micro-panels of 6 and
 // k blocks of KBlock's depth, each panel's row of 16-column tiles (and a
-// last one of 8) in one kernel call per k block.
+// last one of 8) in one kernel call per k block, the k blocks outermost.
 func TapRow(a []float32, lda, r0, r1 int, src []float32, base int, offs []int, n int, c []float32, ldc int, first bool) {
 	k := len(offs)
 	if r1 <= r0 || n <= 0 || k == 0 {
@@ -37,12 +37,14 @@ func TapRow(a []float32, lda, r0, r1 int, src []float32, base int, offs []int, n
 	}
 	kcb := KBlock(k)
 	full, half := n/16, n%16 != 0
-	for i := r0; i < r1; i += 6 {
-		rows := min(6, r1-i)
-		ci := c[(i-r0)*ldc:]
-		for pc := 0; pc < k; pc += kcb {
-			kb := min(kcb, k-pc)
-			set := b2i(first && pc == 0)
+	// k blocks outermost: a block's image rows stay in the first-level
+	// cache across the micro-panels of A
+	for pc := 0; pc < k; pc += kcb {
+		kb := min(kcb, k-pc)
+		set := b2i(first && pc == 0)
+		for i := r0; i < r1; i += 6 {
+			rows := min(6, r1-i)
+			ci := c[(i-r0)*ldc:]
 			ap, op := &a[i*lda+pc], &offs[pc]
 			if full > 0 {
 				taps6x16[rows][set](kb, ap, lda, &src[base], op, &ci[0], ldc, full)
