@@ -233,6 +233,10 @@ func (d *driver) block(ic, threads int) {
 			// columns, whose k blocks stay in L2 across the A panels
 			cols = max(cols, min(bpanels, (d.n+chunkMax-1)/chunkMax))
 		}
+		// items in a multiple of the threads (runDirectA's reason)
+		for threads > 1 && bands*cols%threads != 0 && cols < bpanels {
+			cols++
+		}
 		items = bands * cols
 	}
 	pool.Run(threads, items, func(it int) {
