@@ -8,6 +8,37 @@ import (
 	"testing"
 )
 
+// epiCase returns random arguments for the affine kernels: rows of n
+// values (value's) ldd apart, per-row operands read with a stride or as
+// one, and the rows' own scale and shift of r; d is the rows the kernel
+// writes (args.d unset). The kernels advance rc and re in the block: run
+// each on a copy of args.
+func epiCase(r *rand.Rand, value func() float32, flags, n int) (args epiArgs, d []float32) {
+	rows, ldd := 1+r.Intn(5), n+r.Intn(3)
+	d = make([]float32, rows*ldd+1)
+	res := make([]float32, rows*ldd+1)
+	av, bv := make([]float32, 2*rows), make([]float32, 2*rows)
+	cv, ev := make([]float32, 2*rows), make([]float32, 2*rows)
+	for i := range d {
+		d[i], res[i] = value(), value()
+	}
+	for i := range av {
+		av[i], bv[i], cv[i], ev[i] = value(), value(), value(), value()
+	}
+	args = epiArgs{r: &res[0], a: &av[0], b: &bv[0], n: n, rows: rows, ldd: ldd, ldr: ldd,
+		sa: r.Intn(3), sb: r.Intn(3), flags: flags, rc: &cv[0], re: &ev[0], src: r.Intn(3), sre: r.Intn(3)}
+	return args, d
+}
+
+// runAffine runs kernel on a copy of args over a copy of d and returns
+// the copy of d.
+func runAffine(kernel func(*epiArgs), args epiArgs, d []float32) []float32 {
+	out := append([]float32(nil), d...)
+	args.d = &out[0]
+	kernel(&args)
+	return out
+}
+
 // TestAffineRows16MatchesAVX2 checks the AVX-512 affine epilogue against
 // the AVX2 one, bit for bit, for every flag combination, row lengths
 // around the vector widths, rows apart and per-row values read with a
@@ -26,30 +57,14 @@ func TestAffineRows16MatchesAVX2(t *testing.T) {
 	}
 	for flags := 0; flags < 128; flags++ {
 		for _, n := range []int{1, 7, 8, 15, 16, 17, 31, 32, 33, 49, 64} {
-			rows, ldd := 1+r.Intn(5), n+r.Intn(3)
-			d := make([]float32, rows*ldd+1)
-			res := make([]float32, rows*ldd+1)
-			av, bv := make([]float32, 2*rows), make([]float32, 2*rows)
-			cv, ev := make([]float32, 2*rows), make([]float32, 2*rows)
-			for i := range d {
-				d[i], res[i] = value(), value()
-			}
-			for i := range av {
-				av[i], bv[i], cv[i], ev[i] = value(), value(), value(), value()
-			}
-			sa, sb := r.Intn(3), r.Intn(3)
-			args := epiArgs{r: &res[0], a: &av[0], b: &bv[0], t: 0, xs: 0, n: n, rows: rows, ldd: ldd, ldr: ldd,
-				sa: sa, sb: sb, flags: flags, lo: 0, hi: 6, rc: &cv[0], re: &ev[0], src: r.Intn(3), sre: r.Intn(3)}
+			args, d := epiCase(r, value, flags, n)
+			args.t, args.xs, args.lo, args.hi = 0, 0, 0, 6
 			if r.Intn(2) == 0 {
 				args.t, args.xs, args.lo, args.hi = value(), value(), -1, 2
 			}
-			want, got := append([]float32(nil), d...), append([]float32(nil), d...)
-			a := args
-			a.d = &want[0]
-			affineRows32(&a)
-			a = args // the kernels advance rc and re in the block
-			a.d = &got[0]
-			affineRows16(&a)
+			want := runAffine(affineRows32, args, d)
+			got := runAffine(affineRows16, args, d)
+			rows := args.rows
 			for i := range want {
 				if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
 					t.Fatalf("flags %b n %d rows %d: element %d = %v (%#x), AVX2 gives %v (%#x)", flags, n, rows, i,
@@ -83,34 +98,20 @@ func TestAffineFastMatchesTwoSided(t *testing.T) {
 	for flags := 0; flags < 128; flags++ {
 		for _, n := range []int{1, 7, 8, 9, 31, 32, 33, 63, 64, 65, 100} {
 			b := bounds[r.Intn(len(bounds))]
-			rows, ldd := 1+r.Intn(4), n+r.Intn(3)
-			d := make([]float32, rows*ldd+1)
-			res := make([]float32, rows*ldd+1)
-			av, bv := make([]float32, 2*rows), make([]float32, 2*rows)
-			cv, ev := make([]float32, 2*rows), make([]float32, 2*rows)
-			for i := range d {
-				d[i], res[i] = value(), value()
-			}
-			for i := range av {
-				av[i], bv[i], cv[i], ev[i] = value(), value(), value(), value()
-			}
-			args := epiArgs{r: &res[0], a: &av[0], b: &bv[0], t: b[0], xs: b[0], n: n, rows: rows, ldd: ldd, ldr: ldd,
-				sa: r.Intn(3), sb: r.Intn(3), flags: flags, lo: b[1], hi: b[2], rc: &cv[0], re: &ev[0], src: r.Intn(3), sre: r.Intn(3)}
-			want, got := append([]float32(nil), d...), append([]float32(nil), d...)
-			a := args
-			a.d = &want[0]
-			affineRows32(&a)
-			a = args // the kernel advances rc and re in the block
-			a.d = &got[0]
-			a.setFast()
-			if a.flags&128 == 0 {
+			args, d := epiCase(r, value, flags, n)
+			args.t, args.xs, args.lo, args.hi = b[0], b[0], b[1], b[2]
+			want := runAffine(affineRows32, args, d)
+			fastArgs := args
+			fastArgs.setFast()
+			if fastArgs.flags&128 == 0 {
 				if flags&32 == 0 || math.Float32bits(b[2]) != math.Float32bits(negZero) {
 					t.Fatalf("flags %b, bounds %v: no fast form", flags, b)
 				}
 				continue
 			}
 			fast++
-			affineRows32(&a)
+			got := runAffine(affineRows32, fastArgs, d)
+			rows := args.rows
 			for i := range want {
 				if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
 					t.Fatalf("flags %b n %d rows %d bounds %v: element %d = %v (%#x), two-sided forms give %v (%#x)", flags, n, rows, b, i,
