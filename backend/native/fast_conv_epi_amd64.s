@@ -15,25 +15,6 @@
 
 #include "textflag.h"
 
-// epiMask<>+4*(8-r) holds r lanes of ones, then zeros.
-DATA epiMask<>+0(SB)/4, $0xffffffff
-DATA epiMask<>+4(SB)/4, $0xffffffff
-DATA epiMask<>+8(SB)/4, $0xffffffff
-DATA epiMask<>+12(SB)/4, $0xffffffff
-DATA epiMask<>+16(SB)/4, $0xffffffff
-DATA epiMask<>+20(SB)/4, $0xffffffff
-DATA epiMask<>+24(SB)/4, $0xffffffff
-DATA epiMask<>+28(SB)/4, $0xffffffff
-DATA epiMask<>+32(SB)/4, $0
-DATA epiMask<>+36(SB)/4, $0
-DATA epiMask<>+40(SB)/4, $0
-DATA epiMask<>+44(SB)/4, $0
-DATA epiMask<>+48(SB)/4, $0
-DATA epiMask<>+52(SB)/4, $0
-DATA epiMask<>+56(SB)/4, $0
-DATA epiMask<>+60(SB)/4, $0
-GLOBL epiMask<>(SB), RODATA|NOPTR, $64
-
 // FASTCLAMP(v) is the select and clamp where flags bit 7 allows their
 // fast forms (setAffineArgs): ReLU's (v < t) ? t : v is max(t, v) with v
 // the second source (which comes out on a tie, a signed zero, or a NaN);
@@ -257,7 +238,7 @@ tail:
 	MOVQ CX, R9
 	SUBQ AX, R9
 	SHLQ $2, R9
-	LEAQ epiMask<>+32(SB), R10
+	LEAQ ·laneMask+64(SB), R10
 	SUBQ R9, R10
 	VMOVDQU (R10), Y15
 	VMASKMOVPS (DI)(AX*4), Y15, Y0

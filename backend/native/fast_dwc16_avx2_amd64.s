@@ -10,26 +10,6 @@
 #include "textflag.h"
 #include "transpose8_amd64.h"
 
-// dwMask<>: 16 all-ones words, then 16 zero words. The mask of a row's
-// first n ≤ 8 lanes is the 32 bytes from word 16-n on.
-DATA dwMask<>+0(SB)/8, $0xffffffffffffffff
-DATA dwMask<>+8(SB)/8, $0xffffffffffffffff
-DATA dwMask<>+16(SB)/8, $0xffffffffffffffff
-DATA dwMask<>+24(SB)/8, $0xffffffffffffffff
-DATA dwMask<>+32(SB)/8, $0xffffffffffffffff
-DATA dwMask<>+40(SB)/8, $0xffffffffffffffff
-DATA dwMask<>+48(SB)/8, $0xffffffffffffffff
-DATA dwMask<>+56(SB)/8, $0xffffffffffffffff
-DATA dwMask<>+64(SB)/8, $0
-DATA dwMask<>+72(SB)/8, $0
-DATA dwMask<>+80(SB)/8, $0
-DATA dwMask<>+88(SB)/8, $0
-DATA dwMask<>+96(SB)/8, $0
-DATA dwMask<>+104(SB)/8, $0
-DATA dwMask<>+112(SB)/8, $0
-DATA dwMask<>+120(SB)/8, $0
-GLOBL dwMask<>(SB), RODATA|NOPTR, $128
-
 // func dwc16Y(p *dwcArgs)
 TEXT ·dwc16Y(SB), NOSPLIT, $0-8
 	MOVQ p+0(FP), R8
@@ -189,7 +169,7 @@ TEXT ·tr8x8(SB), NOSPLIT, $0-56
 	CMOVQGT AX, R11
 	CMPQ R12, AX
 	CMOVQGT AX, R12
-	LEAQ dwMask<>(SB), BX
+	LEAQ ·laneMask(SB), BX
 	MOVQ $16, AX
 	SUBQ R12, AX
 	VMOVDQU (BX)(AX*4), Y15

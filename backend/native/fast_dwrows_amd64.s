@@ -24,28 +24,10 @@
 // Zen 2, two issued a cycle): four chains, the kernel's first form, left
 // the FMA units idle more than half the time, twelve keep them busy. A
 // tap costs one weight broadcast and one offset load for the whole block.
+
 //go:build amd64 && !purego
 
 #include "textflag.h"
-
-// dwMaskY<>+4*(8-r) holds r lanes of ones, then zeros.
-DATA dwMaskY<>+0(SB)/4, $0xffffffff
-DATA dwMaskY<>+4(SB)/4, $0xffffffff
-DATA dwMaskY<>+8(SB)/4, $0xffffffff
-DATA dwMaskY<>+12(SB)/4, $0xffffffff
-DATA dwMaskY<>+16(SB)/4, $0xffffffff
-DATA dwMaskY<>+20(SB)/4, $0xffffffff
-DATA dwMaskY<>+24(SB)/4, $0xffffffff
-DATA dwMaskY<>+28(SB)/4, $0xffffffff
-DATA dwMaskY<>+32(SB)/4, $0
-DATA dwMaskY<>+36(SB)/4, $0
-DATA dwMaskY<>+40(SB)/4, $0
-DATA dwMaskY<>+44(SB)/4, $0
-DATA dwMaskY<>+48(SB)/4, $0
-DATA dwMaskY<>+52(SB)/4, $0
-DATA dwMaskY<>+56(SB)/4, $0
-DATA dwMaskY<>+60(SB)/4, $0
-GLOBL dwMaskY<>(SB), RODATA|NOPTR, $64
 
 // func dwRows(p *dwArgs)
 TEXT ·dwRows(SB), NOSPLIT, $0-8
@@ -63,7 +45,7 @@ TEXT ·dwRows(SB), NOSPLIT, $0-8
 	MOVQ CX, DX
 	ANDQ $7, DX
 	SHLQ $2, DX
-	LEAQ dwMaskY<>+32(SB), R13
+	LEAQ ·laneMask+64(SB), R13
 	SUBQ DX, R13
 	VMOVDQU (R13), Y13
 	SHLQ $2, CX // n in bytes

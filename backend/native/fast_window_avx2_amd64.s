@@ -6,18 +6,6 @@
 
 #include "textflag.h"
 
-// wsMask<>: 8 all-ones words, then 8 zero words. The mask of a row's
-// first n < 8 lanes is the 32 bytes from word 8-n on.
-DATA wsMask<>+0(SB)/8, $0xffffffffffffffff
-DATA wsMask<>+8(SB)/8, $0xffffffffffffffff
-DATA wsMask<>+16(SB)/8, $0xffffffffffffffff
-DATA wsMask<>+24(SB)/8, $0xffffffffffffffff
-DATA wsMask<>+32(SB)/8, $0
-DATA wsMask<>+40(SB)/8, $0
-DATA wsMask<>+48(SB)/8, $0
-DATA wsMask<>+56(SB)/8, $0
-GLOBL wsMask<>(SB), RODATA|NOPTR, $64
-
 // func colSumsY(src, dst *float32, planes, h, w int, init float32)
 //
 // colSums in AVX2: for each of planes h×w planes and each column x,
@@ -35,7 +23,7 @@ TEXT ·colSumsY(SB), NOSPLIT, $0-44
 	SHLQ $2, R11 // a row, in bytes
 	MOVQ R9, R12
 	IMULQ R11, R12 // a plane, in bytes
-	LEAQ wsMask<>(SB), R13
+	LEAQ ·laneMask+32(SB), R13 // the mask of n < 8 lanes: from word 8-n on
 	TESTQ R8, R8
 	JEQ done
 plane:

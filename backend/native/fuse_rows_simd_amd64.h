@@ -1,6 +1,7 @@
 // The macros of fuse_rows_simd_amd64.s: one loop shape per kind of row
 // kernel, each with its AVX2 path and, behind rowsWide, its AVX-512 path.
-// Included by that file only (it holds tailMask and the instances).
+// Included by that file only (it holds the instances; the masks are
+// laneMask, lanemask_amd64.s).
 
 // Loops over [0, n&^7) with AX the index, then, for r = n%8 > 0, loads
 // the mask of r lanes into Y15 and runs the tail once.
@@ -15,7 +16,7 @@
 	MOVQ CX, R9 \
 	SUBQ AX, R9 \
 	SHLQ $2, R9 \
-	LEAQ tailMask<>+32(SB), R10 \
+	LEAQ ·laneMask+64(SB), R10 \
 	SUBQ R9, R10 \
 	VMOVDQU (R10), Y15
 

@@ -11,25 +11,6 @@
 
 #include "textflag.h"
 
-// tailMask<>+4*(8-r) holds r lanes of ones, then zeros.
-DATA tailMask<>+0(SB)/4, $0xffffffff
-DATA tailMask<>+4(SB)/4, $0xffffffff
-DATA tailMask<>+8(SB)/4, $0xffffffff
-DATA tailMask<>+12(SB)/4, $0xffffffff
-DATA tailMask<>+16(SB)/4, $0xffffffff
-DATA tailMask<>+20(SB)/4, $0xffffffff
-DATA tailMask<>+24(SB)/4, $0xffffffff
-DATA tailMask<>+28(SB)/4, $0xffffffff
-DATA tailMask<>+32(SB)/4, $0
-DATA tailMask<>+36(SB)/4, $0
-DATA tailMask<>+40(SB)/4, $0
-DATA tailMask<>+44(SB)/4, $0
-DATA tailMask<>+48(SB)/4, $0
-DATA tailMask<>+52(SB)/4, $0
-DATA tailMask<>+56(SB)/4, $0
-DATA tailMask<>+60(SB)/4, $0
-GLOBL tailMask<>(SB), RODATA|NOPTR, $64
-
 #include "fuse_rows_simd_amd64.h"
 
 // func selRRREQ(d, a, b, x, y *float32, n int)
@@ -261,7 +242,7 @@ nstail:
 	MOVQ CX, R9
 	SUBQ AX, R9
 	SHLQ $2, R9
-	LEAQ tailMask<>+32(SB), R10
+	LEAQ ·laneMask+64(SB), R10
 	SUBQ R9, R10
 	VMOVDQU (R10), Y15
 	VMASKMOVPS (SI)(AX*4), Y15, Y0
@@ -299,7 +280,7 @@ sptail:
 	MOVQ CX, R9
 	SUBQ AX, R9
 	SHLQ $2, R9
-	LEAQ tailMask<>+32(SB), R10
+	LEAQ ·laneMask+64(SB), R10
 	SUBQ R9, R10
 	VMOVDQU (R10), Y15
 	VMASKMOVPS (R8)(AX*4), Y15, Y4

@@ -26,21 +26,12 @@ const rowsYDoc = `// The row kernel of the direct depthwise convolution (fast_dw
 // tail. Each sum is a chain of dependent multiply-adds (5 cycles each on
 // Zen 2, two issued a cycle): four chains, the kernel's first form, left
 // the FMA units idle more than half the time, twelve keep them busy. A
-// tap costs one weight broadcast and one offset load for the whole block.`
+// tap costs one weight broadcast and one offset load for the whole block.
+`
 
 // rowsY writes dwRows: the AVX2 row kernel in row groups of three, two
 // and one.
 func rowsY(w func(string, ...any)) {
-	w("")
-	w("// dwMaskY<>+4*(8-r) holds r lanes of ones, then zeros.")
-	for i := 0; i < 16; i++ {
-		v := "$0xffffffff"
-		if i >= 8 {
-			v = "$0"
-		}
-		w("DATA dwMaskY<>+%d(SB)/4, %s", 4*i, v)
-	}
-	w("GLOBL dwMaskY<>(SB), RODATA|NOPTR, $64")
 	w("")
 	w("// func dwRows(p *dwArgs)")
 	w("TEXT ·dwRows(SB), NOSPLIT, $0-8")
@@ -58,7 +49,7 @@ func rowsY(w func(string, ...any)) {
 	w("\tMOVQ CX, DX")
 	w("\tANDQ $7, DX")
 	w("\tSHLQ $2, DX")
-	w("\tLEAQ dwMaskY<>+32(SB), R13")
+	w("\tLEAQ ·laneMask+64(SB), R13")
 	w("\tSUBQ DX, R13")
 	w("\tVMOVDQU (R13), Y13")
 	w("\tSHLQ $2, CX // n in bytes")
