@@ -233,9 +233,8 @@ func (d *driver) block(ic, threads int) {
 			// columns, whose k blocks stay in L2 across the A panels
 			cols = max(cols, min(bpanels, (d.n+chunkMax-1)/chunkMax))
 		}
-		// items in a multiple of the threads (runDirectA's reason)
-		for threads > 1 && bands*cols%threads != 0 && cols < bpanels {
-			cols++
+		if threads > 1 {
+			cols = evenItems(bands, cols, bpanels, threads)
 		}
 		items = bands * cols
 	}
@@ -272,6 +271,17 @@ func (d *driver) block(ic, threads int) {
 			d.epi(ic, ic+mb, jc, jc+nb)
 		}
 	})
+}
+
+// evenItems returns the fewest columns of items, from cols up to limit,
+// that make rows·cols items a multiple of the threads, or limit: pool.Run
+// gives each thread a contiguous share of the items, and llama_small's
+// 64×256·256×688 made 3×3, five for one core and four for the other.
+func evenItems(rows, cols, limit, threads int) int {
+	for rows*cols%threads != 0 && cols < limit {
+		cols++
+	}
+	return cols
 }
 
 // macro multiplies a packed mb×kb block of A by a packed kb×nb block of B

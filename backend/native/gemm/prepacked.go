@@ -143,12 +143,7 @@ func runDirectA(ks *kernelSet, m int, a Matrix, pb *PackedB, c []float32, ldc in
 				bands = min(panelsM, (want+chunks-1)/chunks)
 			}
 		}
-		// items in a multiple of the threads, so that their contiguous
-		// shares are even: llama_small's 64×256·256×688 made 3×3 items,
-		// five for one core and four for the other
-		for bands*chunks%threads != 0 && chunks < panelsN {
-			chunks++
-		}
+		chunks = evenItems(bands, chunks, panelsN, threads)
 	}
 	out := Out{Data: c, Ldc: ldc}
 	kblocks := pa.KBlocks()
