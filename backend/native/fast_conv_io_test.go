@@ -20,9 +20,9 @@ import (
 func TestFastConvKernelIOPacked(t *testing.T) {
 	defer func(old bool) { convPackIO = old }(convPackIO)
 	// both ways on the implicit GEMM (the plain copy would otherwise take
-	// the tap path, which sums in another order)
-	defer func(old bool) { convTaps = old }(convTaps)
-	convTaps = false
+	// the tap path, which sums in another order, or the AVX2 row path)
+	defer func(t, r bool) { convTaps, convTapRows = t, r }(convTaps, convTapRows)
+	convTaps, convTapRows = false, false
 	r := rand.New(rand.NewPCG(45, 46))
 	took := 0
 	for _, procs := range []int{2, 4} {

@@ -21,8 +21,8 @@ func TestConvPhasedMatchesGather(t *testing.T) {
 	if !gemm.HasConvGather() {
 		t.Skip("no gather packer on this CPU")
 	}
-	defer func(s, tp, st bool) { convStrips, convTaps, convStemTaps = s, tp, st }(convStrips, convTaps, convStemTaps)
-	convStrips, convTaps, convStemTaps = false, false, false // the implicit GEMM
+	defer func(s, tp, st, tr bool) { convStrips, convTaps, convStemTaps, convTapRows = s, tp, st, tr }(convStrips, convTaps, convStemTaps, convTapRows)
+	convStrips, convTaps, convStemTaps, convTapRows = false, false, false, false // the implicit GEMM
 	defer func(old bool) { convDirectEnabled = old }(convDirectEnabled)
 	convDirectEnabled = false
 	r := rand.New(rand.NewPCG(61, 62))
