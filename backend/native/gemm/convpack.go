@@ -32,7 +32,13 @@ const (
 	// int32s per panel in the column table: off[32], y[32], x[32], two
 	// flags, padding to a cache line
 	convPanelInts = 112
+	// convMaskPeriod bounds the taps per channel (kh·kw) whose masks the
+	// AVX2 gather keeps (a 7×7 stem has 49)
+	convMaskPeriod = 64
 )
+
+// convMaskOff switches the kept masks off (tests and benchmarks compare).
+var convMaskOff = false
 
 // HasConvGather reports whether PackConv runs on this CPU for the active
 // kernel's panels (32 columns with AVX-512, 16 with AVX2).
@@ -115,9 +121,16 @@ func PackConv(dst, img []float32, g *ConvGeom, cols *ConvCols, nr, p0, kb, j0, n
 		hw = [2]int32{int32(g.OH), int32(g.OW)}
 	}
 	if nr == 16 { // each half of a table panel: its 16 offsets, and its flag
+		// the lanes' masks repeat with the kernel's taps: kept for one
+		// period and read back where it is short enough
+		var masks [16 * convMaskPeriod]int32
+		period := g.KH * g.KW
+		if period > convMaskPeriod || convMaskOff {
+			period = 0
+		}
 		for p := 0; p < (nb+15)/16; p++ {
 			tp, h := p/2*convPanelInts, p%2
-			gatherConv16(&dst[p*16*kb], &img[0], &t[tp+16*h], &taps[0], kb, &hw[0], int(t[tp+96+h]))
+			gatherConv16(&dst[p*16*kb], &img[0], &t[tp+16*h], &taps[0], kb, &hw[0], int(t[tp+96+h]), &masks[0], period)
 		}
 		return true
 	}

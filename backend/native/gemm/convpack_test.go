@@ -18,7 +18,8 @@ func (g *ConvGeom) at(img []float32, p, col int) float32 {
 
 // TestPackConv compares the gathered panels with the reference element by
 // element, over random geometries and blocks, in each panel width the CPU
-// gathers (32 columns with AVX-512, 16 with AVX2).
+// gathers (32 columns with AVX-512, 16 with AVX2), with the masks kept
+// per kernel tap and made per step.
 func TestPackConv(t *testing.T) {
 	var widths []int
 	if convGather32 {
@@ -30,9 +31,12 @@ func TestPackConv(t *testing.T) {
 	if len(widths) == 0 {
 		t.Skip("no gather kernel on this CPU")
 	}
+	defer func() { convMaskOff = false }()
 	for _, nr := range widths {
 		r := rand.New(rand.NewPCG(13, 14))
-		for it := 0; it < 300; it++ {
+		for it := 0; it < 600; it++ {
+			// odd iterations make each step's masks (AVX2's kept masks off)
+			convMaskOff = it%2 == 1
 			g := &ConvGeom{C: 1 + r.IntN(5), H: 1 + r.IntN(20), W: 1 + r.IntN(70), KH: 1 + r.IntN(4), KW: 1 + r.IntN(4),
 				SH: 1 + r.IntN(3), SW: 1 + r.IntN(2), DH: 1 + r.IntN(2), DW: 1 + r.IntN(2), PadT: r.IntN(3), PadL: r.IntN(3), Images: 1 + r.IntN(3)}
 			g.OH = (g.H+2*g.PadT-(g.KH-1)*g.DH-1)/g.SH + 1
@@ -47,7 +51,7 @@ func TestPackConv(t *testing.T) {
 			kb, nb := 1+r.IntN(rows-p0), 1+r.IntN(min(cols-j0, 200))
 			dst := randMat(r, kb*roundUp(nb, nr))
 			var table *ConvCols
-			if it%2 == 0 {
+			if it%4 < 2 {
 				table = g.Cols(j0, nb)
 			}
 			if !PackConv(dst, img, g, table, nr, p0, kb, j0, nb) {

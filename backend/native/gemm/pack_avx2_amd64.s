@@ -277,15 +277,19 @@ c4last:
 	VPCMPGTD Y12, Y7, Y12 \
 	VPAND Y12, Y11, Y11
 
-// func gatherConv16(dst, img *float32, cols, taps *int32, kb int, hw *int32, contig int)
+// func gatherConv16(dst, img *float32, cols, taps *int32, kb int, hw *int32, contig int, masks *int32, period int)
 // dst[16q + l] = img[off[l] + toff_q] for the k steps q < kb and the 16
 // columns l of a panel, or 0 where the tap's row ty_q or column tx_q puts
 // the position outside the H×W image (hw = {H, W}). cols points at the
 // panel's 16 offsets in a column table (convPanelInts per 32 columns: the
 // rows 32 ints on, the columns 64 on), taps holds (toff, ty, tx) per k
 // step. contig says that the offsets are consecutive: one masked load per
-// eight lanes instead of a gather.
-TEXT ·gatherConv16(SB), NOSPLIT, $0-56
+// eight lanes instead of a gather. A tap's row and column, and so its
+// lanes' masks, repeat every period k steps (the kernel's taps, channel
+// after channel): with contig and period > 0, the masks of the first
+// period steps are kept in masks (16 int32 per step) and read back for
+// the later ones instead of computed again.
+TEXT ·gatherConv16(SB), NOSPLIT, $0-72
 	MOVQ dst+0(FP), DI
 	MOVQ img+8(FP), DX
 	MOVQ cols+16(FP), AX
@@ -310,6 +314,57 @@ TEXT ·gatherConv16(SB), NOSPLIT, $0-56
 	JEQ done
 	TESTQ R8, R8
 	JEQ gloop
+	MOVQ period+64(FP), R9
+	TESTQ R9, R9
+	JEQ cloop
+	// R13: the masks kept, R14: the next step's, BX: their end
+	MOVQ masks+56(FP), R13
+	MOVQ R13, R14
+	MOVQ R9, BX
+	SHLQ $6, BX
+	ADDQ R13, BX
+	MOVQ R9, R11
+	CMPQ R11, CX
+	CMOVQGT CX, R11 // the steps whose masks are made: min(period, kb)
+	SUBQ R11, CX
+cfirst:
+	VPBROADCASTD 4(SI), Y9
+	VPBROADCASTD 8(SI), Y10
+	MOVLQSX 0(SI), R12
+	ADDQ R10, R12
+	MASKS(Y2, Y4)
+	VMOVDQU Y11, 0(R14)
+	VMASKMOVPS (DX)(R12*4), Y11, Y13
+	VMOVUPS Y13, 0(DI)
+	MASKS(Y3, Y5)
+	VMOVDQU Y11, 32(R14)
+	VMASKMOVPS 32(DX)(R12*4), Y11, Y14
+	VMOVUPS Y14, 32(DI)
+	ADDQ $12, SI
+	ADDQ $64, DI
+	ADDQ $64, R14
+	DECQ R11
+	JNE cfirst
+	TESTQ CX, CX
+	JEQ done
+	MOVQ R13, R14
+creuse:
+	MOVLQSX 0(SI), R12
+	ADDQ R10, R12
+	VMOVDQU 0(R14), Y11
+	VMOVDQU 32(R14), Y12
+	VMASKMOVPS (DX)(R12*4), Y11, Y13
+	VMASKMOVPS 32(DX)(R12*4), Y12, Y14
+	VMOVUPS Y13, 0(DI)
+	VMOVUPS Y14, 32(DI)
+	ADDQ $12, SI
+	ADDQ $64, DI
+	ADDQ $64, R14
+	CMPQ R14, BX
+	CMOVQEQ R13, R14
+	DECQ CX
+	JNE creuse
+	JMP done
 cloop:
 	VPBROADCASTD 4(SI), Y9
 	VPBROADCASTD 8(SI), Y10
