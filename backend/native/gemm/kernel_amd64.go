@@ -50,7 +50,7 @@ func peakFMA256(n int)
 func gatherConv32(dst, img *float32, cols, taps *int32, kb int, hw *int32)
 
 //go:noescape
-func gatherConv16(dst, img *float32, cols, taps *int32, kb int, hw *int32, contig int, masks *int32, period int)
+func gatherConv16(dst, img *float32, cols, taps *int32, kb int, hw *int32, contig int, masks *int32, period, ahead int)
 
 //go:noescape
 func copyB16(dst, src *float32, ldb, kb, np int)

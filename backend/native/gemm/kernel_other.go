@@ -10,7 +10,7 @@ const hasConvGather, convGather32, convGather16 = false, false, false
 
 func gatherConv32(dst, img *float32, cols, taps *int32, kb int, hw *int32) {}
 
-func gatherConv16(dst, img *float32, cols, taps *int32, kb int, hw *int32, contig int, masks *int32, period int) {
+func gatherConv16(dst, img *float32, cols, taps *int32, kb int, hw *int32, contig int, masks *int32, period, ahead int) {
 }
 
 const hasPackAsm = false

@@ -277,7 +277,7 @@ c4last:
 	VPCMPGTD Y12, Y7, Y12 \
 	VPAND Y12, Y11, Y11
 
-// func gatherConv16(dst, img *float32, cols, taps *int32, kb int, hw *int32, contig int, masks *int32, period int)
+// func gatherConv16(dst, img *float32, cols, taps *int32, kb int, hw *int32, contig int, masks *int32, period, ahead int)
 // dst[16q + l] = img[off[l] + toff_q] for the k steps q < kb and the 16
 // columns l of a panel, or 0 where the tap's row ty_q or column tx_q puts
 // the position outside the H×W image (hw = {H, W}). cols points at the
@@ -288,8 +288,9 @@ c4last:
 // lanes' masks, repeat every period k steps (the kernel's taps, channel
 // after channel): with contig and period > 0, the masks of the first
 // period steps are kept in masks (16 int32 per step) and read back for
-// the later ones instead of computed again.
-TEXT ·gatherConv16(SB), NOSPLIT, $0-72
+// the later ones instead of computed again, and each of those steps
+// prefetches the image where it reads, ahead bytes on (a later channel).
+TEXT ·gatherConv16(SB), NOSPLIT, $0-80
 	MOVQ dst+0(FP), DI
 	MOVQ img+8(FP), DX
 	MOVQ cols+16(FP), AX
@@ -348,9 +349,13 @@ cfirst:
 	TESTQ CX, CX
 	JEQ done
 	MOVQ R13, R14
+	MOVQ ahead+72(FP), R9
 creuse:
 	MOVLQSX 0(SI), R12
 	ADDQ R10, R12
+	LEAQ (DX)(R12*4), R8
+	PREFETCHT0 (R8)(R9*1)
+	PREFETCHT0 60(R8)(R9*1)
 	VMOVDQU 0(R14), Y11
 	VMOVDQU 32(R14), Y12
 	VMASKMOVPS (DX)(R12*4), Y11, Y13
