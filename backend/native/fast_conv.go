@@ -321,6 +321,9 @@ func (c *conv2d) run(dst []float32) {
 	if c.useTN() && c.runTN(dst) {
 		return // few output positions: fast_conv_tn.go
 	}
+	if c.useWinograd() && c.runWinograd(dst) {
+		return // 3×3, stride 1: fast_conv_winograd.go
+	}
 	if c.useTapRows() {
 		c.runTapRows(dst) // AVX2, B read in place: fast_conv_taprow.go
 		return
