@@ -131,21 +131,27 @@ var winoCases = []convCase{
 	{3, 40, 10, 14, 33, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},
 	{1, 256, 14, 14, 256, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},
 	{2, 48, 17, 8, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},
+	{2, 96, 13, 11, 360, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},
 }
 
 // TestWinogradConv checks the Winograd path against a float64 reference:
 // its error, over the sum of the magnitudes of each output's products,
 // stays within a small multiple of float32's epsilon (the direct path's
-// is printed beside it), on one core and four, into a NaN-filled buffer.
+// is printed beside it), on one core and four, in both forms (bands of
+// tile rows, whole images with each phase split), into a NaN-filled
+// buffer.
 func TestWinogradConv(t *testing.T) {
 	if !winoSIMD {
 		t.Skip("no vector transforms here: the Winograd path declines every layer")
 	}
 	r := rand.New(rand.NewPCG(45, 46))
 	const eps = 0x1p-23
+	defer func(old int) { winoWideMin = old }(winoWideMin)
 	for _, procs := range []int{1, 4} {
 		old := runtime.GOMAXPROCS(procs)
-		for _, cc := range winoCases {
+		for i, cc := range winoCases {
+			wide := (i+procs)%2 == 0
+			winoWideMin = map[bool]int{true: 0, false: 1 << 40}[wide]
 			op := cc.op(t)
 			x := randF32Literal(t, r, int64(cc.b), int64(cc.c), int64(cc.h), int64(cc.w))
 			w := randF32Literal(t, r, int64(cc.o), int64(cc.c), 3, 3)
@@ -192,9 +198,9 @@ func TestWinogradConv(t *testing.T) {
 					}
 				}
 			}
-			t.Logf("%+v procs=%d: error / (eps · Σ|products|): Winograd %.2f, direct %.2f", cc, procs, worst, worstDirect)
+			t.Logf("%+v procs=%d wide=%v: error / (eps · Σ|products|): Winograd %.2f, direct %.2f", cc, procs, wide, worst, worstDirect)
 			if worst > 8 || math.IsNaN(worst) {
-				t.Errorf("%+v procs=%d: error %.2f × eps · Σ|products|", cc, procs, worst)
+				t.Errorf("%+v procs=%d wide=%v: error %.2f × eps · Σ|products|", cc, procs, wide, worst)
 			}
 		}
 		runtime.GOMAXPROCS(old)
