@@ -155,7 +155,11 @@ func TestWinogradConv(t *testing.T) {
 			op := cc.op(t)
 			x := randF32Literal(t, r, int64(cc.b), int64(cc.c), int64(cc.h), int64(cc.w))
 			w := randF32Literal(t, r, int64(cc.o), int64(cc.c), 3, 3)
+			w.Frozen = true // as an archive's weights: U packed once
 			c, ok := fastConvShape(op, []Value{x, w})
+			if ok {
+				c.weight = true
+			}
 			if !ok || !c.useWinograd() {
 				t.Fatalf("%+v: not on the Winograd path", cc)
 			}
@@ -220,8 +224,18 @@ func TestWinogradNonFinite(t *testing.T) {
 			w := randF32Literal(t, r, int64(cc.o), int64(cc.c), 3, 3)
 			l := map[string]*literal.Literal{"input": x, "weights": w}[where]
 			l.SetFloat64(r.IntN(l.Len()), v)
+			w.Frozen = true
+			c, ok := fastConvShape(op, []Value{x, w})
+			if !ok {
+				t.Fatalf("%+v: fast path not taken", cc)
+			}
+			c.weight = true
+			if !c.useWinograd() {
+				t.Fatalf("%+v: not on the Winograd path", cc)
+			}
+			got := randF32Literal(t, r, int64(cc.b), int64(cc.o), int64(cc.h), int64(cc.w))
 			before := winoRuns.Load()
-			got := runConv(t, op, x, w, true)
+			c.run(viewAs[float32](got.Data, got.DType))
 			if winoRuns.Load() != before {
 				t.Fatalf("%s holding %v: the Winograd path ran", where, v)
 			}
@@ -237,8 +251,8 @@ func TestWinogradNonFinite(t *testing.T) {
 
 // TestWinogradEpilogue runs Winograd layers with a batch norm, residual
 // add and ReLU after them: the epilogue applied to each item's rows gives
-// bit for bit what the separate fused loop gives after the layer, with
-// the weights frozen (packed once) or not.
+// bit for bit what the separate fused loop gives after the layer. With
+// weights not frozen (PyTorch's arguments) the path declines.
 func TestWinogradEpilogue(t *testing.T) {
 	if !winoSIMD {
 		t.Skip("no vector transforms here: the Winograd path declines every layer")
@@ -273,8 +287,8 @@ func TestWinogradEpilogue(t *testing.T) {
 			}
 			before := winoRuns.Load()
 			fused, apart := run(true), run(false)
-			if winoRuns.Load()-before != 2 {
-				t.Fatalf("%s: the Winograd path ran %d times of 2", name, winoRuns.Load()-before)
+			if want := map[bool]int64{true: 2, false: 0}[frozen]; winoRuns.Load()-before != want {
+				t.Fatalf("%s: the Winograd path ran %d times of %d", name, winoRuns.Load()-before, want)
 			}
 			if !bytes.Equal(fused[0].Data, apart[0].Data) {
 				t.Fatalf("%s: the epilogue in the loop differs from the one after it", name)
