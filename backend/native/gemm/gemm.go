@@ -305,6 +305,22 @@ func macro(ks *kernelSet, ap, bp []float32, mb, nb, kb int, c []float32, ldc int
 // lda < 0, of a column-major one, k steps -lda apart (ks.directT).
 func tileMul(ks *kernelSet, kb int, apanel []float32, lda int, bpanel []float32, mm, nn int, c []float32, ldc int, first bool, tile *[maxTile]float32) {
 	mr, nr := ks.mr, ks.nr
+	if lda > 0 && nn <= dotTailCols && hasDotTail && ks == avx2 && mm <= 6 {
+		// a last panel of one or two columns: dot products along k (the
+		// 16-column kernel cost as much as a whole panel for them:
+		// ResNet's 512-channel 7×7 layers, 49 columns, a fifth of their
+		// time in it)
+		var t tailArgs
+		for r := range t.a {
+			t.a[r] = &apanel[min(r, mm-1)*lda]
+		}
+		t.bs, t.kb, t.ldc, t.rows, t.set = 4*nr, kb, 4*ldc, mm, b2i(first)
+		for j := 0; j < nn; j++ {
+			t.b, t.c = &bpanel[j], &c[j]
+			dotTail6(&t)
+		}
+		return
+	}
 	if lda != 0 {
 		kernels, _, stride := ks.directFor(lda)
 		w := nr
