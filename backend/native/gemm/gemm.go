@@ -338,6 +338,15 @@ func tileMul(ks *kernelSet, kb int, apanel []float32, lda int, bpanel []float32,
 		}
 		return
 	}
+	if nn <= dotTailCols && hasDotTail && ks == avx2 && mr == 6 {
+		// the same for a packed A: its six rows in one vector per k step
+		t := tailPArgs{a: &apanel[0], bs: 4 * nr, kb: kb, ldc: 4 * ldc, rows: mm, set: b2i(first)}
+		for j := 0; j < nn; j++ {
+			t.b, t.c = &bpanel[j], &c[j]
+			dotTailP6(&t)
+		}
+		return
+	}
 	if nn <= nr/2 && ks.phalf != nil {
 		// the first half of the panel alone
 		k := ks.phalf[mm]

@@ -18,6 +18,21 @@ type tailArgs struct {
 //go:noescape
 func dotTail6(p *tailArgs)
 
+// tailPArgs are dotTailP6's arguments; strides in bytes.
+type tailPArgs struct {
+	a    *float32 // the packed micro-panel: six values per k step
+	b    *float32
+	bs   int
+	kb   int
+	c    *float32
+	ldc  int
+	rows int
+	set  int
+}
+
+//go:noescape
+func dotTailP6(p *tailPArgs)
+
 // hasDotTail: the tail-column kernel runs here (the AVX2 kernel set).
 var hasDotTail = active == avx2
 

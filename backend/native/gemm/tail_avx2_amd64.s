@@ -130,3 +130,93 @@ storenext:
 done:
 	VZEROUPPER
 	RET
+
+// func dotTailP6(p *tailPArgs)
+// dotTail6 for a packed A micro-panel (six rows side by side per k step,
+// rows past the last zero): per k step the rows' six values in one
+// vector times the column's value broadcast, four k steps in flight on
+// four sums, added at the end; the first rows of the sum are stored.
+TEXT ·dotTailP6(SB), NOSPLIT, $0-8
+	MOVQ p+0(FP), AX
+	MOVQ 0(AX), SI   // a
+	MOVQ 8(AX), BX   // b
+	MOVQ 16(AX), R12 // bs
+	MOVQ 24(AX), CX  // kb
+	LEAQ (R12)(R12*2), R13 // 3·bs
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	MOVQ CX, DX
+	SHRQ $2, DX
+	JEQ ptail
+ploop4:
+	VMOVUPS 0(SI), X4
+	VMOVSD 16(SI), X5
+	VINSERTF128 $1, X5, Y4, Y4
+	VBROADCASTSS (BX), Y5
+	VFMADD231PS Y5, Y4, Y0
+	VMOVUPS 24(SI), X6
+	VMOVSD 40(SI), X7
+	VINSERTF128 $1, X7, Y6, Y6
+	VBROADCASTSS (BX)(R12*1), Y7
+	VFMADD231PS Y7, Y6, Y1
+	VMOVUPS 48(SI), X8
+	VMOVSD 64(SI), X9
+	VINSERTF128 $1, X9, Y8, Y8
+	VBROADCASTSS (BX)(R12*2), Y9
+	VFMADD231PS Y9, Y8, Y2
+	VMOVUPS 72(SI), X10
+	VMOVSD 88(SI), X11
+	VINSERTF128 $1, X11, Y10, Y10
+	VBROADCASTSS (BX)(R13*1), Y11
+	VFMADD231PS Y11, Y10, Y3
+	ADDQ $96, SI
+	LEAQ (BX)(R12*4), BX
+	DECQ DX
+	JNE ploop4
+ptail:
+	ANDQ $3, CX
+	JEQ psum
+ptailloop:
+	VMOVUPS 0(SI), X4
+	VMOVSD 16(SI), X5
+	VINSERTF128 $1, X5, Y4, Y4
+	VBROADCASTSS (BX), Y5
+	VFMADD231PS Y5, Y4, Y0
+	ADDQ $24, SI
+	ADDQ R12, BX
+	DECQ CX
+	JNE ptailloop
+psum:
+	VADDPS Y1, Y0, Y0
+	VADDPS Y3, Y2, Y2
+	VADDPS Y2, Y0, Y0
+	VEXTRACTF128 $1, Y0, X4 // rows 4, 5
+	MOVQ 32(AX), DI  // c
+	MOVQ 40(AX), R8  // ldc
+	MOVQ 48(AX), R9  // rows
+	MOVQ 56(AX), R10 // set
+	MOVQ $0, CX
+pstore:
+	CMPQ CX, R9
+	JGE pdone
+	CMPQ CX, $4
+	JNE pnotfour
+	VMOVAPS X4, X0
+pnotfour:
+	TESTQ R10, R10
+	JNE psset
+	VADDSS (DI), X0, X1
+	VMOVSS X1, (DI)
+	JMP psnext
+psset:
+	VMOVSS X0, (DI)
+psnext:
+	VPERMILPS $0x39, X0, X0
+	ADDQ R8, DI
+	INCQ CX
+	JMP pstore
+pdone:
+	VZEROUPPER
+	RET

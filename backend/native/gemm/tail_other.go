@@ -6,6 +6,10 @@ type tailArgs struct{}
 
 func dotTail6(p *tailArgs) {}
 
+type tailPArgs struct{}
+
+func dotTailP6(p *tailPArgs) {}
+
 const hasDotTail = false
 
 var dotTailCols = 0
