@@ -84,6 +84,9 @@ func (c *conv2d) winoKernel() []*gemm.PackedA {
 	}
 	v := prepacked(c.weight, c.op, 1, c.kernel, [3]int{c.outC, c.inC, -9}, int64(4*16*c.outC*c.inC), func() (any, int) {
 		p := build()
+		if p == nil {
+			return p, 0 // kept, so that the next runs decline at once; nothing held
+		}
 		return p, 4 * 16 * c.outC * c.inC
 	})
 	p, _ := v.([]*gemm.PackedA)

@@ -305,20 +305,11 @@ func macro(ks *kernelSet, ap, bp []float32, mb, nb, kb int, c []float32, ldc int
 // lda < 0, of a column-major one, k steps -lda apart (ks.directT).
 func tileMul(ks *kernelSet, kb int, apanel []float32, lda int, bpanel []float32, mm, nn int, c []float32, ldc int, first bool, tile *[maxTile]float32) {
 	mr, nr := ks.mr, ks.nr
-	if lda > 0 && nn <= dotTailCols && hasDotTail && ks == avx2 && mm <= 6 {
+	if nn <= dotTailCols && dotTail(ks, kb, apanel, lda, bpanel, mm, nn, c, ldc, first) {
 		// a last panel of one or two columns: dot products along k (the
 		// 16-column kernel cost as much as a whole panel for them:
 		// ResNet's 512-channel 7×7 layers, 49 columns, a fifth of their
 		// time in it)
-		var t tailArgs
-		for r := range t.a {
-			t.a[r] = &apanel[min(r, mm-1)*lda]
-		}
-		t.bs, t.kb, t.ldc, t.rows, t.set = 4*nr, kb, 4*ldc, mm, b2i(first)
-		for j := 0; j < nn; j++ {
-			t.b, t.c = &bpanel[j], &c[j]
-			dotTail6(&t)
-		}
 		return
 	}
 	if lda != 0 {
@@ -335,15 +326,6 @@ func tileMul(ks *kernelSet, kb int, apanel []float32, lda int, bpanel []float32,
 		kernels[mm][1](kb, apanel, lda, bpanel, tile[:], nr)
 		for i := 0; i < mm; i++ {
 			addTo(c[i*ldc:i*ldc+nn], tile[i*nr:i*nr+nn], first)
-		}
-		return
-	}
-	if nn <= dotTailCols && hasDotTail && ks == avx2 && mr == 6 {
-		// the same for a packed A: its six rows in one vector per k step
-		t := tailPArgs{a: &apanel[0], bs: 4 * nr, kb: kb, ldc: 4 * ldc, rows: mm, set: b2i(first)}
-		for j := 0; j < nn; j++ {
-			t.b, t.c = &bpanel[j], &c[j]
-			dotTailP6(&t)
 		}
 		return
 	}

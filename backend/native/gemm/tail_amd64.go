@@ -40,3 +40,32 @@ var hasDotTail = active == avx2
 // with dotTail6, one column at a time (Zen 2: each column about a
 // twelfth of the 16-column kernel's time over the panel).
 var dotTailCols = 2
+
+// dotTail computes the nn ≤ dotTailCols columns of a last micro-panel
+// with the tail kernels and reports whether it did (the AVX2 kernel set;
+// A read in place, rows lda apart, or packed, lda 0): C (+)= A·B for mm
+// rows, B's columns nr apart in the panel.
+func dotTail(ks *kernelSet, kb int, apanel []float32, lda int, bpanel []float32, mm, nn int, c []float32, ldc int, first bool) bool {
+	if !hasDotTail || ks != avx2 || mm > 6 || lda < 0 {
+		return false
+	}
+	if lda > 0 {
+		var t tailArgs
+		for r := range t.a {
+			t.a[r] = &apanel[min(r, mm-1)*lda]
+		}
+		t.bs, t.kb, t.ldc, t.rows, t.set = 4*ks.nr, kb, 4*ldc, mm, b2i(first)
+		for j := 0; j < nn; j++ {
+			t.b, t.c = &bpanel[j], &c[j]
+			dotTail6(&t)
+		}
+		return true
+	}
+	// a packed A: its six rows in one vector per k step
+	t := tailPArgs{a: &apanel[0], bs: 4 * ks.nr, kb: kb, ldc: 4 * ldc, rows: mm, set: b2i(first)}
+	for j := 0; j < nn; j++ {
+		t.b, t.c = &bpanel[j], &c[j]
+		dotTailP6(&t)
+	}
+	return true
+}

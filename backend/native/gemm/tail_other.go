@@ -2,14 +2,9 @@
 
 package gemm
 
-type tailArgs struct{}
-
-func dotTail6(p *tailArgs) {}
-
-type tailPArgs struct{}
-
-func dotTailP6(p *tailPArgs) {}
-
-const hasDotTail = false
+// No tail kernels here: tileMul runs the micro-kernels over the panel.
+func dotTail(ks *kernelSet, kb int, apanel []float32, lda int, bpanel []float32, mm, nn int, c []float32, ldc int, first bool) bool {
+	return false
+}
 
 var dotTailCols = 0
