@@ -298,6 +298,20 @@ func macro(ks *kernelSet, ap, bp []float32, mb, nb, kb int, c []float32, ldc int
 	}
 }
 
+// dotTailOn switches the tail-column kernels (SetDotTail).
+var dotTailOn = true
+
+// SetDotTail switches the kernels for a last micro-panel of one or two
+// columns (dot products along k, in an order of their own for each form
+// of A, where the micro-kernels' sums run in the same order for all) and
+// returns the previous setting: tests comparing two forms of A bit for
+// bit turn them off.
+func SetDotTail(on bool) bool {
+	old := dotTailOn
+	dotTailOn = on
+	return old
+}
+
 // tileMul computes one mm×nn tile (mm ≤ mr, nn ≤ nr) of C (+)= A·B from an
 // A and a B micro-panel: full tiles and full-width partial-row tiles go
 // straight into C, the rest through tile. With lda > 0 the A "panel" is

@@ -46,7 +46,7 @@ var dotTailCols = 2
 // A read in place, rows lda apart, or packed, lda 0): C (+)= A·B for mm
 // rows, B's columns nr apart in the panel.
 func dotTail(ks *kernelSet, kb int, apanel []float32, lda int, bpanel []float32, mm, nn int, c []float32, ldc int, first bool) bool {
-	if !hasDotTail || ks != avx2 || mm > 6 || lda < 0 {
+	if !hasDotTail || !dotTailOn || ks != avx2 || mm > 6 || lda < 0 {
 		return false
 	}
 	if lda > 0 {
