@@ -254,8 +254,9 @@ func TestWinogradNonFinite(t *testing.T) {
 
 // TestWinogradEpilogue runs Winograd layers with a batch norm, residual
 // add and ReLU after them: the epilogue applied to each item's rows gives
-// bit for bit what the separate fused loop gives after the layer. With
-// weights not frozen (PyTorch's arguments) the path declines.
+// bit for bit what the separate fused loop gives after the layer, with
+// the weights frozen (U packed once) or not (PyTorch's arguments: U built
+// on the second call with the same bytes).
 func TestWinogradEpilogue(t *testing.T) {
 	if !winoSIMD {
 		t.Skip("no vector transforms here: the Winograd path declines every layer")
@@ -288,14 +289,64 @@ func TestWinogradEpilogue(t *testing.T) {
 				}
 				return out
 			}
+			if !frozen {
+				run(true) // an argument's U is built the second time its bytes arrive
+			}
 			before := winoRuns.Load()
 			fused, apart := run(true), run(false)
-			if want := map[bool]int64{true: 2, false: 0}[frozen]; winoRuns.Load()-before != want {
-				t.Fatalf("%s: the Winograd path ran %d times of %d", name, winoRuns.Load()-before, want)
+			if winoRuns.Load()-before != 2 {
+				t.Fatalf("%s: the Winograd path ran %d times of 2", name, winoRuns.Load()-before)
 			}
 			if !bytes.Equal(fused[0].Data, apart[0].Data) {
 				t.Fatalf("%s: the epilogue in the loop differs from the one after it", name)
 			}
 		}
 	}
+}
+
+// TestWinogradArgumentWeights follows the U of weights that are an
+// argument the caller writes between calls: built the second time the
+// same bytes arrive, never used once they change (the direct path's
+// result, bit for bit, until the new bytes come twice), and given up
+// after changes call after call.
+func TestWinogradArgumentWeights(t *testing.T) {
+	if !winoSIMD {
+		t.Skip("no vector transforms here: the Winograd path declines every layer")
+	}
+	r := rand.New(rand.NewPCG(51, 52))
+	cc := winoCases[0]
+	e := compileModule(t, cc.module(t))
+	x := randF32Literal(t, r, int64(cc.b), int64(cc.c), int64(cc.h), int64(cc.w))
+	w := randF32Literal(t, r, int64(cc.o), int64(cc.c), 3, 3)
+	direct := func() *literal.Literal {
+		defer func(old bool) { winogradEnabled = old }(winogradEnabled)
+		winogradEnabled = false
+		return runExe(t, e, x, w)[0]
+	}
+	call := func(step string, wino bool) {
+		t.Helper()
+		before := winoRuns.Load()
+		got := runExe(t, e, x, w)[0]
+		if ran := winoRuns.Load() > before; ran != wino {
+			t.Fatalf("%s: the Winograd path ran %v, want %v", step, ran, wino)
+		}
+		want := direct()
+		if !wino && !bytes.Equal(got.Data, want.Data) {
+			t.Fatalf("%s: result differs from the direct path's", step)
+		}
+		if wino {
+			closeToK(t, step, got, want, 4*cc.c*9)
+		}
+	}
+	call("first call", false)
+	call("same weights", true)
+	call("same weights again", true)
+	w.SetFloat64(7, w.Float64(7)+1) // written in place between calls
+	call("one weight changed", false)
+	call("the changed weights again", true)
+	for i := 0; i < prepackMaxMisses; i++ {
+		w.SetFloat64(i, w.Float64(i)+1)
+		call(fmt.Sprintf("change %d in a row", i+1), false)
+	}
+	call("the same weights after changes call after call", false)
 }
