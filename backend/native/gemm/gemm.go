@@ -301,6 +301,11 @@ func macro(ks *kernelSet, ap, bp []float32, mb, nb, kb int, c []float32, ldc int
 // dotTailOn switches the tail-column kernels (SetDotTail).
 var dotTailOn = true
 
+// dotTailCols is the most columns of a last micro-panel tileMul hands to
+// the tail kernels (dotTail), one column at a time (Zen 2: each column
+// about a twelfth of the 16-column kernel's time over the panel).
+const dotTailCols = 2
+
 // SetDotTail switches the kernels for a last micro-panel of one or two
 // columns (dot products along k, in an order of their own for each form
 // of A, where the micro-kernels' sums run in the same order for all) and

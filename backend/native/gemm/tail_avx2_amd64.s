@@ -6,6 +6,38 @@
 
 #include "textflag.h"
 
+// STORE6 stores the six sums (X0: rows 0-3, X4: rows 4-5) to the first
+// rows of c (tailArgs at AX: c, ldc, rows, set at 72-96): set
+// overwrites, else adds. Then returns.
+#define STORE6 \
+	MOVQ 72(AX), DI \
+	MOVQ 80(AX), R8 \
+	MOVQ 88(AX), R9 \
+	MOVQ 96(AX), R10 \
+	MOVQ $0, CX \
+storeloop: \
+	CMPQ CX, R9 \
+	JGE done \
+	CMPQ CX, $4 \
+	JNE notfour \
+	VMOVAPS X4, X0 \
+notfour: \
+	TESTQ R10, R10 \
+	JNE storeset \
+	VADDSS (DI), X0, X1 \
+	VMOVSS X1, (DI) \
+	JMP storenext \
+storeset: \
+	VMOVSS X0, (DI) \
+storenext: \
+	VPERMILPS $0x39, X0, X0 \
+	ADDQ R8, DI \
+	INCQ CX \
+	JMP storeloop \
+done: \
+	VZEROUPPER \
+	RET
+
 // func dotTail6(p *tailArgs)
 // For each row r < rows (at most 6): c[r] = (set) or += Σ_{k<kb}
 // a_r[k] · b[k·bs], with a_r the row pointers (rows past the last point
@@ -102,46 +134,19 @@ tail:
 	DECQ CX
 	JNE tail
 store:
-	// X0: rows 0-3, X4: rows 4-5
-	MOVQ 72(AX), DI  // c
-	MOVQ 80(AX), R8  // ldc
-	MOVQ 88(AX), R9  // rows
-	MOVQ 96(AX), R10 // set
-	MOVQ $0, CX
-storeloop:
-	CMPQ CX, R9
-	JGE done
-	CMPQ CX, $4
-	JNE notfour
-	VMOVAPS X4, X0
-notfour:
-	TESTQ R10, R10
-	JNE storeset
-	VADDSS (DI), X0, X1
-	VMOVSS X1, (DI)
-	JMP storenext
-storeset:
-	VMOVSS X0, (DI)
-storenext:
-	VPERMILPS $0x39, X0, X0 // the next row's sum to lane 0
-	ADDQ R8, DI
-	INCQ CX
-	JMP storeloop
-done:
-	VZEROUPPER
-	RET
+	STORE6
 
-// func dotTailP6(p *tailPArgs)
+// func dotTailP6(p *tailArgs)
 // dotTail6 for a packed A micro-panel (six rows side by side per k step,
 // rows past the last zero): per k step the rows' six values in one
 // vector times the column's value broadcast, four k steps in flight on
 // four sums, added at the end; the first rows of the sum are stored.
 TEXT ·dotTailP6(SB), NOSPLIT, $0-8
 	MOVQ p+0(FP), AX
-	MOVQ 0(AX), SI   // a
-	MOVQ 8(AX), BX   // b
-	MOVQ 16(AX), R12 // bs
-	MOVQ 24(AX), CX  // kb
+	MOVQ 0(AX), SI   // a[0]: the panel
+	MOVQ 48(AX), BX  // b
+	MOVQ 56(AX), R12 // bs
+	MOVQ 64(AX), CX  // kb
 	LEAQ (R12)(R12*2), R13 // 3·bs
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
@@ -193,30 +198,4 @@ psum:
 	VADDPS Y3, Y2, Y2
 	VADDPS Y2, Y0, Y0
 	VEXTRACTF128 $1, Y0, X4 // rows 4, 5
-	MOVQ 32(AX), DI  // c
-	MOVQ 40(AX), R8  // ldc
-	MOVQ 48(AX), R9  // rows
-	MOVQ 56(AX), R10 // set
-	MOVQ $0, CX
-pstore:
-	CMPQ CX, R9
-	JGE pdone
-	CMPQ CX, $4
-	JNE pnotfour
-	VMOVAPS X4, X0
-pnotfour:
-	TESTQ R10, R10
-	JNE psset
-	VADDSS (DI), X0, X1
-	VMOVSS X1, (DI)
-	JMP psnext
-psset:
-	VMOVSS X0, (DI)
-psnext:
-	VPERMILPS $0x39, X0, X0
-	ADDQ R8, DI
-	INCQ CX
-	JMP pstore
-pdone:
-	VZEROUPPER
-	RET
+	STORE6

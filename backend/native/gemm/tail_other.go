@@ -6,5 +6,3 @@ package gemm
 func dotTail(ks *kernelSet, kb int, apanel []float32, lda int, bpanel []float32, mm, nn int, c []float32, ldc int, first bool) bool {
 	return false
 }
-
-var dotTailCols = 0
