@@ -247,8 +247,8 @@ func (j *winoJob) block(b, ty0, ty1 int) *winoBlock {
 
 // input copies channels [c0, c1) of the block's input rows (y = 2·ty0-1
 // .. 2·ty1) into zero-padded rows and transforms their patches into v;
-// false (j.bad set) where a value is not finite.
-func (j *winoJob) input(bl *winoBlock, c0, c1 int) bool {
+// where a value is not finite it sets j.bad and stops.
+func (j *winoJob) input(bl *winoBlock, c0, c1 int) {
 	c := j.c
 	rows := 2*(bl.ty1-bl.ty0) + 2
 	for ci := c0; ci < c1; ci++ {
@@ -263,7 +263,7 @@ func (j *winoJob) input(bl *winoBlock, c0, c1 int) bool {
 			row[0] = 0
 			if !copyFinite(&row[1], &img[y*c.w], c.w) {
 				j.bad.Store(true)
-				return false
+				return
 			}
 			clear(row[1+c.w:])
 		}
@@ -280,7 +280,6 @@ func (j *winoJob) input(bl *winoBlock, c0, c1 int) bool {
 			}
 		}
 	}
-	return true
 }
 
 // products runs the GEMMs of ξ in [x0, x1) into m.
@@ -362,7 +361,7 @@ func (c *conv2d) runWinograd(dst []float32) bool {
 			}
 			bl := j.block(b, ty0, ty1)
 			defer gemm.PutBuffer(bl.buf)
-			if j.input(bl, 0, c.inC) {
+			if j.input(bl, 0, c.inC); !j.bad.Load() {
 				j.products(bl, 0, 16)
 				j.output(bl, dst, 0, c.outC)
 			}
