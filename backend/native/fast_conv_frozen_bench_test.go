@@ -28,11 +28,21 @@ func BenchmarkConvFrozen(b *testing.B) {
 		{1, 32, 112, 112, 16, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},
 		{1, 144, 56, 56, 24, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},
 		{1, 96, 14, 14, 576, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},
+		// MobileNetV2's depthwise layers
+		{1, 32, 112, 112, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 32},
+		{1, 96, 112, 112, 96, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 96},
+		{1, 144, 56, 56, 144, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 144},
+		{1, 144, 56, 56, 144, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 144},
+		{1, 192, 28, 28, 192, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 192},
 	}
 	r := rand.New(rand.NewPCG(1, 2))
 	for _, cc := range shapes {
 		oh, ow := cc.outHW()
-		b.Run(fmt.Sprintf("%dx%dx%d-%d", cc.c, cc.h, cc.w, cc.o), func(b *testing.B) {
+		name := fmt.Sprintf("%dx%dx%d-%d", cc.c, cc.h, cc.w, cc.o)
+		if cc.g > 1 {
+			name = fmt.Sprintf("dw%dx%dx%d-s%d", cc.c, cc.h, cc.w, cc.sh)
+		}
+		b.Run(name, func(b *testing.B) {
 			t := &testing.T{}
 			x := randF32Literal(t, r, int64(cc.b), int64(cc.c), int64(cc.h), int64(cc.w))
 			w := randF32Literal(t, r, int64(cc.o), int64(cc.c/cc.g), int64(cc.kh), int64(cc.kw))

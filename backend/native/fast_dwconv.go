@@ -75,6 +75,10 @@ func (c *conv2d) runDirect(dst []float32) {
 		c.runWide(dst) // wide rows, straight from the input (fast_dwwide.go)
 		return
 	}
+	if c.useSweepY() {
+		c.runSweepY(dst) // the same in AVX2, 3×3 windows (fast_dwsweepy.go)
+		return
+	}
 	if c.useC16() {
 		c.runC16(dst) // channels in the vectors (fast_dwc16.go)
 		return

@@ -1,0 +1,209 @@
+package native
+
+// Depthwise 3×3 convolutions at stride 1 or 2 on rows of dwSweepYMinCols
+// output columns or more, on CPUs with AVX2 but not AVX-512 (Zen 2 and 3,
+// older Intel): the AVX2 sweep kernels (fast_dwsweepy_amd64.s, written by
+// internal/dwgen) compute four output rows of a channel at a time
+// straight from its NCHW input rows. The row kernel (fast_dwconv.go)
+// first copies every input row into a zero-padded scratch, split by column
+// phase at stride 2, and reads each input row once per tap; on
+// MobileNetV2's 96 channels of 112×112 at stride 2 that copy and those
+// loads were most of the layer (207 µs on a Zen 2 pair with its operands
+// in the caches). The sums are the other depthwise kernels' bit for bit:
+// each output's taps in order from zero.
+
+import (
+	"runtime"
+	"sync"
+	"unsafe"
+)
+
+// dwSweepYArgs are the AVX2 sweep kernels' arguments (the layout
+// fast_dwsweepy_amd64.s reads; internal/dwgen/sweepy.go describes it).
+type dwSweepYArgs struct {
+	dst     *float32
+	dstRow  int
+	rowPtr  *uintptr // [3·S+3] input rows (addresses: the rows stay alive)
+	w       *float32
+	masks   *int32
+	colStep int
+	col0    int
+	colA    int
+	colB    int
+	colEnd  int
+	last    *int32
+	blocks  int
+	dstAdj  int
+	srcStep int
+}
+
+// dwSweepYEnabled switches the AVX2 sweep path (tests compare it with the
+// others).
+var dwSweepYEnabled = dwSweepYOK
+
+// dwSweepYMinCols is the narrowest output row the AVX2 sweep takes at
+// stride 1, and half of it at stride 2: narrower rows go to the channel
+// vectors (fast_dwc16.go). On a Zen 2 pair, MobileNetV2's 384 channels of
+// 14×14 took 50 µs here against 41 there, its 192 of 28×28 at stride 2
+// (14 columns out) 33.5 against 38, its 576 of 14×14 at stride 2 (7
+// out) 46 against 35.
+var dwSweepYMinCols = 16
+
+// useSweepY reports whether the AVX2 sweep kernels take c: depthwise, a
+// 3×3 window at the same stride 1 or 2 both ways, no dilation, rows of
+// dwSweepYMinCols/stride or more, and no AVX-512 (whose wide-row kernels take
+// these layers).
+func (c *conv2d) useSweepY() bool {
+	return dwSweepYEnabled && !dwc512 && c.kerC == 1 && c.outC == c.groups && c.kh == 3 && c.kw == 3 &&
+		c.dh == 1 && c.dw == 1 && c.ldh <= 1 && c.ldw <= 1 && c.sh == c.sw && (c.sw == 1 || c.sw == 2) &&
+		c.ow*c.sw >= dwSweepYMinCols
+}
+
+// dwSweepYMasks returns the kernels' load masks ([nv][nm][8]int32: per
+// vector, per load, lane j on when its input column is inside the row),
+// the range [vA, vB) of vectors whose loads all lie inside, and the last
+// vector's store mask (nil when its eight outputs are all in the row).
+func (c *conv2d) dwSweepYMasks(nv int) (masks []int32, vA, vB int, last []int32) {
+	nm := 3 // one load per tap column; stride 2: two per pair of tap columns
+	if c.sw == 2 {
+		nm = 4
+	}
+	per := 8 * nm
+	masks = make([]int32, nv*per)
+	vA, vB = nv, 0
+	for v := 0; v < nv; v++ {
+		var flags int32
+		for m := 0; m < nm; m++ {
+			// load m starts at input column base: tap column m at stride
+			// 1; at stride 2 pair m/2 (tap column m&^1), half m&1
+			base := v*8 - c.padL + m
+			if c.sw == 2 {
+				base = v*16 - c.padL + m&^1 + 8*(m&1)
+			}
+			for j := 0; j < 8; j++ {
+				if ix := base + j; ix >= 0 && ix < c.w {
+					masks[v*per+m*8+j] = -1
+				} else {
+					flags |= 1 << m
+				}
+			}
+		}
+		if flags == 0 {
+			vA, vB = min(vA, v), v+1
+		}
+	}
+	if vA >= vB {
+		vA, vB = 0, 0
+	}
+	if r := c.ow % 8; r != 0 {
+		last = make([]int32, 8)
+		for j := 0; j < r; j++ {
+			last[j] = -1
+		}
+	}
+	return masks, vA, vB, last
+}
+
+// runSweepY computes c (see useSweepY) into dst. Work items are runs of
+// channels of an image (their epilogue applied together), as runWide's.
+func (c *conv2d) runSweepY(dst []float32) {
+	n, hw := c.oh*c.ow, c.h*c.w
+	nv := (c.ow + 7) / 8
+	masks, vA, vB, last := c.dwSweepYMasks(nv)
+	kernel := dwSweepY3s1
+	if c.sw == 2 {
+		kernel = dwSweepY3s2
+	}
+	// the output rows whose tap rows all lie inside the image: [oyA, oyB)
+	oyA, oyB := 0, 0
+	if c.h >= c.kh {
+		oyA, oyB = c.validRange(-c.padT, c.sh, c.h-(c.kh-1), c.oh)
+	}
+	zeros := make([]float32, c.w) // the rows above and below the image
+	work := int64(c.batch) * int64(c.outC) * int64(n) * 9
+	threads := int(min(int64(Threads()), max(1, work/dwWorkPerThread)))
+	run := 16
+	for run > 1 && c.batch*((c.outC+run-1)/run) < convItemsPerThread*threads {
+		run /= 2
+	}
+	runs := (c.outC + run - 1) / run
+	units := c.batch * runs
+	threads = min(threads, units)
+	c.epiRuns(n)
+	colStep := 32 * c.sw
+	col0 := -4 * c.padL
+	parallel(threads, units, func(u int) {
+		b, r := u/runs, u%runs
+		c0, c1 := r*run, min(c.outC, (r+1)*run)
+		s := dwSweepYScratches.Get().(*dwSweepYScratch)
+		defer dwSweepYScratches.Put(s)
+		if cap(s.tail) < 4*c.ow {
+			s.tail = make([]float32, 4*c.ow)
+		}
+		tail := s.tail[:4*c.ow]
+		a := &s.args
+		*a = dwSweepYArgs{rowPtr: &s.rowPtr[0], masks: &masks[0], colStep: colStep, col0: col0,
+			colA: col0 + vA*colStep, colB: col0 + vB*colStep, colEnd: col0 + nv*colStep,
+			srcStep: 4 * c.sh * 4 * c.w}
+		if last != nil {
+			a.last = &last[0]
+		}
+		zero := uintptr(unsafe.Pointer(&zeros[0]))
+		for ch := c0; ch < c1; ch++ {
+			src := c.lhs[(b*c.inC+ch)*hw : (b*c.inC+ch+1)*hw]
+			out := dst[(b*c.outC+ch)*n : (b*c.outC+ch+1)*n]
+			a.w = &c.rhs[ch*9]
+			base := uintptr(unsafe.Pointer(&src[0]))
+			// setRows points the block of output rows from oy at their
+			// input rows, the zero row outside the image
+			setRows := func(oy int) {
+				iy0 := oy*c.sh - c.padT
+				for j := range 3*c.sh + 3 {
+					if iy := iy0 + j; iy >= 0 && iy < c.h {
+						s.rowPtr[j] = base + uintptr(4*iy*c.w)
+					} else {
+						s.rowPtr[j] = zero
+					}
+				}
+			}
+			// blocks of four rows: runs of them inside the image in one
+			// call (stepping the input rows), the others one by one; the
+			// last rows, fewer than four, through tail
+			for oy := 0; oy < c.oh; {
+				blocks := 1
+				if oy >= oyA && oy+4 <= oyB {
+					blocks = (oyB - oy) / 4
+				}
+				setRows(oy)
+				a.blocks = blocks
+				if oy+4 <= c.oh {
+					a.dst, a.dstRow = &out[oy*c.ow], 4*c.ow
+					a.dstAdj = 4*4*c.ow - 32*nv
+					kernel(a)
+					oy += 4 * blocks
+					continue
+				}
+				a.dst, a.dstRow, a.dstAdj = &tail[0], 4*c.ow, 0
+				kernel(a)
+				copy(out[oy*c.ow:], tail[:(c.oh-oy)*c.ow])
+				oy = c.oh
+			}
+			runtime.KeepAlive(src)
+		}
+		runtime.KeepAlive(zeros)
+		runtime.KeepAlive(c.rhs)
+		runtime.KeepAlive(masks)
+		runtime.KeepAlive(last)
+		c.finish(c0, 0, c1-c0, b*n, b*n+n)
+	})
+}
+
+// dwSweepYScratch is a work item's kernel arguments, input row table and
+// tail rows, recycled (their addresses go to the kernels).
+type dwSweepYScratch struct {
+	args   dwSweepYArgs
+	rowPtr [9]uintptr
+	tail   []float32
+}
+
+var dwSweepYScratches = sync.Pool{New: func() any { return new(dwSweepYScratch) }}
