@@ -79,6 +79,10 @@ func (c *conv2d) runDirect(dst []float32) {
 		c.runSweepY(dst) // the same in AVX2, 3×3 windows (fast_dwsweepy.go)
 		return
 	}
+	if c.useFlatY() {
+		c.runFlatY(dst) // small planes as one row (fast_dwflaty.go)
+		return
+	}
 	if c.useC16() {
 		c.runC16(dst) // channels in the vectors (fast_dwc16.go)
 		return

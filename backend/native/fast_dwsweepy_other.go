@@ -8,3 +8,5 @@ const dwSweepYOK = false
 func dwSweepY3s1(p *dwSweepYArgs) { panic("no vector loops") }
 
 func dwSweepY3s2(p *dwSweepYArgs) { panic("no vector loops") }
+
+func dwFlatY3(p *dwFlatArgs) { panic("no vector loops") }

@@ -1,8 +1,8 @@
 // Command dwgen writes the depthwise row kernels of package native: the
 // AVX2 row kernel (fast_dwrows_amd64.s, rowsy.go), the AVX-512 row-by-row
 // ones (fast_dwwide_amd64.s, rows.go) and the sweep kernels
-// (fast_dwsweep_amd64.s) and their AVX2 forms (fast_dwsweepy_amd64.s,
-// sweepy.go). Run it with `go generate` in the package folder.
+// (fast_dwsweep_amd64.s), their AVX2 forms (fast_dwsweepy_amd64.s,
+// sweepy.go) and the AVX2 flat kernel (fast_dwflaty_amd64.s, flaty.go). Run it with `go generate` in the package folder.
 //
 // A sweep kernel computes four output rows of one channel side by side,
 // sixteen columns per AVX-512 vector, for a K×K window at stride S in both
@@ -61,6 +61,7 @@ func main() {
 	})
 	write("fast_dwrows_amd64.s", rowsYDoc, rowsY)
 	write("fast_dwsweepy_amd64.s", sweepYDoc, sweepY)
+	write("fast_dwflaty_amd64.s", flatYDoc, flatY)
 	write("fast_dwwide_amd64.s", rowsDoc, func(w func(string, ...any)) {
 		for _, s := range []int{1, 2} {
 			rowKernel(w, s)

@@ -1,0 +1,78 @@
+package native
+
+import (
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"testing"
+)
+
+// TestDWFlatYMatchesRows runs 3×3 stride-1 depthwise convolutions on
+// small planes through the AVX2 flat kernel: planes of whole vectors and
+// of a partial last one, fewer than eight outputs, paddings (0, 2), (1, 1)
+// and (2, 0) across and 0 to 2 above and below, rows narrower than the
+// window, batches, the input's first and last channels (read through a
+// copy with margins), NaN and ±Inf in inputs and weights, one and three
+// threads. The results must be the row kernel's bit for bit.
+func TestDWFlatYMatchesRows(t *testing.T) {
+	if !dwSweepYOK || !dwSIMDOK {
+		t.Skip("no AVX2 flat kernel")
+	}
+	defer func(a, b, c, d, e bool) {
+		dwFlatYEnabled, dwSweepYEnabled, dwWideEnabled, dwc16Enabled, dwc512 = a, b, c, d, e
+	}(dwFlatYEnabled, dwSweepYEnabled, dwWideEnabled, dwc16Enabled, dwc512)
+	dwSweepYEnabled, dwWideEnabled, dwc16Enabled, dwc512 = false, false, false, false
+	r := rand.New(rand.NewPCG(71, 72))
+	cases := []convCase{
+		{1, 384, 14, 14, 384, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 384}, // MobileNetV2's
+		{1, 960, 7, 7, 960, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 960},   // a partial last vector
+		{2, 17, 4, 4, 17, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 17},      // two vectors, batch 2
+		{1, 5, 2, 3, 5, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 5},         // six outputs
+		{1, 6, 9, 11, 6, 3, 3, 1, 1, 1, 1, 0, 2, 0, 2, 6},        // padding after only
+		{1, 6, 9, 11, 6, 3, 3, 1, 1, 1, 1, 2, 0, 2, 0, 6},        // before only
+		{1, 4, 1, 2, 4, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 4},         // a row narrower than the window
+	}
+	for i := 0; i < 40; i++ {
+		pl := r.IntN(3)
+		cc := convCase{b: 1 + r.IntN(2), c: 2 + r.IntN(30), h: 1 + r.IntN(20), w: 1 + r.IntN(15),
+			kh: 3, kw: 3, sh: 1, sw: 1, dh: 1, dw: 1, pt: r.IntN(3), pb: r.IntN(3), pl: pl, pr: 2 - pl}
+		cc.o, cc.g = cc.c, cc.c
+		if oh, ow := cc.outHW(); cc.h+cc.pt+cc.pb < 3 || oh < 1 || ow < 1 || oh*ow > dwFlatYMaxOut {
+			continue
+		}
+		cases = append(cases, cc)
+	}
+	specials := []float64{math.NaN(), math.Inf(1), math.Inf(-1)}
+	took := 0
+	for _, procs := range []int{1, 3} {
+		old := runtime.GOMAXPROCS(procs)
+		for i, cc := range cases {
+			op := cc.op(t)
+			x := randF32Literal(t, r, int64(cc.b), int64(cc.c), int64(cc.h), int64(cc.w))
+			w := randF32Literal(t, r, int64(cc.o), 1, 3, 3)
+			if i%3 == 0 {
+				for j := 0; j < 4; j++ {
+					x.SetFloat64(r.IntN(x.Len()), specials[r.IntN(3)])
+				}
+				w.SetFloat64(r.IntN(w.Len()), specials[r.IntN(3)])
+			}
+			dwFlatYEnabled = true
+			c, ok := fastConvShape(op, []Value{x, w})
+			if !ok || !c.direct || !c.useFlatY() {
+				t.Fatalf("%+v: the flat kernel not taken", cc)
+			}
+			took++
+			got := runConv(t, op, x, w, true)
+			dwFlatYEnabled = false
+			want := runConv(t, op, x, w, true)
+			for e := 0; e < want.Len(); e++ {
+				g, v := got.Float64(e), want.Float64(e)
+				if math.IsNaN(g) != math.IsNaN(v) || !math.IsNaN(v) && math.Float64bits(g) != math.Float64bits(v) {
+					t.Fatalf("procs=%d %+v: element %d = %v, row kernel %v", procs, cc, e, g, v)
+				}
+			}
+		}
+		runtime.GOMAXPROCS(old)
+	}
+	t.Logf("%d cases on the flat kernel", took)
+}
