@@ -215,6 +215,9 @@ func (e *emitter) function(f fn, binary bool) {
 		e.line("MOVQ", "n+16(FP)", "CX")
 	}
 	e.line("XORQ", "AX", "AX")
+	if pair := pairFuncs[f.name]; pair != nil && !e.wide && !binary {
+		e.pairLoop(pair)
+	}
 	fmt.Fprintln(e.w, "loop:")
 	e.line("CMPQ", "AX", "CX")
 	e.line("JAE", "done")
