@@ -84,8 +84,8 @@ func (c *conv2d) dwFlatMasks() (masks, last []int32) {
 // width, output height, top and left padding): a model has a few.
 var dwFlatMaskSets sync.Map
 
-// runFlatY computes c (see useFlatY) into dst. Work items are runs of
-// channels of an image, as runWide's.
+// runFlatY computes c (see useFlatY) into dst, in runs of channels
+// (dwChannelRuns).
 func (c *conv2d) runFlatY(dst []float32) {
 	n, hw := c.oh*c.ow, c.h*c.w
 	masks, last := c.dwFlatMasks()
@@ -95,15 +95,8 @@ func (c *conv2d) runFlatY(dst []float32) {
 	before := c.padT*c.w + c.padL
 	after := (n+7)/8*8 - 1 + (2-c.padT)*c.w + 2 - c.padL - (hw - 1)
 	before, after = max(before, 0), max(after, 0)
-	work := int64(c.batch) * int64(c.outC) * int64(n) * 9
-	threads := int(min(int64(Threads()), max(1, work/dwWorkPerThread)))
-	run := 16
-	for run > 1 && c.batch*((c.outC+run-1)/run) < convItemsPerThread*threads {
-		run /= 2
-	}
-	runs := (c.outC + run - 1) / run
-	units := c.batch * runs
-	threads = min(threads, units)
+	threads, run, units := c.dwChannelRuns(9)
+	runs := units / c.batch
 	c.epiRuns(n)
 	parallel(threads, units, func(u int) {
 		b, r := u/runs, u%runs

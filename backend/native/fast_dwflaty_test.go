@@ -1,9 +1,7 @@
 package native
 
 import (
-	"math"
 	"math/rand/v2"
-	"runtime"
 	"testing"
 )
 
@@ -42,37 +40,6 @@ func TestDWFlatYMatchesRows(t *testing.T) {
 		}
 		cases = append(cases, cc)
 	}
-	specials := []float64{math.NaN(), math.Inf(1), math.Inf(-1)}
-	took := 0
-	for _, procs := range []int{1, 3} {
-		old := runtime.GOMAXPROCS(procs)
-		for i, cc := range cases {
-			op := cc.op(t)
-			x := randF32Literal(t, r, int64(cc.b), int64(cc.c), int64(cc.h), int64(cc.w))
-			w := randF32Literal(t, r, int64(cc.o), 1, 3, 3)
-			if i%3 == 0 {
-				for j := 0; j < 4; j++ {
-					x.SetFloat64(r.IntN(x.Len()), specials[r.IntN(3)])
-				}
-				w.SetFloat64(r.IntN(w.Len()), specials[r.IntN(3)])
-			}
-			dwFlatYEnabled = true
-			c, ok := fastConvShape(op, []Value{x, w})
-			if !ok || !c.direct || !c.useFlatY() {
-				t.Fatalf("%+v: the flat kernel not taken", cc)
-			}
-			took++
-			got := runConv(t, op, x, w, true)
-			dwFlatYEnabled = false
-			want := runConv(t, op, x, w, true)
-			for e := 0; e < want.Len(); e++ {
-				g, v := got.Float64(e), want.Float64(e)
-				if math.IsNaN(g) != math.IsNaN(v) || !math.IsNaN(v) && math.Float64bits(g) != math.Float64bits(v) {
-					t.Fatalf("procs=%d %+v: element %d = %v, row kernel %v", procs, cc, e, g, v)
-				}
-			}
-		}
-		runtime.GOMAXPROCS(old)
-	}
+	took := matchRowKernel(t, r, cases, func(on bool) { dwFlatYEnabled = on }, (*conv2d).useFlatY)
 	t.Logf("%d cases on the flat kernel", took)
 }

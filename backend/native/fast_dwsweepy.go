@@ -104,8 +104,8 @@ func (c *conv2d) dwSweepYMasks(nv int) (masks []int32, vA, vB int, last []int32)
 	return masks, vA, vB, last
 }
 
-// runSweepY computes c (see useSweepY) into dst. Work items are runs of
-// channels of an image (their epilogue applied together), as runWide's.
+// runSweepY computes c (see useSweepY) into dst, in runs of channels
+// (dwChannelRuns).
 func (c *conv2d) runSweepY(dst []float32) {
 	n, hw := c.oh*c.ow, c.h*c.w
 	nv := (c.ow + 7) / 8
@@ -120,15 +120,8 @@ func (c *conv2d) runSweepY(dst []float32) {
 		oyA, oyB = c.validRange(-c.padT, c.sh, c.h-(c.kh-1), c.oh)
 	}
 	zeros := make([]float32, c.w) // the rows above and below the image
-	work := int64(c.batch) * int64(c.outC) * int64(n) * 9
-	threads := int(min(int64(Threads()), max(1, work/dwWorkPerThread)))
-	run := 16
-	for run > 1 && c.batch*((c.outC+run-1)/run) < convItemsPerThread*threads {
-		run /= 2
-	}
-	runs := (c.outC + run - 1) / run
-	units := c.batch * runs
-	threads = min(threads, units)
+	threads, run, units := c.dwChannelRuns(9)
+	runs := units / c.batch
 	c.epiRuns(n)
 	colStep := 32 * c.sw
 	col0 := -4 * c.padL

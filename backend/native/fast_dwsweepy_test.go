@@ -48,6 +48,17 @@ func TestDWSweepYMatchesRows(t *testing.T) {
 		}
 		cases = append(cases, cc)
 	}
+	took := matchRowKernel(t, r, cases, func(on bool) { dwSweepYEnabled = on }, (*conv2d).useSweepY)
+	t.Logf("%d cases on the AVX2 sweep", took)
+}
+
+// matchRowKernel runs each depthwise case on one and three threads with
+// a path switched on (enable(true); taken must then report it takes the
+// case) and off, with NaN and ±Inf in a third of the cases' inputs and
+// weights, and fails unless the two give the same bits (NaNs of either
+// sign alike). It returns how many runs the path took.
+func matchRowKernel(t *testing.T, r *rand.Rand, cases []convCase, enable func(bool), taken func(*conv2d) bool) int {
+	t.Helper()
 	specials := []float64{math.NaN(), math.Inf(1), math.Inf(-1)}
 	took := 0
 	for _, procs := range []int{1, 3} {
@@ -55,30 +66,32 @@ func TestDWSweepYMatchesRows(t *testing.T) {
 		for i, cc := range cases {
 			op := cc.op(t)
 			x := randF32Literal(t, r, int64(cc.b), int64(cc.c), int64(cc.h), int64(cc.w))
-			w := randF32Literal(t, r, int64(cc.o), 1, 3, 3)
+			w := randF32Literal(t, r, int64(cc.o), 1, int64(cc.kh), int64(cc.kw))
 			if i%3 == 0 {
 				for j := 0; j < 4; j++ {
 					x.SetFloat64(r.IntN(x.Len()), specials[r.IntN(3)])
 				}
 				w.SetFloat64(r.IntN(w.Len()), specials[r.IntN(3)])
 			}
-			dwSweepYEnabled = true
+			enable(true)
 			c, ok := fastConvShape(op, []Value{x, w})
-			if !ok || !c.direct || !c.useSweepY() {
-				t.Fatalf("%+v: the AVX2 sweep not taken", cc)
+			if !ok || !c.direct || !taken(c) {
+				runtime.GOMAXPROCS(old)
+				t.Fatalf("%+v: the path is not taken", cc)
 			}
 			took++
 			got := runConv(t, op, x, w, true)
-			dwSweepYEnabled = false
+			enable(false)
 			want := runConv(t, op, x, w, true)
 			for e := 0; e < want.Len(); e++ {
 				g, v := got.Float64(e), want.Float64(e)
 				if math.IsNaN(g) != math.IsNaN(v) || !math.IsNaN(v) && math.Float64bits(g) != math.Float64bits(v) {
+					runtime.GOMAXPROCS(old)
 					t.Fatalf("procs=%d %+v: element %d = %v, row kernel %v", procs, cc, e, g, v)
 				}
 			}
 		}
 		runtime.GOMAXPROCS(old)
 	}
-	t.Logf("%d cases on the AVX2 sweep", took)
+	return took
 }

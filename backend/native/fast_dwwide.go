@@ -124,8 +124,8 @@ func (c *conv2d) dwWideMasks(nv int) []uint32 {
 	return masks
 }
 
-// runWide computes c (depthwise, wide rows) into dst. Work items are runs
-// of up to 16 channels of an image (their epilogue applied together).
+// runWide computes c (depthwise, wide rows) into dst, in runs of channels
+// (dwChannelRuns).
 func (c *conv2d) runWide(dst []float32) {
 	n, hw := c.oh*c.ow, c.h*c.w
 	nv := (c.ow + 15) / 16
@@ -141,17 +141,8 @@ func (c *conv2d) runWide(dst []float32) {
 		oyA, oyB = c.validRange(-c.padT, c.sh, c.h-(c.kh-1), c.oh)
 	}
 	zeros := make([]float32, c.w) // the rows above and below the image
-	// runs of channels: 16, or fewer where the runs would not give every
-	// thread a few
-	work := int64(c.batch) * int64(c.outC) * int64(n) * int64(taps)
-	threads := int(min(int64(Threads()), max(1, work/dwWorkPerThread)))
-	run := 16
-	for run > 1 && c.batch*((c.outC+run-1)/run) < convItemsPerThread*threads {
-		run /= 2
-	}
-	runs := (c.outC + run - 1) / run
-	units := c.batch * runs
-	threads = min(threads, units)
+	threads, run, units := c.dwChannelRuns(taps)
+	runs := units / c.batch
 	c.epiRuns(n)
 	parallel(threads, units, func(u int) {
 		b, r := u/runs, u%runs
@@ -228,6 +219,21 @@ func (c *conv2d) runWide(dst []float32) {
 		runtime.KeepAlive(c.rhs)
 		c.finish(c0, 0, c1-c0, b*n, b*n+n)
 	})
+}
+
+// dwChannelRuns splits a depthwise convolution of taps taps per output
+// into work items of runs of channels of an image (their epilogue applied
+// together): runs of 16, or fewer where that would not give every thread
+// a few. It returns the threads, the run and the items (batch × runs).
+func (c *conv2d) dwChannelRuns(taps int) (threads, run, units int) {
+	work := int64(c.batch) * int64(c.outC) * int64(c.oh*c.ow) * int64(taps)
+	threads = int(min(int64(Threads()), max(1, work/dwWorkPerThread)))
+	run = 16
+	for run > 1 && c.batch*((c.outC+run-1)/run) < convItemsPerThread*threads {
+		run /= 2
+	}
+	units = c.batch * ((c.outC + run - 1) / run)
+	return min(threads, units), run, units
 }
 
 // dwWideScratch is a work item's kernel arguments and input row tables,
