@@ -75,12 +75,12 @@ func (c *conv2d) runDirect(dst []float32) {
 		c.runWide(dst) // wide rows, straight from the input (fast_dwwide.go)
 		return
 	}
-	if c.useSweepY() {
-		c.runSweepY(dst) // the same in AVX2, 3×3 windows (fast_dwsweepy.go)
+	if c.useFlatY() {
+		c.runFlatY(dst) // AVX2, 3×3, small planes as one row (fast_dwflaty.go)
 		return
 	}
-	if c.useFlatY() {
-		c.runFlatY(dst) // small planes as one row (fast_dwflaty.go)
+	if c.useSweepY() {
+		c.runSweepY(dst) // the wide rows' kernels in AVX2, 3×3 windows (fast_dwsweepy.go)
 		return
 	}
 	if c.useC16() {

@@ -32,7 +32,7 @@ func TestDWFlatYMatchesRows(t *testing.T) {
 	}
 	for i := 0; i < 40; i++ {
 		pl := r.IntN(3)
-		cc := convCase{b: 1 + r.IntN(2), c: 2 + r.IntN(30), h: 1 + r.IntN(20), w: 1 + r.IntN(15),
+		cc := convCase{b: 1 + r.IntN(2), c: 2 + r.IntN(30), h: 1 + r.IntN(20), w: 1 + r.IntN(22),
 			kh: 3, kw: 3, sh: 1, sw: 1, dh: 1, dw: 1, pt: r.IntN(3), pb: r.IntN(3), pl: pl, pr: 2 - pl}
 		cc.o, cc.g = cc.c, cc.c
 		if oh, ow := cc.outHW(); cc.h+cc.pt+cc.pb < 3 || oh < 1 || ow < 1 || oh*ow > dwFlatYMaxOut {

@@ -19,10 +19,10 @@ func TestDWSweepYMatchesRows(t *testing.T) {
 	if !dwSweepYOK || !dwSIMDOK {
 		t.Skip("no AVX2 sweep kernel")
 	}
-	defer func(a, b, c, d bool, m int) {
-		dwSweepYEnabled, dwWideEnabled, dwc16Enabled, dwc512, dwSweepYMinCols = a, b, c, d, m
-	}(dwSweepYEnabled, dwWideEnabled, dwc16Enabled, dwc512, dwSweepYMinCols)
-	dwWideEnabled, dwc16Enabled, dwc512, dwSweepYMinCols = false, false, false, 1
+	defer func(a, b, c, d, e bool, m int) {
+		dwSweepYEnabled, dwFlatYEnabled, dwWideEnabled, dwc16Enabled, dwc512, dwSweepYMinCols = a, b, c, d, e, m
+	}(dwSweepYEnabled, dwFlatYEnabled, dwWideEnabled, dwc16Enabled, dwc512, dwSweepYMinCols)
+	dwFlatYEnabled, dwWideEnabled, dwc16Enabled, dwc512, dwSweepYMinCols = false, false, false, false, 1
 	r := rand.New(rand.NewPCG(61, 62))
 	cases := []convCase{
 		{1, 32, 112, 112, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 32}, // MobileNetV2's first
