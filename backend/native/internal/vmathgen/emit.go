@@ -178,15 +178,19 @@ func (e *emitter) blend(m mask, t, f, d reg) {
 
 // horner: p = c[0] + x (c[1] + x (...)), the polynomial named c
 func (e *emitter) horner(c string, x, p reg) {
+	q := polyNamed(c)
+	e.bcast(fmt.Sprintf("%s%d", c, len(q)-1), p)
+	for i := len(q) - 2; i >= 0; i-- {
+		e.fmac(x, fmt.Sprintf("%s%d", c, i), p)
+	}
+}
+
+// polyNamed returns the coefficients of the polynomial named c.
+func polyNamed(c string) []float32 {
 	for _, q := range polys {
-		if q.name != c {
-			continue
+		if q.name == c {
+			return q.c
 		}
-		e.bcast(fmt.Sprintf("%s%d", c, len(q.c)-1), p)
-		for i := len(q.c) - 2; i >= 0; i-- {
-			e.fmac(x, fmt.Sprintf("%s%d", c, i), p)
-		}
-		return
 	}
 	panic("vmathgen: no polynomial " + c)
 }

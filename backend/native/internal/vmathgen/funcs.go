@@ -58,18 +58,36 @@ func geluBackwardBody(e *emitter) reg {
 // ExpHi]: n = round(a log2 e), r = a - n ln2 in two steps (the first
 // exact), q = r + r^2 P(r). a is overwritten; p and r2 are scratch.
 func expCore(e *emitter, a, q, n, p, r2 reg) {
-	e.maxc(a, "ExpLo", a)
-	e.minc(a, "ExpHi", a)
-	e.mulc(a, "Log2e", n)
-	e.roundEven(n, n)
-	e.fnmac(n, "Ln2Hi", a)
-	e.fnmac(n, "Ln2Lo", a)
-	e.mul(a, a, r2)
-	e.horner("ExpP", a, p)
-	e.fma(r2, a, p) // p = p r^2 + r
 	if p != q {
 		panic("vmathgen: expCore's q is its p")
 	}
+	expCoreN(e, []expRegs{{a: a, q: q, n: n, r2: r2}})
+}
+
+// expRegs are one vector's registers in expCoreN.
+type expRegs struct{ a, q, n, r2 reg }
+
+// expCoreN is expCore for several vectors at once, each step emitted for
+// each vector in turn (independent chains side by side: expPair).
+func expCoreN(e *emitter, rs []expRegs) {
+	each := func(f func(r expRegs)) {
+		for _, r := range rs {
+			f(r)
+		}
+	}
+	each(func(r expRegs) { e.maxc(r.a, "ExpLo", r.a) })
+	each(func(r expRegs) { e.minc(r.a, "ExpHi", r.a) })
+	each(func(r expRegs) { e.mulc(r.a, "Log2e", r.n) })
+	each(func(r expRegs) { e.roundEven(r.n, r.n) })
+	each(func(r expRegs) { e.fnmac(r.n, "Ln2Hi", r.a) })
+	each(func(r expRegs) { e.fnmac(r.n, "Ln2Lo", r.a) })
+	each(func(r expRegs) { e.mul(r.a, r.a, r.r2) })
+	p := polyNamed("ExpP")
+	each(func(r expRegs) { e.bcast(fmt.Sprintf("ExpP%d", len(p)-1), r.q) })
+	for k := len(p) - 2; k >= 0; k-- {
+		each(func(r expRegs) { e.fmac(r.a, fmt.Sprintf("ExpP%d", k), r.q) })
+	}
+	each(func(r expRegs) { e.fma(r.r2, r.a, r.q) }) // q = q r^2 + r
 }
 
 // nanBlend returns x where x (register 0) is NaN, else y (into y).

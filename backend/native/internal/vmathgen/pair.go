@@ -47,17 +47,18 @@ func expPair(e *emitter, x, base [2]reg) [2]reg {
 	for i := range 2 {
 		a[i], q[i], n[i], r2[i] = base[i], base[i]+1, base[i]+2, base[i]+3
 	}
-	small := [2]string{"Y14", "Y15"}
+	// the small lanes' masks: masks 1 and 2 (Y14, Y15); mask 0 (Y13) and
+	// Y12 scratch
+	smallM := [2]mask{1, 2}
+	small := [2]string{e.m(smallM[0]), e.m(smallM[1])}
 	both := func(f func(i int)) { f(0); f(1) }
 	both(func(i int) { e.line("VMOVAPS", e.r(x[i]), e.r(a[i])) })
-	both(func(i int) {
-		e.line("VCMPPS", fmt.Sprintf("$%d", predLT), "vmExpNorm<>(SB)", e.r(x[i]), small[i])
-	})
+	both(func(i int) { e.cmpc(predLT, x[i], "ExpNorm", smallM[i]) })
 	e.line("VORPS", small[1], small[0], "Y13")
 	e.line("VMOVMSKPS", "Y13", "R8")
 	e.line("TESTL", "R8", "R8")
 	e.line("JEQ", "pexpfull")
-	e.line("VCMPPS", fmt.Sprintf("$%d", predGE), "vmExpLo<>(SB)", e.r(x[0]), "Y13")
+	e.cmpc(predGE, x[0], "ExpLo", 0)
 	e.line("VANDPS", small[0], "Y13", "Y13")
 	e.line("VCMPPS", fmt.Sprintf("$%d", predGE), "vmExpLo<>(SB)", e.r(x[1]), "Y12")
 	e.line("VANDPS", small[1], "Y12", "Y12")
@@ -70,40 +71,14 @@ func expPair(e *emitter, x, base [2]reg) [2]reg {
 	fmt.Fprintln(e.w, "pexpzero:")
 	both(func(i int) { e.maxc(a[i], "ExpNorm", a[i]) })
 	fmt.Fprintln(e.w, "pexpfull:")
-	// expCore, step by step for both
-	both(func(i int) { e.maxc(a[i], "ExpLo", a[i]) })
-	both(func(i int) { e.minc(a[i], "ExpHi", a[i]) })
-	both(func(i int) { e.mulc(a[i], "Log2e", n[i]) })
-	both(func(i int) { e.roundEven(n[i], n[i]) })
-	both(func(i int) { e.fnmac(n[i], "Ln2Hi", a[i]) })
-	both(func(i int) { e.fnmac(n[i], "Ln2Lo", a[i]) })
-	both(func(i int) { e.mul(a[i], a[i], r2[i]) })
-	p := polyNamed("ExpP")
-	both(func(i int) { e.bcast(fmt.Sprintf("ExpP%d", len(p)-1), q[i]) })
-	for k := len(p) - 2; k >= 0; k-- {
-		both(func(i int) { e.fmac(a[i], fmt.Sprintf("ExpP%d", k), q[i]) })
-	}
-	both(func(i int) { e.fma(r2[i], a[i], q[i]) })
+	expCoreN(e, []expRegs{{a[0], q[0], n[0], r2[0]}, {a[1], q[1], n[1], r2[1]}})
 	// 2^h in n, 2^l in r2 (pow2Split reads n first)
 	both(func(i int) { e.pow2Split(n[i], n[i], r2[i]) })
 	both(func(i int) { e.fma(r2[i], r2[i], q[i]) })
 	both(func(i int) { e.mul(q[i], n[i], q[i]) })
 	both(func(i int) { e.line("VANDNPS", e.r(q[i]), small[i], e.r(q[i])) })
-	both(func(i int) {
-		e.line("VCMPPS", fmt.Sprintf("$%d", predUnord), e.r(x[i]), e.r(x[i]), "Y13")
-		e.line("VBLENDVPS", "Y13", e.r(x[i]), e.r(q[i]), e.r(q[i]))
-	})
+	both(func(i int) { nanBlendOf(e, x[i], q[i]) })
 	return q
-}
-
-// polyNamed returns the coefficients of the polynomial named c.
-func polyNamed(c string) []float32 {
-	for _, q := range polys {
-		if q.name == c {
-			return q.c
-		}
-	}
-	panic("vmathgen: no polynomial " + c)
 }
 
 // pairLoop writes the two-vector loop of an AVX2 function: while two
