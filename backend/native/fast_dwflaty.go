@@ -72,12 +72,7 @@ func (c *conv2d) dwFlatMasks() (masks, last []int32) {
 			}
 		}
 	}
-	if r := n % 8; r != 0 {
-		last = make([]int32, 8)
-		for j := 0; j < r; j++ {
-			last[j] = -1
-		}
-	}
+	last = storeMask8(n % 8)
 	dwFlatMaskSets.Store(key, &[2][]int32{masks, last})
 	return masks, last
 }

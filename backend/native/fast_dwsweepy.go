@@ -72,7 +72,7 @@ func (c *conv2d) dwSweepYMasks(nv int) (masks []int32, vA, vB int, last []int32)
 	masks = make([]int32, nv*per)
 	vA, vB = nv, 0
 	for v := 0; v < nv; v++ {
-		var flags int32
+		inside := true // every lane of the vector's loads
 		for m := 0; m < nm; m++ {
 			// load m starts at input column base: tap column m at stride
 			// 1; at stride 2 pair m/2 (tap column m&^1), half m&1
@@ -84,24 +84,31 @@ func (c *conv2d) dwSweepYMasks(nv int) (masks []int32, vA, vB int, last []int32)
 				if ix := base + j; ix >= 0 && ix < c.w {
 					masks[v*per+m*8+j] = -1
 				} else {
-					flags |= 1 << m
+					inside = false
 				}
 			}
 		}
-		if flags == 0 {
+		if inside {
 			vA, vB = min(vA, v), v+1
 		}
 	}
 	if vA >= vB {
 		vA, vB = 0, 0
 	}
-	if r := c.ow % 8; r != 0 {
-		last = make([]int32, 8)
-		for j := 0; j < r; j++ {
-			last[j] = -1
-		}
+	return masks, vA, vB, storeMask8(c.ow % 8)
+}
+
+// storeMask8 returns the store mask of a last vector of r < 8 lanes (its
+// first r words -1), nil for r = 0 (a whole vector).
+func storeMask8(r int) []int32 {
+	if r == 0 {
+		return nil
 	}
-	return masks, vA, vB, last
+	m := make([]int32, 8)
+	for j := range r {
+		m[j] = -1
+	}
+	return m
 }
 
 // runSweepY computes c (see useSweepY) into dst, in runs of channels
