@@ -152,15 +152,21 @@ func planMemory(ep *execPlan, bp *blockPlan, slots map[*stablehlo.Value]int) *me
 					reads = append(reads, s)
 				}
 			}
+			// a step run with the next (pairNext) reads its operands while
+			// the next step's result is written
+			end := i
+			if st.pairNext {
+				end = i + 1
+			}
 			for _, s := range reads {
-				read(i, s)
+				read(end, s)
 			}
 			if st.epi != nil {
 				g := st.epi.g
 				defAt[g.out], fresh[g.out] = i, true
 				for _, nd := range g.nodes {
 					if nd.kind == fkLeaf {
-						read(i, nd.slot)
+						read(end, nd.slot)
 					}
 				}
 			}

@@ -83,6 +83,7 @@ func (fr *frame) runPlan(ep *execPlan, args []Value) ([]Value, error) {
 		}
 	}
 	nsteps := len(ep.steps)
+	skip := -1 // a step already run with the one before
 	if order != nil {
 		nsteps = len(order)
 	}
@@ -96,16 +97,7 @@ func (fr *frame) runPlan(ep *execPlan, args []Value) ([]Value, error) {
 			l0, h0 = pool.Counters()
 			t0, c0 = prof.stamp()
 		}
-		if ar != nil && fr.proc.depth == 1 {
-			ar.fresh = st.retOut
-			ar.dest = ar.dest[:0]
-			if len(st.retDsts) > 0 && len(ar.dests) > 0 && (st.wfold == nil || !st.wfold.keeping()) {
-				ar.stepDests(st.retDsts)
-			}
-		}
-		if fr.pm != nil {
-			fr.stepOuts, fr.claimed = ep.mem.outs[i], 0
-		}
+		fr.enterStep(ep, i)
 		fr.steps++
 		if fr.steps&63 == 0 {
 			if err := ctx.Err(); err != nil {
@@ -115,6 +107,9 @@ func (fr *frame) runPlan(ep *execPlan, args []Value) ([]Value, error) {
 		fold := st.wfold != nil && ar != nil && fr.proc.depth == 1
 		hit := fold && fr.foldHit(st, persist)
 		switch kind := st.kind; {
+		case i == skip:
+			// run with the step before (runDWPointwise): its result is
+			// defined, its operand never was
 		case hit:
 		case kind == stepConst:
 			if err := fr.runConst(st, persist); err != nil {
@@ -127,6 +122,16 @@ func (fr *frame) runPlan(ep *execPlan, args []Value) ([]Value, error) {
 				in = append(in, fr.slots[s])
 			}
 			if st.epi != nil {
+				if st.pairNext && oi+1 < nsteps && (order == nil || order[oi+1] == i+1) {
+					done, err := fr.runDWPointwise(ep, i, in)
+					if err != nil {
+						return nil, fmt.Errorf("%s (%s): %w", pl.op.Name, pl.op.Loc, err)
+					}
+					if done {
+						skip = i + 1
+						break
+					}
+				}
 				if err := fr.runConvEpi(ep, st, in, persist, al); err != nil {
 					return nil, err
 				}
@@ -242,6 +247,22 @@ func (fr *frame) runConst(st *execStep, persist *spanSet) error {
 
 // constEnv hides the frame's arena from kernels computing cached values.
 type constEnv struct{ Env }
+
+// enterStep readies the arena for step i's results: returned ones in
+// fresh buffers or the caller's (retDsts), planned ones in their places.
+func (fr *frame) enterStep(ep *execPlan, i int) {
+	st := &ep.steps[i]
+	if ar := fr.proc.arena; ar != nil && fr.proc.depth == 1 {
+		ar.fresh = st.retOut
+		ar.dest = ar.dest[:0]
+		if len(st.retDsts) > 0 && len(ar.dests) > 0 && (st.wfold == nil || !st.wfold.keeping()) {
+			ar.stepDests(st.retDsts)
+		}
+	}
+	if fr.pm != nil {
+		fr.stepOuts, fr.claimed = ep.mem.outs[i], 0
+	}
+}
 
 func (st *execStep) name() string {
 	if st.pipe != nil {

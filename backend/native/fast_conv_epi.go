@@ -345,29 +345,15 @@ func (fr *frame) convEpiFast(st *execStep, in []Value) (bool, error) {
 	}
 	c.weight = isWeightOperand(fr, pl.op, 1)
 	defer c.release()
-	leaves, err := fr.epiLeaves(g, epi.self)
-	defer clear(leaves)
-	if err != nil {
+	e, ok, err := fr.epiFor(c, epi, false)
+	if e != nil {
+		defer clear(e.leaves)
+		defer clear(e.views)
+	}
+	if !ok || err != nil {
 		return false, err
 	}
-	var views [][]float32
-	if ar := fr.proc.arena; ar != nil {
-		views = ar.viewSlice32(len(g.nodes))
-		defer clear(views)
-	} else {
-		views = make([][]float32, len(g.nodes))
-	}
-	leafViewsInto(views, g, leaves)
-	for i := range g.nodes {
-		if nd := &g.nodes[i]; nd.kind == fkLeaf && nd.strides == nil && views[i] == nil && i != epi.self {
-			return false, nil // tensors are read in place only
-		}
-	}
-	e := &c.epiBuf
-	*e = convEpilogue{convEpiPlan: epi, leaves: leaves, views: views, outC: c.outC, n: c.oh * c.ow}
-	if epi.affine && !e.setAffineArgs() {
-		return false, nil
-	}
+	leaves, views := e.leaves, e.views
 	out, err := takeResult(fr, dtype.F32, c.outShape)
 	if err != nil {
 		return false, nil // the unfused path reports it
@@ -395,6 +381,42 @@ func (fr *frame) convEpiFast(st *execStep, in []Value) (bool, error) {
 	return true, nil
 }
 
+// epiFor sets c.epiBuf up as the epilogue epi of convolution c and
+// returns it, its leaves and views but for the output (node epi.self,
+// which the caller sets) in the arena's scratch slices where there is an
+// arena and own is unset (the caller clears them when done), in slices
+// of their own otherwise. false (and no error): the leaves cannot be read
+// in place, or the affine kernel cannot read its operands.
+func (fr *frame) epiFor(c *conv2d, epi *convEpiPlan, own bool) (*convEpilogue, bool, error) {
+	g := epi.g
+	var leaves []*literal.Literal
+	var views [][]float32
+	var err error
+	if ar := fr.proc.arena; ar != nil && !own {
+		leaves, err = fr.epiLeaves(g, epi.self)
+		views = ar.viewSlice32(len(g.nodes))
+	} else {
+		leaves = make([]*literal.Literal, len(g.nodes))
+		err = fr.epiLeavesInto(leaves, g, epi.self)
+		views = make([][]float32, len(g.nodes))
+	}
+	e := &c.epiBuf
+	*e = convEpilogue{convEpiPlan: epi, leaves: leaves, views: views, outC: c.outC, n: c.oh * c.ow}
+	if err != nil {
+		return e, false, err
+	}
+	leafViewsInto(views, g, leaves)
+	for i := range g.nodes {
+		if nd := &g.nodes[i]; nd.kind == fkLeaf && nd.strides == nil && views[i] == nil && i != epi.self {
+			return e, false, nil // tensors are read in place only
+		}
+	}
+	if epi.affine && !e.setAffineArgs() {
+		return e, false, nil
+	}
+	return e, true, nil
+}
+
 // epiLeaves returns the values of g's leaves by node, checked (checkLeaf),
 // but for the epilogue's own value, node self, which the caller sets: in
 // the arena's scratch slice where there is one (the caller clears it when
@@ -406,6 +428,11 @@ func (fr *frame) epiLeaves(g *fusedGroup, self int) ([]*literal.Literal, error) 
 	} else {
 		leaves = make([]*literal.Literal, len(g.nodes))
 	}
+	return leaves, fr.epiLeavesInto(leaves, g, self)
+}
+
+// epiLeavesInto is epiLeaves into leaves (of g's nodes).
+func (fr *frame) epiLeavesInto(leaves []*literal.Literal, g *fusedGroup, self int) error {
 	for i := range g.nodes {
 		nd := &g.nodes[i]
 		if nd.kind != fkLeaf || i == self {
@@ -413,11 +440,11 @@ func (fr *frame) epiLeaves(g *fusedGroup, self int) ([]*literal.Literal, error) 
 		}
 		l, err := checkLeaf(g, nd, fr.slots[nd.slot])
 		if err != nil {
-			return leaves, err
+			return err
 		}
 		leaves[i] = l
 	}
-	return leaves, nil
+	return nil
 }
 
 // convEpiGenericRun is the shortest run of elements (of one channel and

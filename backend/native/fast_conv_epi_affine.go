@@ -219,12 +219,23 @@ func (a *epiArgs) setFast() {
 // rows runs the affine kernel over positions [pos, pos+m) of channels
 // [ch, ch+rows) of image img.
 func (e *convEpilogue) rows(img, ch, rows, pos, m int) {
-	a := e.args // a copy: work items run at once
 	off := (img*e.outC+ch)*e.n + pos
-	a.d, a.n, a.rows, a.ldd = &e.out[off], m, rows, e.n
+	var r []float32
+	if e.r >= 0 {
+		r = e.views[e.r][off:]
+	}
+	e.rowsAt(e.out[off:], r, e.n, ch, rows, m)
+}
+
+// rowsAt runs the affine kernel over rows [0, rows) of d, m elements each
+// and ld apart, with channel ch's per-channel values for the first; r
+// (nil where e.r < 0) is the residual's rows, laid out as d's.
+func (e *convEpilogue) rowsAt(d, r []float32, ld, ch, rows, m int) {
+	a := e.args // a copy: work items run at once
+	a.d, a.n, a.rows, a.ldd = &d[0], m, rows, ld
 	a.a, a.b = &e.ka, &e.kb // read even where unused
 	if e.r >= 0 {
-		a.r, a.ldr = &e.views[e.r][off], e.n
+		a.r, a.ldr = &r[0], ld
 	}
 	if e.a >= 0 {
 		a.a, a.sa = &e.av[ch*e.sa], e.sa
@@ -237,14 +248,14 @@ func (e *convEpilogue) rows(img, ch, rows, pos, m int) {
 		a.re, a.sre = &e.ev[ch*e.se], e.se
 	}
 	affineRows(&a)
-	if e.act != nil && m == e.n {
+	if e.act != nil && m == ld {
 		// whole planes: the rows lie end to end, one call for all (on
 		// 4×4 images, a call per 16 elements was most of the time)
-		run := e.out[off : off+rows*m]
+		run := d[:rows*m]
 		e.act(run, run)
 	} else if e.act != nil {
-		for r := 0; r < rows; r++ {
-			row := e.out[off+r*e.n : off+r*e.n+m]
+		for i := 0; i < rows; i++ {
+			row := d[i*ld : i*ld+m]
 			e.act(row, row)
 		}
 	}

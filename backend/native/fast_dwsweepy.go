@@ -111,91 +111,117 @@ func storeMask8(r int) []int32 {
 	return m
 }
 
+// sweepPlan is what the sweep kernels' calls over one convolution share:
+// the kernel, its masks and column bounds, and the output rows whose tap
+// rows all lie inside the image.
+type sweepPlan struct {
+	kernel   func(*dwSweepYArgs)
+	masks    []int32
+	last     []int32
+	zeros    []float32 // the rows above and below the image
+	nv       int
+	vA, vB   int
+	oyA, oyB int
+	col0     int
+	colStep  int
+}
+
+// sweepPlan returns c's (see useSweepY).
+func (c *conv2d) sweepPlan() *sweepPlan {
+	sp := &sweepPlan{nv: (c.ow + 7) / 8, kernel: dwSweepY3s1, zeros: make([]float32, c.w),
+		colStep: 32 * c.sw, col0: -4 * c.padL}
+	sp.masks, sp.vA, sp.vB, sp.last = c.dwSweepYMasks(sp.nv)
+	if c.sw == 2 {
+		sp.kernel = dwSweepY3s2
+	}
+	if c.h >= c.kh {
+		sp.oyA, sp.oyB = c.validRange(-c.padT, c.sh, c.h-(c.kh-1), c.oh)
+	}
+	return sp
+}
+
 // runSweepY computes c (see useSweepY) into dst, in runs of channels
 // (dwChannelRuns).
 func (c *conv2d) runSweepY(dst []float32) {
 	n, hw := c.oh*c.ow, c.h*c.w
-	nv := (c.ow + 7) / 8
-	masks, vA, vB, last := c.dwSweepYMasks(nv)
-	kernel := dwSweepY3s1
-	if c.sw == 2 {
-		kernel = dwSweepY3s2
-	}
-	// the output rows whose tap rows all lie inside the image: [oyA, oyB)
-	oyA, oyB := 0, 0
-	if c.h >= c.kh {
-		oyA, oyB = c.validRange(-c.padT, c.sh, c.h-(c.kh-1), c.oh)
-	}
-	zeros := make([]float32, c.w) // the rows above and below the image
+	sp := c.sweepPlan()
 	threads, run, units := c.dwChannelRuns(9)
 	runs := units / c.batch
 	c.epiRuns(n)
-	colStep := 32 * c.sw
-	col0 := -4 * c.padL
 	parallel(threads, units, func(u int) {
 		b, r := u/runs, u%runs
 		c0, c1 := r*run, min(c.outC, (r+1)*run)
-		s := dwSweepYScratches.Get().(*dwSweepYScratch)
+		s := c.sweepScratch(sp)
 		defer dwSweepYScratches.Put(s)
-		if cap(s.tail) < 4*c.ow {
-			s.tail = make([]float32, 4*c.ow)
-		}
-		tail := s.tail[:4*c.ow]
-		a := &s.args
-		*a = dwSweepYArgs{rowPtr: &s.rowPtr[0], masks: &masks[0], colStep: colStep, col0: col0,
-			colA: col0 + vA*colStep, colB: col0 + vB*colStep, colEnd: col0 + nv*colStep,
-			srcStep: 4 * c.sh * 4 * c.w}
-		if last != nil {
-			a.last = &last[0]
-		}
-		zero := uintptr(unsafe.Pointer(&zeros[0]))
 		for ch := c0; ch < c1; ch++ {
 			src := c.lhs[(b*c.inC+ch)*hw : (b*c.inC+ch+1)*hw]
-			out := dst[(b*c.outC+ch)*n : (b*c.outC+ch+1)*n]
-			a.w = &c.rhs[ch*9]
-			base := uintptr(unsafe.Pointer(&src[0]))
-			// setRows points the block of output rows from oy at their
-			// input rows, the zero row outside the image
-			setRows := func(oy int) {
-				iy0 := oy*c.sh - c.padT
-				for j := range 3*c.sh + 3 {
-					if iy := iy0 + j; iy >= 0 && iy < c.h {
-						s.rowPtr[j] = base + uintptr(4*iy*c.w)
-					} else {
-						s.rowPtr[j] = zero
-					}
-				}
-			}
-			// blocks of four rows: runs of them inside the image in one
-			// call (stepping the input rows), the others one by one; the
-			// last rows, fewer than four, through tail
-			for oy := 0; oy < c.oh; {
-				blocks := 1
-				if oy >= oyA && oy+4 <= oyB {
-					blocks = (oyB - oy) / 4
-				}
-				setRows(oy)
-				a.blocks = blocks
-				if oy+4 <= c.oh {
-					a.dst, a.dstRow = &out[oy*c.ow], 4*c.ow
-					a.dstAdj = 4*4*c.ow - 32*nv
-					kernel(a)
-					oy += 4 * blocks
-					continue
-				}
-				a.dst, a.dstRow, a.dstAdj = &tail[0], 4*c.ow, 0
-				kernel(a)
-				copy(out[oy*c.ow:], tail[:(c.oh-oy)*c.ow])
-				oy = c.oh
-			}
-			runtime.KeepAlive(src)
+			c.sweepRows(sp, s, src, ch, dst[(b*c.outC+ch)*n:(b*c.outC+ch+1)*n], 0, c.oh)
 		}
-		runtime.KeepAlive(zeros)
-		runtime.KeepAlive(c.rhs)
-		runtime.KeepAlive(masks)
-		runtime.KeepAlive(last)
 		c.finish(c0, 0, c1-c0, b*n, b*n+n)
 	})
+}
+
+// sweepScratch returns a work item's scratch for sweepRows, its fixed
+// arguments set (dwSweepYScratches.Put gives it back).
+func (c *conv2d) sweepScratch(sp *sweepPlan) *dwSweepYScratch {
+	s := dwSweepYScratches.Get().(*dwSweepYScratch)
+	if cap(s.tail) < 4*c.ow {
+		s.tail = make([]float32, 4*c.ow)
+	}
+	s.args = dwSweepYArgs{rowPtr: &s.rowPtr[0], masks: &sp.masks[0], colStep: sp.colStep, col0: sp.col0,
+		colA: sp.col0 + sp.vA*sp.colStep, colB: sp.col0 + sp.vB*sp.colStep, colEnd: sp.col0 + sp.nv*sp.colStep,
+		srcStep: 4 * c.sh * 4 * c.w}
+	if sp.last != nil {
+		s.args.last = &sp.last[0]
+	}
+	return s
+}
+
+// sweepRows computes output rows [oy0, oy1) of channel ch, whose input
+// plane is src, into out (row oy at out[(oy-oy0)·ow]).
+func (c *conv2d) sweepRows(sp *sweepPlan, s *dwSweepYScratch, src []float32, ch int, out []float32, oy0, oy1 int) {
+	a := &s.args
+	tail := s.tail[:4*c.ow]
+	a.w = &c.rhs[ch*9]
+	base := uintptr(unsafe.Pointer(&src[0]))
+	zero := uintptr(unsafe.Pointer(&sp.zeros[0]))
+	// setRows points the block of output rows from oy at their input
+	// rows, the zero row outside the image
+	setRows := func(oy int) {
+		iy0 := oy*c.sh - c.padT
+		for j := range 3*c.sh + 3 {
+			if iy := iy0 + j; iy >= 0 && iy < c.h {
+				s.rowPtr[j] = base + uintptr(4*iy*c.w)
+			} else {
+				s.rowPtr[j] = zero
+			}
+		}
+	}
+	// blocks of four rows: runs of them inside the image in one call
+	// (stepping the input rows), the others one by one; the last rows,
+	// fewer than four, through tail
+	for oy := oy0; oy < oy1; {
+		blocks := 1
+		if oy >= sp.oyA && oy+4 <= min(sp.oyB, oy1) {
+			blocks = (min(sp.oyB, oy1) - oy) / 4
+		}
+		setRows(oy)
+		a.blocks = blocks
+		if oy+4 <= oy1 {
+			a.dst, a.dstRow = &out[(oy-oy0)*c.ow], 4*c.ow
+			a.dstAdj = 4*4*c.ow - 32*sp.nv
+			sp.kernel(a)
+			oy += 4 * blocks
+			continue
+		}
+		a.dst, a.dstRow, a.dstAdj = &tail[0], 4*c.ow, 0
+		sp.kernel(a)
+		copy(out[(oy-oy0)*c.ow:], tail[:(oy1-oy)*c.ow])
+		oy = oy1
+	}
+	runtime.KeepAlive(src)
+	runtime.KeepAlive(sp)
+	runtime.KeepAlive(c.rhs)
 }
 
 // dwSweepYScratch is a work item's kernel arguments, input row table and

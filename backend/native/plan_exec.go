@@ -34,9 +34,12 @@ type execStep struct {
 	pipe  *rowPipe
 	// epi, on a convolution's step, is the fusion group run as its
 	// epilogue (fast_conv_epi.go).
-	epi   *convEpiPlan
-	frees []int
-	konst *constCache
+	epi *convEpiPlan
+	// pairNext, on a convolution's step, lets it run with the next step,
+	// the convolution reading its result (fast_conv_dwpw.go)
+	pairNext bool
+	frees    []int
+	konst    *constCache
 	// wfold keeps the results of a step computed from the weights alone
 	// (exec_weightfold.go)
 	wfold *weightFold
@@ -185,6 +188,7 @@ func buildExec(bp *blockPlan, slots map[*stablehlo.Value]int) *execPlan {
 	mergeEpilogues(ep, bp, u, fu)
 	formRowPipes(ep, slots)
 	markWeightFolds(ep, bp, slots)
+	pairConvSteps(ep, bp, u)
 	planFoldSkip(ep)
 	ep.nconst = ep.constSteps()
 	// Liveness: the last step reading each slot.

@@ -60,7 +60,9 @@ type ProfileSpan struct {
 // ProfileEntry is the time of one kind of step, or of one step.
 type ProfileEntry struct {
 	// Kind is the op without its dialect ("dot_general"), "fusion" for a
-	// fused group, "convolution+epilogue" or "dot_general+epilogue".
+	// fused group, "convolution+epilogue" or "dot_general+epilogue",
+	// "convolution+pointwise" for a depthwise and a pointwise convolution
+	// run together.
 	Kind string
 	// Name describes the step (for a group: its ops, result type and
 	// source location); empty in the per-kind totals.
@@ -228,6 +230,10 @@ func (st *execStep) kindName() string {
 		return "fusion+reduce"
 	case st.group != nil:
 		return "fusion"
+	case st.pairNext:
+		// with the next step, the pointwise convolution reading it
+		// (fast_conv_dwpw.go), where the shapes let it
+		return shortOpName(st.op.op.Name) + "+pointwise"
 	case st.epi != nil:
 		return shortOpName(st.op.op.Name) + "+epilogue"
 	}
