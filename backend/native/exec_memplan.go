@@ -152,11 +152,14 @@ func planMemory(ep *execPlan, bp *blockPlan, slots map[*stablehlo.Value]int) *me
 					reads = append(reads, s)
 				}
 			}
-			// a step run with the next (pairNext) reads its operands while
-			// the next step's result is written
+			// a step run with the next (pairNext) or the next two
+			// (expandNext) reads its operands while their result is written
 			end := i
 			if st.pairNext {
 				end = i + 1
+			}
+			if st.expandNext {
+				end = i + 2
 			}
 			for _, s := range reads {
 				read(end, s)

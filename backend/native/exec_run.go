@@ -83,7 +83,7 @@ func (fr *frame) runPlan(ep *execPlan, args []Value) ([]Value, error) {
 		}
 	}
 	nsteps := len(ep.steps)
-	skip := -1 // a step already run with the one before
+	skip := -1 // the steps up to it already ran with one before
 	if order != nil {
 		nsteps = len(order)
 	}
@@ -107,9 +107,9 @@ func (fr *frame) runPlan(ep *execPlan, args []Value) ([]Value, error) {
 		fold := st.wfold != nil && ar != nil && fr.proc.depth == 1
 		hit := fold && fr.foldHit(st, persist)
 		switch kind := st.kind; {
-		case i == skip:
-			// run with the step before (runDWPointwise): its result is
-			// defined, its operand never was
+		case i <= skip:
+			// run with a step before (runDWPointwise, runExpandDW): its
+			// result is defined, its operand never was
 		case hit:
 		case kind == stepConst:
 			if err := fr.runConst(st, persist); err != nil {
@@ -122,6 +122,16 @@ func (fr *frame) runPlan(ep *execPlan, args []Value) ([]Value, error) {
 				in = append(in, fr.slots[s])
 			}
 			if st.epi != nil {
+				if st.expandNext && oi+2 < nsteps && (order == nil || order[oi+2] == i+2) {
+					done, err := fr.runExpandDW(ep, i, in)
+					if err != nil {
+						return nil, fmt.Errorf("%s (%s): %w", pl.op.Name, pl.op.Loc, err)
+					}
+					if done {
+						skip = i + 2
+						break
+					}
+				}
 				if st.pairNext && oi+1 < nsteps && (order == nil || order[oi+1] == i+1) {
 					done, err := fr.runDWPointwise(ep, i, in)
 					if err != nil {

@@ -26,18 +26,30 @@ import (
 // (the AVX2 kernels that read B in place, gemm.TapRow), whose epilogue
 // runs last. The depthwise output never exists whole.
 //
+// Where the depthwise layer's input is itself a pointwise convolution's
+// result that nothing else reads (the block's expansion: 24→144
+// channels on 56×56, the block's largest tensor), the three run as one:
+// each core computes the expanded rows its bands read, all channels,
+// into a window of rows that moves down with the bands, keeping the rows
+// two bands share (the sweep's halo), and the expansion's output never
+// exists whole either.
+//
 // Each output is computed by the same kernels over the same values in
 // the same order as the two steps would: the sweep kernels' taps in
 // order, and the pointwise sums in the GEMM's k blocks (gemm.KBlock),
 // one chunk of channels each, whose sums are added to the outputs one
 // after the other as the GEMM adds them, so the results are bit for bit
-// the same. MobileNetV2 on a Zen 2 pair: 1.065× faster (paired runs).
+// the same (the expansion's as well: the same in-place-B kernels over the
+// same k blocks). MobileNetV2 on a Zen 2 pair, paired runs: 1.065× faster
+// with the pairs, 1.038× more with the expansions.
 
-// dwpwEnabled switches the fused pair at run time (tests compare both);
-// dwpwRuns counts the pairs run fused.
+// dwpwEnabled switches the fused pairs at run time (tests compare both);
+// dwpwRuns counts the pairs run fused, dwpwExpandRuns those of them run
+// with their expansion.
 var (
-	dwpwEnabled = true
-	dwpwRuns    atomic.Int64
+	dwpwEnabled    = true
+	dwpwRuns       atomic.Int64
+	dwpwExpandRuns atomic.Int64
 )
 
 // dwpwBandCols bounds the output positions of a band, and dwpwScratch the
@@ -49,13 +61,16 @@ const (
 	dwpwScratch  = 32 << 10
 )
 
-// dwpwMinPlane is the smallest depthwise output plane the pair runs fused.
+// dwpwMinPlane is the smallest depthwise output plane the pair runs fused
+// alone, and the smallest input plane with its expansion (whose rows must
+// be whole vectors: 28×28 ones are not).
 // On a Zen 2 pair, in MobileNetV2 (each pair's two steps against the
 // fused one, profile medians): 32 channels on 112×112 0.42 → 0.22 ms,
 // 96 on 112×112 at stride 2 (56×56 out) 0.39 → 0.31, 144 on 56×56 level
 // (0.35); 192 on 28×28, where the band's depthwise calls are short and
 // the split over the cores uneven (28 rows in the sweep's blocks of
-// four), 0.54 → 0.61 for the three layers.
+// four), 0.54 → 0.61 for the three layers. With the expansion, its
+// 144-channel block at stride 2 (56×56 in, 28×28 out) 0.43 → 0.37.
 const dwpwMinPlane = 56 * 56
 
 // pairConvSteps marks each convolution step whose result (its epilogue's)
@@ -101,15 +116,45 @@ func pairConvSteps(ep *execPlan, bp *blockPlan, u *blockUses) {
 		copy(ep.steps[i:j-1], ep.steps[i+1:j])
 		ep.steps[j-1] = first
 		ep.steps[j-1].pairNext = true
+		markExpansion(ep, j-1, u, returned, convEpi)
 		i = j // a step is in one pair at most
 	}
 }
 
-// largePlanes reports whether convolution op's result has planes of
-// dwpwMinPlane positions or more (an NCHW shape of static size).
+// markExpansion marks the pointwise convolution before the pair from step
+// i whose result only the pair's depthwise convolution reads (an inverted
+// residual block's expansion) to run with the pair, moving the weight
+// folds and constants between them before it. A step already in a pair
+// is not taken.
+func markExpansion(ep *execPlan, i int, u *blockUses, returned map[int]bool, convEpi func(*execStep) bool) {
+	k := i - 1
+	for k >= 0 && (ep.steps[k].wfold != nil || ep.steps[k].kind == stepConst) {
+		k--
+	}
+	if k < 0 || k > 0 && ep.steps[k-1].pairNext {
+		return
+	}
+	e, a := &ep.steps[k], &ep.steps[i]
+	if !convEpi(e) || !e.epi.affine || e.epi.r >= 0 || grouped(e.op.op) || !pointwiseKernel(e.op.op) {
+		return
+	}
+	s := e.epi.g.out
+	if returned[s] || a.op.in[0] != s || a.op.in[1] == s || len(u.users[s]) != 1 {
+		return
+	}
+	exp := *e
+	copy(ep.steps[k:i-1], ep.steps[k+1:i])
+	ep.steps[i-1] = exp
+	ep.steps[i-1].expandNext = true
+}
+
+// largePlanes reports whether convolution op's result or image has
+// planes of dwpwMinPlane positions or more (NCHW shapes of static size):
+// the pair runs alone on the first, with its expansion on the second.
 func largePlanes(op *stablehlo.Op) bool {
-	t := staticType(op.Results[0])
-	return t != nil && len(t.Shape) == 4 && t.Shape[2]*t.Shape[3] >= dwpwMinPlane
+	t, x := staticType(op.Results[0]), staticType(op.Operands[0])
+	return t != nil && len(t.Shape) == 4 && t.Shape[2]*t.Shape[3] >= dwpwMinPlane ||
+		x != nil && len(x.Shape) == 4 && x.Shape[2]*x.Shape[3] >= dwpwMinPlane
 }
 
 // grouped reports whether convolution op has feature groups (a depthwise
@@ -138,20 +183,64 @@ func pointwiseKernel(op *stablehlo.Op) bool {
 // reporting false (and no error) where the shapes are not those it
 // takes: then each runs on its own. inA is step i's operands.
 func (fr *frame) runDWPointwise(ep *execPlan, i int, inA []Value) (bool, error) {
-	sa, sb := &ep.steps[i], &ep.steps[i+1]
-	if !dwpwEnabled || !fastConvEnabled || !convEpiEnabled || !hostLittleEndian || !gemm.TapRowsOK() {
+	if !dwpwOK() {
 		return false, nil
 	}
+	return fr.runDWPW(ep, i, inA, nil)
+}
+
+// runExpandDW runs steps i, i+1 and i+2 (an expansion marked by
+// pairConvSteps, then a pair) as one, reporting false (and no error)
+// where the shapes are not those it takes: then the pair runs from step
+// i+1 on. inE is step i's operands.
+func (fr *frame) runExpandDW(ep *execPlan, i int, inE []Value) (bool, error) {
+	se, sa := &ep.steps[i], &ep.steps[i+1]
+	if !dwpwOK() {
+		return false, nil
+	}
+	ce, ok := fastConvShape(se.op.op, inE)
+	if !ok {
+		return false, nil
+	}
+	defer ce.release()
+	if !ce.pointwiseFlat() || ce.groups != 1 || ce.batch != 1 || ce.outFB || ce.kernIO || ce.direct || ce.small ||
+		ce.subpix || !shapeEq(ce.outShape, se.epi.g.shape) {
+		return false, nil
+	}
+	ce.weight = isWeightOperand(fr, se.op.op, 1)
+	ee, ok, err := fr.epiFor(ce, se.epi, true)
+	if !ok || err != nil {
+		return false, err
+	}
+	// the depthwise layer's input, never made whole: a literal of its type
+	// alone tells fastConvShape the shapes
+	w := fr.slots[sa.op.in[1]]
+	if w == nil {
+		return false, nil
+	}
+	inA := []Value{&literal.Literal{DType: dtype.F32, Shape: ce.outShape}, w}
+	return fr.runDWPW(ep, i+1, inA, &expandIn{x: ce.lhs, w: ce.rhs[:ce.outC*ce.kerC], cin: ce.kerC, e: ee})
+}
+
+// dwpwOK reports whether the fused pairs may run.
+func dwpwOK() bool {
+	return dwpwEnabled && fastConvEnabled && convEpiEnabled && hostLittleEndian && gemm.TapRowsOK()
+}
+
+// runDWPW runs the pair of steps i and i+1 as one (runDWPointwise), with
+// the depthwise layer's input computed by ex where it is set.
+func (fr *frame) runDWPW(ep *execPlan, i int, inA []Value, ex *expandIn) (bool, error) {
+	sa, sb := &ep.steps[i], &ep.steps[i+1]
 	ca, ok := fastConvShape(sa.op.op, inA)
 	if !ok {
 		return false, nil
 	}
 	defer ca.release()
-	if ca.oh*ca.ow < dwpwMinPlane || !ca.direct || !ca.useSweepY() || ca.batch != 1 || !shapeEq(ca.outShape, sa.epi.g.shape) {
+	if ex == nil && ca.oh*ca.ow < dwpwMinPlane || ex != nil && ca.h*ca.w < dwpwMinPlane || !ca.direct || !ca.useSweepY() || ca.batch != 1 || !shapeEq(ca.outShape, sa.epi.g.shape) ||
+		ex != nil && (len(ex.w) != ca.inC*ex.cin || ca.w%8 != 0) {
 		return false, nil
 	}
-	// the pointwise layer's image is the depthwise result, never made: a
-	// literal of its type alone tells fastConvShape the shapes
+	// the pointwise layer's image is the depthwise result, never made
 	w := fr.slots[sb.op.in[1]]
 	if w == nil {
 		return false, nil
@@ -177,7 +266,7 @@ func (fr *frame) runDWPointwise(ep *execPlan, i int, inA []Value) (bool, error) 
 	if !ok || err != nil {
 		return false, err
 	}
-	fr.enterStep(ep, i+1) // the pair's result is step i+1's
+	fr.enterStep(ep, i+1) // the result is step i+1's
 	out, err := takeResult(fr, dtype.F32, cb.outShape)
 	if err != nil {
 		return false, nil // the unfused path reports it
@@ -192,7 +281,7 @@ func (fr *frame) runDWPointwise(ep *execPlan, i int, inA []Value) (bool, error) 
 	}
 	eb.leaves[sb.epi.self], eb.views[sb.epi.self], eb.out = out, dst, dst
 	cb.epi = eb
-	ca.runDWPointwise(ea, cb, dst)
+	ca.runDWPointwise(ex, ea, cb, dst)
 	if cb.epiLater {
 		// runs too short for the epilogue per panel: over the whole
 		// output after, as convEpiFast does
@@ -201,20 +290,35 @@ func (fr *frame) runDWPointwise(ep *execPlan, i int, inA []Value) (bool, error) 
 		}
 	}
 	dwpwRuns.Add(1)
+	if ex != nil {
+		dwpwExpandRuns.Add(1)
+	}
 	fr.define(g.out, literal.Wrap(g.dt, g.shape, out.Data))
 	return true, nil
+}
+
+// expandIn is the pointwise convolution that computes a depthwise
+// layer's input (an inverted residual block's expansion), run band by
+// band with it (runExpandDW): its image x ([cin, h·w]), weights w
+// ([ch, cin]) and epilogue e (affine, per channel).
+type expandIn struct {
+	x, w []float32
+	cin  int
+	e    *convEpilogue
 }
 
 // runDWPointwise computes the depthwise convolution c (the sweep kernels'),
 // its epilogue ea, and the pointwise convolution pw of its result with
 // pw's epilogue (pw.epi) into dst. Each core takes an equal run of output
 // rows and goes through it band by band (about dwpwBandCols positions, in
-// the sweep kernels' blocks of four rows); per band, a chunk of
-// dwpwChunk channels at a time is computed into a scratch that stays in
-// the first cache levels and multiplied into the band's outputs (the
-// chunks' products added in channel order: each output's sum is one
-// chain of multiply-adds over the channels, as the GEMM's).
-func (c *conv2d) runDWPointwise(ea *convEpilogue, pw *conv2d, dst []float32) {
+// the sweep kernels' blocks of four rows); per band, a chunk of channels
+// at a time (the product's k blocks) is computed into a scratch that
+// stays in the second-level cache and multiplied into the band's
+// outputs. With ex set, c's input is not made: each core computes the
+// rows of it its bands read, all channels, into a window of rows that
+// moves down with the bands (the rows two bands share are kept, not
+// computed again), from ex.
+func (c *conv2d) runDWPointwise(ex *expandIn, ea *convEpilogue, pw *conv2d, dst []float32) {
 	ch, oh, ow := c.outC, c.oh, c.ow
 	n, hw := oh*ow, c.h*c.w
 	threads := Threads()
@@ -223,9 +327,15 @@ func (c *conv2d) runDWPointwise(ea *convEpilogue, pw *conv2d, dst []float32) {
 	// one by one (gemm.KBlock), so that the outputs are its bits
 	kc := gemm.KBlock(ch)
 	rows := 4 * max(1, min(dwpwBandCols, dwpwScratch/kc)/(4*ow)) // per band
+
 	cout := pw.outC
 	sp := c.sweepPlan()
 	pw.epiRuns(min(n, rows*ow))
+	// the input rows output rows [y0, ye) read, inside the image
+	inRows := func(y0, ye int) (int, int) {
+		return max(0, y0*c.sh-c.padT), min(c.h, (ye-1)*c.sh-c.padT+c.kh)
+	}
+	win := (rows-1)*c.sh + c.kh // rows of the window
 	runParts(oh, parts, func(y0, y1 int) {
 		mMax := roundUpInt(min(rows, y1-y0)*ow, 8)
 		sc := gemm.GetBuffer(kc*mMax + cout*mMax)
@@ -234,8 +344,23 @@ func (c *conv2d) runDWPointwise(ea *convEpilogue, pw *conv2d, dst []float32) {
 		offs := make([]int, kc)
 		s := c.sweepScratch(sp)
 		defer dwSweepYScratches.Put(s)
+		var xw []float32 // the window: per channel, rows [lo, hi) of the input
+		var xoffs []int
+		lo, hi := 0, 0
+		if ex != nil {
+			xw = gemm.GetBuffer(ch * win * c.w)
+			defer gemm.PutBuffer(xw)
+			xoffs = make([]int, ex.cin)
+			for q := range xoffs {
+				xoffs[q] = 4 * q * hw
+			}
+		}
 		for ; y0 < y1; y0 += rows {
 			ye := min(y1, y0+rows)
+			if ex != nil {
+				nlo, nhi := inRows(y0, ye)
+				lo, hi = ex.slide(xw, win*c.w, c.w, ch, xoffs, lo, hi, nlo, nhi)
+			}
 			m := (ye - y0) * ow
 			m8 := roundUpInt(m, 8) // the scratch's pitch: the kernels take whole vectors
 			// the band's outputs: in place where their rows are whole
@@ -250,7 +375,13 @@ func (c *conv2d) runDWPointwise(ea *convEpilogue, pw *conv2d, dst []float32) {
 			for c0 := 0; c0 < ch; c0 += kc {
 				c1 := min(ch, c0+kc)
 				for q := c0; q < c1; q++ {
-					c.sweepRows(sp, s, c.lhs[q*hw:(q+1)*hw], q, sc[(q-c0)*m8:(q-c0)*m8+m], y0, ye)
+					var src []float32
+					if ex != nil {
+						src = xw[q*win*c.w : (q+1)*win*c.w]
+					} else {
+						src = c.lhs[q*hw : (q+1)*hw]
+					}
+					c.sweepRows(sp, s, src, lo, q, sc[(q-c0)*m8:(q-c0)*m8+m], y0, ye)
 				}
 				ea.rowsAt(sc, nil, m8, c0, c1-c0, m)
 				gemm.TapRow(pw.rhs[c0:], ch, 0, cout, sc, 0, offs[:c1-c0], m8, out, ldc, c0 == 0)
@@ -263,4 +394,28 @@ func (c *conv2d) runDWPointwise(ea *convEpilogue, pw *conv2d, dst []float32) {
 			pw.finish(0, 0, cout, y0*ow, y0*ow+m)
 		}
 	})
+}
+
+// slide moves the window xw (ch channels of pitch floats, rows of w)
+// from holding input rows [lo, hi) to holding [nlo, nhi), and returns
+// those: the rows both hold move to its top, the others are computed (the
+// expansion's product, a row of tiles per channel, and its epilogue).
+func (ex *expandIn) slide(xw []float32, pitch, w, ch int, xoffs []int, lo, hi, nlo, nhi int) (int, int) {
+	if nlo < lo || nlo >= hi {
+		lo, hi = nlo, nlo // nothing to keep
+	} else if nlo > lo {
+		for q := 0; q < ch; q++ {
+			p := xw[q*pitch : (q+1)*pitch]
+			copy(p, p[(nlo-lo)*w:(hi-lo)*w])
+		}
+		lo = nlo
+	}
+	if nhi > hi {
+		k := (nhi - hi) * w
+		d := xw[(hi-lo)*w:]
+		gemm.TapRow(ex.w, ex.cin, 0, ch, ex.x, hi*w, xoffs, k, d, pitch, true)
+		ex.e.rowsAt(d, nil, pitch, 0, ch, k)
+		hi = nhi
+	}
+	return lo, hi
 }

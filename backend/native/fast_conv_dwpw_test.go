@@ -23,11 +23,16 @@ type dwpwCase struct {
 	c, h, w, s, o int
 	act           string
 	res           bool
+	// expand, where not 0, is the channels of the image of a pointwise
+	// convolution to c channels before (with its batch norm and act),
+	// an inverted residual block's expansion: main(xe, we, s0, b0, ...)
+	expand int
 }
 
 func (dc dwpwCase) outHW() (int, int) { return (dc.h-1)/dc.s + 1, (dc.w-1)/dc.s + 1 }
 
-// module returns the function of dc: main(x, wd, s1, b1, wp, s2, b2, r).
+// module returns the function of dc: main(x, wd, s1, b1, wp, s2, b2, r),
+// or with an expansion main(xe, we, s0, b0, wd, ...).
 func (dc dwpwCase) module() string {
 	oh, ow := dc.outHW()
 	X := fmt.Sprintf("tensor<1x%dx%dx%dxf32>", dc.c, dc.h, dc.w)
@@ -45,46 +50,63 @@ func (dc dwpwCase) module() string {
 	}
 	// clamp is one side of aten's clamp with a constant bound as nanSelect
 	// lowers it: select(isnan(a), a, mm(a, c))
-	clamp := func(res, mm, a, c string) {
-		bin(res+"m", mm, a, c, T)
-		fmt.Fprintf(&b, "  %sn = \"stablehlo.compare\"(%s, %s) {comparison_direction = #stablehlo<comparison_direction NE>} : (%s, %s) -> tensor<1x%dx%dx%dxi1>\n", res, a, a, T, T, dc.c, oh, ow)
-		fmt.Fprintf(&b, "  %s = \"stablehlo.select\"(%sn, %s, %sm) : (tensor<1x%dx%dx%dxi1>, %s, %s) -> %s\n", res, res, a, res, dc.c, oh, ow, T, T, T)
+	clamp := func(res, mm, a, c, t string) {
+		bt := strings.Replace(t, "f32>", "i1>", 1)
+		bin(res+"m", mm, a, c, t)
+		fmt.Fprintf(&b, "  %sn = \"stablehlo.compare\"(%s, %s) {comparison_direction = #stablehlo<comparison_direction NE>} : (%s, %s) -> %s\n", res, a, a, t, t, bt)
+		fmt.Fprintf(&b, "  %s = \"stablehlo.select\"(%sn, %s, %sm) : (%s, %s, %s) -> %s\n", res, res, a, res, bt, t, t, t)
 	}
-	fmt.Fprintf(&b, "func.func @main(%%x: %s, %%wd: tensor<%dx1x3x3xf32>, %%s1: tensor<%dxf32>, %%b1: tensor<%dxf32>, %%wp: tensor<%dx%dx1x1xf32>, %%s2: tensor<%dxf32>, %%b2: tensor<%dxf32>, %%r: %s) -> %s {\n",
-		X, dc.c, dc.c, dc.c, dc.o, dc.c, dc.o, dc.o, Y, Y)
-	fmt.Fprintf(&b, "  %%c = stablehlo.convolution(%%x, %%wd) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1], window = {stride = [%d, %d], pad = [[1, 1], [1, 1]], rhs_dilate = [1, 1]} {batch_group_count = 1 : i64, feature_group_count = %d : i64} : (%s, tensor<%dx1x3x3xf32>) -> %s\n",
-		dc.s, dc.s, dc.c, X, dc.c, T)
-	bcast("%S1", "%s1", dc.c, T)
-	bcast("%B1", "%b1", dc.c, T)
-	bin("%m", "multiply", "%c", "%S1", T)
-	bin("%a", "add", "%m", "%B1", T)
-	konst("%z", 0, T)
-	konst("%six", 6, T)
-	y := "%a"
-	switch dc.act {
-	case "relu6":
-		clamp("%l", "maximum", "%a", "%z")
-		clamp("%y", "minimum", "%l", "%six")
-		y = "%y"
-	case "hardswish":
-		konst("%three", 3, T)
-		bin("%t", "add", "%a", "%three", T)
-		clamp("%l", "maximum", "%t", "%z")
-		clamp("%u", "minimum", "%l", "%six")
-		bin("%p", "multiply", "%a", "%u", T)
-		bin("%y", "divide", "%p", "%six", T)
-		y = "%y"
+	// bnAct writes batch norm (per-channel s, b of n channels) and dc.act
+	// over x of type t; p prefixes the names. It returns the result.
+	bnAct := func(p, x, s, bb string, n int, t string) string {
+		bcast(p+"S", s, n, t)
+		bcast(p+"B", bb, n, t)
+		bin(p+"m", "multiply", x, p+"S", t)
+		bin(p+"a", "add", p+"m", p+"B", t)
+		konst(p+"z", 0, t)
+		konst(p+"six", 6, t)
+		switch dc.act {
+		case "relu6":
+			clamp(p+"l", "maximum", p+"a", p+"z", t)
+			clamp(p+"y", "minimum", p+"l", p+"six", t)
+			return p + "y"
+		case "hardswish":
+			konst(p+"three", 3, t)
+			bin(p+"t", "add", p+"a", p+"three", t)
+			clamp(p+"l", "maximum", p+"t", p+"z", t)
+			clamp(p+"u", "minimum", p+"l", p+"six", t)
+			bin(p+"p", "multiply", p+"a", p+"u", t)
+			bin(p+"y", "divide", p+"p", p+"six", t)
+			return p + "y"
+		}
+		return p + "a"
 	}
-	fmt.Fprintf(&b, "  %%d = stablehlo.convolution(%s, %%wp) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1], window = {stride = [1, 1], pad = [[0, 0], [0, 0]], rhs_dilate = [1, 1]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (%s, tensor<%dx%dx1x1xf32>) -> %s\n",
+	in := "%x: " + X
+	if dc.expand > 0 {
+		in = fmt.Sprintf("%%xe: tensor<1x%dx%dx%dxf32>, %%we: tensor<%dx%dx1x1xf32>, %%s0: tensor<%dxf32>, %%b0: tensor<%dxf32>",
+			dc.expand, dc.h, dc.w, dc.c, dc.expand, dc.c, dc.c)
+	}
+	fmt.Fprintf(&b, "func.func @main(%s, %%wd: tensor<%dx1x3x3xf32>, %%s1: tensor<%dxf32>, %%b1: tensor<%dxf32>, %%wp: tensor<%dx%dx1x1xf32>, %%s2: tensor<%dxf32>, %%b2: tensor<%dxf32>, %%r: %s) -> %s {\n",
+		in, dc.c, dc.c, dc.c, dc.o, dc.c, dc.o, dc.o, Y, Y)
+	x := "%x"
+	if dc.expand > 0 {
+		fmt.Fprintf(&b, "  %%e = stablehlo.convolution(%%xe, %%we) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1], window = {stride = [1, 1], pad = [[0, 0], [0, 0]], rhs_dilate = [1, 1]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<1x%dx%dx%dxf32>, tensor<%dx%dx1x1xf32>) -> %s\n",
+			dc.expand, dc.h, dc.w, dc.c, dc.expand, X)
+		x = bnAct("%e", "%e", "%s0", "%b0", dc.c, X)
+	}
+	fmt.Fprintf(&b, "  %%c = stablehlo.convolution(%s, %%wd) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1], window = {stride = [%d, %d], pad = [[1, 1], [1, 1]], rhs_dilate = [1, 1]} {batch_group_count = 1 : i64, feature_group_count = %d : i64} : (%s, tensor<%dx1x3x3xf32>) -> %s\n",
+		x, dc.s, dc.s, dc.c, X, dc.c, T)
+	y := bnAct("%d", "%c", "%s1", "%b1", dc.c, T)
+	fmt.Fprintf(&b, "  %%q = stablehlo.convolution(%s, %%wp) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1], window = {stride = [1, 1], pad = [[0, 0], [0, 0]], rhs_dilate = [1, 1]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (%s, tensor<%dx%dx1x1xf32>) -> %s\n",
 		y, T, dc.o, dc.c, Y)
 	bcast("%S2", "%s2", dc.o, Y)
 	bcast("%B2", "%b2", dc.o, Y)
-	bin("%n", "multiply", "%d", "%S2", Y)
-	bin("%q", "add", "%n", "%B2", Y)
-	ret := "%q"
+	bin("%n", "multiply", "%q", "%S2", Y)
+	ret := "%o"
+	bin(ret, "add", "%n", "%B2", Y)
 	if dc.res {
-		bin("%o", "add", "%q", "%r", Y)
-		ret = "%o"
+		bin("%o2", "add", "%o", "%r", Y)
+		ret = "%o2"
 	}
 	fmt.Fprintf(&b, "  func.return %s : %s\n}", ret, Y)
 	return b.String()
@@ -93,7 +115,8 @@ func (dc dwpwCase) module() string {
 // TestDWPointwiseMatchesUnfused checks that a depthwise convolution and
 // the pointwise one reading it, run as one step (fast_conv_dwpw.go), give
 // bit for bit what the two steps give apart (the pair switched off) and
-// what the plan without fusion gives, on odd widths and heights (bands
+// what the plan without fusion gives, also with the expansion before
+// (runExpandDW), on odd widths and heights (bands
 // whose outputs are not whole vectors), two chunks of channels (the
 // product's k blocks), stride 2, NaN and infinities in the image, one
 // and three cores; and that the pair ran fused where the planes are large
@@ -104,13 +127,22 @@ func TestDWPointwiseMatchesUnfused(t *testing.T) {
 	}
 	r := rand.New(rand.NewSource(5))
 	cases := []dwpwCase{
-		{32, 112, 112, 1, 16, "relu6", false},    // MobileNetV2's first block
-		{96, 112, 112, 2, 24, "relu6", false},    // stride 2
-		{100, 57, 59, 1, 24, "relu6", true},      // odd sizes, a short chunk, a residual
-		{24, 113, 115, 2, 8, "hardswish", false}, // stride 2 on odd sizes, an activation after the clamp
-		{40, 61, 64, 1, 40, "", true},            // batch norm alone
-		{392, 56, 57, 1, 16, "hardswish", true},  // two k blocks of the product: two chunks
-		{64, 28, 28, 1, 32, "relu6", false},      // planes too small: two steps
+		{32, 112, 112, 1, 16, "relu6", false, 0},    // MobileNetV2's first block
+		{96, 112, 112, 2, 24, "relu6", false, 0},    // stride 2
+		{100, 57, 59, 1, 24, "relu6", true, 0},      // odd sizes, a residual
+		{24, 113, 115, 2, 8, "hardswish", false, 0}, // stride 2 on odd sizes, an activation after the clamp
+		{40, 61, 64, 1, 40, "", true, 0},            // batch norm alone
+		{392, 56, 57, 1, 16, "hardswish", true, 0},  // two k blocks of the product: two chunks
+		{64, 28, 28, 1, 32, "relu6", false, 0},      // planes too small: two steps
+		// with the expansion before
+		{96, 112, 112, 2, 24, "relu6", false, 16},   // MobileNetV2's second block
+		{144, 56, 56, 1, 24, "relu6", true, 24},     // its third
+		{72, 57, 56, 1, 24, "hardswish", false, 24}, // an odd height
+		{24, 113, 112, 2, 8, "", true, 40},          // stride 2, an odd height
+		{392, 56, 56, 1, 16, "relu6", false, 24},    // two chunks
+		{48, 56, 60, 1, 16, "relu6", false, 8},      // rows of 60: the pair alone
+		{64, 64, 64, 2, 16, "relu6", false, 16},     // 32×32 out of 64×64: with the expansion only
+		{64, 28, 28, 1, 32, "relu6", true, 16},      // planes too small: three steps
 	}
 	defer func(old bool) { dwpwEnabled = old }(dwpwEnabled)
 	for _, procs := range []int{1, 3} {
@@ -134,7 +166,9 @@ func TestDWPointwiseMatchesUnfused(t *testing.T) {
 			x.SetFloat64(3, math.NaN())
 			x.SetFloat64(x.Len()/2+7, math.Inf(1))
 			x.SetFloat64(x.Len()-5, math.Inf(-1))
-			args[1].Frozen, args[4].Frozen = procs == 3, procs == 3
+			for _, a := range args[1 : len(args)-1] {
+				a.Frozen = procs == 3 // the weights, as an archive's
+			}
 			run := func(e *Executable, on bool) []*literal.Literal {
 				dwpwEnabled = on
 				out, err := e.Run(context.Background(), args)
@@ -143,11 +177,17 @@ func TestDWPointwiseMatchesUnfused(t *testing.T) {
 				}
 				return out
 			}
-			before := dwpwRuns.Load()
+			before, expanded := dwpwRuns.Load(), dwpwExpandRuns.Load()
 			got := run(planned.(*Executable), true)
 			oh, ow := dc.outHW()
-			if fused, want := dwpwRuns.Load() > before, oh*ow >= dwpwMinPlane; fused != want {
+			// with its expansion where the image's planes are large and
+			// rows whole vectors, else alone where the result's are large
+			withEx := dc.expand > 0 && dc.w%8 == 0 && dc.h*dc.w >= dwpwMinPlane
+			if fused, want := dwpwRuns.Load() > before, withEx || oh*ow >= dwpwMinPlane; fused != want {
 				t.Fatalf("%s: ran fused %v, want %v", name, fused, want)
+			}
+			if ex := dwpwExpandRuns.Load() > expanded; ex != withEx {
+				t.Fatalf("%s: ran with the expansion %v, want %v", name, ex, withEx)
 			}
 			for _, want := range [][]*literal.Literal{run(planned.(*Executable), false), run(plain.(*Executable), true)} {
 				if !bytes.Equal(got[0].Data, want[0].Data) {

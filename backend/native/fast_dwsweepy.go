@@ -155,7 +155,7 @@ func (c *conv2d) runSweepY(dst []float32) {
 		defer dwSweepYScratches.Put(s)
 		for ch := c0; ch < c1; ch++ {
 			src := c.lhs[(b*c.inC+ch)*hw : (b*c.inC+ch+1)*hw]
-			c.sweepRows(sp, s, src, ch, dst[(b*c.outC+ch)*n:(b*c.outC+ch+1)*n], 0, c.oh)
+			c.sweepRows(sp, s, src, 0, ch, dst[(b*c.outC+ch)*n:(b*c.outC+ch+1)*n], 0, c.oh)
 		}
 		c.finish(c0, 0, c1-c0, b*n, b*n+n)
 	})
@@ -177,9 +177,10 @@ func (c *conv2d) sweepScratch(sp *sweepPlan) *dwSweepYScratch {
 	return s
 }
 
-// sweepRows computes output rows [oy0, oy1) of channel ch, whose input
-// plane is src, into out (row oy at out[(oy-oy0)·ow]).
-func (c *conv2d) sweepRows(sp *sweepPlan, s *dwSweepYScratch, src []float32, ch int, out []float32, oy0, oy1 int) {
+// sweepRows computes output rows [oy0, oy1) of channel ch into out (row
+// oy at out[(oy-oy0)·ow]), its input plane's rows from r0 on in src (row
+// iy at src[(iy-r0)·w]: all those the rows' taps read inside the image).
+func (c *conv2d) sweepRows(sp *sweepPlan, s *dwSweepYScratch, src []float32, r0, ch int, out []float32, oy0, oy1 int) {
 	a := &s.args
 	tail := s.tail[:4*c.ow]
 	a.w = &c.rhs[ch*9]
@@ -191,7 +192,7 @@ func (c *conv2d) sweepRows(sp *sweepPlan, s *dwSweepYScratch, src []float32, ch 
 		iy0 := oy*c.sh - c.padT
 		for j := range 3*c.sh + 3 {
 			if iy := iy0 + j; iy >= 0 && iy < c.h {
-				s.rowPtr[j] = base + uintptr(4*iy*c.w)
+				s.rowPtr[j] = base + uintptr(4*(iy-r0)*c.w)
 			} else {
 				s.rowPtr[j] = zero
 			}

@@ -38,8 +38,11 @@ type execStep struct {
 	// pairNext, on a convolution's step, lets it run with the next step,
 	// the convolution reading its result (fast_conv_dwpw.go)
 	pairNext bool
-	frees    []int
-	konst    *constCache
+	// expandNext, on a pointwise convolution's step, lets it run with the
+	// next two, the pair its result feeds (fast_conv_dwpw.go)
+	expandNext bool
+	frees      []int
+	konst      *constCache
 	// wfold keeps the results of a step computed from the weights alone
 	// (exec_weightfold.go)
 	wfold *weightFold

@@ -62,7 +62,8 @@ type ProfileEntry struct {
 	// Kind is the op without its dialect ("dot_general"), "fusion" for a
 	// fused group, "convolution+epilogue" or "dot_general+epilogue",
 	// "convolution+pointwise" for a depthwise and a pointwise convolution
-	// run together.
+	// run together, "convolution+dw+pointwise" for those and the pointwise
+	// convolution before.
 	Kind string
 	// Name describes the step (for a group: its ops, result type and
 	// source location); empty in the per-kind totals.
@@ -230,6 +231,10 @@ func (st *execStep) kindName() string {
 		return "fusion+reduce"
 	case st.group != nil:
 		return "fusion"
+	case st.expandNext:
+		// with the next two steps, a depthwise and a pointwise
+		// convolution (fast_conv_dwpw.go), where the shapes let it
+		return shortOpName(st.op.op.Name) + "+dw+pointwise"
 	case st.pairNext:
 		// with the next step, the pointwise convolution reading it
 		// (fast_conv_dwpw.go), where the shapes let it
