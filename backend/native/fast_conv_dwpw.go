@@ -62,16 +62,20 @@ const (
 )
 
 // dwpwMinPlane is the smallest depthwise output plane the pair runs fused
-// alone, and the smallest input plane with its expansion (whose rows must
-// be whole vectors: 28×28 ones are not).
-// On a Zen 2 pair, in MobileNetV2 (each pair's two steps against the
-// fused one, profile medians): 32 channels on 112×112 0.42 → 0.22 ms,
-// 96 on 112×112 at stride 2 (56×56 out) 0.39 → 0.31, 144 on 56×56 level
-// (0.35); 192 on 28×28, where the band's depthwise calls are short and
-// the split over the cores uneven (28 rows in the sweep's blocks of
-// four), 0.54 → 0.61 for the three layers. With the expansion, its
-// 144-channel block at stride 2 (56×56 in, 28×28 out) 0.43 → 0.37.
+// alone. On a Zen 2 pair, in MobileNetV2 (each pair's two steps against
+// the fused one, profile medians): 32 channels on 112×112 0.42 → 0.22
+// ms, 96 on 112×112 at stride 2 (56×56 out) 0.39 → 0.31, 144 on 56×56
+// level (0.35); 192 on 28×28, where the band's depthwise calls are short
+// and the split over the cores uneven (28 rows in the sweep's blocks of
+// four), 0.54 → 0.61 for the three layers.
 const dwpwMinPlane = 56 * 56
+
+// dwpwMinPlaneEx is the smallest depthwise input plane the pair runs
+// fused with its expansion: there the expansion's output, the block's
+// largest tensor, stays in the cache too. MobileNetV2's three blocks on
+// 28×28 went 1.0 → 0.76 ms (the model 1.036× faster, paired), its
+// 144-channel one at stride 2 (56×56 in, 28×28 out) 0.43 → 0.37.
+const dwpwMinPlaneEx = 28 * 28
 
 // pairConvSteps marks each convolution step whose result (its epilogue's)
 // only a later step's convolution reads, as its input image, so that run
@@ -148,13 +152,14 @@ func markExpansion(ep *execPlan, i int, u *blockUses, returned map[int]bool, con
 	ep.steps[i-1].expandNext = true
 }
 
-// largePlanes reports whether convolution op's result or image has
-// planes of dwpwMinPlane positions or more (NCHW shapes of static size):
-// the pair runs alone on the first, with its expansion on the second.
+// largePlanes reports whether convolution op's result has planes of
+// dwpwMinPlane positions or more, or its image of dwpwMinPlaneEx (NCHW
+// shapes of static size): the pair runs alone on the first, with its
+// expansion on the second.
 func largePlanes(op *stablehlo.Op) bool {
 	t, x := staticType(op.Results[0]), staticType(op.Operands[0])
 	return t != nil && len(t.Shape) == 4 && t.Shape[2]*t.Shape[3] >= dwpwMinPlane ||
-		x != nil && len(x.Shape) == 4 && x.Shape[2]*x.Shape[3] >= dwpwMinPlane
+		x != nil && len(x.Shape) == 4 && x.Shape[2]*x.Shape[3] >= dwpwMinPlaneEx
 }
 
 // grouped reports whether convolution op has feature groups (a depthwise
@@ -236,8 +241,8 @@ func (fr *frame) runDWPW(ep *execPlan, i int, inA []Value, ex *expandIn) (bool, 
 		return false, nil
 	}
 	defer ca.release()
-	if ex == nil && ca.oh*ca.ow < dwpwMinPlane || ex != nil && ca.h*ca.w < dwpwMinPlane || !ca.direct || !ca.useSweepY() || ca.batch != 1 || !shapeEq(ca.outShape, sa.epi.g.shape) ||
-		ex != nil && (len(ex.w) != ca.inC*ex.cin || ca.w%8 != 0) {
+	if ex == nil && ca.oh*ca.ow < dwpwMinPlane || ex != nil && ca.h*ca.w < dwpwMinPlaneEx || !ca.direct || !ca.useSweepY() || ca.batch != 1 || !shapeEq(ca.outShape, sa.epi.g.shape) ||
+		ex != nil && len(ex.w) != ca.inC*ex.cin {
 		return false, nil
 	}
 	// the pointwise layer's image is the depthwise result, never made
@@ -413,9 +418,37 @@ func (ex *expandIn) slide(xw []float32, pitch, w, ch int, xoffs []int, lo, hi, n
 	if nhi > hi {
 		k := (nhi - hi) * w
 		d := xw[(hi-lo)*w:]
-		gemm.TapRow(ex.w, ex.cin, 0, ch, ex.x, hi*w, xoffs, k, d, pitch, true)
+		k8 := k / 8 * 8 // the kernels' whole vectors; the rest through tail
+		if k8 > 0 {
+			gemm.TapRow(ex.w, ex.cin, 0, ch, ex.x, hi*w, xoffs, k8, d, pitch, true)
+		}
+		if k8 < k {
+			ex.tail(d[k8:], pitch, hi*w+k8, k-k8)
+		}
 		ex.e.rowsAt(d, nil, pitch, 0, ch, k)
 		hi = nhi
 	}
 	return lo, hi
+}
+
+// tail computes the expansion's outputs at the r < 8 positions from p of
+// every channel into d (channels pitch apart): their image columns copied
+// into a vector's width, the product of those by the kernel of a vector
+// (each output's sum as in a row of them), the r columns copied out.
+func (ex *expandIn) tail(d []float32, pitch, p, r int) {
+	ch := len(ex.w) / ex.cin
+	hw := len(ex.x) / ex.cin
+	buf := gemm.GetBuffer(8*ex.cin + 8*ch)
+	defer gemm.PutBuffer(buf)
+	src, out := buf[:8*ex.cin], buf[8*ex.cin:]
+	clear(src)
+	offs := make([]int, ex.cin)
+	for q := range offs {
+		copy(src[8*q:8*q+r], ex.x[q*hw+p:q*hw+p+r])
+		offs[q] = 4 * 8 * q
+	}
+	gemm.TapRow(ex.w, ex.cin, 0, ch, src, 0, offs, 8, out, 8, true)
+	for q := 0; q < ch; q++ {
+		copy(d[q*pitch:q*pitch+r], out[8*q:8*q+r])
+	}
 }

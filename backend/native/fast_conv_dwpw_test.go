@@ -140,9 +140,10 @@ func TestDWPointwiseMatchesUnfused(t *testing.T) {
 		{72, 57, 56, 1, 24, "hardswish", false, 24}, // an odd height
 		{24, 113, 112, 2, 8, "", true, 40},          // stride 2, an odd height
 		{392, 56, 56, 1, 16, "relu6", false, 24},    // two chunks
-		{48, 56, 60, 1, 16, "relu6", false, 8},      // rows of 60: the pair alone
+		{48, 56, 60, 1, 16, "relu6", false, 8},      // rows of 60: not whole vectors
 		{64, 64, 64, 2, 16, "relu6", false, 16},     // 32×32 out of 64×64: with the expansion only
-		{64, 28, 28, 1, 32, "relu6", true, 16},      // planes too small: three steps
+		{64, 28, 28, 1, 32, "relu6", true, 16},      // rows of 28: not whole vectors
+		{64, 20, 24, 1, 32, "relu6", true, 16},      // planes too small: three steps
 	}
 	defer func(old bool) { dwpwEnabled = old }(dwpwEnabled)
 	for _, procs := range []int{1, 3} {
@@ -180,9 +181,9 @@ func TestDWPointwiseMatchesUnfused(t *testing.T) {
 			before, expanded := dwpwRuns.Load(), dwpwExpandRuns.Load()
 			got := run(planned.(*Executable), true)
 			oh, ow := dc.outHW()
-			// with its expansion where the image's planes are large and
-			// rows whole vectors, else alone where the result's are large
-			withEx := dc.expand > 0 && dc.w%8 == 0 && dc.h*dc.w >= dwpwMinPlane
+			// with its expansion where the image's planes are large, else
+			// alone where the result's are
+			withEx := dc.expand > 0 && dc.h*dc.w >= dwpwMinPlaneEx
 			if fused, want := dwpwRuns.Load() > before, withEx || oh*ow >= dwpwMinPlane; fused != want {
 				t.Fatalf("%s: ran fused %v, want %v", name, fused, want)
 			}
