@@ -122,23 +122,18 @@ func (fr *frame) runPlan(ep *execPlan, args []Value) ([]Value, error) {
 				in = append(in, fr.slots[s])
 			}
 			if st.epi != nil {
-				if st.expandNext && oi+2 < nsteps && (order == nil || order[oi+2] == i+2) {
-					done, err := fr.runExpandDW(ep, i, in)
+				if st.pairNext || st.expandNext {
+					// k runs right after step i, d steps on
+					follows := func(k int) bool {
+						d := k - i
+						return oi+d < nsteps && (order == nil || order[oi+d] == k)
+					}
+					last, err := fr.runJoined(ep, i, in, follows)
 					if err != nil {
 						return nil, fmt.Errorf("%s (%s): %w", pl.op.Name, pl.op.Loc, err)
 					}
-					if done {
-						skip = i + 2
-						break
-					}
-				}
-				if st.pairNext && oi+1 < nsteps && (order == nil || order[oi+1] == i+1) {
-					done, err := fr.runDWPointwise(ep, i, in)
-					if err != nil {
-						return nil, fmt.Errorf("%s (%s): %w", pl.op.Name, pl.op.Loc, err)
-					}
-					if done {
-						skip = i + 1
+					if last >= 0 {
+						skip = last
 						break
 					}
 				}

@@ -184,6 +184,26 @@ func pointwiseKernel(op *stablehlo.Op) bool {
 	return true
 }
 
+// runJoined runs step i with the steps after it that pairConvSteps joined
+// to it (an expansion's depthwise step and that one's pointwise step; a
+// pair's pointwise step) where the shapes let it, and returns the last
+// step it ran, or -1 where it ran none (then step i runs alone). follows
+// reports whether step k comes right after i in the run's order.
+func (fr *frame) runJoined(ep *execPlan, i int, in []Value, follows func(k int) bool) (int, error) {
+	st := &ep.steps[i]
+	if st.expandNext && follows(i+1) && follows(i+2) {
+		if done, err := fr.runExpandDW(ep, i, in); err != nil || done {
+			return i + 2, err
+		}
+	}
+	if st.pairNext && follows(i+1) {
+		if done, err := fr.runDWPointwise(ep, i, in); err != nil || done {
+			return i + 1, err
+		}
+	}
+	return -1, nil
+}
+
 // runDWPointwise runs steps i and i+1 (paired by pairConvSteps) as one,
 // reporting false (and no error) where the shapes are not those it
 // takes: then each runs on its own. inA is step i's operands.
