@@ -98,7 +98,7 @@ func pairConvSteps(ep *execPlan, bp *blockPlan, u *blockUses) {
 			continue
 		}
 		j := i + 1
-		for j < len(ep.steps) && (ep.steps[j].wfold != nil || ep.steps[j].kind == stepConst) {
+		for j < len(ep.steps) && movable(&ep.steps[j]) {
 			j++
 		}
 		if j == len(ep.steps) {
@@ -106,7 +106,7 @@ func pairConvSteps(ep *execPlan, bp *blockPlan, u *blockUses) {
 		}
 		b := &ep.steps[j]
 		s := a.epi.g.out
-		if !convEpi(b) || !grouped(a.op.op) || grouped(b.op.op) || !pointwiseKernel(b.op.op) || returned[s] || b.op.in[0] != s || b.op.in[1] == s || len(u.users[s]) != 1 {
+		if !convEpi(b) || !grouped(a.op.op) || grouped(b.op.op) || !pointwiseKernel(b.op.op) || !imageOnly(s, b, u, returned) {
 			continue
 		}
 		reads := false
@@ -116,13 +116,29 @@ func pairConvSteps(ep *execPlan, bp *blockPlan, u *blockUses) {
 		if reads {
 			continue
 		}
-		first := *a
-		copy(ep.steps[i:j-1], ep.steps[i+1:j])
-		ep.steps[j-1] = first
-		ep.steps[j-1].pairNext = true
+		moveBefore(ep, i, j).pairNext = true
 		markExpansion(ep, j-1, u, returned, convEpi)
 		i = j // a step is in one pair at most
 	}
+}
+
+// movable reports whether st may move before the steps ahead of it: a
+// weight fold or a constant, which reads no step's result but theirs.
+func movable(st *execStep) bool { return st.wfold != nil || st.kind == stepConst }
+
+// imageOnly reports whether slot s, not returned, is read by step b alone,
+// as its convolution's image (operand 0) and not its kernel.
+func imageOnly(s int, b *execStep, u *blockUses, returned map[int]bool) bool {
+	return !returned[s] && b.op.in[0] == s && b.op.in[1] != s && len(u.users[s]) == 1
+}
+
+// moveBefore moves step x to just before step y (x < y), the steps between
+// one place up, and returns it.
+func moveBefore(ep *execPlan, x, y int) *execStep {
+	st := ep.steps[x]
+	copy(ep.steps[x:y-1], ep.steps[x+1:y])
+	ep.steps[y-1] = st
+	return &ep.steps[y-1]
 }
 
 // markExpansion marks the pointwise convolution before the pair from step
@@ -132,7 +148,7 @@ func pairConvSteps(ep *execPlan, bp *blockPlan, u *blockUses) {
 // is not taken.
 func markExpansion(ep *execPlan, i int, u *blockUses, returned map[int]bool, convEpi func(*execStep) bool) {
 	k := i - 1
-	for k >= 0 && (ep.steps[k].wfold != nil || ep.steps[k].kind == stepConst) {
+	for k >= 0 && movable(&ep.steps[k]) {
 		k--
 	}
 	if k < 0 || k > 0 && ep.steps[k-1].pairNext {
@@ -142,14 +158,10 @@ func markExpansion(ep *execPlan, i int, u *blockUses, returned map[int]bool, con
 	if !convEpi(e) || !e.epi.affine || e.epi.r >= 0 || grouped(e.op.op) || !pointwiseKernel(e.op.op) {
 		return
 	}
-	s := e.epi.g.out
-	if returned[s] || a.op.in[0] != s || a.op.in[1] == s || len(u.users[s]) != 1 {
+	if !imageOnly(e.epi.g.out, a, u, returned) {
 		return
 	}
-	exp := *e
-	copy(ep.steps[k:i-1], ep.steps[k+1:i])
-	ep.steps[i-1] = exp
-	ep.steps[i-1].expandNext = true
+	moveBefore(ep, k, i).expandNext = true
 }
 
 // largePlanes reports whether convolution op's result has planes of
@@ -228,8 +240,7 @@ func (fr *frame) runExpandDW(ep *execPlan, i int, inE []Value) (bool, error) {
 		return false, nil
 	}
 	defer ce.release()
-	if !ce.pointwiseFlat() || ce.groups != 1 || ce.batch != 1 || ce.outFB || ce.kernIO || ce.direct || ce.small ||
-		ce.subpix || !shapeEq(ce.outShape, se.epi.g.shape) {
+	if !ce.plainPointwise() || !shapeEq(ce.outShape, se.epi.g.shape) {
 		return false, nil
 	}
 	ce.weight = isWeightOperand(fr, se.op.op, 1)
@@ -244,7 +255,14 @@ func (fr *frame) runExpandDW(ep *execPlan, i int, inE []Value) (bool, error) {
 		return false, nil
 	}
 	inA := []Value{&literal.Literal{DType: dtype.F32, Shape: ce.outShape}, w}
-	return fr.runDWPW(ep, i+1, inA, &expandIn{x: ce.lhs, w: ce.rhs[:ce.outC*ce.kerC], cin: ce.kerC, e: ee})
+	return fr.runDWPW(ep, i+1, inA, newExpandIn(ce, ee))
+}
+
+// plainPointwise reports whether c is a 1×1 convolution at stride 1 of one
+// image and one group whose weights are read as stored ([outC, kerC]) and
+// whose output is [1, outC, h, w]: the product the pairs run.
+func (c *conv2d) plainPointwise() bool {
+	return c.pointwiseFlat() && c.groups == 1 && c.batch == 1 && !c.outFB && !c.kernIO && !c.direct && !c.small && !c.subpix
 }
 
 // dwpwOK reports whether the fused pairs may run.
@@ -275,8 +293,7 @@ func (fr *frame) runDWPW(ep *execPlan, i int, inA []Value, ex *expandIn) (bool, 
 		return false, nil
 	}
 	defer cb.release()
-	if !cb.pointwiseFlat() || cb.groups != 1 || cb.batch != 1 || cb.outFB || cb.kernIO || cb.direct || cb.small ||
-		cb.subpix || cb.kerC != ca.outC || !shapeEq(cb.outShape, sb.epi.g.shape) {
+	if !cb.plainPointwise() || cb.kerC != ca.outC || !shapeEq(cb.outShape, sb.epi.g.shape) {
 		return false, nil
 	}
 	ca.weight = isWeightOperand(fr, sa.op.op, 1)
@@ -325,11 +342,24 @@ func (fr *frame) runDWPW(ep *execPlan, i int, inA []Value, ex *expandIn) (bool, 
 // expandIn is the pointwise convolution that computes a depthwise
 // layer's input (an inverted residual block's expansion), run band by
 // band with it (runExpandDW): its image x ([cin, h·w]), weights w
-// ([ch, cin]) and epilogue e (affine, per channel).
+// ([ch, cin]) and epilogue e (affine, per channel), and gemm.TapRow's
+// byte offsets of the k steps: offs into x (its planes), tailOffs into
+// tail's copy (rows of one vector).
 type expandIn struct {
-	x, w []float32
-	cin  int
-	e    *convEpilogue
+	x, w           []float32
+	cin            int
+	e              *convEpilogue
+	offs, tailOffs []int
+}
+
+// newExpandIn returns the expansion c (plainPointwise) with its epilogue e.
+func newExpandIn(c *conv2d, e *convEpilogue) *expandIn {
+	ex := &expandIn{x: c.lhs, w: c.rhs[:c.outC*c.kerC], cin: c.kerC, e: e,
+		offs: make([]int, c.kerC), tailOffs: make([]int, c.kerC)}
+	for q := range ex.offs {
+		ex.offs[q], ex.tailOffs[q] = 4*q*c.h*c.w, 4*8*q
+	}
+	return ex
 }
 
 // runDWPointwise computes the depthwise convolution c (the sweep kernels'),
@@ -352,7 +382,6 @@ func (c *conv2d) runDWPointwise(ex *expandIn, ea *convEpilogue, pw *conv2d, dst 
 	// one by one (gemm.KBlock), so that the outputs are its bits
 	kc := gemm.KBlock(ch)
 	rows := 4 * max(1, min(dwpwBandCols, dwpwScratch/kc)/(4*ow)) // per band
-
 	cout := pw.outC
 	sp := c.sweepPlan()
 	pw.epiRuns(min(n, rows*ow))
@@ -370,21 +399,16 @@ func (c *conv2d) runDWPointwise(ex *expandIn, ea *convEpilogue, pw *conv2d, dst 
 		s := c.sweepScratch(sp)
 		defer dwSweepYScratches.Put(s)
 		var xw []float32 // the window: per channel, rows [lo, hi) of the input
-		var xoffs []int
 		lo, hi := 0, 0
 		if ex != nil {
 			xw = gemm.GetBuffer(ch * win * c.w)
 			defer gemm.PutBuffer(xw)
-			xoffs = make([]int, ex.cin)
-			for q := range xoffs {
-				xoffs[q] = 4 * q * hw
-			}
 		}
 		for ; y0 < y1; y0 += rows {
 			ye := min(y1, y0+rows)
 			if ex != nil {
 				nlo, nhi := inRows(y0, ye)
-				lo, hi = ex.slide(xw, win*c.w, c.w, ch, xoffs, lo, hi, nlo, nhi)
+				lo, hi = ex.slide(xw, win*c.w, c.w, ch, lo, hi, nlo, nhi)
 			}
 			m := (ye - y0) * ow
 			m8 := roundUpInt(m, 8) // the scratch's pitch: the kernels take whole vectors
@@ -425,7 +449,7 @@ func (c *conv2d) runDWPointwise(ex *expandIn, ea *convEpilogue, pw *conv2d, dst 
 // from holding input rows [lo, hi) to holding [nlo, nhi), and returns
 // those: the rows both hold move to its top, the others are computed (the
 // expansion's product, a row of tiles per channel, and its epilogue).
-func (ex *expandIn) slide(xw []float32, pitch, w, ch int, xoffs []int, lo, hi, nlo, nhi int) (int, int) {
+func (ex *expandIn) slide(xw []float32, pitch, w, ch, lo, hi, nlo, nhi int) (int, int) {
 	if nlo < lo || nlo >= hi {
 		lo, hi = nlo, nlo // nothing to keep
 	} else if nlo > lo {
@@ -440,7 +464,7 @@ func (ex *expandIn) slide(xw []float32, pitch, w, ch int, xoffs []int, lo, hi, n
 		d := xw[(hi-lo)*w:]
 		k8 := k / 8 * 8 // the kernels' whole vectors; the rest through tail
 		if k8 > 0 {
-			gemm.TapRow(ex.w, ex.cin, 0, ch, ex.x, hi*w, xoffs, k8, d, pitch, true)
+			gemm.TapRow(ex.w, ex.cin, 0, ch, ex.x, hi*w, ex.offs, k8, d, pitch, true)
 		}
 		if k8 < k {
 			ex.tail(d[k8:], pitch, hi*w+k8, k-k8)
@@ -462,12 +486,10 @@ func (ex *expandIn) tail(d []float32, pitch, p, r int) {
 	defer gemm.PutBuffer(buf)
 	src, out := buf[:8*ex.cin], buf[8*ex.cin:]
 	clear(src)
-	offs := make([]int, ex.cin)
-	for q := range offs {
+	for q := 0; q < ex.cin; q++ {
 		copy(src[8*q:8*q+r], ex.x[q*hw+p:q*hw+p+r])
-		offs[q] = 4 * 8 * q
 	}
-	gemm.TapRow(ex.w, ex.cin, 0, ch, src, 0, offs, 8, out, 8, true)
+	gemm.TapRow(ex.w, ex.cin, 0, ch, src, 0, ex.tailOffs, 8, out, 8, true)
 	for q := 0; q < ch; q++ {
 		copy(d[q*pitch:q*pitch+r], out[8*q:8*q+r])
 	}

@@ -346,10 +346,8 @@ func (fr *frame) convEpiFast(st *execStep, in []Value) (bool, error) {
 	c.weight = isWeightOperand(fr, pl.op, 1)
 	defer c.release()
 	e, ok, err := fr.epiFor(c, epi, false)
-	if e != nil {
-		defer clear(e.leaves)
-		defer clear(e.views)
-	}
+	defer clear(e.leaves)
+	defer clear(e.views)
 	if !ok || err != nil {
 		return false, err
 	}
