@@ -82,7 +82,7 @@ func (c *conv2d) dwFlatMasks() (masks, last []int32) {
 var dwFlatMaskSets sync.Map
 
 // runFlatY computes c (see useFlatY) into dst, in runs of channels
-// (dwChannelRuns).
+// (eachChannelRun).
 func (c *conv2d) runFlatY(dst []float32) {
 	n, hw := c.oh*c.ow, c.h*c.w
 	masks, last := c.dwFlatMasks()
@@ -92,12 +92,7 @@ func (c *conv2d) runFlatY(dst []float32) {
 	before := c.padT*c.w + c.padL
 	after := (n+7)/8*8 - 1 + (2-c.padT)*c.w + 2 - c.padL - (hw - 1)
 	before, after = max(before, 0), max(after, 0)
-	threads, run, units := c.dwChannelRuns(9)
-	runs := units / c.batch
-	c.epiRuns(n)
-	parallel(threads, units, func(u int) {
-		b, r := u/runs, u%runs
-		c0, c1 := r*run, min(c.outC, (r+1)*run)
+	c.eachChannelRun(9, func(b, c0, c1 int) {
 		a := dwFlatScratches.Get().(*dwFlatArgs)
 		defer dwFlatScratches.Put(a)
 		*a = dwFlatArgs{masks: &masks[0], pitch: 4 * c.w, nv: n / 8}
@@ -126,7 +121,6 @@ func (c *conv2d) runFlatY(dst []float32) {
 		runtime.KeepAlive(c.rhs)
 		runtime.KeepAlive(masks)
 		runtime.KeepAlive(last)
-		c.finish(c0, 0, c1-c0, b*n, b*n+n)
 	})
 }
 

@@ -141,23 +141,17 @@ func (c *conv2d) sweepPlan() *sweepPlan {
 }
 
 // runSweepY computes c (see useSweepY) into dst, in runs of channels
-// (dwChannelRuns).
+// (eachChannelRun).
 func (c *conv2d) runSweepY(dst []float32) {
 	n, hw := c.oh*c.ow, c.h*c.w
 	sp := c.sweepPlan()
-	threads, run, units := c.dwChannelRuns(9)
-	runs := units / c.batch
-	c.epiRuns(n)
-	parallel(threads, units, func(u int) {
-		b, r := u/runs, u%runs
-		c0, c1 := r*run, min(c.outC, (r+1)*run)
+	c.eachChannelRun(9, func(b, c0, c1 int) {
 		s := c.sweepScratch(sp)
 		defer dwSweepYScratches.Put(s)
 		for ch := c0; ch < c1; ch++ {
 			src := c.lhs[(b*c.inC+ch)*hw : (b*c.inC+ch+1)*hw]
 			c.sweepRows(sp, s, src, 0, ch, dst[(b*c.outC+ch)*n:(b*c.outC+ch+1)*n], 0, c.oh)
 		}
-		c.finish(c0, 0, c1-c0, b*n, b*n+n)
 	})
 }
 

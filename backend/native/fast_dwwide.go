@@ -236,6 +236,23 @@ func (c *conv2d) dwChannelRuns(taps int) (threads, run, units int) {
 	return min(threads, units), run, units
 }
 
+// eachChannelRun computes c's depthwise layer of taps taps per output in
+// the work items of dwChannelRuns, on its threads: body(b, c0, c1)
+// computes channels [c0, c1) of image b into dst, whose epilogue then
+// runs over them.
+func (c *conv2d) eachChannelRun(taps int, body func(b, c0, c1 int)) {
+	n := c.oh * c.ow
+	threads, run, units := c.dwChannelRuns(taps)
+	runs := units / c.batch
+	c.epiRuns(n)
+	parallel(threads, units, func(u int) {
+		b, r := u/runs, u%runs
+		c0, c1 := r*run, min(c.outC, (r+1)*run)
+		body(b, c0, c1)
+		c.finish(c0, 0, c1-c0, b*n, b*n+n)
+	})
+}
+
 // dwWideScratch is a work item's kernel arguments and input row tables,
 // recycled: made per item (their addresses go to the kernels, so they
 // lived on the heap), they were a third of what a MobileNet or
