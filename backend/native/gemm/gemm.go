@@ -42,11 +42,15 @@ const (
 	chunkItems = 4
 	maxTile    = 14 * 32
 	// work below this many multiply-adds per extra thread stays on one
-	// (~2.5 µs of the micro-kernels; handing a loop to the spinning helper
-	// costs ~0.2 µs, pool's BenchmarkRunOverhead). At 1<<18 a small
-	// transformer's 24x64x256 products ran on one core (gpt2_tiny 0.160
-	// ms, against 0.154 at 1<<17; 1<<16 no better)
-	minWorkPerThread = 1 << 17
+	// (~5 µs of the micro-kernels a thread). Below it the split saves
+	// less than it costs: handing a loop to the spinning helper is ~0.4 µs
+	// (pool's BenchmarkRunOverhead), but a small product's A is then read
+	// by both cores and its C written by both for the next step's one. On
+	// a Zen 2 pair at 1<<17, gpt2_tiny's 24×64×192 and 24×256×64 products
+	// took 13 and 16 µs on two threads against 8 and 10 on one, the model
+	// 0.257 ms against 0.217 at 1<<18 (paired; transformer_encoder_layer,
+	// bert_small and llama_small unchanged)
+	minWorkPerThread = 1 << 18
 )
 
 // Matrix is a strided view of float32 data: element (i, j) is
