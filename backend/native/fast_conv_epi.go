@@ -79,6 +79,8 @@ type convEpiPlan struct {
 	// dot, on a product's step, is the group as a row chain over the
 	// product's rows (fast_dot_epi.go): the plan of a product epilogue
 	dot *rowChain
+	// dotRuns keeps a product epilogue's per-run state (*dotEpiRun)
+	dotRuns sync.Pool
 }
 
 // convEpilogue is a planned epilogue at run time: the leaves, their

@@ -33,6 +33,45 @@ var (
 	dotEpiHits    atomic.Int64
 )
 
+// dotEpiRun is a product epilogue's state in one run, kept between runs
+// (convEpiPlan.dotRuns) with its two callbacks made once: a small
+// transformer's products allocated 4 KB a run in them.
+type dotEpiRun struct {
+	d     chainData
+	ch    *rowChain
+	dst   []float32
+	n     int
+	tail  gemm.Epilogue     // r.seg: the chain over parts of the output
+	rowsF func(lo, hi int) // r.rows: the chain over whole rows
+}
+
+// seg runs the chain over rows [r0, r1), columns [j0, j1) of the output.
+func (r *dotEpiRun) seg(r0, r1, j0, j1 int) {
+	for i := r0; i < r1; i++ {
+		r.ch.seg(&r.d, i, j0, j1, r.dst[i*r.n+j0:i*r.n+j1])
+	}
+}
+
+// rows runs the chain over rows [lo, hi) of the output.
+func (r *dotEpiRun) rows(lo, hi int) { r.ch.rows(&r.d, lo, hi, r.dst[lo*r.n:hi*r.n]) }
+
+// getDotRun returns a dotEpiRun a finished run left, or a new one.
+func (pl *convEpiPlan) getDotRun() *dotEpiRun {
+	if r, _ := pl.dotRuns.Get().(*dotEpiRun); r != nil {
+		return r
+	}
+	r := &dotEpiRun{}
+	r.tail, r.rowsF = r.seg, r.rows
+	return r
+}
+
+// putDotRun keeps r for the next run, holding none of this run's buffers.
+func (pl *convEpiPlan) putDotRun(r *dotEpiRun) {
+	r.d.unbind()
+	r.ch, r.dst = nil, nil
+	pl.dotRuns.Put(r)
+}
+
 // dotEpiSource returns the step (before step at) of the product whose
 // epilogue group g (of index gi) can be, and the plan, or -1: g is a
 // float32 loop over the result of a product with no batch dims (rows:
@@ -98,28 +137,24 @@ func (fr *frame) dotEpiFast(st *execStep, in []Value) (bool, error) {
 	}
 	dst := viewAs[float32](out.Data, dtype.F32) // arena and fresh buffers are aligned
 	leaves[epi.self] = out
-	var d chainData
-	ch.bind(leaves, out.Data, p.m, &d)
-	if len(dst) != g.n || !d.ok {
+	r := epi.getDotRun()
+	defer epi.putDotRun(r)
+	ch.bind(leaves, out.Data, p.m, &r.d)
+	if len(dst) != g.n || !r.d.ok {
 		if ar := fr.proc.arena; ar != nil {
 			ar.put(out.Data)
 		}
 		return false, nil
 	}
-	n := p.n
-	tail := func(r0, r1, j0, j1 int) {
-		for r := r0; r < r1; r++ {
-			ch.seg(&d, r, j0, j1, dst[r*n+j0:r*n+j1])
-		}
-	}
-	if !p.compute(fr, pl.op, lhs, rhs, out, gemm.Epilogue(tail)) {
+	r.ch, r.dst, r.n = ch, dst, p.n
+	if !p.compute(fr, pl.op, lhs, rhs, out, r.tail) {
 		// after the product, in one pass: on all cores where the group
 		// would have run on them
 		parts := 1
 		if g.n >= fuseGrain {
 			parts = min(Threads(), p.m)
 		}
-		runParts(p.m, parts, func(lo, hi int) { ch.rows(&d, lo, hi, dst[lo*n:hi*n]) })
+		runParts(p.m, parts, r.rowsF)
 	}
 	fastHits.Add(1)
 	dotEpiHits.Add(1)

@@ -86,14 +86,20 @@ func KBlock(k int) int {
 func NewBandA(m, k int, a Matrix) *PackedA { return newBandA(active, m, k, a) }
 
 func newBandA(ks *kernelSet, m, k int, a Matrix) *PackedA {
-	p := &PackedA{ks: ks, m: m, k: k, kcb: KBlock(k), mr: ks.mr, nr: ks.nr, panels: (m + ks.mr - 1) / ks.mr, src: a}
+	p := new(PackedA)
+	p.initBand(ks, m, k, a)
+	return p
+}
+
+// initBand sets p to newBandA's PackedA in place.
+func (p *PackedA) initBand(ks *kernelSet, m, k int, a Matrix) {
+	*p = PackedA{ks: ks, m: m, k: k, kcb: KBlock(k), mr: ks.mr, nr: ks.nr, panels: (m + ks.mr - 1) / ks.mr, src: a}
 	switch {
 	case a.ColStride == 1 && a.RowStride > 0 && ks.direct != nil && directA:
 		p.lda = a.RowStride
 	case colMajorDirect(ks, m, a):
 		p.lda = -a.ColStride
 	}
-	return p
 }
 
 // colMajorDirect reports whether the m rows of A are read in place
@@ -202,11 +208,13 @@ func (p *PackedA) PackBlock(dst []float32, pack BPacker, kblock, j0, nb int) {
 // micro-panel of rows [r0, r1) over the call's columns [j0, j1): those
 // rows' elements of C are final and still in the first cache levels, the
 // place for an epilogue (a bias, a batch norm, an activation) to run
-// over them. It runs on the goroutine that computed them.
+// over them. It runs on the goroutine that computed them, its columns
+// counted from DoneCol (a caller's chunk of C starting there).
 type Out struct {
 	Data                 []float32
 	Ldc, Cols, ImgStride int
 	Done                 func(r0, r1, j0, j1 int)
+	DoneCol              int
 }
 
 // MulBlock computes rows [r0, r1) of C (+)= A·B over k block kblock
@@ -320,7 +328,7 @@ func macroOut(ks *kernelSet, ap []float32, lda int, bp []float32, r0, mb, j0, nb
 			}
 		}
 		if out.Done != nil {
-			out.Done(r0+ir, r0+ir+mm, j0, j0+nb)
+			out.Done(r0+ir, r0+ir+mm, out.DoneCol+j0, out.DoneCol+j0+nb)
 		}
 	}
 }

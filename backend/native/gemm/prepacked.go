@@ -1,6 +1,10 @@
 package gemm
 
-import "github.com/torchtpu/torchtpu/backend/native/internal/pool"
+import (
+	"sync"
+
+	"github.com/torchtpu/torchtpu/backend/native/internal/pool"
+)
 
 // PackedB is a k×n B operand packed once, in the layout the micro-kernels
 // read, for products that use the same B many times (a linear layer's
@@ -129,7 +133,6 @@ func runDirectA(ks *kernelSet, m int, a Matrix, pb *PackedB, c []float32, ldc in
 		threads = pool.Threads()
 	}
 	threads = int(min(int64(threads), max(1, int64(m)*int64(n)*int64(k)/minWorkPerThread)))
-	pa := newBandA(ks, m, k, a)
 	mr, nr := ks.mr, ks.nr
 	panelsM, panelsN := (m+mr-1)/mr, (n+nr-1)/nr
 	// columns in chunks of at most chunkMax; rows in bands of rowItem
@@ -145,8 +148,6 @@ func runDirectA(ks *kernelSet, m int, a Matrix, pb *PackedB, c []float32, ldc in
 		}
 		chunks = evenItems(bands, chunks, panelsN, threads)
 	}
-	out := Out{Data: c, Ldc: ldc}
-	kblocks := pa.KBlocks()
 	// pool.Run gives each thread a contiguous share of the items: for a
 	// packed weight (B prepacked, weight set) with more columns than
 	// rows, items run chunk by chunk, each thread streaming its share of
@@ -155,37 +156,64 @@ func runDirectA(ks *kernelSet, m int, a Matrix, pb *PackedB, c []float32, ldc in
 	// of C, as the elementwise steps after it read them (a B packed for
 	// this call is small and read by both either way; GPT-2's training
 	// forward ran 3% slower chunk by chunk)
-	colMajor := weight && n > m
-	item := func(it int) {
-		band, cb := it/chunks, it%chunks
-		if colMajor {
-			cb, band = it/bands, it%bands
-		}
-		r0 := band * panelsM / bands * mr
-		r1 := min((band+1)*panelsM/bands*mr, m)
-		jc := cb * panelsN / chunks * nr
-		nb := min((cb+1)*panelsN/chunks*nr, n) - jc
-		if r1 <= r0 || nb <= 0 {
-			return
-		}
-		o := out
-		o.Data = c[jc:]
-		if epi != nil {
-			// MulBlock hands over each micro-panel's rows of this chunk
-			// after the last k block, columns counted from jc
-			o.Done = func(r0, r1, j0, j1 int) { epi(r0, r1, jc+j0, jc+j1) }
-		}
-		for t := 0; t < kblocks; t++ {
-			pc := t * pb.kcb
-			kb := min(pb.kcb, k-pc)
-			pa.MulBlock(r0, r1, pb.data[pc*panelsN*nr+jc*kb:], t, 0, nb, o, accumulate)
-		}
-	}
+	r := directRuns.Get().(*directRun)
+	r.pa.initBand(ks, m, k, a)
+	r.pb, r.c, r.ldc, r.acc, r.epi = pb, c, ldc, accumulate, epi
+	r.bands, r.chunks, r.panelsM, r.panelsN = bands, chunks, panelsM, panelsN
+	r.colMajor = weight && n > m
 	if threads > 1 {
-		pool.Run(threads, bands*chunks, item)
+		pool.Run(threads, bands*chunks, r.item)
 	} else {
 		for it := 0; it < bands*chunks; it++ {
-			item(it)
+			r.run(it)
 		}
+	}
+	r.pa, r.pb, r.c, r.epi = PackedA{}, nil, nil, nil
+	directRuns.Put(r)
+}
+
+// directRun is one runDirectA call, its work items run by run; the calls
+// reuse them (directRuns), item bound once: a small transformer's
+// products allocated their closures on every call.
+type directRun struct {
+	pa                              PackedA
+	pb                              *PackedB
+	c                               []float32
+	ldc                             int
+	acc, colMajor                   bool
+	epi                             Epilogue
+	bands, chunks, panelsM, panelsN int
+	item                            func(int) // r.run
+}
+
+var directRuns = sync.Pool{New: func() any {
+	r := new(directRun)
+	r.item = r.run
+	return r
+}}
+
+// run computes work item it: a band of A micro-panels across a chunk of
+// B micro-panels, every k block in turn so that its C tile stays in cache.
+func (r *directRun) run(it int) {
+	band, cb := it/r.chunks, it%r.chunks
+	if r.colMajor {
+		cb, band = it/r.bands, it%r.bands
+	}
+	pb, mr, nr := r.pb, r.pa.mr, r.pa.nr
+	m, n, k := r.pa.m, pb.n, pb.k
+	r0 := band * r.panelsM / r.bands * mr
+	r1 := min((band+1)*r.panelsM/r.bands*mr, m)
+	jc := cb * r.panelsN / r.chunks * nr
+	nb := min((cb+1)*r.panelsN/r.chunks*nr, n) - jc
+	if r1 <= r0 || nb <= 0 {
+		return
+	}
+	// MulBlock hands over each micro-panel's rows of this chunk after
+	// the last k block, columns counted from jc
+	o := Out{Data: r.c[jc:], Ldc: r.ldc, Done: r.epi, DoneCol: jc}
+	for t := 0; t < r.pa.KBlocks(); t++ {
+		pc := t * pb.kcb
+		kb := min(pb.kcb, k-pc)
+		r.pa.MulBlock(r0, r1, pb.data[pc*r.panelsN*nr+jc*kb:], t, 0, nb, o, r.acc)
 	}
 }
