@@ -16,8 +16,9 @@
 // packing every operand gets anyway. Each kernel set also has direct
 // kernels that read a row-major A in place; PackedA (packed.go) uses them,
 // so products whose caller packs B (convolutions) never pack A, and so do
-// products on a prepacked B and those of at most sharedN columns whose A
-// is row-major (runDirectA, prepacked.go: B packed whole, A never).
+// products on a prepacked B and those of at most sharedN columns (or
+// directWideN with directWideM rows) whose A is row-major (runDirectA,
+// prepacked.go: B packed whole, A never).
 package gemm
 
 //go:generate go run ./gen
@@ -129,7 +130,7 @@ func run(ks *kernelSet, m, n, k int, a, b Matrix, pb *PackedB, c []float32, ldc 
 	}
 	threads = int(min(int64(threads), max(1, int64(m)*int64(n)*int64(k)/minWorkPerThread)))
 	mr, nr := ks.mr, ks.nr
-	if pb == nil && n <= sharedN && (useDirectA(ks, a) || colMajorDirect(ks, m, a)) && int64(k)*int64(roundUp(n, nr)) <= directBMax {
+	if pb == nil && (n <= sharedN || n <= directWideN && m >= directWideM) && (useDirectA(ks, a) || colMajorDirect(ks, m, a)) && int64(k)*int64(roundUp(n, nr)) <= directBMax {
 		runDirectAB(ks, m, n, k, a, b, c, ldc, accumulate, threads, epi)
 		return
 	}

@@ -73,7 +73,9 @@ func checkSgemm(t *testing.T, ks *kernelSet, m, n, k int, layout string, acc boo
 func TestSgemmAgainstFloat64(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	shapes := [][3]int{{1, 1, 1}, {3, 5, 7}, {14, 32, 1}, {14, 32, 384}, {15, 33, 385}, {6, 16, 40},
-		{100, 70, 50}, {29, 600, 481}, {169, 1025, 17}, {64, 64, 800}, {300, 40, 900}}
+		{100, 70, 50}, {29, 600, 481}, {169, 1025, 17}, {64, 64, 800}, {300, 40, 900},
+		// rows 4 KB apart read in place (6-row kernels); a wide B packed whole
+		{30, 100, 1024}, {258, 530, 200}}
 	if testing.Short() {
 		shapes = shapes[:8]
 	}

@@ -96,20 +96,40 @@ func sgemmPackedB(m int, a Matrix, pb *PackedB, c []float32, ldc int, accumulate
 }
 
 // directAliasFloats: rows of A a multiple of this many floats (4 KB) apart
-// are packed after all. The direct kernels read 14 rows at once, and rows
-// 4 KB apart fall in the same set of the first-level cache (8 ways): with
-// k = 1024, 2048 or 3072 the product ran at 156 GFLOP/s in place against
-// 187-190 packed, while 1536 and 2560 (2 KB apart modulo 4 KB) ran 190
-// against 167-189.
+// are packed after all where the direct kernels read more rows at once
+// than the first-level cache has ways (8): rows 4 KB apart fall in the
+// same set. The AVX-512 kernels read 14 rows: with k = 1024, 2048 or 3072
+// the product ran at 156 GFLOP/s in place against 187-190 packed, while
+// 1536 and 2560 (2 KB apart modulo 4 KB) ran 190 against 167-189. The
+// AVX2 kernels' 6 rows fit the ways: on a Zen 2 pair, 256×128×1024 ran at
+// 173 GFLOP/s in place against 140 packed, and BERT-base's 3072-wide
+// down-projections made the model 1.03× faster.
 const directAliasFloats = 1024
+
+// directAliasRows is the most rows a direct kernel reads at once that
+// stay in place whatever their distance (directAliasFloats).
+const directAliasRows = 6
 
 // useDirectA reports whether the direct kernels read a in place.
 func useDirectA(ks *kernelSet, a Matrix) bool {
-	return a.ColStride == 1 && a.RowStride > 0 && a.RowStride%directAliasFloats != 0 && ks.direct != nil && directA
+	return a.ColStride == 1 && a.RowStride > 0 && (a.RowStride%directAliasFloats != 0 || ks.mr <= directAliasRows) && ks.direct != nil && directA
 }
 
 // directBMax bounds the floats of a B that runDirectAB packs whole.
 const directBMax = 1 << 20
+
+// A product of up to directWideN columns and at least directWideM rows
+// also reads A in place on a B packed whole (runDirectAB), as those of at
+// most sharedN columns do, rather than packing A and B per column chunk:
+// the driver's packing of A was 3% of a 1024³ product's samples, and a
+// barrier. On a Zen 2 pair, 1024³ ran at 188-193 GFLOP/s against 160-166
+// (alternated), 256×1024×128 at 171 against 151. Fewer rows lose: each
+// work item then streams its chunk of B for a few micro-panels of A
+// (64×688×256: 113 against 151).
+const (
+	directWideN = 1024
+	directWideM = 256
+)
 
 // runDirectAB is run for a row-major A read in place: B is packed whole
 // first (its micro-panels shared out over the threads), then multiplied
