@@ -41,7 +41,7 @@ type dotEpiRun struct {
 	ch    *rowChain
 	dst   []float32
 	n     int
-	tail  gemm.Epilogue     // r.seg: the chain over parts of the output
+	tail  gemm.Epilogue    // r.seg: the chain over parts of the output
 	rowsF func(lo, hi int) // r.rows: the chain over whole rows
 }
 
