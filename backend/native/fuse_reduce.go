@@ -276,9 +276,31 @@ var chunkBufs = sync.Pool{New: func() any { return new([fuseChunk]float32) }}
 // chains of reduce_slots.go, as the unfused kernel adds them, summed
 // again in one chain for a NaN total or a zero one from a -0 init.
 func foldSum64(g *fusedGroup, leaves []*literal.Literal, res []float64, start float64, lo, hi int) {
+	size := g.red.size
+	if src := convertedF32(g, leaves); src != nil && len(src) >= hi*size {
+		// float32 values summed in float64 (a mean's sum), read as they
+		// are: the chains below, without a chunk evaluated per row
+		// (MobileNetV2's pooling of 1280 rows of 49: 89 → 17 µs)
+		for o := lo; o < hi; o++ {
+			x := src[o*size : (o+1)*size]
+			var ch slots4
+			ch.add32(x, 0)
+			t, ok := ch.total(start)
+			if !ok {
+				t = start
+				for _, v := range x {
+					if t != t {
+						break
+					}
+					t += float64(v)
+				}
+			}
+			res[o] = t
+		}
+		return
+	}
 	s := getScratch[float64](&scratch64, g)
 	defer scratch64.Put(s)
-	size := g.red.size
 	views := leafViews[float64](g, leaves)
 	k := newChunker(g, lo*size)
 	for o := lo; o < hi; o++ {
