@@ -366,6 +366,10 @@ func (c *conv2d) run(dst []float32) {
 		c.runTaps(tt, threads, ocPer, n, images, outputs()) // stride 1, rows as wide: fast_conv_taps.go
 		return
 	}
+	if c.useSplitK(pointwise, k, ocPer, cols) {
+		c.runSplitK(threads, k, n, images(0), dst) // projections on small planes: fast_conv_splitk.go
+		return
+	}
 
 	// The weights as stored are the A operand (gemm.NewBandA): the direct
 	// micro-kernels read their rows in place, so a run neither packs nor

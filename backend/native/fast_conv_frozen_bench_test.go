@@ -12,7 +12,10 @@ import (
 // TORCHTPU_NATIVE_WINOGRAD=0 for the direct one) and MobileNetV2's
 // pointwise layers on small planes. FLUSH=1 writes 32 MB between runs
 // (untimed), so that each starts with its operands out of the caches, as
-// a layer inside a model meets them more nearly.
+// a layer inside a model meets them more nearly. SPLITW=chans (or rows)
+// has two cores write the input before each run (untimed), each its half
+// of the channels (or of every channel's positions), as the layer before
+// leaves it inside a model.
 func BenchmarkConvFrozen(b *testing.B) {
 	shapes := []convCase{
 		{1, 64, 56, 56, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},
@@ -58,6 +61,34 @@ func BenchmarkConvFrozen(b *testing.B) {
 			flush := make([]float32, 8<<20)
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
+				if os.Getenv("SPLITW") != "" {
+					b.StopTimer()
+					xs := f32View(x.Data)
+					per := len(xs) / cc.c
+					half := cc.c / 2
+					if os.Getenv("SPLITW") == "rows" {
+						parallel(2, 2, func(t int) {
+							for ch := 0; ch < cc.c; ch++ {
+								row := xs[ch*per : (ch+1)*per]
+								row = row[t*per/2 : (t+1)*per/2]
+								for j := range row {
+									row[j] += 0
+								}
+							}
+						})
+					} else {
+						parallel(2, 2, func(t int) {
+							seg := xs[t*half*per : (t+1)*half*per]
+							if t == 1 {
+								seg = xs[half*per:]
+							}
+							for j := range seg {
+								seg[j] += 0
+							}
+						})
+					}
+					b.StartTimer()
+				}
 				if os.Getenv("FLUSH") == "1" {
 					b.StopTimer()
 					for j := range flush {
