@@ -172,6 +172,18 @@ func TestSliceConcatPad(t *testing.T) {
 			return mvElem(b, []int64{i[0], i[1] - 2, i[2]})
 		})
 
+		// along the last dim: each output row its operands' rows (concatRows)
+		op = mvOp("stablehlo.concatenate", []stablehlo.Type{mvT(dt, 5, 2, 9)}, map[string]stablehlo.Attr{"dimension": &stablehlo.IntAttr{Value: 2}})
+		c := mvRand(rng, dt, 5, 2, 4)
+		d := mvRand(rng, dt, 5, 2, 5)
+		got = mvRun(t, nil, op, c, d)[0].(*literal.Literal)
+		mvCheckAll(t, "concatenate last dim "+dt.String(), got, []int64{5, 2, 9}, func(i []int64) []byte {
+			if i[2] < 4 {
+				return mvElem(c, i)
+			}
+			return mvElem(d, []int64{i[0], i[1], i[2] - 4})
+		})
+
 		pv := mvRand(rng, dt)
 		low, high, interior := []int64{-3, 2, 0}, []int64{1, -4, 2}, []int64{1, 2, 1}
 		shape := make([]int64, 3)
