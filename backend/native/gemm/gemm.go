@@ -130,7 +130,8 @@ func run(ks *kernelSet, m, n, k int, a, b Matrix, pb *PackedB, c []float32, ldc 
 	}
 	threads = int(min(int64(threads), max(1, int64(m)*int64(n)*int64(k)/minWorkPerThread)))
 	mr, nr := ks.mr, ks.nr
-	if pb == nil && (n <= sharedN || n <= directWideN && m >= directWideM) && (useDirectA(ks, a) || colMajorDirect(ks, m, a)) && int64(k)*int64(roundUp(n, nr)) <= directBMax {
+	wide := ks.mr <= directAliasRows && n <= directWideN && m >= directWideM
+	if pb == nil && (n <= sharedN || wide) && (useDirectA(ks, a) || colMajorDirect(ks, m, a)) && int64(k)*int64(roundUp(n, nr)) <= directBMax {
 		runDirectAB(ks, m, n, k, a, b, c, ldc, accumulate, threads, epi)
 		return
 	}
@@ -153,12 +154,14 @@ func run(ks *kernelSet, m, n, k int, a, b Matrix, pb *PackedB, c []float32, ldc 
 	chunkW := (bpanels + chunks - 1) / chunks * nr
 	d := &driver{ks: ks, m: m, n: n, k: k, a: a, b: b, c: c, ldc: ldc, acc: accumulate,
 		kcb: kcb, rowsA: rowsA, chunkW: chunkW, chunks: chunks, shared: shared, epi: epi}
-	if !shared && useDirectA(ks, a) {
+	if !shared && ks.mr <= directAliasRows && useDirectA(ks, a) {
 		// A read in place (its rows one block): each work item packs its
 		// chunk of B per k block and the direct kernels multiply every
 		// row of A by it. On a Zen 2 pair: 2048³ 184-187 → 190-191
 		// GFLOP/s, 1536³ 178-185 → 191-196, 128×768×768 (B transposed)
-		// 170 → 184, 64×688×256 152 → 172
+		// 170 → 184, 64×688×256 152 → 172. Measured with the AVX2
+		// kernels' 6 rows only: the AVX-512 kernels' 14 rows keep the
+		// packed A there
 		d.direct = newBandA(ks, m, k, a)
 		d.rowsA = m
 		d.block(0, threads)

@@ -125,7 +125,8 @@ const directBMax = 1 << 20
 // barrier. On a Zen 2 pair, 1024³ ran at 188-193 GFLOP/s against 160-166
 // (alternated), 256×1024×128 at 171 against 151. Fewer rows lose: each
 // work item then streams its chunk of B for a few micro-panels of A
-// (64×688×256: 113 against 151).
+// (64×688×256: 113 against 151). Measured with the AVX2 kernels only
+// (mr at most directAliasRows), and taken there only.
 const (
 	directWideN = 1024
 	directWideM = 256
