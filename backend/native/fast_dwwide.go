@@ -125,7 +125,7 @@ func (c *conv2d) dwWideMasks(nv int) []uint32 {
 }
 
 // runWide computes c (depthwise, wide rows) into dst, in runs of channels
-// (dwChannelRuns).
+// (eachChannelRun).
 func (c *conv2d) runWide(dst []float32) {
 	n, hw := c.oh*c.ow, c.h*c.w
 	nv := (c.ow + 15) / 16
@@ -141,12 +141,7 @@ func (c *conv2d) runWide(dst []float32) {
 		oyA, oyB = c.validRange(-c.padT, c.sh, c.h-(c.kh-1), c.oh)
 	}
 	zeros := make([]float32, c.w) // the rows above and below the image
-	threads, run, units := c.dwChannelRuns(taps)
-	runs := units / c.batch
-	c.epiRuns(n)
-	parallel(threads, units, func(u int) {
-		b, r := u/runs, u%runs
-		c0, c1 := r*run, min(c.outC, (r+1)*run)
+	c.eachChannelRun(taps, func(b, c0, c1 int) {
 		// addresses rather than pointers: no write barriers (the input,
 		// the zero row and the weights stay alive: runtime.KeepAlive)
 		s := dwWideScratches.Get().(*dwWideScratch)
@@ -217,7 +212,6 @@ func (c *conv2d) runWide(dst []float32) {
 		}
 		runtime.KeepAlive(zeros)
 		runtime.KeepAlive(c.rhs)
-		c.finish(c0, 0, c1-c0, b*n, b*n+n)
 	})
 }
 

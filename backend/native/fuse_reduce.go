@@ -280,7 +280,7 @@ func foldSum64(g *fusedGroup, leaves []*literal.Literal, res []float64, start fl
 	if src := convertedF32(g, leaves); src != nil && len(src) >= hi*size {
 		// float32 values summed in float64 (a mean's sum), read as they
 		// are: the chains below, without a chunk evaluated per row
-		// (MobileNetV2's pooling of 1280 rows of 49: 89 → 17 µs)
+		// (MobileNetV2's pooling step, 1280 rows of 49: 0.080 → 0.037 ms)
 		for o := lo; o < hi; o++ {
 			x := src[o*size : (o+1)*size]
 			var ch slots4
